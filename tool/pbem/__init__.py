@@ -1,0 +1,3 @@
+"""pbem: self-moderated play-by-email games on git."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""crypto layer (see DESIGN §10)."""

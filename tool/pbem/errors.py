@@ -1,0 +1,103 @@
+"""One error base for everything a user can get wrong, and the finding it carries.
+
+A `Finding` is what the verifier collects (many per history); a `PbemError` is a finding raised because the
+current command cannot go on. The CLI turns either into one clear line and an exit code, in one place.
+Exit codes (DESIGN §8): 1 = illegal / verification failed, 2 = usage or environment error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+ILLEGAL = 1
+USAGE = 2
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem with a stable rule id, located as precisely as we can (commit, file, line)."""
+
+    rule: str
+    message: str
+    file: str | None = None
+    line: int | None = None
+    commit: str | None = None
+    hint: str | None = None
+
+    def at(self, **where: Any) -> "Finding":
+        """The same finding with more location filled in (never overwrites what is known)."""
+        known = {k: v for k, v in where.items() if getattr(self, k) is None}
+        return replace(self, **known)
+
+    def location(self) -> str:
+        if self.file is None:
+            return ""
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+    def text(self) -> str:
+        """`file:line: [rule] message (commit abc1234)` — the one line a player reads."""
+        parts = []
+        loc = self.location()
+        if loc:
+            parts.append(f"{loc}:")
+        parts.append(f"[{self.rule}] {self.message}")
+        if self.commit:
+            parts.append(f"(commit {self.commit[:10]})")
+        out = " ".join(parts)
+        if self.hint:
+            out += f"\n  hint: {self.hint}"
+        return out
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if v is not None}
+
+
+class PbemError(Exception):
+    """A user-facing problem. `exit_code` 1 means illegal, 2 means usage/environment."""
+
+    def __init__(
+        self,
+        rule: str,
+        message: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        commit: str | None = None,
+        hint: str | None = None,
+        exit_code: int = USAGE,
+    ) -> None:
+        super().__init__(message)
+        self.finding = Finding(rule, message, file=file, line=line, commit=commit, hint=hint)
+        self.exit_code = exit_code
+
+    @classmethod
+    def from_finding(cls, finding: Finding, exit_code: int = ILLEGAL) -> "PbemError":
+        err = cls(finding.rule, finding.message, exit_code=exit_code)
+        err.finding = finding
+        return err
+
+    def __str__(self) -> str:
+        return self.finding.text()
+
+
+@dataclass
+class Findings:
+    """An ordered collection of findings; truthy when any were found."""
+
+    items: list[Finding] = field(default_factory=list)
+
+    def add(self, finding: Finding) -> None:
+        self.items.append(finding)
+
+    def extend(self, findings: "list[Finding] | Findings") -> None:
+        self.items.extend(findings.items if isinstance(findings, Findings) else findings)
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)

@@ -1,0 +1,1 @@
+"""formats layer (see DESIGN §10)."""

@@ -1,0 +1,1 @@
+"""protocol layer (see DESIGN §10)."""

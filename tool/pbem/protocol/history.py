@@ -1,0 +1,78 @@
+"""What one commit may change in the players' inputs (DESIGN §4.4 firm marker, §2 ownership; seed §3.C, §4.B).
+
+Entries are compared as multisets of their identity (at, by, unit, do), so moving an entry to another line
+or reordering a file is not a change; adding, removing or editing one is.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable
+
+from pbem.errors import Finding
+from pbem.protocol.model import Entry, Inputs
+from pbem.rulesets.base import Point
+
+
+def changed_entries(before: Iterable[Entry], after: Iterable[Entry]) -> tuple[list[Entry], list[Entry]]:
+    """(removed, added): entries of `before` missing from `after`, and entries of `after` new to it."""
+    before = list(before)
+    after = list(after)
+    old = Counter(e.identity() for e in before)
+    new = Counter(e.identity() for e in after)
+    removed_ids = old - new
+    added_ids = new - old
+    removed = _take(before, removed_ids)
+    added = _take(after, added_ids)
+    return removed, added
+
+
+def _take(entries: list[Entry], wanted: Counter) -> list[Entry]:
+    left = Counter(wanted)
+    out = []
+    for entry in entries:
+        key = entry.identity()
+        if left[key] > 0:
+            left[key] -= 1
+            out.append(entry)
+    return out
+
+
+def firm_findings(before: Inputs, after: Inputs, firm: Point | None) -> list[Finding]:
+    """Entries strictly before the firm point may not be added, removed or edited (seed §3.C, §4.B);
+    nor may a player pull his horizon back behind it."""
+    removed, added = changed_entries(before.entries, after.entries)
+    findings = []
+    for entry in removed:
+        if firm is None or entry.at < firm:
+            findings.append(Finding("firm.changed", f"firm entry removed or edited: {entry.by} {entry.unit or ''} "
+                                    f"{dict(entry.do)} at {entry.at_text} (before the firm marker)",
+                                    file=entry.file, line=entry.line))
+    for entry in added:
+        if firm is None or entry.at < firm:
+            findings.append(Finding("firm.changed", f"entry added before the firm marker: {entry.by} "
+                                    f"{entry.unit or ''} {dict(entry.do)} at {entry.at_text}",
+                                    file=entry.file, line=entry.line))
+    for player in after.players:
+        old, new = before.of(player), after.of(player)
+        if firm is not None and old.through is not None and old.through >= firm and (
+            new.through is None or new.through < firm
+        ):
+            findings.append(Finding("firm.changed", f"{player}'s horizon moved back from {old.through_text} to "
+                                    f"{new.through_text}, behind the firm marker", file=new.file or old.file))
+    return findings
+
+
+def ownership_findings(before: Inputs, after: Inputs, committer: str) -> list[Finding]:
+    """A player adds, edits or removes only his own entries (DESIGN §2 rules of ownership)."""
+    removed, added = changed_entries(before.entries, after.entries)
+    findings = []
+    for entry in removed:
+        if entry.by != committer:
+            findings.append(Finding("ownership.foreign-entry", f"{committer} removed or edited {entry.by}'s entry "
+                                    f"at {entry.at_text}", file=entry.file, line=entry.line))
+    for entry in added:
+        if entry.by != committer:
+            findings.append(Finding("ownership.foreign-entry", f"{committer} wrote an entry in {entry.by}'s name "
+                                    f"at {entry.at_text}", file=entry.file, line=entry.line))
+    return findings

@@ -1,0 +1,136 @@
+"""The protocol's data: what players wrote (entries, horizons, break conditions) and what replay derives
+(breaks, the firm point, who is in control). Frozen dataclasses; no git, files or printing.
+
+Vocabulary follows seed 000: a *break* is a point where some player gets control back; the *firm* point is
+where replay stopped, the earliest pending break point (seed §3.C); the *horizon* (`through`) is how far a
+player has given all his actions (DESIGN §4.1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from pbem.formats.canonical import dumps as canonical_dumps
+from pbem.rulesets.base import Point, State
+
+# Break kinds written to status.yaml `pending[].kind`.
+HORIZON = "horizon"  # DESIGN §4.2 point 1: his horizon ends before this step ("needs orders")
+CONDITION = "condition"  # point 2: a variable break condition met by this step's events
+AT = "at"  # an explicit break point ({at: "1.12.move"}) reached
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One explicit action as written in a report file (DESIGN §2: {at, by, unit?, do})."""
+
+    at: Point
+    at_text: str
+    by: str
+    unit: str | None
+    do: Mapping[str, Any]
+    file: str
+    line: int
+
+    def identity(self) -> bytes:
+        """What makes two entries the same action, wherever in the file they stand."""
+        return canonical_dumps({"at": self.at_text, "by": self.by, "unit": self.unit, "do": dict(self.do)})
+
+
+@dataclass(frozen=True)
+class PlayerInputs:
+    """A player's standing inputs from players/<id>.yaml (DESIGN §4.1)."""
+
+    through: Point | None = None
+    through_text: str | None = None
+    breaks: tuple[Mapping[str, Any], ...] = ()
+    plans: tuple[Mapping[str, Any], ...] = ()
+    file: str | None = None
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Everything players wrote that replay reads, at one commit."""
+
+    players: tuple[str, ...]  # table order (game.yaml)
+    entries: tuple[Entry, ...]
+    per_player: Mapping[str, PlayerInputs]
+
+    def of(self, player: str) -> PlayerInputs:
+        return self.per_player.get(player, PlayerInputs())
+
+
+@dataclass(frozen=True)
+class Break:
+    """A pending break: `player` gets control because of `why`, found at game time `at`."""
+
+    player: str
+    at: str
+    kind: str
+    why: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"player": self.player, "at": self.at, "kind": self.kind, "why": self.why}
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """Where replay resumes: `point` is the next unresolved step (the firm point; None = game over),
+    `state` the game state before it, `carried` the breaks already found there that are not yet served."""
+
+    point: Point | None
+    state: State
+    carried: tuple[Break, ...] = ()
+
+
+@dataclass(frozen=True)
+class Status:
+    """The content of status.yaml (DESIGN §2). Everything but `note` is derived and must equal replay."""
+
+    control: str | None
+    firm: str | None
+    pending: tuple[Break, ...]
+    over: bool
+    yielded_by: str | None = None
+    note: str = ""
+
+    def derived(self) -> dict[str, Any]:
+        """The fields replay decides, for comparing a written status with the computed one."""
+        return {
+            "control": self.control,
+            "firm": self.firm,
+            "pending": [b.as_dict() for b in self.pending],
+            "over": self.over,
+            "yielded_by": self.yielded_by,
+        }
+
+    def to_data(self) -> dict[str, Any]:
+        data = self.derived()
+        if self.note:
+            data["note"] = self.note
+        return data
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> "Status":
+        return cls(
+            control=data.get("control"),
+            firm=data.get("firm"),
+            pending=tuple(
+                Break(b["player"], b["at"], b["kind"], b["why"]) for b in data.get("pending") or ()
+            ),
+            over=bool(data.get("over")),
+            yielded_by=data.get("yielded_by"),
+            note=data.get("note") or "",
+        )
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Where replay stopped: the checkpoint to resume from, the pending breaks in serving order, and the
+    problems met on the way (illegal entries), each a Finding."""
+
+    checkpoint: Checkpoint
+    pending: tuple[Break, ...]
+    over: bool
+    problems: tuple[Any, ...] = field(default=())
+    steps: int = 0  # how many steps this replay resolved (for tests and benchmarks)

@@ -1,0 +1,149 @@
+"""Replay to the next break (DESIGN §4.2; seed 000 §3.B, §3.C, §6).
+
+From a checkpoint (the firm point and the state there), resolve steps in order. At each step, first any player
+whose horizon ends before it needs orders (break *before* the step, nothing of it resolved); otherwise gather
+every player's actions (his entries there, else the ruleset's defaults), resolve them together, and stop
+*after* the step if its events meet some player's break conditions. The step that triggered a break is then
+resolved and firm: the firm point moves on to the next step, and the triggered players are carried in the
+checkpoint until each has been served (seed §3.B: "each player whose break condition is met will gain control
+of the game, in turn").
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, Iterable, Mapping, Sequence
+
+from pbem.errors import Finding
+from pbem.protocol.model import AT, CONDITION, HORIZON, Break, Checkpoint, Entry, Inputs, Stop
+from pbem.protocol.serving import serving_order
+from pbem.rulesets.base import Action, Event, Point, Ruleset
+
+# A guard against a ruleset whose next_step never ends; far above any real game (8 turns x 161 steps).
+MAX_STEPS = 1_000_000
+
+
+def start_checkpoint(ruleset: Ruleset, setup: Mapping[str, Any], players: Sequence[str]) -> Checkpoint:
+    """The checkpoint before the first step of the game."""
+    return Checkpoint(ruleset.first_step(setup), ruleset.initial_state(setup, players))
+
+
+def replay(
+    ruleset: Ruleset,
+    setup: Mapping[str, Any],
+    inputs: Inputs,
+    start: Checkpoint,
+    after: str | None,
+) -> Stop:
+    """Replay from `start` to the next break; pending breaks are served in table order after `after`."""
+    if start.carried:
+        return Stop(start, serving_order(start.carried, inputs.players, after), over=False)
+    by_step = _entries_by_step(inputs.entries)
+    point, state = start.point, start.state
+    problems: list[Finding] = []
+    steps = 0
+    while point is not None and not ruleset.is_over(state):
+        steps += 1
+        if steps > MAX_STEPS:
+            raise RuntimeError("ruleset produced an endless step sequence")
+        when = ruleset.format_time(point)
+        needing = [p for p in inputs.players if not _covers(inputs, p, point)]
+        if needing:
+            pending = tuple(Break(p, when, HORIZON, f"needs orders from {when}") for p in needing)
+            return Stop(Checkpoint(point, state), serving_order(pending, inputs.players, after),
+                        over=False, problems=tuple(problems), steps=steps - 1)
+        actions = _gather(ruleset, state, point, inputs, by_step.get(point, ()), problems)
+        new_state, events = ruleset.apply(state, point, actions)
+        met = _breaks_met(ruleset, inputs, point, when, state, new_state, events)
+        nxt = ruleset.next_step(setup, point)
+        if met:
+            checkpoint = Checkpoint(nxt, new_state)
+            return Stop(checkpoint, serving_order(met, inputs.players, after), over=False,
+                        problems=tuple(problems), steps=steps)
+        state, point = new_state, nxt
+    return Stop(Checkpoint(None, state), (), over=True, problems=tuple(problems), steps=steps)
+
+
+def _covers(inputs: Inputs, player: str, point: Point) -> bool:
+    through = inputs.of(player).through
+    return through is not None and through >= point
+
+
+def _entries_by_step(entries: Iterable[Entry]) -> dict[Point, list[Entry]]:
+    grouped: dict[Point, list[Entry]] = defaultdict(list)
+    for entry in entries:
+        grouped[entry.at].append(entry)
+    return grouped
+
+
+def _gather(
+    ruleset: Ruleset,
+    state: Any,
+    point: Point,
+    inputs: Inputs,
+    entries: Sequence[Entry],
+    problems: list[Finding],
+) -> list[Action]:
+    """Every player's actions at this step: legal entries first, then defaults for units without one."""
+    actions: list[Action] = []
+    for player in inputs.players:
+        acted: set[tuple[str | None, str]] = set()
+        for entry in (e for e in entries if e.by == player):
+            action = Action(entry.at, entry.by, entry.unit, entry.do, "entry", entry.file, entry.line)
+            verb = next(iter(entry.do), "")
+            if (entry.unit, verb) in acted:
+                problems.append(Finding("rules.duplicate-action",
+                                        f"{player} gave {entry.unit} a second {verb!r} at {entry.at_text}",
+                                        file=entry.file, line=entry.line))
+                continue
+            reason = ruleset.legal(state, action)
+            if reason is not None:
+                problems.append(Finding("rules.illegal-action", reason, file=entry.file, line=entry.line))
+                continue
+            acted.add((entry.unit, verb))
+            actions.append(action)
+        for default in ruleset.default_actions(state, point, player):
+            verb = next(iter(default.do), "")
+            if (default.unit, verb) not in acted and not any(a.unit == default.unit and a.by == player
+                                                             for a in actions):
+                actions.append(default)
+    return actions
+
+
+def _breaks_met(
+    ruleset: Ruleset,
+    inputs: Inputs,
+    point: Point,
+    when: str,
+    before: Any,
+    after: Any,
+    events: Sequence[Event],
+) -> tuple[Break, ...]:
+    """One break per player whose conditions this step meets (reasons joined), DESIGN §4.2 point 2."""
+    met: list[Break] = []
+    for player in inputs.players:
+        reasons: list[str] = []
+        explicit_only = True
+        for condition in inputs.of(player).breaks:
+            if "at" in condition:
+                if _explicit_point(ruleset, condition["at"]) == point:
+                    reasons.append(f"break at {when}")
+                continue
+            # Seed §6 / DESIGN §4.2: a player's own events never trigger him unless he says `by: any`.
+            seen = events if condition.get("by") == "any" else [e for e in events if e.by != player]
+            if not seen:
+                continue
+            reason = ruleset.condition_met(condition, player, before, after, seen)
+            if reason is not None:
+                reasons.append(reason)
+                explicit_only = False
+        if reasons:
+            met.append(Break(player, when, AT if explicit_only else CONDITION, "; ".join(reasons)))
+    return tuple(met)
+
+
+def _explicit_point(ruleset: Ruleset, text: Any) -> Point | None:
+    try:
+        return ruleset.parse_time(str(text))
+    except ValueError:
+        return None  # reported when the players file is read; never a silent match

@@ -1,0 +1,105 @@
+"""What a ruleset is (DESIGN §7): a pure module the protocol drives. No git, files, clock or printing.
+
+The protocol (pbem.protocol) knows nothing about hexes or provinces. It asks the ruleset for the order of game
+time, the state at the start, what each player does by default, whether an action is legal, what applying a
+step's actions yields (new state + events), and whether a player's break condition is met by those events.
+
+Game time: a ruleset parses its own time strings ("1.12.move", "S1901M") into a `Point`: any tuple that orders
+correctly with `<`. The protocol only compares, hashes and formats points.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Protocol, Sequence
+
+Point = tuple[Any, ...]
+State = Any  # opaque to the protocol; rulesets must never mutate a state they were given
+
+
+@dataclass(frozen=True)
+class Action:
+    """One action at one step: an explicit entry, or a default/plan the protocol filled in.
+
+    `do` is the entry's `do` mapping exactly as written (e.g. {"move": "TL"}). `source` says where it came from:
+    "entry" (file/line set), "default" or "plan".
+    """
+
+    at: Point
+    by: str
+    unit: str | None
+    do: Mapping[str, Any]
+    source: str = "entry"
+    file: str | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened in a step, for break conditions. `by` is the player whose unit caused it."""
+
+    kind: str
+    by: str
+    unit: str | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Ruleset(Protocol):
+    """The contract between the protocol and a game's rules. All methods are pure."""
+
+    name: str
+
+    # --- game time -------------------------------------------------------------------------------------
+    def parse_time(self, text: str) -> Point:
+        """Parse a time string; raise ValueError with a short reason when it is not one."""
+
+    def format_time(self, point: Point) -> str:
+        """The canonical string of a point (parse_time(format_time(p)) == p)."""
+
+    def first_step(self, setup: Mapping[str, Any]) -> Point:
+        """The first step of the game."""
+
+    def next_step(self, setup: Mapping[str, Any], point: Point) -> Point | None:
+        """The step after `point`, or None when `point` is the last step of the game."""
+
+    def is_simultaneous(self, point: Point) -> bool:
+        """Whether players act simultaneously at this step (action auction, §4.6)."""
+
+    def period_of(self, point: Point) -> str:
+        """The report file stem that holds entries at this point, e.g. "turn-01" -> report/turn-01.yaml."""
+
+    # --- state and actions -----------------------------------------------------------------------------
+    def initial_state(self, setup: Mapping[str, Any], players: Sequence[str]) -> State:
+        """The state before the first step, from game.yaml `setup`."""
+
+    def owner_of(self, state: State, unit: str) -> str | None:
+        """Which player owns a unit (None if no such unit)."""
+
+    def default_actions(self, state: State, point: Point, player: str) -> list[Action]:
+        """What `player` does at `point` when he gave no entry there (within his horizon), e.g. move forward."""
+
+    def legal(self, state: State, action: Action) -> str | None:
+        """None if `action` is legal in `state` at its step, else the reason (quoting the action)."""
+
+    def apply(self, state: State, point: Point, actions: Sequence[Action]) -> tuple[State, list[Event]]:
+        """Resolve all actions of one step together; return the new state and what happened."""
+
+    # --- break conditions (§4.3) -----------------------------------------------------------------------
+    def condition_error(self, condition: Mapping[str, Any]) -> str | None:
+        """None if the ruleset can evaluate this variable condition, else why not (a schema-level error)."""
+
+    def condition_met(
+        self,
+        condition: Mapping[str, Any],
+        player: str,
+        before: State,
+        after: State,
+        events: Sequence[Event],
+    ) -> str | None:
+        """The reason text if `condition` of `player` is met by this step, else None.
+
+        `events` are already filtered: a player's own events are removed unless the condition says `by: any`.
+        """
+
+    def is_over(self, state: State) -> bool:
+        """Whether the game has ended (e.g. all of one side destroyed)."""
