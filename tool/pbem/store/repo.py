@@ -1,0 +1,283 @@
+"""A thin wrapper around one game repository (pygit2): raw objects in, signed commits out (DESIGN §3, §10).
+
+Nothing here knows the rules. Ids cross this boundary as 40-hex strings, file contents as bytes.
+`commit_tree` writes a commit and moves no ref; moving refs and the working tree is a separate, explicit step.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+import pygit2
+from pygit2.enums import FileMode, ObjectType, ReferenceType, ResetMode
+
+from pbem.errors import ILLEGAL, USAGE, PbemError
+from pbem.store.commits import commit_payload, format_ident, with_signature
+from pbem.store.signer import Signer
+
+_TREE_CACHE_LIMIT = 4096  # flattened subtrees kept; unchanged directories share ids across commits
+_BAD_NAMES = {"", ".", "..", ".git"}
+
+FileList = tuple[tuple[str, str, int], ...]
+
+
+class GameRepo:
+    """One git repository holding one game."""
+
+    def __init__(self, repo: pygit2.Repository) -> None:
+        self.repo = repo
+        self._trees: dict[str, FileList] = {}
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> GameRepo:
+        """The repository at `path` or in a folder above it (rule `repo.missing`)."""
+        found = pygit2.discover_repository(str(path))
+        if found is None:
+            raise PbemError(
+                "repo.missing",
+                f"no git repository at or above {path}",
+                hint="cd into the game repository, or make one with `pbem init DIR`",
+                exit_code=USAGE,
+            )
+        try:
+            return cls(pygit2.Repository(found))
+        except pygit2.GitError as exc:
+            # e.g. libgit2's safe.directory check when the checkout belongs to another user (CI containers)
+            raise PbemError(
+                "repo.unreadable", f"cannot open the repository at {found}: {exc}", exit_code=USAGE
+            ) from None
+
+    @classmethod
+    def init(cls, path: str | os.PathLike[str]) -> GameRepo:
+        """A new non-bare repository with default branch `main` (rule `repo.exists` if there is one already)."""
+        if (Path(path) / ".git").exists():
+            raise PbemError("repo.exists", f"{path} is already a git repository", exit_code=USAGE)
+        return cls(pygit2.init_repository(str(path), bare=False, initial_head="main"))
+
+    # -- where things are -----------------------------------------------------------------------------------
+
+    @property
+    def is_bare(self) -> bool:
+        return bool(self.repo.is_bare)
+
+    @property
+    def workdir(self) -> Path:
+        """The working tree (rule `repo.bare` when there is none, e.g. inside a pre-receive hook)."""
+        if self.repo.workdir is None:
+            raise PbemError(
+                "repo.bare", f"{self.repo.path} is a bare repository, it has no working tree", exit_code=USAGE
+            )
+        return Path(self.repo.workdir)
+
+    def config_value(self, name: str) -> str | None:
+        """A git config value as git would see it here (repo, global, system), or None."""
+        try:
+            return str(self.repo.config[name])
+        except KeyError:
+            return None
+
+    # -- reading --------------------------------------------------------------------------------------------
+
+    def head_oid(self) -> str | None:
+        """The commit HEAD points at; None on a branch with no commits yet."""
+        if self.repo.head_is_unborn:
+            return None
+        return str(self.repo.head.target)
+
+    def head_branch(self) -> str | None:
+        """The full branch name HEAD points at (`refs/heads/main`), or None when HEAD is detached."""
+        head = self.repo.lookup_reference("HEAD")
+        return str(head.target) if head.type == ReferenceType.SYMBOLIC else None
+
+    def _read(self, oid: str, kind: ObjectType) -> bytes:
+        try:
+            found, data = self.repo.odb.read(oid)
+        except (KeyError, ValueError):
+            raise PbemError(
+                "repo.object-missing",
+                f"object {oid} is not in the repository",
+                hint="fetch the full history (actions/checkout: fetch-depth: 0)",
+                exit_code=USAGE,
+            ) from None
+        if found != kind:
+            raise PbemError(
+                "repo.wrong-type",
+                f"object {oid} is a {ObjectType(found).name.lower()}, expected a {kind.name.lower()}",
+                exit_code=ILLEGAL,
+            )
+        return bytes(data)
+
+    def raw_commit(self, oid: str) -> bytes:
+        """The commit object's bytes exactly as stored (for `commits.parse_commit`)."""
+        return self._read(oid, ObjectType.COMMIT)
+
+    def read_blob(self, oid: str) -> bytes:
+        """A blob's content."""
+        return self._read(oid, ObjectType.BLOB)
+
+    def _commit(self, oid: str) -> pygit2.Commit:
+        self._read(oid, ObjectType.COMMIT)  # the precise error for a missing or non-commit id
+        commit = self.repo[oid]
+        assert isinstance(commit, pygit2.Commit)
+        return commit
+
+    def parents(self, oid: str) -> list[str]:
+        """The parent ids of a commit, in order (first parent first)."""
+        return [str(p) for p in self._commit(oid).parent_ids]
+
+    def tree_id(self, oid: str) -> str:
+        """The id of a commit's tree."""
+        return str(self._commit(oid).tree_id)
+
+    def resolve(self, revision: str) -> str:
+        """A revision (branch, tag, `HEAD~2`, id) as a commit id (rule `repo.bad-revision`)."""
+        try:
+            obj = self.repo.revparse_single(revision)
+            return str(obj.peel(pygit2.Commit).id)
+        except (KeyError, ValueError, pygit2.GitError):
+            raise PbemError("repo.bad-revision", f"no commit {revision!r} in this repository",
+                            exit_code=USAGE) from None
+
+    def reachable(self, tip: str) -> list[str]:
+        """Every commit reachable from `tip` (all parents), newest first."""
+        return [str(c.id) for c in self.repo.walk(tip, pygit2.enums.SortMode.TOPOLOGICAL)]
+
+    def first_parent_chain(self, tip: str) -> list[str]:
+        """Commits from the root to `tip` along first parents, root first (rule `repo.shallow`)."""
+        if self.repo.is_shallow:
+            # A shallow clone hides the real root; verifying from a fake root would prove nothing.
+            raise PbemError(
+                "repo.shallow",
+                "the repository is a shallow clone, the game history is incomplete",
+                hint="fetch the full history (`git fetch --unshallow`, or fetch-depth: 0)",
+                exit_code=USAGE,
+            )
+        chain = [tip]
+        while parents := self.parents(chain[-1]):
+            chain.append(parents[0])
+        chain.reverse()
+        return chain
+
+    def tree_files(self, commit_oid: str) -> dict[str, tuple[str, int]]:
+        """Every non-tree entry of the commit's tree, recursively: `path -> (oid, filemode)`.
+
+        Links (0o120000) and submodules (0o160000) are listed with their mode so the verifier can refuse them.
+        Paths use `/`; bytes that are not UTF-8 are kept as surrogate escapes.
+        """
+        return {path: (oid, mode) for path, oid, mode in self._flatten(str(self._commit(commit_oid).tree_id))}
+
+    def _flatten(self, tree_oid: str) -> FileList:
+        cached = self._trees.get(tree_oid)
+        if cached is not None:
+            return cached
+        tree = self.repo[tree_oid]
+        assert isinstance(tree, pygit2.Tree)
+        entries: list[tuple[str, str, int]] = []
+        for entry in tree:
+            name = (entry.raw_name or b"").decode("utf-8", errors="surrogateescape")
+            if entry.filemode == FileMode.TREE:
+                entries.extend((f"{name}/{path}", oid, mode) for path, oid, mode in self._flatten(str(entry.id)))
+            else:
+                entries.append((name, str(entry.id), int(entry.filemode)))
+        result = tuple(entries)
+        if len(self._trees) >= _TREE_CACHE_LIMIT:
+            self._trees.clear()
+        self._trees[tree_oid] = result
+        return result
+
+    def worktree_files(self, allowed: Callable[[str], bool]) -> dict[str, bytes]:
+        """Regular files of the working tree whose `/`-path `allowed` accepts, sorted; `.git` and links skipped."""
+        root = self.workdir
+        found: dict[str, bytes] = {}
+        for folder, dirs, names in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d != ".git" and not os.path.islink(os.path.join(folder, d)))
+            for name in sorted(names):
+                full = Path(folder) / name
+                rel = full.relative_to(root).as_posix()
+                if full.is_symlink() or not full.is_file() or not allowed(rel):
+                    continue
+                found[rel] = full.read_bytes()
+        return dict(sorted(found.items()))
+
+    # -- writing --------------------------------------------------------------------------------------------
+
+    def commit_tree(
+        self,
+        files: Mapping[str, bytes],
+        parents: Sequence[str],
+        message: str,
+        signer: Signer,
+        author: tuple[str, str],
+        when: int | None = None,
+    ) -> str:
+        """Write `files` as a fresh tree (all mode 100644) and a commit signed by `signer`; return its id.
+
+        Author and committer are both `author` at `when` (default now) in UTC. The message gets a final
+        newline if it lacks one, as `git commit` does. No ref moves.
+        """
+        for parent in parents:
+            self._commit(parent)
+        tree = self._write_tree(files)
+        stamp = int(time.time()) if when is None else int(when)
+        ident = format_ident(author[0], author[1], stamp)
+        text = message if message.endswith("\n") else message + "\n"
+        payload = commit_payload(tree, list(parents), ident, ident, text)
+        signature = signer.sign(payload)
+        oid = str(self.repo.create_commit_with_signature(payload.decode("utf-8"), signature))
+        # with_signature() refuses a final newline; libgit2 would have written an extra " " line for it.
+        if self.raw_commit(oid) != with_signature(payload, signature):
+            raise RuntimeError(f"libgit2 wrote commit {oid} differently from git's layout")
+        return oid
+
+    def _write_tree(self, files: Mapping[str, bytes]) -> str:
+        root: dict[str, object] = {}
+        for path, data in files.items():
+            parts = path.split("/")
+            if any(part in _BAD_NAMES or "\x00" in part or part.lower() == ".git" for part in parts):
+                raise PbemError("tree.path", f"cannot store a file at {path!r}", exit_code=USAGE)
+            node = root
+            for part in parts[:-1]:
+                child = node.setdefault(part, {})
+                if not isinstance(child, dict):
+                    raise PbemError(
+                        "tree.path", f"{path!r} needs {part!r} to be a folder, but it is a file", exit_code=USAGE
+                    )
+                node = child
+            if parts[-1] in node:
+                raise PbemError("tree.path", f"{path!r} is both a file and a folder", exit_code=USAGE)
+            node[parts[-1]] = bytes(data)
+        return self._write_node(root)
+
+    def _write_node(self, node: Mapping[str, object]) -> str:
+        builder = self.repo.TreeBuilder()
+        for name, value in node.items():
+            if isinstance(value, bytes):
+                builder.insert(name, self.repo.create_blob(value), FileMode.BLOB)
+            else:
+                assert isinstance(value, dict)
+                builder.insert(name, pygit2.Oid(hex=self._write_node(value)), FileMode.TREE)
+        return str(builder.write())
+
+    def update_ref(self, name: str, oid: str) -> None:
+        """Point ref `name` (`refs/…`) at `oid`, creating or overwriting it."""
+        if not name.startswith("refs/"):
+            raise ValueError(f"not a full ref name: {name!r}")
+        self.repo.references.create(name, pygit2.Oid(hex=oid), force=True)
+
+    def update_branch_and_worktree(self, oid: str) -> None:
+        """Move HEAD's branch to `oid` and make index and working tree match it (a `git reset --hard`).
+
+        Rule `repo.detached` when HEAD is not on a branch: pbem never moves a detached HEAD.
+        """
+        if self.head_branch() is None:
+            raise PbemError(
+                "repo.detached",
+                "HEAD is detached; check out the game branch first",
+                hint="git switch main",
+                exit_code=USAGE,
+            )
+        self._commit(oid)
+        self.repo.reset(pygit2.Oid(hex=oid), ResetMode.HARD)
