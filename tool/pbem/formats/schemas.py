@@ -1,0 +1,195 @@
+"""JSON Schema validation of game files (DESIGN §2): one schema file per kind, looked up by its `$id`.
+
+Every `*.json` in `schemas_dir()` is loaded once, checked against the 2020-12 meta-schema, and compiled into a
+Draft 2020-12 validator. Schemas refer to each other by id (`"$ref": "pbem/common/1#/$defs/time"`). Ids are
+relative URIs, which JSON Schema would resolve against the referring schema's own id ("pbem/game/pbem/common/1");
+so ids and references to known ids are made absolute under one private base before they are registered.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError, ValidationError, best_match
+from referencing import Registry, Resource
+from referencing.exceptions import Unresolvable
+from referencing.jsonschema import DRAFT202012
+
+from pbem.errors import ILLEGAL, USAGE, PbemError
+from pbem.formats.resources import schemas_dir
+from pbem.formats.yamlsafe import Document
+
+_BASE = "https://schemas.pbem.invalid/"
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
+_MAX_MESSAGE = 300
+
+
+def schema_ids() -> list[str]:
+    """The ids of all schemas shipped with pbem, sorted (e.g. `pbem/game/1`)."""
+    return sorted(_catalog()[0])
+
+
+def validate(schema_id: str, data: Any, *, file: str, doc: Document | None = None, base: tuple = ()) -> None:
+    """Check `data` against schema `schema_id`; raise `PbemError("schema.invalid")` for the best error.
+
+    `schema_id` is a schema's `$id`, optionally with a JSON pointer (`pbem/report/1#/$defs/entry`) to check one
+    part. `base` is the path of `data` inside `doc` (when checking one entry of a larger file), so the reported
+    line and field path are those of the whole file.
+    """
+    error = best_match(_validator(schema_id).iter_errors(data))
+    if error is None:
+        return
+    path = base + tuple(error.absolute_path)
+    message, line_path = _explain(error, path)
+    line = doc.line_of(line_path) if doc is not None else None
+    raise PbemError("schema.invalid", message, file=file, line=line, exit_code=ILLEGAL,
+                    hint=f"see schema {schema_id.split('#')[0]}")
+
+
+def _validator(schema_id: str) -> Draft202012Validator:
+    validators, registry = _catalog()
+    found = validators.get(schema_id)
+    if found is not None:
+        return found
+    root, _, pointer = schema_id.partition("#")
+    if root not in validators or not pointer:
+        raise PbemError("schema.unknown", f"no schema with id {schema_id!r} (known: {', '.join(sorted(validators))})",
+                        exit_code=USAGE)
+    return _part_validator(schema_id)
+
+
+@lru_cache(maxsize=None)
+def _part_validator(schema_id: str) -> Draft202012Validator:
+    registry = _catalog()[1]
+    try:
+        registry.resolver().lookup(_BASE + schema_id)  # fail now, not on first use, if the pointer is wrong
+    except Unresolvable:
+        raise PbemError("schema.unknown", f"no schema part {schema_id!r}", exit_code=USAGE) from None
+    return Draft202012Validator({"$ref": _BASE + schema_id}, registry=registry)
+
+
+@lru_cache(maxsize=1)
+def _catalog() -> tuple[dict[str, Draft202012Validator], Registry]:
+    """Load, check and compile every schema file once (the set is fixed for the life of the process)."""
+    raw: dict[str, Any] = {}
+    for path in sorted(schemas_dir().glob("*.json")):
+        try:
+            schema = json.loads(path.read_text(encoding="utf-8"))
+            Draft202012Validator.check_schema(schema)
+        except (OSError, ValueError, SchemaError) as exc:
+            raise _broken(f"{path.name}: {exc}") from None
+        schema_id = schema.get("$id") if isinstance(schema, dict) else None
+        if not isinstance(schema_id, str) or not schema_id or "#" in schema_id:
+            raise _broken(f"{path.name} has no usable $id")
+        if schema_id in raw:
+            raise _broken(f"{path.name}: $id {schema_id!r} is used by two files")
+        raw[schema_id] = schema
+    ids = frozenset(raw)
+    resources = [(_BASE + sid, Resource.from_contents(_absolute(s, ids), default_specification=DRAFT202012))
+                 for sid, s in raw.items()]
+    registry: Registry = Registry().with_resources(resources).crawl()
+    validators = {sid: Draft202012Validator(_absolute(s, ids), registry=registry) for sid, s in raw.items()}
+    return validators, registry
+
+
+def _broken(what: str) -> PbemError:
+    return PbemError("schema.broken", f"pbem's schema files are broken: {what}", hint="reinstall pbem",
+                     exit_code=USAGE)
+
+
+def _absolute(node: Any, ids: frozenset[str]) -> Any:
+    """A copy of a schema with `$id` and references to known ids made absolute (see module docstring)."""
+    if isinstance(node, list):
+        return [_absolute(item, ids) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {}
+    for key, value in node.items():
+        if key == "$id" and isinstance(value, str) and value in ids:
+            value = _BASE + value
+        elif key == "$ref" and isinstance(value, str) and value.partition("#")[0] in ids:
+            value = _BASE + value
+        else:
+            value = _absolute(value, ids)
+        out[key] = value
+    return out
+
+
+# --- messages: which field, expected vs got -------------------------------------------------------------------
+
+def format_path(path: Iterable[str | int]) -> str:
+    """`entries[2].do.move` for ("entries", 2, "do", "move"); "top level" for the root."""
+    out = ""
+    for step in path:
+        if isinstance(step, int):
+            out += f"[{step}]"
+        elif _IDENT.match(step):
+            out += f".{step}" if out else step
+        else:
+            out += f"[{json.dumps(step, ensure_ascii=False)}]"
+    return out or "top level"
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _explain(error: ValidationError, path: tuple) -> tuple[str, tuple]:
+    """The message for one error and the path whose line best shows it."""
+    kind, expected, got, schema = error.validator, error.validator_value, error.instance, error.schema
+    where = format_path(path)
+    line_path = path
+    if kind == "additionalProperties" and isinstance(got, dict) and isinstance(schema, dict):
+        props = schema.get("properties", {})
+        patterns = schema.get("patternProperties", {})
+        extra = [k for k in got if k not in props and not any(re.search(p, k) for p in patterns)]
+        if extra:
+            allowed = ", ".join(props) or "no fields"
+            more = " (and x-… extension fields)" if "^x-" in patterns else ""
+            line_path = path + (extra[0],)
+            text = f"unknown field {_short(extra[0])}; allowed: {allowed}{more}"
+            return _cap(f"{format_path(line_path)}: {text}"), line_path
+    if kind == "required" and isinstance(got, dict):
+        missing = [k for k in expected if k not in got]
+        text = f"missing required field {_short(missing[0] if missing else expected)}"
+    elif kind == "pattern":
+        described = schema.get("description") if isinstance(schema, dict) else None
+        text = f"{_short(got)} does not match {expected!r}"
+        if described:
+            text = f"{_short(got)} is not {described}"
+    elif kind == "type":
+        text = f"{_short(got)} is not of type {_types(expected)}"
+    elif kind == "const":
+        text = f"expected {expected!r}, got {_short(got)}"
+    elif kind == "enum":
+        text = f"expected one of {', '.join(map(repr, expected))}; got {_short(got)}"
+    elif kind in ("maxItems", "minItems", "maxProperties", "minProperties", "maxLength", "minLength"):
+        text = _count_message(kind, expected, got, schema)
+    else:
+        text = error.message
+    return _cap(f"{where}: {text}"), line_path
+
+
+def _types(expected: Any) -> str:
+    if isinstance(expected, list):
+        return " or ".join(repr(t) for t in expected)
+    return repr(expected)
+
+
+def _count_message(kind: str, limit: int, got: Any, schema: Any) -> str:
+    unit = {"Items": "items", "Properties": "fields", "Length": "characters"}[kind[3:]]
+    if isinstance(schema, dict) and schema.get("minProperties") == schema.get("maxProperties") == 1:
+        names = ", ".join(map(_short, got)) if isinstance(got, dict) and got else "none"
+        return f"has {len(got)} fields ({names}); expected exactly one"
+    bound = "at most" if kind.startswith("max") else "at least"
+    return f"has {len(got)} {unit}; expected {bound} {limit}"
+
+
+def _cap(text: str) -> str:
+    return text if len(text) <= _MAX_MESSAGE else text[: _MAX_MESSAGE - 1] + "…"

@@ -1,0 +1,268 @@
+"""The strict YAML loader: bytes -> plain JSON data with line numbers (DESIGN §2).
+
+Every game file is read here and nowhere else. The loader is built on PyYAML's *event* stream (libyaml's C parser
+when available), never on its constructors, so none of YAML's object machinery can run: no anchors, aliases or
+tags; mapping keys are strings and unique; exactly one document; caps on size, depth and node count.
+Plain scalars resolve JSON-like only (`null`/`~`/empty, `true`/`false`, JSON integers and floats); every other
+plain scalar, including the YAML 1.1 surprises (`yes`, `NO`, `1:30`, `0777`, `2001-01-01`, `.inf`), stays a
+string. Every error is a `PbemError` that names the file, the line and the rule.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Union
+
+import yaml
+
+from pbem.errors import ILLEGAL, PbemError
+
+MAX_BYTES = 1024 * 1024
+MAX_DEPTH = 32
+MAX_NODES = 200_000
+MAX_NUMBER_CHARS = 300
+
+Path = tuple[Union[str, int], ...]
+
+# libyaml is ~10x faster; the pure-Python parser emits the same events.
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+_INT = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")
+_FLOAT = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?\Z")
+_NULLS = frozenset({"", "~", "null"})
+# Raw text: C0 controls except tab/LF/CR, DEL, C1 (incl. NEL), surrogates and the two non-characters are not YAML
+# at all; U+2028/U+2029/NEL are line breaks to YAML but not to git or editors, so they would shift line numbers;
+# a BOM is only tolerated as the very first character.
+_BAD_RAW = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]")
+# Values (after escapes like "\0" are decoded): the same controls, which no game field has a use for.
+_BAD_VALUE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+
+# Per-node line bookkeeping, parallel to the data: (line, children) where children is a dict (mapping), a list
+# (sequence) or None (scalar). For a mapping member the line is the key's line.
+_Lines = tuple[int, Union[dict[str, "_Lines"], list["_Lines"], None]]
+
+
+class Document:
+    """A loaded YAML file: `.data` (plain JSON types) and `.line_of(path)` for messages."""
+
+    __slots__ = ("_data", "_lines", "_file")
+
+    def __init__(self, data: Any, lines: _Lines, file: str) -> None:
+        self._data = data
+        self._lines = lines
+        self._file = file
+
+    @property
+    def data(self) -> Any:
+        """The document as dict/list/str/int/float/bool/None; None for an empty file."""
+        return self._data
+
+    @property
+    def file(self) -> str:
+        """The file name given to `load`, for messages."""
+        return self._file
+
+    def line_of(self, path: Path) -> int:
+        """1-based line of the node at `path` (the key's line for a mapping member).
+
+        Falls back to the nearest ancestor present in the document; 1 for the root.
+        """
+        line, children = 1, self._lines[1]
+        for step in path:
+            if isinstance(children, dict) and isinstance(step, str) and step in children:
+                line, children = children[step]
+            elif isinstance(children, list) and isinstance(step, int) and not isinstance(step, bool) \
+                    and 0 <= step < len(children):
+                line, children = children[step]
+            else:
+                break
+        return line
+
+    def __repr__(self) -> str:
+        return f"Document(file={self._file!r}, data={self._data!r})"
+
+
+def load(data: bytes, file: str) -> Document:
+    """Parse one YAML file strictly (DESIGN §2); raise `PbemError` (exit 1) naming file, line and rule."""
+    text = _decode(data, file)
+    return _Builder(file).build(text)
+
+
+def _fail(rule: str, message: str, file: str, line: int) -> PbemError:
+    return PbemError(rule, message, file=file, line=line, exit_code=ILLEGAL)
+
+
+def _brief(text: str, limit: int = 40) -> str:
+    """A short quotable excerpt of user text for messages."""
+    return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+def _decode(data: bytes, file: str) -> str:
+    if len(data) > MAX_BYTES:
+        raise _fail("yaml.too-large", f"file is {len(data)} bytes; the limit is {MAX_BYTES} (1 MiB)", file, 1)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        bad = data[exc.start:exc.start + 4]
+        raise _fail("yaml.encoding", f"not UTF-8: bytes {bad!r} at offset {exc.start}", file, line) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    bad_char = _BAD_RAW.search(text)
+    if bad_char:
+        where = bad_char.start()
+        line = text.count("\n", 0, where) + 1
+        code = ord(bad_char.group())
+        hint = "; write it as \\u%04X inside double quotes" % code if code in (0x2028, 0x2029, 0xFEFF) else ""
+        raise _fail("yaml.encoding", f"character U+{code:04X} is not allowed in a game file{hint}", file, line)
+    return text
+
+
+class _Frame:
+    """An open collection while building: its container, its line map, and (mappings) the pending key."""
+
+    __slots__ = ("value", "lines", "is_map", "key", "key_line")
+
+    def __init__(self, value: Any, lines: Any, is_map: bool) -> None:
+        self.value = value
+        self.lines = lines
+        self.is_map = is_map
+        self.key: str | None = None
+        self.key_line = 0
+
+
+class _Builder:
+    """Turns the event stream into data + line map, enforcing every rule as it goes (never reads ahead)."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.nodes = 0
+        self.documents = 0
+
+    def build(self, text: str) -> Document:
+        root: list[Any] = []  # [value, lines] once the single document's root node is seen
+        stack: list[_Frame] = []
+        try:
+            for event in yaml.parse(text, Loader=_Loader):
+                self._event(event, stack, root)
+        except yaml.MarkedYAMLError as exc:
+            raise self._syntax(exc, text) from None
+        except yaml.YAMLError as exc:  # ReaderError and friends carry no mark
+            raise _fail("yaml.syntax", f"malformed YAML: {exc}", self.file, 1) from None
+        if not root:
+            return Document(None, (1, None), self.file)
+        return Document(root[0], (1, root[1][1]), self.file)
+
+    def _syntax(self, exc: yaml.MarkedYAMLError, text: str) -> PbemError:
+        mark = exc.problem_mark or exc.context_mark
+        lines = text.splitlines()
+        # libyaml reports errors at end of input one line past the last; point at a line that exists
+        line = min(mark.line + 1, max(1, len(lines))) if mark is not None else 1
+        problem = exc.problem or exc.context or "cannot parse"
+        if "nesting depth" in problem:  # libyaml's own cap (1000) can trip before ours is reached
+            return _fail("yaml.too-deep", f"nested more than {MAX_DEPTH} levels deep", self.file, line)
+        near = f" near {_brief(lines[line - 1].strip())}" if 0 < line <= len(lines) and lines[line - 1].strip() else ""
+        return _fail("yaml.syntax", f"malformed YAML: {problem}{near}", self.file, line)
+
+    def _event(self, event: yaml.Event, stack: list[_Frame], root: list[Any]) -> None:
+        line = event.start_mark.line + 1
+        if isinstance(event, yaml.DocumentStartEvent):
+            self.documents += 1
+            if self.documents > 1:
+                raise _fail("yaml.syntax", "more than one YAML document (a second '---'); one file is one document",
+                            self.file, line)
+            return
+        if isinstance(event, yaml.AliasEvent):
+            raise _fail("yaml.alias", f"alias '*{event.anchor}' is not allowed; write the value out", self.file, line)
+        if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            stack.pop()
+            return
+        if not isinstance(event, (yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            return  # stream/document start and end carry nothing
+        self._check_node(event, line, len(stack))
+        parent = stack[-1] if stack else None
+
+        if parent is not None and parent.is_map and parent.key is None:
+            self._key(event, parent, line)
+            return
+
+        if isinstance(event, yaml.ScalarEvent):
+            value: Any = self._scalar(event, line)
+            child: Any = None
+        elif isinstance(event, yaml.MappingStartEvent):
+            value, child = {}, {}
+        else:
+            value, child = [], []
+
+        if parent is None:
+            root[:] = [value, (1, child)]
+        elif parent.is_map:
+            key = parent.key
+            assert key is not None
+            parent.value[key] = value
+            parent.lines[key] = (parent.key_line, child)
+            parent.key = None
+        else:
+            parent.value.append(value)
+            parent.lines.append((line, child))
+        if child is not None:
+            stack.append(_Frame(value, child, isinstance(value, dict)))
+
+    def _check_node(self, event: yaml.NodeEvent, line: int, depth: int) -> None:
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise _fail("yaml.too-many-nodes", f"more than {MAX_NODES} values in one file", self.file, line)
+        if event.anchor is not None:
+            raise _fail("yaml.alias", f"anchor '&{event.anchor}' is not allowed; write values out", self.file, line)
+        if event.tag is not None:
+            raise _fail("yaml.tag", f"tag {_brief(event.tag)} is not allowed; quote the value if it is a string",
+                        self.file, line)
+        if depth >= MAX_DEPTH and not isinstance(event, yaml.ScalarEvent):
+            raise _fail("yaml.too-deep", f"nested more than {MAX_DEPTH} levels deep", self.file, line)
+
+    def _key(self, event: yaml.NodeEvent, parent: _Frame, line: int) -> None:
+        if not isinstance(event, yaml.ScalarEvent):
+            raise _fail("yaml.bad-key", "a mapping key must be a plain string, not a list or mapping",
+                        self.file, line)
+        key = self._scalar(event, line)
+        if not isinstance(key, str):
+            raise _fail("yaml.bad-key", f"key {event.value!r} is not a string; quote it (\"{event.value}\")"
+                        if event.value else "empty key; keys must be non-null strings", self.file, line)
+        if key in parent.value:
+            first = parent.lines[key][0]
+            raise _fail("yaml.duplicate-key", f"duplicate key {_brief(key)} (first at line {first})", self.file, line)
+        parent.key = key
+        parent.key_line = line
+
+    def _scalar(self, event: yaml.ScalarEvent, line: int) -> Any:
+        text: str = event.value
+        if _BAD_VALUE.search(text):
+            raise _fail("yaml.encoding", f"control character in {_brief(text)}", self.file, line)
+        if event.style:  # quoted or block scalars are always strings
+            return text
+        return self._resolve_plain(text, line)
+
+    def _resolve_plain(self, text: str, line: int) -> Any:
+        if text in _NULLS:
+            return None
+        if text == "true":
+            return True
+        if text == "false":
+            return False
+        if not text or text[0] not in "-0123456789":
+            return text
+        try:
+            if len(text) > MAX_NUMBER_CHARS and _FLOAT.match(text):
+                raise ValueError  # int() is quadratic in the digits before Python 3.11: a cheap DoS otherwise
+            if _INT.match(text):
+                return int(text)
+            if _FLOAT.match(text):
+                number = float(text)
+                if not math.isfinite(number):
+                    raise ValueError
+                return number
+        except ValueError:  # 1e999, or absurdly many digits
+            raise _fail("yaml.syntax", f"number out of range: {_brief(text)}; quote it if it is a string",
+                        self.file, line) from None
+        return text

@@ -1,0 +1,41 @@
+"""`pbem verify [RANGE]` and `pbem allowed-signers` (DESIGN §3, §8)."""
+
+from __future__ import annotations
+
+from pbem.crypto.keys import allowed_signers_line
+from pbem.errors import Finding, PbemError
+from pbem.services.workspace import Workspace
+
+
+def commits_in_range(ws: Workspace, spec: str) -> tuple[str, set[str]]:
+    """(tip, commits reachable from the tip but not from the base) for `BASE..TIP` or a single revision."""
+    base, sep, tip = spec.partition("..")
+    if not sep:
+        base, tip = "", spec
+    tip_oid = ws.repo.resolve(tip or "HEAD")
+    hidden = set(ws.repo.reachable(ws.repo.resolve(base))) if base else set()
+    return tip_oid, set(ws.repo.reachable(tip_oid)) - hidden
+
+
+def verify_range(ws: Workspace, spec: str | None) -> tuple[list[Finding], int]:
+    """Verify the whole history to the range's tip; report the findings of the range's commits only, since
+    each is checked against the full state before it (DESIGN §9 pull requests)."""
+    if spec:
+        tip, only = commits_in_range(ws, spec)
+    else:
+        tip, only = ws.repo.head_oid(), None
+        if tip is None:
+            raise PbemError("repo.empty", "this repository has no commits yet")
+    from pbem.verify.history import verify_history
+
+    result = verify_history(ws.repo, tip)
+    findings = result.findings(only)
+    count = len(result.commits) if only is None else sum(1 for c in result.commits if c.oid in only)
+    return findings, count
+
+
+def allowed_signers_text(ws: Workspace) -> str:
+    """The players' keys at HEAD as a git allowed-signers file."""
+    head = ws.head_files()
+    game = ws.game_of(head)
+    return "".join(allowed_signers_line(s.id, s.key) + "\n" for s in game.manifest.seats if s.key is not None)

@@ -1,0 +1,107 @@
+"""Reading a game out loud: `pbem log` (the classic text report, seed 000 §3) and `pbem verify` output."""
+
+from __future__ import annotations
+
+import json
+from typing import Iterable
+
+from pbem.errors import Finding
+from pbem.verify.history import HistoryResult
+
+FIRM_MARKER = "<-- firm to here -->"
+
+
+def log_text(result: HistoryResult) -> str:
+    """The game report: who plays, every entry in game-time order with the firm marker, the handoffs and
+    the current break status (seed 000 §3.C, §4.D)."""
+    last = result.last
+    if last is None:
+        return "(no game here yet)\n"
+    manifest = last.game.manifest
+    ruleset = manifest.ruleset
+    out = [f"{manifest.title} ({manifest.id}, {manifest.ruleset_name})",
+           "Players, around the table: " + ", ".join(f"{s.name} ({s.id})" for s in manifest.seats), ""]
+    firm = last.stop.checkpoint.point if last.stop and not last.stop.over else None
+    entries = sorted(last.game.inputs.entries, key=lambda e: (e.at, manifest.players.index(e.by)
+                                                              if e.by in manifest.players else 99))
+    period = None
+    marked = False
+    for entry in entries:
+        if firm is not None and not marked and entry.at >= firm:
+            out.append(FIRM_MARKER)
+            marked = True
+        if ruleset.period_of(entry.at) != period:
+            period = ruleset.period_of(entry.at)
+            out.append(f"[{period}]")
+        what = " ".join(f"{k} {_plain(v)}" for k, v in entry.do.items())
+        out.append(f"  {entry.at_text:<14} {entry.by:<8} {entry.unit or '':<6} {what}")
+    if firm is not None and not marked:
+        out.append(FIRM_MARKER)
+    out.append("")
+    out.append("Handoffs:")
+    for c in result.commits:
+        who = c.actor or "founder"
+        nxt = ""
+        if c.status is not None:
+            nxt = " -> " + (c.status.control or "game over")
+            if c.status.pending:
+                nxt += f" ({c.status.pending[0].why})"
+        out.append(f"  {c.oid[:10]} {who:<8} {c.summary}{nxt}")
+    out.append("")
+    status = last.game.status
+    if status is None:
+        out.append("Status: setting up (seats are being claimed)")
+    elif status.over:
+        out.append("Status: the game is over")
+    else:
+        out.append(f"Status: {status.control} in control; firm to {status.firm}")
+        for b in status.pending:
+            out.append(f"  break for {b.player} at {b.at}: {b.why}")
+        if status.note:
+            out.append(f"  note from {status.yielded_by}: {status.note}")
+    if last.stop is not None and hasattr(ruleset, "state_summary"):
+        out.append("")
+        out.append("Units at the firm point:")
+        for unit in ruleset.state_summary(last.stop.checkpoint.state):
+            out.append("  " + "  ".join(f"{k}={v}" for k, v in unit.items()))
+    return "\n".join(out) + "\n"
+
+
+def _plain(value: object) -> str:
+    if isinstance(value, dict):
+        return " ".join(f"{k}={v}" for k, v in value.items())
+    return str(value)
+
+
+def findings_text(findings: Iterable[Finding], commits: int) -> str:
+    findings = list(findings)
+    if not findings:
+        return f"ok: {commits} commits verified\n"
+    lines = [f.text() for f in findings]
+    lines.append(f"FAILED: {len(findings)} finding(s) in {commits} commits")
+    return "\n".join(lines) + "\n"
+
+
+def findings_json(findings: Iterable[Finding], commits: int) -> str:
+    findings = list(findings)
+    return json.dumps({"ok": not findings, "commits": commits, "findings": [f.as_dict() for f in findings]},
+                      indent=2) + "\n"
+
+
+def findings_github(findings: Iterable[Finding], commits: int) -> str:
+    """GitHub workflow commands: `::error file=F,line=L,title=RULE::message` (DESIGN §8)."""
+    lines = []
+    for f in findings:
+        props = []
+        if f.file:
+            props.append(f"file={f.file}")
+            props.append(f"line={f.line or 1}")
+        props.append(f"title={f.rule}")
+        message = f.message + (f" (commit {f.commit[:10]})" if f.commit else "")
+        lines.append(f"::error {','.join(props)}::{_escape(message)}")
+    lines.append(f"pbem verify: {commits} commits, {len(lines)} finding(s)")
+    return "\n".join(lines) + "\n"
+
+
+def _escape(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")

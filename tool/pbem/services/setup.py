@@ -1,0 +1,125 @@
+"""Setting a game up: `pbem init`, `pbem join`, `pbem start` (DESIGN §2, §8)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pbem
+from pbem.errors import PbemError
+from pbem.formats import resources, yamlsafe
+from pbem.formats.writer import dump_mapping
+from pbem.protocol.serving import seat_before  # noqa: F401  (re-exported for callers choosing a first player)
+from pbem.services.workspace import Identity, Workspace
+from pbem.store.repo import GameRepo
+from pbem.verify.gamefiles import GAME, README, STATUS, WORKFLOW
+from pbem.verify.turns import expected_start
+
+ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,62}\Z")
+
+
+def template_dir(template: str) -> Path:
+    """A template by name (a folder of games/) or by path."""
+    path = Path(template)
+    if not path.is_dir():
+        path = resources.games_dir() / template
+    if not (path / GAME).is_file():
+        known = sorted(p.name for p in resources.games_dir().iterdir() if (p / GAME).is_file())
+        raise PbemError("usage.template", f"no game template {template!r}; known: {', '.join(known)}")
+    return path
+
+
+def workflow_text(spec: str | None = None) -> str:
+    """The enforcing workflow (DESIGN §9), pinned to this pbem version."""
+    here = Path(pbem.__file__).parent
+    for candidate in (here / "github" / "pbem.yml", here.parents[1] / ".github" / "game-template" / "pbem.yml"):
+        if candidate.is_file():
+            text = candidate.read_text()
+            break
+    else:  # pragma: no cover - a broken installation
+        raise PbemError("install.broken", "the workflow template is missing from this pbem installation")
+    text = text.replace("install pbem {version}", f"install pbem {pbem.__version__}")
+    return text.replace('"pbem=={version}"', f'"{spec or f"pbem=={pbem.__version__}"}"')
+
+
+def init(directory: Path, template: str, game_id: str, me: Identity, pbem_spec: str | None = None) -> Workspace:
+    """Create a new game repository from a template, with README and workflow, as one signed commit."""
+    if not ID_RE.match(game_id):
+        raise PbemError("usage.bad-id", f"game id {game_id!r}: use lower-case letters, digits and '-'")
+    if directory.exists() and any(directory.iterdir()):
+        raise PbemError("usage.not-empty", f"{directory} exists and is not empty")
+    source = template_dir(template)
+    game_text = (source / GAME).read_text()
+    game_text, n = re.subn(r"(?m)^id: .*$", f"id: {game_id}", game_text, count=1)
+    if n != 1:
+        raise PbemError("usage.template", f"{source / GAME} has no top-level `id:` line")
+    game_text = re.sub(r"(?m)^pbem: .*$", f'pbem: "{pbem.__version__}"', game_text, count=1)
+    yamlsafe.load(game_text.encode(), GAME)
+    readme = (source / README).read_text() if (source / README).is_file() else f"# {game_id}\n"
+    files = {
+        GAME: game_text.encode(),
+        README: readme.replace("{id}", game_id).encode(),
+        WORKFLOW: workflow_text(pbem_spec).encode(),
+    }
+    directory.mkdir(parents=True, exist_ok=True)
+    ws = Workspace(GameRepo.init(directory))
+    ws.commit(files, me, f"{game_id}: new game from template {source.name}")
+    return ws
+
+
+def join(ws: Workspace, seat_id: str, me: Identity) -> str:
+    """Claim seat `seat_id` with my key: a commit signed by that key that only fills in the seat's key."""
+    files = ws.head_files()
+    doc = yamlsafe.load(files[GAME], GAME)
+    seats = doc.data["players"]
+    index = next((i for i, s in enumerate(seats) if s["id"] == seat_id), None)
+    if index is None:
+        raise PbemError("usage.no-seat", f"no seat {seat_id!r}; seats: {', '.join(s['id'] for s in seats)}")
+    if seats[index].get("key"):
+        raise PbemError("setup.seat-taken", f"seat {seat_id!r} is already claimed", file=GAME,
+                        line=doc.line_of(("players", index)), exit_code=1)
+    mine = next((s["id"] for s in seats if s.get("key") and _same_key(s["key"], me)), None)
+    if mine:
+        raise PbemError("setup.seat-taken", f"your key already holds seat {mine!r}", exit_code=1)
+    seat = dict(seats[index])
+    seat["key"] = me.public.to_line()
+    files[GAME] = _replace_seat_line(files[GAME], doc.line_of(("players", index)), seat, doc.data)
+    return ws.commit(files, me, f"join: {seat_id} takes a seat")
+
+
+def _same_key(line: str, me: Identity) -> bool:
+    from pbem.crypto.keys import PublicKey
+
+    return PublicKey.from_line(line).same_key(me.public)
+
+
+def _replace_seat_line(text: bytes, line: int, seat: dict, whole: dict) -> bytes:
+    """Rewrite one seat's line (templates write one seat per line); otherwise re-dump the whole file."""
+    lines = text.decode().split("\n")
+    original = lines[line - 1]
+    if original.lstrip().startswith("- {") and original.rstrip().endswith("}"):
+        indent = original[: len(original) - len(original.lstrip())]
+        lines[line - 1] = indent + "- " + _flow(seat)
+        return "\n".join(lines).encode()
+    whole = dict(whole)
+    whole["players"] = [seat if s["id"] == seat["id"] else s for s in whole["players"]]
+    return dump_mapping(whole).encode()
+
+
+def _flow(mapping: dict) -> str:
+    from pbem.formats.writer import _flow
+
+    return _flow(mapping)
+
+
+def start(ws: Workspace, first: str, me: Identity) -> str:
+    """Freeze game.yaml and give control to `first` (seed 000 §2.A: by consent or by die roll)."""
+    files = ws.head_files()
+    game = ws.game_of(files)
+    if first not in game.manifest.players:
+        raise PbemError("usage.no-seat", f"no player {first!r}; players: {', '.join(game.manifest.players)}")
+    if STATUS in files:
+        raise PbemError("setup.started", "the game has already started", exit_code=1)
+    _, status = expected_start(game, first)
+    files[STATUS] = dump_mapping(status.to_data()).encode()
+    return ws.commit(files, me, f"start: {first} has control")

@@ -1,0 +1,139 @@
+"""The player's side of a game repository: his key, the working tree, the verified HEAD, and signed commits.
+
+Every command that changes a game goes through `Workspace.commit`, which judges the new tree exactly as the
+verifier will (so a player can never push what CI would reject) and only then writes a commit and moves the
+branch. Nothing is changed when judging fails.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+from pbem.crypto.keys import PublicKey, find_key
+from pbem.errors import ILLEGAL, Finding, PbemError
+from pbem.store.repo import GameRepo
+from pbem.store.signer import Signer, signer_for
+from pbem.verify.gamefiles import FIXED_PATHS, PLAYERS_RE, REPORT_RE, Game, read_game
+from pbem.verify.history import HistoryResult, verify_history
+from pbem.verify.turns import Verified, judge
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Whoever runs pbem: the key that signs, and its public half (which decides the seat)."""
+
+    path: Path
+    signer: Signer
+    public: PublicKey
+
+
+def load_identity(explicit: str | None = None, cwd: Path | None = None) -> Identity:
+    """Find the key in DESIGN §8 order: --key, PBEM_KEY, git config user.signingkey (gpg.format=ssh),
+    ~/.ssh/id_ed25519."""
+    path = find_key(explicit, os.environ, lambda name: _git_config(name, cwd), Path.home())
+    signer = signer_for(path)
+    public = signer.public
+    return Identity(path, signer, public)
+
+
+def _git_config(name: str, cwd: Path | None) -> str | None:
+    try:
+        out = subprocess.run(["git", "config", "--get", name], cwd=cwd, capture_output=True, text=True, check=False)
+    except OSError:
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def game_paths(path: str) -> bool:
+    """Whether a working-tree path belongs to the game (only these are ever committed)."""
+    return path in FIXED_PATHS or bool(PLAYERS_RE.match(path) or REPORT_RE.match(path))
+
+
+class Workspace:
+    """A game repository checked out on a player's machine."""
+
+    def __init__(self, repo: GameRepo) -> None:
+        self.repo = repo
+        self.root = Path(repo.workdir)
+        self._history: HistoryResult | None = None
+
+    @classmethod
+    def open(cls, path: Path | None = None) -> "Workspace":
+        return cls(GameRepo.open(path or Path.cwd()))
+
+    # --- reading ---------------------------------------------------------------------------------------
+    def worktree_files(self) -> dict[str, bytes]:
+        """Every game file of the working tree (other files are ignored and never committed)."""
+        files: dict[str, bytes] = {}
+        for path in self.root.rglob("*"):
+            rel = path.relative_to(self.root).as_posix()
+            if rel.startswith(".git/") or not path.is_file() or path.is_symlink():
+                continue
+            if game_paths(rel):
+                files[rel] = path.read_bytes()
+        return files
+
+    def history(self) -> HistoryResult:
+        """The verified history up to HEAD (computed once per command)."""
+        if self._history is None:
+            self._history = verify_history(self.repo)
+        return self._history
+
+    def head(self) -> Verified | None:
+        """What is known at HEAD (None in an empty repository); refuses to build on a history that does
+        not verify."""
+        if self.repo.head_oid() is None:
+            return None
+        result = self.history()
+        findings = result.findings()
+        if findings:
+            raise PbemError.from_finding(findings[0].at(hint="the history does not verify: run `pbem verify`"))
+        assert result.last is not None
+        return result.last
+
+    def game_of(self, files: Mapping[str, bytes]) -> Game:
+        blobs = {path: _blob_id(data) for path, data in files.items()}
+        by_id = {blobs[p]: data for p, data in files.items()}
+        return read_game({p: (blobs[p], 0o100644) for p in files}, by_id.__getitem__)
+
+    def head_files(self) -> dict[str, bytes]:
+        oid = self.repo.head_oid()
+        if oid is None:
+            return {}
+        return {p: self.repo.read_blob(b) for p, (b, _m) in self.repo.tree_files(oid).items()}
+
+    # --- judging and committing ------------------------------------------------------------------------
+    def judge(self, files: Mapping[str, bytes], me: Identity) -> tuple[list[Finding], Verified]:
+        """Judge `files` as if `me` committed them on top of HEAD, exactly as the verifier will."""
+        prev = self.head()
+        head = self.head_files()
+        game = self.game_of(files)
+        changed = {p for p in set(files) | set(head) if files.get(p) != head.get(p)}
+        return judge(prev, game, changed, me.public)
+
+    def commit(self, files: Mapping[str, bytes], me: Identity, message: str) -> str:
+        """Judge, then write a signed commit of `files` on top of HEAD and check it out. Returns its id."""
+        findings, _ = self.judge(files, me)
+        if findings:
+            raise PbemError.from_finding(findings[0], exit_code=ILLEGAL)
+        return self._write(files, me, message)
+
+    def _write(self, files: Mapping[str, bytes], me: Identity, message: str) -> str:
+        head = self.repo.head_oid()
+        seat_name = me.public.comment or "pbem player"
+        author = (_git_config("user.name", self.root) or seat_name,
+                  _git_config("user.email", self.root) or "player@pbem.invalid")
+        oid = self.repo.commit_tree(dict(files), [head] if head else [], message, me.signer, author)
+        self.repo.update_branch_and_worktree(oid)
+        self._history = None
+        return oid
+
+
+def _blob_id(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()

@@ -1,0 +1,232 @@
+"""A game repository's files, read strictly into the protocol's data (DESIGN §2).
+
+bytes -> strict YAML -> schema -> frozen dataclasses. Each file kind has one reader; every error names the
+file, line and rule. Parsed files are cached by blob id in a small bounded cache: most files do not change
+from one commit to the next, and a changed file has a new id (no unbounded cache, DESIGN §11).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from pbem.crypto.keys import PublicKey
+from pbem.errors import Finding, PbemError
+from pbem.formats import schemas, yamlsafe
+from pbem.protocol.model import Entry, Inputs, PlayerInputs, Status
+from pbem.rulesets import get as get_ruleset
+from pbem.rulesets.base import Ruleset
+
+GAME = "game.yaml"
+STATUS = "status.yaml"
+README = "README.md"
+WORKFLOW = ".github/workflows/pbem.yml"
+FIXED_PATHS = {GAME, STATUS, README, WORKFLOW}
+PLAYERS_RE = re.compile(r"players/([a-z][a-z0-9_]{0,15})\.yaml\Z")
+REPORT_RE = re.compile(r"report/([a-z0-9][a-z0-9-]{0,31})\.yaml\Z")
+BLOB_MODE = 0o100644
+
+
+@dataclass(frozen=True)
+class Seat:
+    id: str
+    name: str
+    key: PublicKey | None
+    role: str = "player"
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """game.yaml: who plays (table order), with which keys, under which ruleset and setup."""
+
+    id: str
+    title: str
+    ruleset_name: str
+    seats: tuple[Seat, ...]
+    setup: Mapping[str, Any]
+    pbem: str | None
+    raw: Mapping[str, Any] = field(repr=False)
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        return tuple(s.id for s in self.seats if s.role == "player")
+
+    def seat_of_key(self, key: PublicKey) -> Seat | None:
+        return next((s for s in self.seats if s.key is not None and s.key.same_key(key)), None)
+
+    def seat(self, player: str) -> Seat | None:
+        return next((s for s in self.seats if s.id == player), None)
+
+    @property
+    def ruleset(self) -> Ruleset:
+        return get_ruleset(self.ruleset_name)
+
+
+@dataclass(frozen=True)
+class Game:
+    """All files of one commit (or the working tree), read."""
+
+    manifest: Manifest
+    inputs: Inputs
+    status: Status | None  # None before the game starts
+
+
+class ParseCache:
+    """A bounded least-recently-used cache of parsed files keyed by (blob id, kind)."""
+
+    def __init__(self, size: int = 512) -> None:
+        self.size = size
+        self._items: OrderedDict[tuple[str, ...], Any] = OrderedDict()
+
+    def get(self, key: tuple[str, ...], make: Callable[[], Any]) -> Any:
+        if key in self._items:
+            self._items.move_to_end(key)
+            return self._items[key]
+        value = make()
+        self._items[key] = value
+        if len(self._items) > self.size:
+            self._items.popitem(last=False)
+        return value
+
+
+def layout_findings(files: Mapping[str, tuple[str, int]]) -> list[Finding]:
+    """Only the paths the game layout allows, only regular files (DESIGN §3 Trees)."""
+    found = []
+    folded: dict[str, str] = {}
+    for path, (_oid, mode) in sorted(files.items()):
+        if path.lower() in folded:
+            found.append(Finding("tree.case-twin", f"{path} and {folded[path.lower()]} differ only in case",
+                                 file=path))
+        folded[path.lower()] = path
+        if not (path in FIXED_PATHS or PLAYERS_RE.match(path) or REPORT_RE.match(path)):
+            found.append(Finding("tree.unexpected-path", f"{path} is not part of a game's layout "
+                                 "(game.yaml, status.yaml, players/<id>.yaml, report/<period>.yaml, README.md)",
+                                 file=path))
+        elif mode != BLOB_MODE:
+            found.append(Finding("tree.bad-mode", f"{path} has mode {mode:o}; only regular files (100644)",
+                                 file=path))
+    return found
+
+
+def read_manifest(data: bytes) -> Manifest:
+    doc = yamlsafe.load(data, GAME)
+    schemas.validate("pbem/game/1", doc.data, file=GAME, doc=doc)
+    raw = doc.data
+    ruleset = get_ruleset(raw["ruleset"])
+    setup = raw.get("setup") or {}
+    setup_schema = getattr(ruleset, "setup_schema", None)
+    if setup_schema:
+        schemas.validate(setup_schema, setup, file=GAME, doc=doc, base=("setup",))
+    seats = []
+    seen: set[str] = set()
+    for i, seat in enumerate(raw["players"]):
+        if seat["id"] in seen:
+            raise PbemError("schema.invalid", f"player id {seat['id']!r} appears twice", file=GAME,
+                            line=doc.line_of(("players", i)), exit_code=1)
+        seen.add(seat["id"])
+        key = PublicKey.from_line(seat["key"]) if seat.get("key") else None
+        seats.append(Seat(seat["id"], seat.get("name", seat["id"]), key, seat.get("role", "player")))
+    keys = [s.key.raw for s in seats if s.key is not None]
+    if len(keys) != len(set(keys)):
+        raise PbemError("schema.invalid", "two seats share one key", file=GAME, line=doc.line_of(("players",)),
+                        exit_code=1)
+    try:
+        ruleset.initial_state(setup, [s.id for s in seats if s.role == "player"])
+    except ValueError as exc:
+        raise PbemError("schema.invalid", f"setup: {exc}", file=GAME, line=doc.line_of(("setup",)),
+                        exit_code=1) from None
+    return Manifest(raw["id"], raw.get("title", raw["id"]), raw["ruleset"], tuple(seats), setup,
+                    raw.get("pbem"), raw)
+
+
+def parse_time(ruleset: Ruleset, text: str, file: str, line: int) -> Any:
+    try:
+        return ruleset.parse_time(text)
+    except ValueError as exc:
+        raise PbemError("schema.bad-time", f"{text!r} is not a game time: {exc}", file=file, line=line,
+                        exit_code=1) from None
+
+
+def read_players(data: bytes, file: str, ruleset: Ruleset) -> PlayerInputs:
+    doc = yamlsafe.load(data, file)
+    raw = doc.data if doc.data is not None else {}
+    schemas.validate("pbem/players/1", raw, file=file, doc=doc)
+    through_text = raw.get("through")
+    through = parse_time(ruleset, through_text, file, doc.line_of(("through",))) if through_text else None
+    condition_schema = getattr(ruleset, "condition_schema", None)
+    for i, condition in enumerate(raw.get("breaks") or ()):
+        line = doc.line_of(("breaks", i))
+        if "at" in condition:
+            extra = set(condition) - {"at"}
+            if extra:
+                raise PbemError("schema.bad-condition", f"an explicit break takes only `at`, not {sorted(extra)}",
+                                file=file, line=line, exit_code=1)
+            parse_time(ruleset, str(condition["at"]), file, line)
+            continue
+        if condition_schema:
+            schemas.validate(condition_schema, condition, file=file, doc=doc, base=("breaks", i))
+        reason = ruleset.condition_error(condition)
+        if reason:
+            raise PbemError("schema.bad-condition", reason, file=file, line=line, exit_code=1)
+    return PlayerInputs(through, through_text, tuple(raw.get("breaks") or ()), tuple(raw.get("plans") or ()), file)
+
+
+def read_report(data: bytes, file: str, ruleset: Ruleset) -> tuple[Entry, ...]:
+    doc = yamlsafe.load(data, file)
+    raw = doc.data if doc.data is not None else {"entries": []}
+    schemas.validate("pbem/report/1", raw, file=file, doc=doc)
+    action_schema = getattr(ruleset, "action_schema", None)
+    period = file[len("report/"):-len(".yaml")]
+    entries = []
+    for i, item in enumerate(raw["entries"]):
+        line = doc.line_of(("entries", i))
+        if action_schema:
+            schemas.validate(action_schema, item["do"], file=file, doc=doc, base=("entries", i, "do"))
+        at = parse_time(ruleset, item["at"], file, line)
+        if ruleset.period_of(at) != period:
+            raise PbemError("report.wrong-file", f"entry at {item['at']} belongs in "
+                            f"report/{ruleset.period_of(at)}.yaml, not {file}", file=file, line=line, exit_code=1)
+        entries.append(Entry(at, item["at"], item["by"], item.get("unit"), item["do"], file, line))
+    return tuple(entries)
+
+
+def read_status(data: bytes) -> Status:
+    doc = yamlsafe.load(data, STATUS)
+    schemas.validate("pbem/status/1", doc.data if doc.data is not None else {}, file=STATUS, doc=doc)
+    return Status.from_data(doc.data)
+
+
+def read_game(
+    files: Mapping[str, tuple[str, int]],
+    blob: Callable[[str], bytes],
+    cache: ParseCache | None = None,
+) -> Game:
+    """Read every game file of a tree (path -> (blob id, mode)); raises PbemError for the first bad file."""
+    cache = cache or ParseCache()
+    if GAME not in files:
+        raise PbemError("tree.no-game", "no game.yaml here: not a game repository", file=GAME, exit_code=1)
+    manifest = cache.get((files[GAME][0], "game"), lambda: read_manifest(blob(files[GAME][0])))
+    ruleset = manifest.ruleset
+    status = None
+    if STATUS in files:
+        status = cache.get((files[STATUS][0], "status"), lambda: read_status(blob(files[STATUS][0])))
+    per_player: dict[str, PlayerInputs] = {}
+    entries: list[Entry] = []
+    for path, (oid, _mode) in sorted(files.items()):
+        m = PLAYERS_RE.match(path)
+        if m:
+            if m.group(1) not in manifest.players:
+                raise PbemError("players.unknown", f"{path}: no player {m.group(1)!r} in game.yaml", file=path,
+                                exit_code=1)
+            per_player[m.group(1)] = cache.get((oid, "players", manifest.ruleset_name, path),
+                                               lambda: read_players(blob(oid), path, ruleset))
+        elif REPORT_RE.match(path):
+            entries.extend(cache.get((oid, "report", manifest.ruleset_name, path),
+                                     lambda: read_report(blob(oid), path, ruleset)))
+    for entry in entries:
+        if entry.by not in manifest.players:
+            raise PbemError("players.unknown", f"entry by unknown player {entry.by!r}", file=entry.file,
+                            line=entry.line, exit_code=1)
+    return Game(manifest, Inputs(manifest.players, tuple(entries), per_player), status)

@@ -1,0 +1,126 @@
+"""Walk a game's history and judge every commit (DESIGN §3 History; STYLE: a state machine fed commits in
+a fixed order, collecting findings across the whole history instead of stopping at the first).
+
+The turns are the first-parent chain from the root. A merge is accepted only when transparent (the
+pull-request merge button): its tree equals its second parent's tree and its first parent lies on the second
+parent's chain; the turns are then the commits on the second-parent side, and the merge itself is no turn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from pbem.crypto import sshsig
+from pbem.crypto.keys import PublicKey
+from pbem.errors import Finding, PbemError
+from pbem.protocol.model import Status
+from pbem.store.commits import parse_commit
+from pbem.store.repo import GameRepo
+from pbem.verify.gamefiles import Game, ParseCache, layout_findings, read_game
+from pbem.verify.turns import Verified, judge
+
+
+@dataclass
+class CommitResult:
+    oid: str
+    actor: str | None
+    summary: str
+    findings: list[Finding] = field(default_factory=list)
+    status: Status | None = None
+
+
+@dataclass
+class HistoryResult:
+    commits: list[CommitResult]
+    history_findings: list[Finding]
+    last: Verified | None
+    last_files: Mapping[str, tuple[str, int]] = field(default_factory=dict)
+
+    def findings(self, only: set[str] | None = None) -> list[Finding]:
+        """All findings, or those of the commits in `only` (plus history-level ones)."""
+        out = list(self.history_findings)
+        for c in self.commits:
+            if only is None or c.oid in only:
+                out.extend(c.findings)
+        return out
+
+
+def turn_sequence(repo: GameRepo, tip: str) -> tuple[list[str], list[Finding]]:
+    """The turns from the root to `tip`, root first, and any finding about the shape of history."""
+    sequence: list[str] = []
+    findings: list[Finding] = []
+    awaited: dict[str, str] = {}  # first parent of a merge -> the merge: must show up further back
+    oid: str | None = tip
+    while oid is not None:
+        awaited.pop(oid, None)
+        parents = repo.parents(oid)
+        if len(parents) <= 1:
+            sequence.append(oid)
+            oid = parents[0] if parents else None
+            continue
+        if len(parents) > 2:
+            findings.append(Finding("history.bad-merge", "a merge of more than two branches", commit=oid))
+        elif repo.tree_id(oid) != repo.tree_id(parents[1]):
+            findings.append(Finding("history.bad-merge", "a merge that changes content: its tree differs from "
+                                    "its second parent's (only the pull-request merge button's transparent "
+                                    "merge is accepted)", commit=oid))
+        awaited[parents[0]] = oid
+        oid = parents[1]
+    for first, merge in awaited.items():
+        findings.append(Finding("history.bad-merge", f"merge's first parent {first[:10]} is not on the "
+                                "merged branch: the branch rewrote or bypassed history", commit=merge))
+    sequence.reverse()
+    return sequence, findings
+
+
+def verify_history(repo: GameRepo, tip: str | None = None) -> HistoryResult:
+    """Judge every turn from the root to `tip` (default HEAD)."""
+    tip = tip or repo.head_oid()
+    if tip is None:
+        raise PbemError("repo.empty", "this repository has no commits yet", exit_code=2)
+    sequence, history_findings = turn_sequence(repo, tip)
+    cache = ParseCache()
+    prev: Verified | None = None
+    prev_files: Mapping[str, tuple[str, int]] = {}
+    results: list[CommitResult] = []
+    for oid in sequence:
+        result, prev, prev_files = _verify_commit(repo, oid, prev, prev_files, cache)
+        results.append(result)
+    return HistoryResult(results, history_findings, prev, prev_files)
+
+
+def _verify_commit(
+    repo: GameRepo,
+    oid: str,
+    prev: Verified | None,
+    prev_files: Mapping[str, tuple[str, int]],
+    cache: ParseCache,
+) -> tuple[CommitResult, Verified | None, Mapping[str, tuple[str, int]]]:
+    raw = repo.raw_commit(oid)
+    result = CommitResult(oid, None, "")
+    signer: PublicKey | None = None
+    try:
+        commit = parse_commit(raw)
+        result.summary = commit.message.decode("utf-8", "replace").strip().splitlines()[0:1][0] \
+            if commit.message.strip() else ""
+        if commit.signature is None:
+            raise PbemError("signature.missing", "the commit is not signed", exit_code=1)
+        signer = sshsig.verify(commit.signature, commit.signed_payload())
+    except PbemError as exc:
+        result.findings.append(exc.finding.at(commit=oid))
+    files = repo.tree_files(oid)
+    result.findings.extend(f.at(commit=oid) for f in layout_findings(files))
+    try:
+        game: Game = read_game(files, repo.read_blob, cache)
+    except PbemError as exc:
+        result.findings.append(exc.finding.at(commit=oid))
+        return result, prev, prev_files
+    if signer is None:
+        return result, prev, prev_files
+    changed = {p for p in set(files) | set(prev_files) if files.get(p) != prev_files.get(p)}
+    findings, verified = judge(prev, game, changed, signer)
+    result.findings.extend(f.at(commit=oid) for f in findings)
+    result.actor = verified.actor
+    result.status = game.status
+    return result, verified, files
