@@ -8,7 +8,9 @@ entries), and his yield note. A turn that pbem judges illegal stops the demo wit
 
 from __future__ import annotations
 
+import shutil
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -16,6 +18,7 @@ from pbem.crypto.keys import PrivateKey, write_keypair
 from pbem.errors import PbemError
 from pbem.formats import yamlsafe
 from pbem.formats.writer import dump_mapping, dump_report
+from pbem.protocol.model import Status
 from pbem.services import report, setup, turn
 from pbem.services.workspace import Identity, Workspace, load_identity
 from pbem.verify.history import verify_history
@@ -36,31 +39,35 @@ def run_demo(directory: Path | None, game: str, echo: Echo) -> int:
     keys_dir = directory / "keys"
     repo_dir = directory / "game"
     keys_dir.mkdir(parents=True, exist_ok=True)
-    players = {seat: _make_key(keys_dir, seat) for seat in script["seats"]}
+    players = {seat: _make_key(keys_dir, seat, name) for seat, name in script["seats"].items()}
     echo(f"demo: {game} in {repo_dir} (keys in {keys_dir})")
-    founder = players[script["seats"][0]]
+    founder = players[next(iter(script["seats"]))]
     ws = setup.init(repo_dir, str(source), script.get("id", game), founder)
     for seat, me in players.items():
         setup.join(ws, seat, me)
-    setup.start(ws, script["first"], founder if script["first"] == script["seats"][0] else players[script["first"]])
+    setup.start(ws, script["first"], players[script["first"]])
     for number, step in enumerate(script["turns"], 1):
-        play_turn(ws, players[step["player"]], step, number)
+        status = play_turn(ws, players[step["player"]], step, number)
+        nxt = f"{status.control} ({status.pending[0].why})" if status.pending else "game over"
+        echo(f"  turn {number:>2}: {step['player']} yields: {step.get('note', '')!s:<40} -> {nxt}")
     result = verify_history(ws.repo)
     echo(report.log_text(result))
     findings = result.findings()
     echo(report.findings_text(findings, len(result.commits)).rstrip())
-    echo(f"see it yourself: cd {repo_dir} && pbem log && pbem verify")
+    pbem = shutil.which("pbem") or "pbem"
+    echo(f"see it yourself: cd {repo_dir} && {pbem} log && {pbem} verify")
     return 1 if findings else 0
 
 
-def _make_key(keys_dir: Path, seat: str) -> Identity:
+def _make_key(keys_dir: Path, seat: str, name: str) -> Identity:
+    """A fresh key for a demo player; his commits carry his name, as a player's own git config would."""
     path = keys_dir / f"{seat}_ed25519"
     if not path.exists():
         write_keypair(path, PrivateKey.generate(f"{seat}@pbem-demo"))
-    return load_identity(str(path), keys_dir)
+    return replace(load_identity(str(path), keys_dir), author=(name, f"{seat}@pbem-demo.invalid"))
 
 
-def play_turn(ws: Workspace, me: Identity, step: dict[str, Any], number: int) -> None:
+def play_turn(ws: Workspace, me: Identity, step: dict[str, Any], number: int) -> Status:
     """Apply one scripted turn to the working tree as a player would by hand, then `pbem yield`."""
     player = step["player"]
     root = ws.root
@@ -93,7 +100,7 @@ def play_turn(ws: Workspace, me: Identity, step: dict[str, Any], number: int) ->
         (root / name).parent.mkdir(exist_ok=True)
         (root / name).write_text(dump_report(entries))
     try:
-        turn.yield_turn(ws, me, step.get("note", ""))
+        return turn.yield_turn(ws, me, step.get("note", ""))[1]
     except PbemError as exc:
         raise PbemError.from_finding(exc.finding.at(hint=f"demo turn {number} by {player} was judged illegal"),
                                      exc.exit_code) from None

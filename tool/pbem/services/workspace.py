@@ -29,6 +29,7 @@ class Identity:
     path: Path
     signer: Signer
     public: PublicKey
+    author: tuple[str, str] | None = None  # commit author; default: git config user.name/email
 
 
 def load_identity(explicit: str | None = None, cwd: Path | None = None) -> Identity:
@@ -124,9 +125,8 @@ class Workspace:
 
     def _write(self, files: Mapping[str, bytes], me: Identity, message: str) -> str:
         head = self.repo.head_oid()
-        seat_name = me.public.comment or "pbem player"
-        author = (_git_config("user.name", self.root) or seat_name,
-                  _git_config("user.email", self.root) or "player@pbem.invalid")
+        author = me.author or (_git_config("user.name", self.root) or me.public.comment or "pbem player",
+                               _git_config("user.email", self.root) or "player@pbem.invalid")
         oid = self.repo.commit_tree(dict(files), [head] if head else [], message, me.signer, author)
         self.repo.update_branch_and_worktree(oid)
         self._history = None
