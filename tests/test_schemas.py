@@ -158,7 +158,8 @@ PLAYERS_INVALID = [
     ("{range: 8}", "{a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7}", 3, "breaks[0]: has 7 fields; expected at most 6"),
     ("{range: 8}", "range 8", 3, "breaks[0]: 'range 8' is not of type 'object'"),
     ('until: "1.16.move", ', "", 7, "plans[0]: missing required field 'until'"),
-    ("do: {pursue: D7}", "do: {pursue: D7, keep_range: 3}", 7, "plans[0].do: has 2 fields ('pursue', 'keep_range'); expected exactly one"),
+    ("do: {pursue: D7}", "do: {pursue: D7, keep_range: 3}", 7,
+     "plans[0].do: has 2 fields ('pursue', 'keep_range'); expected exactly one"),
     ("unit: CA", "unit: -CA", 7, "plans[0].unit: '-CA' is not a unit id"),
     ("x-memo: keep range", "memo: keep range", 8, "memo: unknown field 'memo'; allowed: through, breaks, plans"),
 ]
@@ -194,10 +195,12 @@ entries:
 
 REPORT_INVALID = [
     ('at: "1.3.move", ', "", 2, "entries[0]: missing required field 'at'"),
-    ("by: fed, unit: CA, do: {move: TL}", "by: Fed, unit: CA, do: {move: TL}", 2, "entries[0].by: 'Fed' is not a player id"),
-    ("do: {move: TL}", "do: {}", 2, "entries[0].do: has 0 fields (none); expected exactly one"),
+    ("by: fed, unit: CA, do: {move: TL}", "by: Fed, unit: CA, do: {move: TL}", 2,
+     "entries[0].by: 'Fed' is not a player id"),
+    ("do: {move: TL}", "do: {}", 2, "entries[0].do: has 0 fields; expected at least 1"),
     ("do: {move: TL}", "do: move", 2, "entries[0].do: 'move' is not of type 'object'"),
-    ("do: {speed: 10}", "do: {speed: 10, move: F}", 3, "entries[1].do: has 2 fields ('speed', 'move'); expected exactly one"),
+    ("do: {speed: 10}", "do: {speed: 10, move: F, het: A, pass: true, use: x}", 3,
+     "entries[1].do: has 5 fields; expected at most 4"),
     ('"1.4.fire"', '"1.4 fire"', 4, "entries[2].at: '1.4 fire' is not a game time"),
     ('"1.4.fire"', "1.4", 4, "entries[2].at: 1.4 is not of type 'string'"),
     ("unit: CA, do: {fire", "unit: ABCDEFGHIJKLMNOPQ, do: {fire", 4, "entries[2].unit:"),

@@ -10,6 +10,8 @@ import dataclasses
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pbem.rulesets.base import Event
 from pbem.rulesets.tactical import TacticalRuleset
 from pbem.rulesets.tactical.state import DISENGAGED, TacticalState
@@ -20,7 +22,8 @@ HOME = {"CA": "1020", "NCL": "1220", "D7": "1010", "F5": "0610", "KR": "1840"}
 SETUP = {
     "map": {"columns": 30, "rows": 40},
     "turns": 1,
-    "units": [{"id": u, "owner": o, "hex": HOME[u], "facing": "A", "speed": 12, "turn_mode": 2} for u, o in OWNERS.items()],
+    "units": [{"id": u, "owner": o, "hex": HOME[u], "facing": "A", "speed": 12, "turn_mode": 2}
+              for u, o in OWNERS.items()],
 }
 START = RULES.initial_state(SETUP, ["fed", "kli", "rom"])
 
@@ -91,7 +94,8 @@ TURN = [
     ("but not within range of anything", {}, {"D7": None},
      [ev("turned", "D7", from_facing="A", to_facing="B", how="TR"), ev("disengaged", "D7")], {"turn": {"within": 30}},
      None),
-    ("by any: my own turn, measured from my other units", {}, {}, [ev("turned", "CA", from_facing="A", to_facing="B", how="TR")],
+    ("by any: my own turn, measured from my other units", {}, {},
+     [ev("turned", "CA", from_facing="A", to_facing="B", how="TR")],
      {"turn": {"within": 2}, "by": "any"}, "turn within 2: CA turned right A to B at range 2 from NCL (1.8.move)"),
 ]
 
@@ -174,3 +178,16 @@ def test_design_4_3_a_condition_it_cannot_evaluate_is_an_error(condition: Any, r
     assert got is not None and reason in got
     if isinstance(condition, dict) and condition:
         assert RULES.condition_met(condition, "fed", START, board(), [ev("moved", "D7")]) is None
+
+
+leaves = st.one_of(st.none(), st.booleans(), st.integers(-2, 300), st.sampled_from(["any", "D7", "1.3.move", ""]))
+keys = st.sampled_from(["range", "turn", "speed", "within", "unit", "mine", "by", "at", "fire", "near"])
+conditions = st.dictionaries(keys, st.one_of(leaves, st.dictionaries(keys, leaves, max_size=3)), max_size=4)
+
+
+@given(conditions)
+def test_any_condition_is_accepted_or_refused_never_crashes(condition: dict) -> None:
+    reason = RULES.condition_error(condition)
+    assert reason is None or isinstance(reason, str)
+    met = RULES.condition_met(condition, "fed", START, board(D7="1019"), [ev("moved", "D7"), ev("speed", "D7")])
+    assert met is None or (reason is None and isinstance(met, str))

@@ -197,9 +197,11 @@ def test_design_7_1_het_once_a_turn_any_facing_at_activity() -> None:
 
 
 HET_REFUSED = [
-    ("1.4.move", {"het": "C"}, "CA cannot make a high energy turn to C at 1.4.move: {het: C} is only given at activity steps"),
+    ("1.4.move", {"het": "C"},
+     "CA cannot make a high energy turn to C at 1.4.move: {het: C} is only given at activity steps"),
     ("1.4.activity", {"het": "A"}, "CA cannot make a high energy turn to A at 1.4.activity: it already faces A"),
-    ("1.4.activity", {"het": "G"}, "CA cannot make a high energy turn to G at 1.4.activity: 'G' is not a facing (A..F)"),
+    ("1.4.activity", {"het": "G"},
+     "CA cannot make a high energy turn to G at 1.4.activity: 'G' is not a facing (A..F)"),
 ]
 
 
@@ -239,11 +241,16 @@ def test_design_7_1_mid_turn_speed_change_counts_from_the_next_impulse() -> None
 
 
 SPEED_REFUSED = [
-    ("1.4.move", {"speed": 8}, "CA cannot change speed to 8 at 1.4.move: {speed: 8} is only given at alloc or activity steps"),
-    ("1.0.alloc", {"speed": 21}, "CA cannot change speed to 21 at 1.0.alloc: speed must be a whole number 0..20, got 21"),
-    ("1.3.activity", {"speed": -1}, "CA cannot change speed to -1 at 1.3.activity: speed must be a whole number 0..20, got -1"),
-    ("1.3.activity", {"speed": True}, "CA cannot change speed to True at 1.3.activity: speed must be a whole number 0..20, got True"),
-    ("1.3.activity", {"speed": "8"}, "CA cannot change speed to 8 at 1.3.activity: speed must be a whole number 0..20, got '8'"),
+    ("1.4.move", {"speed": 8},
+     "CA cannot change speed to 8 at 1.4.move: {speed: 8} is only given at alloc or activity steps"),
+    ("1.0.alloc", {"speed": 21},
+     "CA cannot change speed to 21 at 1.0.alloc: speed must be a whole number 0..20, got 21"),
+    ("1.3.activity", {"speed": -1},
+     "CA cannot change speed to -1 at 1.3.activity: speed must be a whole number 0..20, got -1"),
+    ("1.3.activity", {"speed": True},
+     "CA cannot change speed to True at 1.3.activity: speed must be a whole number 0..20, got True"),
+    ("1.3.activity", {"speed": "8"},
+     "CA cannot change speed to 8 at 1.3.activity: speed must be a whole number 0..20, got '8'"),
 ]
 
 
@@ -336,19 +343,29 @@ def test_pass_forfeits_the_step_but_a_moving_unit_still_moves() -> None:
 
 
 REFUSED = [
-    ("not his unit", "fed", "D7", "1.2.move", {"move": "F"}, "D7 cannot move forward at 1.2.move: D7 belongs to kli, not to fed"),
-    ("no such unit", "fed", "XX", "1.2.move", {"move": "F"}, "XX cannot move forward at 1.2.move: there is no unit XX in this game"),
-    ("no unit named", "fed", None, "1.2.move", {"move": "F"}, "fed cannot move forward at 1.2.move: the action names no unit"),
-    ("move at activity", "fed", "CA", "1.2.activity", {"move": "F"}, "CA cannot move forward at 1.2.activity: {move: F} is only given at move steps"),
-    ("unknown move", "fed", "CA", "1.2.move", {"move": "B"}, "CA cannot move 'B' at 1.2.move: move must be one of F, TL, TR, SL, SR, got 'B'"),
-    ("pass is true", "fed", "CA", "1.2.move", {"pass": False}, "CA cannot pass at 1.2.move: pass must be 'true', got False"),
-    ("empty action", "fed", "CA", "1.2.move", {}, "CA at 1.2.move: an action must be a mapping with one key such as {move: F}"),
-    ("two actions", "fed", "CA", "1.2.activity", {"het": "B", "speed": 3}, "CA at 1.2.activity: {het: B, speed: 3} has more than one action"),
+    ("not his unit", "fed", "D7", "1.2.move", {"move": "F"},
+     "D7 cannot move forward at 1.2.move: D7 belongs to kli, not to fed"),
+    ("no such unit", "fed", "XX", "1.2.move", {"move": "F"},
+     "XX cannot move forward at 1.2.move: there is no unit XX in this game"),
+    ("no unit named", "fed", None, "1.2.move", {"move": "F"},
+     "fed cannot move forward at 1.2.move: the action names no unit"),
+    ("move at activity", "fed", "CA", "1.2.activity", {"move": "F"},
+     "CA cannot move forward at 1.2.activity: {move: F} is only given at move steps"),
+    ("unknown move", "fed", "CA", "1.2.move", {"move": "B"},
+     "CA cannot move 'B' at 1.2.move: move must be one of F, TL, TR, SL, SR, got 'B'"),
+    ("pass is true", "fed", "CA", "1.2.move", {"pass": False},
+     "CA cannot pass at 1.2.move: pass must be 'true', got False"),
+    ("empty action", "fed", "CA", "1.2.move", {},
+     "CA at 1.2.move: an action must be a mapping with one key such as {move: F}"),
+    ("two actions", "fed", "CA", "1.2.activity", {"het": "B", "speed": 3},
+     "CA at 1.2.activity: {het: B, speed: 3} has more than one action"),
     ("unknown action", "fed", "CA", "1.2.move", {"warp": 9}, "CA at 1.2.move: {warp: 9} has no action among"),
-    ("target only for systems", "fed", "CA", "1.2.move", {"move": "F", "target": "D7"}, "CA at 1.2.move: {move: F, target: D7}: target is not part of a move action"),
+    ("target only for systems", "fed", "CA", "1.2.move", {"move": "F", "target": "D7"},
+     "CA at 1.2.move: {move: F, target: D7}: target is not part of a move action"),
     ("fire later", "fed", "CA", "1.4.fire", {"fire": {"weapon": "ph1", "target": "D7"}},
      "CA cannot fire at 1.4.fire: {fire: {weapon: ph1, target: D7}} is not supported yet by tactical/1 movement rules"),
-    ("launch later", "fed", "CA", "1.4.activity", {"launch": {"weapon": "d1", "as": "S1"}}, "…is not supported yet by tactical/1 movement rules"),
+    ("launch later", "fed", "CA", "1.4.activity", {"launch": {"weapon": "d1", "as": "S1"}},
+     "…is not supported yet by tactical/1 movement rules"),
     ("use later", "fed", "CA", "1.5.activity", {"use": "tractor", "target": "D7"},
      "CA cannot use at 1.5.activity: {use: tractor, target: D7} is not supported yet by tactical/1 movement rules"),
     ("cease later", "fed", "CA", "1.5.activity", {"cease": "tractor"}, "…is not supported yet"),
@@ -364,3 +381,23 @@ def test_design_7_1_illegal_actions_name_the_reason(rule: str, by: str, unit: st
     got = RULES.legal(state, Action(RULES.parse_time(when), by, unit, do))
     assert got is not None
     assert reason[1:] in got if reason.startswith("…") else got.startswith(reason)
+
+
+# --- robustness: whatever an entry says, legality answers with a reason and apply never breaks ------------
+
+values = st.one_of(st.none(), st.booleans(), st.integers(-3, 40), st.sampled_from(["F", "TL", "SR", "A", "G", ""]),
+                   st.dictionaries(st.sampled_from(["weapon", "target"]), st.just("D7"), max_size=2))
+dos = st.dictionaries(st.sampled_from(["move", "het", "speed", "pass", "fire", "target", "warp"]), values, max_size=3)
+
+
+@given(st.lists(st.tuples(st.sampled_from(["CA", "D7", "XX", None]), st.sampled_from(PLAYERS), dos), max_size=6),
+       st.sampled_from(["1.0.alloc", "1.2.move", "1.3.move", "1.2.activity", "1.2.fire", "1.32.final"]))
+def test_any_entry_gets_a_reason_or_is_applied(entries: list[tuple[str | None, str, dict]], when: str) -> None:
+    setup, state = game(ship("CA", "fed", "0101", "A", speed=16), ship("D7", "kli", "0505", "C", speed=31))
+    actions = [Action(RULES.parse_time(when), by, unit, do) for unit, by, do in entries]
+    for action in actions:
+        reason = RULES.legal(state, action)
+        assert reason is None or isinstance(reason, str) and " at " + when in reason
+    new, events = RULES.apply(state, RULES.parse_time(when), actions)
+    assert {e.kind for e in events} <= {"moved", "turned", "speed", "disengaged"}
+    assert all(e.by == RULES.owner_of(new, e.unit) for e in events)

@@ -51,7 +51,8 @@ def test_design_7_1_initial_state_from_the_game_yaml_example() -> None:
     assert ca is not None and ca.extra["shields"] == (30, 24, 24, 20, 24, 24) and ca.extra["hull"] == 40
     assert ca.extra["weapons"][0]["arcs"] == ("F", "A", "B")
     assert state.tables["weapons"]["phaser"]["brackets"][2] == (2, 4)
-    assert isinstance(state.tables, FrozenDict) and hash(state) == hash(RULES.initial_state(DESIGN_SETUP, ["fed", "kli"]))
+    assert isinstance(state.tables, FrozenDict)
+    assert hash(state) == hash(RULES.initial_state(DESIGN_SETUP, ["fed", "kli"]))
     assert state.max_speed == 31 and state.at is None
 
 

@@ -63,7 +63,10 @@ def test_a_time_must_be_a_string(value: object) -> None:
         RULES.parse_time(value)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("point", [(1, 5, 0), (1, 31, 5), (1, 0, 1), (0, 1, 1), (1, 1, 6), (1, 1), "1.1.move", (1, 1, True)])
+NOT_POINTS = [(1, 5, 0), (1, 31, 5), (1, 0, 1), (0, 1, 1), (1, 1, 6), (1, 1), "1.1.move", (1, 1, True)]
+
+
+@pytest.mark.parametrize("point", NOT_POINTS)
 def test_format_refuses_what_is_no_point(point: object) -> None:
     with pytest.raises(ValueError):
         RULES.format_time(point)  # type: ignore[arg-type]
@@ -80,7 +83,7 @@ def test_design_7_1_a_game_walks_alloc_impulses_final_turn_by_turn() -> None:
     assert texts[:6] == ["1.0.alloc", "1.1.move", "1.1.activity", "1.1.fire", "1.1.damage", "1.2.move"]
     assert texts[128:132] == ["1.32.damage", "1.32.final", "2.0.alloc", "2.1.move"]
     assert texts[-1] == "2.32.final"
-    assert all(RULES.parse_time(t) == p for t, p in zip(texts, points))
+    assert all(RULES.parse_time(t) == p for t, p in zip(texts, points, strict=True))
 
 
 def test_next_step_needs_setup_turns() -> None:

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pbem.formats import canonical
-from pbem.formats.writer import dump_mapping, dump_report
+from pbem.formats.writer import dump_flow, dump_mapping, dump_report
 from pbem.formats.yamlsafe import load
 
 TRICKY = [
@@ -42,6 +42,10 @@ def test_report_layout_is_the_design_example() -> None:
         '  - {at: "1.5.activity", by: kli, unit: D7, do: {use: tractor}, x-note: "me too"}\n'
         '  - {at: "S1901M", by: england, do: {orders: ["F LON-NTH", "A LVP-YOR"]}}\n'
     )
+
+
+def test_flow_is_one_line() -> None:
+    assert dump_flow({"id": "fed", "note": "a\nb", "n": [1, None]}) == '{id: fed, note: "a\\nb", "n": [1, null]}'
 
 
 def test_empty_report() -> None:

@@ -34,7 +34,7 @@ def schema_ids() -> list[str]:
     return sorted(_catalog()[0])
 
 
-def validate(schema_id: str, data: Any, *, file: str, doc: Document | None = None, base: tuple = ()) -> None:
+def validate(schema_id: str, data: Any, *, file: str, doc: Document | None = None, base: tuple[str | int, ...] = ()) -> None:
     """Check `data` against schema `schema_id`; raise `PbemError("schema.invalid")` for the best error.
 
     `schema_id` is a schema's `$id`, optionally with a JSON pointer (`pbem/report/1#/$defs/entry`) to check one
@@ -140,7 +140,7 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _explain(error: ValidationError, path: tuple) -> tuple[str, tuple]:
+def _explain(error: ValidationError, path: tuple[Any, ...]) -> tuple[str, tuple[Any, ...]]:
     """The message for one error and the path whose line best shows it."""
     kind, expected, got, schema = error.validator, error.validator_value, error.instance, error.schema
     where = format_path(path)

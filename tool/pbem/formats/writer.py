@@ -34,12 +34,16 @@ def dump_report(entries: list[dict[str, Any]]) -> str:
         if not isinstance(entry, dict):
             raise TypeError(f"a report entry must be a mapping, got {entry!r}")
         ordered = [k for k in _REPORT_ORDER if k in entry] + [k for k in entry if k not in _REPORT_ORDER]
-        items = ", ".join(
-            f"{_key(k)}: {_string(entry[k], force=True) if k == 'at' and isinstance(entry[k], str) else _flow(entry[k])}"
-            for k in ordered
-        )
+        items = ", ".join(f"{_key(k)}: {_entry_value(k, entry[k])}" for k in ordered)
         lines.append(f"  - {{{items}}}")
     return "\n".join(lines) + "\n"
+
+
+def _entry_value(key: str, value: Any) -> str:
+    # times are always quoted: "1.3.move" must not look like a number to any reader, and all look alike
+    if key == "at" and isinstance(value, str):
+        return _string(value, force=True)
+    return _flow(value)
 
 
 def dump_mapping(data: dict[str, Any]) -> str:
@@ -49,6 +53,11 @@ def dump_mapping(data: dict[str, Any]) -> str:
     if not data:
         return "{}\n"
     return "\n".join(_block_mapping(data, 0)) + "\n"
+
+
+def dump_flow(value: Any) -> str:
+    """One value as a one-line YAML flow node (`{id: fed, key: "ssh-ed25519 …"}`), as in report lines."""
+    return _flow(value)
 
 
 def _block_mapping(data: dict[str, Any], indent: int) -> list[str]:

@@ -23,7 +23,7 @@ MAX_DEPTH = 32
 MAX_NODES = 200_000
 MAX_NUMBER_CHARS = 300
 
-Path = tuple[Union[str, int], ...]
+JsonPath = tuple[Union[str, int], ...]
 
 # libyaml is ~10x faster; the pure-Python parser emits the same events.
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -63,7 +63,7 @@ class Document:
         """The file name given to `load`, for messages."""
         return self._file
 
-    def line_of(self, path: Path) -> int:
+    def line_of(self, path: JsonPath) -> int:
         """1-based line of the node at `path` (the key's line for a mapping member).
 
         Falls back to the nearest ancestor present in the document; 1 for the root.

@@ -8,7 +8,7 @@ from pathlib import Path
 import pbem
 from pbem.errors import PbemError
 from pbem.formats import resources, yamlsafe
-from pbem.formats.writer import dump_mapping
+from pbem.formats.writer import dump_flow, dump_mapping
 from pbem.protocol.serving import seat_before  # noqa: F401  (re-exported for callers choosing a first player)
 from pbem.services.workspace import Identity, Workspace
 from pbem.store.repo import GameRepo
@@ -99,17 +99,11 @@ def _replace_seat_line(text: bytes, line: int, seat: dict, whole: dict) -> bytes
     original = lines[line - 1]
     if original.lstrip().startswith("- {") and original.rstrip().endswith("}"):
         indent = original[: len(original) - len(original.lstrip())]
-        lines[line - 1] = indent + "- " + _flow(seat)
+        lines[line - 1] = indent + "- " + dump_flow(seat)
         return "\n".join(lines).encode()
     whole = dict(whole)
     whole["players"] = [seat if s["id"] == seat["id"] else s for s in whole["players"]]
     return dump_mapping(whole).encode()
-
-
-def _flow(mapping: dict) -> str:
-    from pbem.formats.writer import _flow
-
-    return _flow(mapping)
 
 
 def start(ws: Workspace, first: str, me: Identity) -> str:

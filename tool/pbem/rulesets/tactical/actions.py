@@ -48,7 +48,7 @@ class ActionKind:
 
 
 def _check_move(state: TacticalState, unit: Unit, value: Any, at: Point) -> str | None:
-    if value not in movement.MOVES:
+    if not isinstance(value, str) or value not in movement.MOVES:
         return f"move must be one of {', '.join(movement.MOVES)}, got {value!r}"
     return movement.why_not_move(unit, value, at[1])
 

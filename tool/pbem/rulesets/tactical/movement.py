@@ -62,6 +62,7 @@ class Step:
 
     @property
     def turned(self) -> bool:
+        """Whether the move changed the unit's facing (TL, TR)."""
         return self.unit.facing != self.facing_before
 
 
