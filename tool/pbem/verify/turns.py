@@ -26,7 +26,8 @@ from pbem.protocol.replay import replay, start_checkpoint
 from pbem.protocol.serving import seat_before
 from pbem.verify.gamefiles import GAME, PLAYERS_RE, README, STATUS, WORKFLOW, Game
 
-PROTECTED = (GAME, WORKFLOW)
+PROTECTED = (GAME, WORKFLOW, README)
+SETUP_FILES = {GAME, WORKFLOW, README}
 
 
 @dataclass(frozen=True)
@@ -64,17 +65,15 @@ def judge(prev: Verified | None, game: Game, changed: Iterable[str], signer: Pub
     """All findings for this change, and what is known after it (also when findings were made)."""
     changed = set(changed)
     if prev is None:
-        return _root(game, signer)
+        return _root(game, changed, signer)
     if not prev.started:
         return _setup(prev, game, changed, signer)
     return _turn(prev, game, changed, signer)
 
 
-def _root(game: Game, signer: PublicKey) -> tuple[list[Finding], Verified]:
-    findings = []
-    if game.status is not None:
-        findings.append(Finding("history.root", "the first commit must set up the game (no status.yaml yet)",
-                                file=STATUS))
+def _root(game: Game, changed: set[str], signer: PublicKey) -> tuple[list[Finding], Verified]:
+    findings = [Finding("history.root", f"{path}: the first commit only sets up the game (game.yaml, README.md, "
+                        "the workflow)", file=path) for path in sorted(changed - SETUP_FILES)]
     seat = game.manifest.seat_of_key(signer)
     return findings, Verified(game, None, signer, seat.id if seat else None)
 
@@ -101,6 +100,10 @@ def _setup(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> 
     else:
         now = new.seat_of_key(signer)
         actor = seat.id if seat else (now.id if now else None)
+    stray = sorted(p for p in changed if p not in SETUP_FILES | {STATUS})
+    for path in stray:
+        findings.append(Finding("setup.unexpected-file", f"{path}: before the start only game.yaml, README.md "
+                                "and the workflow may change", file=path))
     if game.status is None:
         return findings, Verified(game, None, prev.founder, actor)
     # the start commit (pbem start): game.yaml frozen from here on
@@ -135,7 +138,9 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
     findings: list[Finding] = []
     for path in PROTECTED:
         if path in changed:
-            findings.append(Finding("protected.changed", f"{path} is frozen once the game has started", file=path))
+            findings.append(Finding("protected.changed", f"{path} is frozen once the game has started "
+                                    "(a turn must not be able to change the game or disable its own check)",
+                                    file=path))
     seat = prev.game.manifest.seat_of_key(signer)
     if seat is None:
         findings.append(Finding("signature.unknown-key", f"signed by {signer.fingerprint()}, which is no "
