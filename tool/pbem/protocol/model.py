@@ -65,11 +65,11 @@ class Break:
     """A pending break: `player` gets control because of `why`, found at game time `at`."""
 
     player: str
-    at: str
+    at: str | None
     kind: str
     why: str
 
-    def as_dict(self) -> dict[str, str]:
+    def as_dict(self) -> dict[str, str | None]:
         return {"player": self.player, "at": self.at, "kind": self.kind, "why": self.why}
 
 
@@ -116,7 +116,7 @@ class Status:
             control=data.get("control"),
             firm=data.get("firm"),
             pending=tuple(
-                Break(b["player"], b["at"], b["kind"], b["why"]) for b in data.get("pending") or ()
+                Break(b["player"], b.get("at"), b["kind"], b.get("why", "")) for b in data.get("pending") or ()
             ),
             over=bool(data.get("over")),
             yielded_by=data.get("yielded_by"),

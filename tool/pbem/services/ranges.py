@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pbem.crypto.keys import allowed_signers_line
 from pbem.errors import Finding, PbemError
+from pbem.protocol.dice import ESCROW
 from pbem.services.workspace import Workspace
 
 
@@ -35,7 +36,10 @@ def verify_range(ws: Workspace, spec: str | None) -> tuple[list[Finding], int]:
 
 
 def allowed_signers_text(ws: Workspace) -> str:
-    """The players' keys at HEAD as a git allowed-signers file."""
+    """The players' keys at HEAD (and the dice escrow's) as a git allowed-signers file."""
     head = ws.head_files()
     game = ws.game_of(head)
-    return "".join(allowed_signers_line(s.id, s.key) + "\n" for s in game.manifest.seats if s.key is not None)
+    keys = [(s.id, s.key) for s in game.manifest.seats if s.key is not None]
+    if game.manifest.escrow_key is not None:
+        keys.append((ESCROW, game.manifest.escrow_key))
+    return "".join(allowed_signers_line(who, key) + "\n" for who, key in keys)

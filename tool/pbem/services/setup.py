@@ -13,7 +13,7 @@ from pbem.protocol.serving import seat_before  # noqa: F401  (re-exported for ca
 from pbem.services.workspace import Identity, Workspace
 from pbem.store.repo import GameRepo
 from pbem.verify.gamefiles import GAME, README, STATUS, WORKFLOW
-from pbem.verify.turns import expected_start
+from pbem.verify.turns import expected_start, start_batch, who
 
 ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,62}\Z")
 
@@ -117,3 +117,31 @@ def start(ws: Workspace, first: str, me: Identity) -> str:
     _, status = expected_start(game, first)
     files[STATUS] = dump_mapping(status.to_data()).encode()
     return ws.commit(files, me, f"start: {first} has control")
+
+
+def start_roll(ws: Workspace, me: Identity) -> tuple[str, str | None]:
+    """`pbem start --roll`: decide who starts by dice (seed 000 §2.A), in two steps. The first call announces
+    a batch of one die with as many sides as players; once every other player has contributed (`pbem yield`)
+    and the roller revealed (`pbem yield`), or the escrow signed, the second call starts the game with the
+    player the die names. Returns (commit id, the first player once started)."""
+    files = ws.head_files()
+    game = ws.game_of(files)
+    if STATUS in files:
+        raise PbemError("setup.started", "the game has already started", exit_code=1)
+    batch = start_batch(game)
+    if batch is None:
+        player = who(game, me.public)
+        if player not in game.manifest.players:
+            raise PbemError("signature.unknown-key", "only a seated player rolls for who starts", exit_code=1)
+        from pbem.services import chance
+
+        batch_id = chance.announce(files, game, me, player, ["who starts"], ["start"], len(game.manifest.players))
+        return ws.commit(files, me, f"start --roll: dice {batch_id} decide who starts"), None
+    if batch.results is None:
+        from pbem.protocol.dice import owed
+
+        waiting = "; ".join(f"{b.player}: {b.why}" for b in owed(game.manifest.players, [batch], None))
+        raise PbemError("dice.owed", f"dice {batch.id} for who starts are not rolled yet ({waiting}); each runs "
+                        "`pbem yield` (or the escrow `pbem escrow sign`)")
+    first = game.manifest.players[batch.results[0] - 1]
+    return start(ws, first, me), first

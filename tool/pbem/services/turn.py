@@ -7,9 +7,13 @@ from dataclasses import dataclass, field
 from pbem.errors import ILLEGAL, Finding, PbemError
 from pbem.formats.writer import dump_mapping
 from pbem.protocol.model import Status
+from pbem.crypto.keys import PrivateKey
+from pbem.protocol import secrets
+from pbem.protocol.dice import ESCROW
+from pbem.services import chance
 from pbem.services.workspace import Identity, Workspace
 from pbem.verify.gamefiles import STATUS
-from pbem.verify.turns import Verified, expected_after_turn
+from pbem.verify.turns import OWED, Verified, expected_after, takes_turn, who
 
 
 @dataclass
@@ -37,11 +41,11 @@ class Outlook:
 
 
 def whoami(ws: Workspace, me: Identity | None) -> str | None:
+    """My seat (or the escrow) in this game, by my key."""
     head = ws.head()
     if head is None or me is None:
         return None
-    seat = head.game.manifest.seat_of_key(me.public)
-    return seat.id if seat else None
+    return who(head.game, me.public)
 
 
 def outlook(ws: Workspace, me: Identity | None) -> Outlook:
@@ -61,20 +65,87 @@ def check(ws: Workspace, me: Identity) -> Outlook:
     return Outlook(head.game.status, player, findings, would)
 
 
-def yield_turn(ws: Workspace, me: Identity, note: str = "") -> tuple[str, Status]:
-    """Write status.yaml as replay computes it and commit the turn signed; nothing changes if it is illegal."""
-    head = _started(ws)
+def yield_turn(ws: Workspace, me: Identity, note: str = "") -> tuple[str, Status | None]:
+    """Settle what I owe (dice contributions and reveals, secrets due), write status.yaml as replay computes it
+    and commit signed; nothing changes if the result is illegal. Before the start it settles dice only."""
+    head = ws.head()
+    if head is None:
+        raise PbemError("setup.not-started", "this repository has no game yet (pbem init)")
     player = whoami(ws, me)
-    files = ws.worktree_files()
-    status = _computed(ws, head, files, me, player, note)
-    if status is None:
+    if player is None:
         raise PbemError("signature.unknown-key", "your key holds no seat in this game", exit_code=ILLEGAL)
+    files = ws.worktree_files()
+    if not head.started:
+        done = chance.settle_dice(files, ws.game_of(files), me, player)
+        if not done:
+            raise PbemError("setup.not-started", "the game has not started yet (pbem start --first ID) and you "
+                            "owe no dice")
+        return ws.commit(files, me, f"{player}: {'; '.join(done)}"), None
+    if not takes_turn(head, player) and _owes(head, player):
+        oid, status, head, files = _settle_first(ws, head, files, me, player)
+        if not _edits(ws, files):
+            return oid, status
+    done = settle(ws, head, files, me, player)
+    status = _computed(ws, head, files, me, player, note)
+    assert status is not None
     files[STATUS] = dump_mapping(status.to_data()).encode()
-    message = f"{player}: {note or 'yield'}\n\nnext: {status.control or 'game over'}"
+    summary = note or "; ".join(done) or "yield"
+    message = f"{player}: {summary}\n\nnext: {status.control or 'game over'}"
     if status.pending:
         message += f" ({status.pending[0].why})"
+    if done and note:
+        message += "\n" + "\n".join(done)
     oid = ws.commit(files, me, message)
     return oid, status
+
+
+def _owes(head: Verified, player: str) -> bool:
+    return head.status is not None and any(b.player == player and b.kind in OWED for b in head.status.pending)
+
+
+def _edits(ws: Workspace, files: dict[str, bytes]) -> bool:
+    """Whether the working tree holds edits beyond HEAD (other than status.yaml)."""
+    head = ws.head_files()
+    return any(head.get(p) != files.get(p) for p in set(head) | set(files) if p != STATUS)
+
+
+def _settle_first(ws: Workspace, head: Verified, files: dict[str, bytes], me: Identity,
+                  player: str) -> tuple[str, Status, Verified, dict[str, bytes]]:
+    """What I owe comes before my turn: commit it alone on HEAD's files, then put my other edits back so the
+    turn can follow in a commit of its own (DESIGN §5: the game waits for what is owed)."""
+    base = ws.head_files()
+    settled = dict(base)
+    done = settle(ws, head, settled, me, player)
+    status = _computed(ws, head, settled, me, player, "")
+    assert status is not None
+    settled[STATUS] = dump_mapping(status.to_data()).encode()
+    oid = ws.commit(settled, me, f"{player}: {'; '.join(done) or 'settled'}\n\nnext: {status.control}")
+    mine = {p: d for p, d in files.items() if base.get(p) != d and p != STATUS}
+    ws.write_files(mine)
+    for path in set(base) - set(files):
+        (ws.root / path).unlink(missing_ok=True)
+    new_head = ws.head()
+    assert new_head is not None
+    return oid, status, new_head, ws.worktree_files()
+
+
+def settle(ws: Workspace, head: Verified, files: dict[str, bytes], me: Identity, player: str) -> list[str]:
+    """Settle, in `files`, everything `player` owes now or will owe once this commit is replayed: his dice
+    contributions and reveals, and the reveals of his secrets that come due (DESIGN §5, §6)."""
+    done: list[str] = []
+    for _ in range(8):  # each round may make more due (a reveal completes a batch); a few rounds suffice
+        game = ws.game_of(files)
+        stop, status = expected_after(head, game, player)
+        if not any(b.player == player and b.kind in ("dice", "secret") for b in status.pending):
+            break
+        step = chance.settle_dice(files, game, me, player)
+        mine = [s.id for s in secrets.due(game.secrets, game.manifest.ruleset.parse_time, stop.checkpoint.point,
+                                          stop.over) if s.owner == player]
+        step += chance.due_reveals(files, game, me, player, mine)
+        if not step:
+            break
+        done += step
+    return done
 
 
 def _started(ws: Workspace) -> Verified:
@@ -89,5 +160,21 @@ def _computed(ws: Workspace, head: Verified, files: dict[str, bytes], me: Identi
     if player is None:
         return None
     game = ws.game_of(files)
-    _, status = expected_after_turn(head, game, player)
-    return Status(status.control, status.firm, status.pending, status.over, status.yielded_by, note)
+    return expected_after(head, game, player, note)[1]
+
+
+def commit_escrow(ws: Workspace, me: Identity, key: PrivateKey) -> list[str]:
+    """As the dice escrow: sign every open escrow batch at HEAD, write the results (and the status that
+    follows), commit signed by the escrow key. Only HEAD's files are used, never a working tree's edits."""
+    head = ws.head()
+    if head is None:
+        raise PbemError("setup.not-started", "this repository has no game yet (pbem init)")
+    files = ws.head_files()
+    done = chance.escrow_sign(files, ws.game_of(files), key)
+    if not done:
+        return []
+    if head.started:
+        status = expected_after(head, ws.game_of(files), ESCROW)[1]
+        files[STATUS] = dump_mapping(status.to_data()).encode()
+    ws.commit(files, me, "escrow: " + "; ".join(done))
+    return done

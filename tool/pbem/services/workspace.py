@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Mapping
 
@@ -17,7 +17,7 @@ from pbem.crypto.keys import PublicKey, find_key
 from pbem.errors import ILLEGAL, Finding, PbemError
 from pbem.store.repo import GameRepo
 from pbem.store.signer import Signer, signer_for
-from pbem.verify.gamefiles import FIXED_PATHS, PLAYERS_RE, REPORT_RE, Game, read_game
+from pbem.verify.gamefiles import Game, is_game_path, read_game
 from pbem.verify.history import HistoryResult, verify_history
 from pbem.verify.turns import Verified, judge
 
@@ -49,11 +49,6 @@ def _git_config(name: str, cwd: Path | None) -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
-def game_paths(path: str) -> bool:
-    """Whether a working-tree path belongs to the game (only these are ever committed)."""
-    return path in FIXED_PATHS or bool(PLAYERS_RE.match(path) or REPORT_RE.match(path))
-
-
 class Workspace:
     """A game repository checked out on a player's machine."""
 
@@ -74,9 +69,21 @@ class Workspace:
             rel = path.relative_to(self.root).as_posix()
             if rel.startswith(".git/") or not path.is_file() or path.is_symlink():
                 continue
-            if game_paths(rel):
+            if is_game_path(rel):
                 files[rel] = path.read_bytes()
         return files
+
+    def write_files(self, files: Mapping[str, bytes]) -> list[str]:
+        """Write game files into the working tree (those that differ); returns the paths written."""
+        current = self.worktree_files()
+        written = []
+        for path, data in sorted(files.items()):
+            if current.get(path) != data:
+                target = self.root / path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+                written.append(path)
+        return written
 
     def history(self) -> HistoryResult:
         """The verified history up to HEAD (computed once per command)."""
@@ -92,7 +99,9 @@ class Workspace:
         result = self.history()
         findings = result.findings()
         if findings:
-            raise PbemError.from_finding(findings[0].at(hint="the history does not verify: run `pbem verify`"))
+            # replace, not .at(): the finding's own hint ("sign with pbem yield", …) is not what to do here
+            hint = "the history does not verify: run `pbem verify`"
+            raise PbemError.from_finding(replace(findings[0], hint=hint))
         assert result.last is not None
         return result.last
 
@@ -124,6 +133,10 @@ class Workspace:
         return self._write(files, me, message)
 
     def _write(self, files: Mapping[str, bytes], me: Identity, message: str) -> str:
+        if self.repo.head_oid() is not None and self.repo.head_branch() is None:
+            # refuse before writing any object: a refused command leaves the repository as it was
+            raise PbemError("repo.detached", "HEAD is detached; check out the game branch first",
+                            hint="git switch main")
         head = self.repo.head_oid()
         author = me.author or (_git_config("user.name", self.root) or me.public.comment or "pbem player",
                                _git_config("user.email", self.root) or "player@pbem.invalid")

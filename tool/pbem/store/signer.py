@@ -22,8 +22,9 @@ class Signer(Protocol):
     @property
     def public(self) -> PublicKey: ...
 
-    def sign(self, payload: bytes) -> str:
-        """The armored SSHSIG (namespace git) of `payload`, without final newline."""
+    def sign(self, payload: bytes, namespace: str = sshsig.NAMESPACE) -> str:
+        """The armored SSHSIG of `payload` (namespace git unless told: pbem's own statements use "pbem"),
+        without final newline."""
         ...
 
 
@@ -37,8 +38,8 @@ class KeySigner:
     def public(self) -> PublicKey:
         return self._key.public
 
-    def sign(self, payload: bytes) -> str:
-        return sshsig.sign(self._key, payload)
+    def sign(self, payload: bytes, namespace: str = sshsig.NAMESPACE) -> str:
+        return sshsig.sign(self._key, payload, namespace)
 
     def __repr__(self) -> str:
         return f"KeySigner({self._key.public.fingerprint()})"
@@ -67,8 +68,8 @@ class SshKeygenSigner:
         except (OSError, UnicodeDecodeError) as exc:
             raise PbemError("key.unreadable", f"cannot read {pub}: {exc}") from None
 
-    def sign(self, payload: bytes) -> str:
-        command = [self.program, "-Y", "sign", "-n", sshsig.NAMESPACE, "-f", str(self.path)]
+    def sign(self, payload: bytes, namespace: str = sshsig.NAMESPACE) -> str:
+        command = [self.program, "-Y", "sign", "-n", namespace, "-f", str(self.path)]
         try:
             # stdin carries the payload; a passphrase prompt goes to the terminal, not to these pipes.
             done = subprocess.run(command, input=payload, capture_output=True, check=False)
@@ -89,7 +90,7 @@ class SshKeygenSigner:
         armored = text[:-1] if text.endswith("\n") else text
         try:
             # Check now what the verifier will check later, so a wrong key type fails at signing time.
-            sshsig.verify(armored, payload)
+            sshsig.verify(armored, payload, namespace)
         except PbemError as exc:
             raise PbemError(
                 "key.unsupported",

@@ -15,7 +15,9 @@ from typing import Any, Callable, Mapping
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
 from pbem.formats import schemas, yamlsafe
+from pbem.protocol.dice import ESCROW, Batch
 from pbem.protocol.model import Entry, Inputs, PlayerInputs, Status
+from pbem.protocol.secrets import Secret
 from pbem.rulesets import get as get_ruleset
 from pbem.rulesets.base import Ruleset
 
@@ -26,6 +28,8 @@ WORKFLOW = ".github/workflows/pbem.yml"
 FIXED_PATHS = {GAME, STATUS, README, WORKFLOW}
 PLAYERS_RE = re.compile(r"players/([a-z][a-z0-9_]{0,15})\.yaml\Z")
 REPORT_RE = re.compile(r"report/([a-z0-9][a-z0-9-]{0,31})\.yaml\Z")
+DICE_RE = re.compile(r"dice/(b[0-9]{4,6})\.yaml\Z")
+SECRET_RE = re.compile(r"secrets/(s[0-9]{4,6})\.yaml\Z")
 BLOB_MODE = 0o100644
 
 
@@ -48,6 +52,11 @@ class Manifest:
     setup: Mapping[str, Any]
     pbem: str | None
     raw: Mapping[str, Any] = field(repr=False)
+    escrow_key: PublicKey | None = None
+
+    @property
+    def keys(self) -> dict[str, PublicKey]:
+        return {s.id: s.key for s in self.seats if s.key is not None}
 
     @property
     def players(self) -> tuple[str, ...]:
@@ -71,6 +80,8 @@ class Game:
     manifest: Manifest
     inputs: Inputs
     status: Status | None  # None before the game starts
+    batches: Mapping[str, Batch] = field(default_factory=dict)
+    secrets: Mapping[str, Secret] = field(default_factory=dict)
 
 
 class ParseCache:
@@ -91,6 +102,11 @@ class ParseCache:
         return value
 
 
+def is_game_path(path: str) -> bool:
+    """Whether a path belongs to the game layout (DESIGN §2); only these are ever committed."""
+    return path in FIXED_PATHS or any(r.match(path) for r in (PLAYERS_RE, REPORT_RE, DICE_RE, SECRET_RE))
+
+
 def layout_findings(files: Mapping[str, tuple[str, int]]) -> list[Finding]:
     """Only the paths the game layout allows, only regular files (DESIGN §3 Trees)."""
     found = []
@@ -100,10 +116,10 @@ def layout_findings(files: Mapping[str, tuple[str, int]]) -> list[Finding]:
             found.append(Finding("tree.case-twin", f"{path} and {folded[path.lower()]} differ only in case",
                                  file=path))
         folded[path.lower()] = path
-        if not (path in FIXED_PATHS or PLAYERS_RE.match(path) or REPORT_RE.match(path)):
+        if not is_game_path(path):
             found.append(Finding("tree.unexpected-path", f"{path} is not part of a game's layout "
-                                 "(game.yaml, status.yaml, players/<id>.yaml, report/<period>.yaml, README.md)",
-                                 file=path))
+                                 "(game.yaml, status.yaml, players/<id>.yaml, report/<period>.yaml, "
+                                 "dice/<batch>.yaml, secrets/<id>.yaml, README.md)", file=path))
         elif mode != BLOB_MODE:
             found.append(Finding("tree.bad-mode", f"{path} has mode {mode:o}; only regular files (100644)",
                                  file=path))
@@ -125,6 +141,9 @@ def read_manifest(data: bytes) -> Manifest:
         if seat["id"] in seen:
             raise PbemError("schema.invalid", f"player id {seat['id']!r} appears twice", file=GAME,
                             line=doc.line_of(("players", i)), exit_code=1)
+        if seat["id"] == ESCROW:
+            raise PbemError("schema.invalid", f"{ESCROW!r} is reserved for the dice escrow", file=GAME,
+                            line=doc.line_of(("players", i)), exit_code=1)
         seen.add(seat["id"])
         key = PublicKey.from_line(seat["key"]) if seat.get("key") else None
         seats.append(Seat(seat["id"], seat.get("name", seat["id"]), key, seat.get("role", "player")))
@@ -137,8 +156,9 @@ def read_manifest(data: bytes) -> Manifest:
     except ValueError as exc:
         raise PbemError("schema.invalid", f"setup: {exc}", file=GAME, line=doc.line_of(("setup",)),
                         exit_code=1) from None
+    escrow = (raw.get("dice") or {}).get("escrow_key")
     return Manifest(raw["id"], raw.get("title", raw["id"]), raw["ruleset"], tuple(seats), setup,
-                    raw.get("pbem"), raw)
+                    raw.get("pbem"), raw, PublicKey.from_line(escrow) if escrow else None)
 
 
 def parse_time(ruleset: Ruleset, text: str, file: str, line: int) -> Any:
@@ -198,6 +218,18 @@ def read_status(data: bytes) -> Status:
     return Status.from_data(doc.data)
 
 
+def read_batch(data: bytes, file: str) -> Batch:
+    doc = yamlsafe.load(data, file)
+    schemas.validate("pbem/dice/1", doc.data, file=file, doc=doc)
+    return Batch(doc.data, file)
+
+
+def read_secret(data: bytes, file: str) -> Secret:
+    doc = yamlsafe.load(data, file)
+    schemas.validate("pbem/secret/1", doc.data, file=file, doc=doc)
+    return Secret(doc.data, file)
+
+
 def read_game(
     files: Mapping[str, tuple[str, int]],
     blob: Callable[[str], bytes],
@@ -214,6 +246,8 @@ def read_game(
         status = cache.get((files[STATUS][0], "status"), lambda: read_status(blob(files[STATUS][0])))
     per_player: dict[str, PlayerInputs] = {}
     entries: list[Entry] = []
+    batches: dict[str, Batch] = {}
+    secrets: dict[str, Secret] = {}
     for path, (oid, _mode) in sorted(files.items()):
         m = PLAYERS_RE.match(path)
         if m:
@@ -225,8 +259,14 @@ def read_game(
         elif REPORT_RE.match(path):
             entries.extend(cache.get((oid, "report", manifest.ruleset_name, path),
                                      lambda: read_report(blob(oid), path, ruleset)))
+        elif DICE_RE.match(path):
+            batch = cache.get((oid, "dice", path), lambda: read_batch(blob(oid), path))
+            batches[batch.id] = batch
+        elif SECRET_RE.match(path):
+            secret = cache.get((oid, "secret", path), lambda: read_secret(blob(oid), path))
+            secrets[secret.id] = secret
     for entry in entries:
         if entry.by not in manifest.players:
             raise PbemError("players.unknown", f"entry by unknown player {entry.by!r}", file=entry.file,
                             line=entry.line, exit_code=1)
-    return Game(manifest, Inputs(manifest.players, tuple(entries), per_player), status)
+    return Game(manifest, Inputs(manifest.players, tuple(entries), per_player), status, batches, secrets)

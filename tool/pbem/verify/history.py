@@ -38,8 +38,9 @@ class HistoryResult:
     last_files: Mapping[str, tuple[str, int]] = field(default_factory=dict)
 
     def findings(self, only: set[str] | None = None) -> list[Finding]:
-        """All findings, or those of the commits in `only` (plus history-level ones)."""
-        out = list(self.history_findings)
+        """All findings, or those of the commits in `only` (history-level ones included when they name a
+        commit in `only`, or no commit at all)."""
+        out = [f for f in self.history_findings if only is None or f.commit is None or f.commit in only]
         for c in self.commits:
             if only is None or c.oid in only:
                 out.extend(c.findings)

@@ -1,15 +1,19 @@
-"""Judge one commit (or a working tree) against the one before it: the per-commit steps of DESIGN §3–§4.
+"""Judge one commit (or a working tree) against the one before it: the per-commit steps of DESIGN §3–§6.
 
 No git here: the caller reads both trees and checks the signature; this module decides whether the signer was
 allowed to make this change and whether status.yaml says what replay computes. Steps, in order:
 
   1. setup phase (no status.yaml yet): joins (a new key claims an open seat), edits by the founder or seated
-     players, and the start commit (all seats claimed; status.yaml is the first computed status);
-  2. play: game.yaml and the workflow are frozen (DESIGN §3 Trees);
-  3. the signer is a seated player (signature.unknown-key) and in control (signature.not-in-control);
-  4. he changed only his own players file and entries (ownership.*), nothing before the firm marker (firm.changed);
+     players, dice to decide who starts, and the start commit (all seats claimed; the first computed status);
+  2. play: game.yaml, README and the workflow are frozen (DESIGN §3 Trees);
+  3. the signer is a seated player or the dice escrow (signature.unknown-key), and either holds control for a
+     turn, or settles something he owes out of turn: a dice contribution or reveal, a secret's reveal
+     (signature.not-in-control);
+  4. he changed only his own players file and entries (ownership.*), nothing before the firm marker
+     (firm.changed), and dice and secrets only as §5 and §6 allow (dice.*, secret.*);
   5. he made progress (progress.none, seed §4.C);
-  6. replay from the firm point: illegal entries (rules.*), and status.yaml must equal the result (status.mismatch).
+  6. replay from the firm point: illegal entries (rules.*); what is owed (dice, reveals) comes before the game's
+     breaks; status.yaml must equal the result (status.mismatch).
 """
 
 from __future__ import annotations
@@ -19,29 +23,64 @@ from typing import Iterable
 
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding
+from pbem.protocol import dice, secrets
 from pbem.protocol.control import progress_error, resume_from, status_of
 from pbem.protocol.history import firm_findings, ownership_findings
-from pbem.protocol.model import Status, Stop
+from pbem.protocol.model import Break, Status, Stop
 from pbem.protocol.replay import replay, start_checkpoint
 from pbem.protocol.serving import seat_before
-from pbem.verify.gamefiles import GAME, PLAYERS_RE, README, STATUS, WORKFLOW, Game
+from pbem.verify.gamefiles import DICE_RE, GAME, PLAYERS_RE, README, SECRET_RE, STATUS, WORKFLOW, Game
 
 PROTECTED = (GAME, WORKFLOW, README)
 SETUP_FILES = {GAME, WORKFLOW, README}
+OWED = (dice.DICE, secrets.SECRET)
 
 
 @dataclass(frozen=True)
 class Verified:
-    """What is known after accepting a commit: the game as read there, and where replay stopped."""
+    """What is known after accepting a commit: the game as read there, where replay stopped, the status that
+    follows (obligations first), and whose turn last moved the game on (serving order starts after him)."""
 
     game: Game
     stop: Stop | None  # None while the game is being set up
     founder: PublicKey | None
-    actor: str | None = None  # the seat that made this commit (None for the founder)
+    actor: str | None = None  # the seat (or the escrow) that made this commit; None for the founder
+    status: Status | None = None
+    last_yielder: str | None = None
 
     @property
     def started(self) -> bool:
         return self.stop is not None
+
+
+def who(game: Game, key: PublicKey) -> str | None:
+    """The seat a key holds in `game`, or the escrow, or None."""
+    seat = game.manifest.seat_of_key(key)
+    if seat is not None:
+        return seat.id
+    escrow = game.manifest.escrow_key
+    return dice.ESCROW if escrow is not None and escrow.same_key(key) else None
+
+
+def full_status(game: Game, stop: Stop, yielded_by: str | None, note: str = "") -> Status:
+    """The status a commit must write: what is owed (dice, then reveals due) before the game's own breaks; the
+    game is over only when replay is over and nothing is owed (DESIGN §5, §6)."""
+    ruleset = game.manifest.ruleset
+    base = status_of(ruleset, stop, yielded_by, note)
+    owed = dice.owed(game.manifest.players, list(game.batches.values()), base.firm)
+    owed += secrets.owed_reveals(game.secrets, ruleset.parse_time, stop.checkpoint.point, stop.over, base.firm)
+    if not owed:
+        return base
+    pending = tuple(owed) + base.pending
+    return Status(pending[0].player, base.firm, pending, False, yielded_by, note)
+
+
+def start_batch(game: Game) -> dice.Batch | None:
+    """The batch that decides who starts (`pbem start --roll`), if any: its first roll's ref is "start"."""
+    for batch in sorted(game.batches.values(), key=lambda b: b.id):
+        if not batch.voided and batch.raw["rolls"][0].get("ref") == "start":
+            return batch
+    return None
 
 
 def expected_start(game: Game, first: str) -> tuple[Stop, Status]:
@@ -50,15 +89,26 @@ def expected_start(game: Game, first: str) -> tuple[Stop, Status]:
     ruleset = manifest.ruleset
     checkpoint = start_checkpoint(ruleset, manifest.setup, manifest.players)
     stop = replay(ruleset, manifest.setup, game.inputs, checkpoint, seat_before(manifest.players, first))
-    return stop, status_of(ruleset, stop, None)
+    return stop, full_status(game, stop, None)
 
 
-def expected_after_turn(prev: Verified, game: Game, player: str) -> tuple[Stop, Status]:
-    """Where replay stops once `player` (in control) has taken his turn with `game`'s inputs."""
+def takes_turn(prev: Verified, player: str) -> bool:
+    """Whether `player` holds control for a turn (nothing is owed, and the first break is his)."""
+    assert prev.status is not None
+    pending = prev.status.pending
+    return bool(pending) and pending[0].player == player and not any(b.kind in OWED for b in pending)
+
+
+def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> tuple[Stop, Status]:
+    """Where replay stops after `player`'s commit, and the status it must write. A turn serves his break;
+    settling what he owed out of turn serves nothing, so the game's breaks stay as they were."""
     assert prev.stop is not None
     ruleset = game.manifest.ruleset
-    stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, player), player)
-    return stop, status_of(ruleset, stop, player)
+    if takes_turn(prev, player):
+        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, player), player)
+    else:
+        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, None), prev.last_yielder)
+    return stop, full_status(game, stop, player, note)
 
 
 def judge(prev: Verified | None, game: Game, changed: Iterable[str], signer: PublicKey) -> tuple[list[Finding], Verified]:
@@ -80,7 +130,7 @@ def _root(game: Game, changed: set[str], signer: PublicKey) -> tuple[list[Findin
 
 def _setup(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> tuple[list[Finding], Verified]:
     old, new = prev.game.manifest, game.manifest
-    seat = old.seat_of_key(signer)
+    actor = who(prev.game, signer)
     founder = prev.founder is not None and prev.founder.same_key(signer)
     findings: list[Finding] = []
     for before in old.seats:  # a claimed seat keeps its key (only its owner's join set it)
@@ -88,7 +138,7 @@ def _setup(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> 
         if before.key is not None and (after is None or after.key is None or not after.key.same_key(before.key)):
             findings.append(Finding("setup.seat-taken", f"seat {before.id!r} was already claimed; its key "
                                     "may not change", file=GAME))
-    if seat is None and not founder:
+    if actor is None and not founder:
         claimed = [s for s in new.seats if s.key is not None and s.key.same_key(signer)]
         opened = old.seat(claimed[0].id) if claimed else None
         is_join = (len(claimed) == 1 and opened is not None and opened.key is None
@@ -97,13 +147,15 @@ def _setup(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> 
             findings.append(Finding("signature.unknown-key", f"signed by {signer.fingerprint()}, which holds no "
                                     "seat: a new key may only claim one open seat (pbem join)", file=GAME))
         actor = claimed[0].id if claimed else None
-    else:
+    elif actor is None:
         now = new.seat_of_key(signer)
-        actor = seat.id if seat else (now.id if now else None)
-    stray = sorted(p for p in changed if p not in SETUP_FILES | {STATUS})
-    for path in stray:
-        findings.append(Finding("setup.unexpected-file", f"{path}: before the start only game.yaml, README.md "
-                                "and the workflow may change", file=path))
+        actor = now.id if now else None
+    for path in sorted(p for p in changed if p not in SETUP_FILES | {STATUS} and not DICE_RE.match(p)):
+        findings.append(Finding("setup.unexpected-file", f"{path}: before the start only game.yaml, README.md, "
+                                "the workflow and dice to decide who starts may change", file=path))
+    if any(DICE_RE.match(p) for p in changed):
+        findings.extend(dice.batch_findings(new.id, new.players, new.keys, new.escrow_key, prev.game.batches,
+                                            game.batches, actor or ""))
     if game.status is None:
         return findings, Verified(game, None, prev.founder, actor)
     # the start commit (pbem start): game.yaml frozen from here on
@@ -117,9 +169,15 @@ def _setup(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> 
     if first not in new.players:
         findings.append(Finding("status.mismatch", f"control must go to a player, got {first!r}", file=STATUS))
         return findings, Verified(game, None, prev.founder, actor)
+    batch = start_batch(game)
+    if batch is not None:
+        rolled = new.players[batch.results[0] - 1] if batch.results else None
+        if rolled != first:
+            findings.append(Finding("dice.start-mismatch", f"dice {batch.id} decide who starts: "
+                                    f"{rolled or 'not rolled yet'}, but control went to {first}", file=STATUS))
     stop, expected = expected_start(game, first)
     findings.extend(_status_findings(expected, game.status))
-    return findings, Verified(game, stop, prev.founder, actor)
+    return findings, Verified(game, stop, prev.founder, actor, expected, seat_before(new.players, first))
 
 
 def _same_but_key(old: dict, new: dict, seat_id: str) -> bool:
@@ -134,46 +192,86 @@ def _same_but_key(old: dict, new: dict, seat_id: str) -> bool:
 
 
 def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> tuple[list[Finding], Verified]:
-    assert prev.stop is not None and prev.game.status is not None
+    assert prev.stop is not None and prev.status is not None
     findings: list[Finding] = []
+    unchanged = Verified(game, prev.stop, prev.founder, None, prev.status, prev.last_yielder)
     for path in PROTECTED:
         if path in changed:
             findings.append(Finding("protected.changed", f"{path} is frozen once the game has started "
                                     "(a turn must not be able to change the game or disable its own check)",
                                     file=path))
-    seat = prev.game.manifest.seat_of_key(signer)
-    if seat is None:
+    player = who(prev.game, signer)
+    if player is None:
         findings.append(Finding("signature.unknown-key", f"signed by {signer.fingerprint()}, which is no "
                                 "player's key in game.yaml"))
-        return findings, Verified(game, prev.stop, prev.founder, None)
-    player = seat.id
-    control = prev.stop.pending[0].player if prev.stop.pending else None
-    if prev.stop.over:
+        return findings, unchanged
+    if prev.status.over:
         findings.append(Finding("game.over", "the game is over; no more turns"))
-        return findings, Verified(game, prev.stop, prev.founder, player)
-    if player != control:
-        findings.append(Finding("signature.not-in-control", f"{player} made a turn, but {control} holds control "
-                                f"({prev.stop.pending[0].why})", file=STATUS))
-        return findings, Verified(game, prev.stop, prev.founder, player)
+        return findings, unchanged
+    turn = takes_turn(prev, player)
+    mine = [b for b in prev.status.pending if b.player == player and b.kind in OWED]
+    if not turn and not mine:
+        head = prev.status.pending[0]
+        findings.append(Finding("signature.not-in-control", f"{player} made a turn, but {head.player} holds "
+                                f"control ({head.why})", file=STATUS))
+        return findings, unchanged
+    if not turn:
+        for path in sorted(p for p in changed if p != STATUS and not (DICE_RE.match(p) or SECRET_RE.match(p))):
+            findings.append(Finding("signature.not-in-control", f"{player} may only settle what he owes now "
+                                    f"({mine[0].why}); {path} waits for his turn", file=path))
+    findings.extend(_ownership(prev, game, changed, player, turn))
+    stop, expected = expected_after(prev, game, player)
+    findings.extend(stop.problems)
+    findings.extend(_progress(prev, game, player, turn, mine, expected))
+    if game.status is None:
+        findings.append(Finding("status.mismatch", "status.yaml was removed", file=STATUS))
+    else:
+        if game.status.over and any(not s.revealed for s in game.secrets.values()):
+            findings.append(Finding("secret.unrevealed", "the game is declared over with secrets unrevealed: "
+                                    + ", ".join(sorted(s.id for s in game.secrets.values() if not s.revealed)),
+                                    file=STATUS))
+        findings.extend(_status_findings(expected, game.status))
+    last = player if turn else prev.last_yielder
+    return findings, Verified(game, stop, prev.founder, player, expected, last)
+
+
+def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn: bool) -> list[Finding]:
+    """DESIGN §2 rules of ownership, the firm marker, and the dice and secret rules (§5, §6)."""
+    findings = []
     for path in changed:
         m = PLAYERS_RE.match(path)
         if m and m.group(1) != player:
             findings.append(Finding("ownership.foreign-file", f"{player} changed {path}, which only "
                                     f"{m.group(1)} may change", file=path))
+    assert prev.stop is not None
     firm = prev.stop.checkpoint.point
     findings.extend(ownership_findings(prev.game.inputs, game.inputs, player))
     findings.extend(firm_findings(prev.game.inputs, game.inputs, firm))
-    ruleset = game.manifest.ruleset
-    reason = progress_error(ruleset, firm, player, game.inputs)
-    if reason:
-        findings.append(Finding("progress.none", reason, file=f"players/{player}.yaml"))
-    stop, expected = expected_after_turn(prev, game, player)
-    findings.extend(stop.problems)
-    if game.status is None:
-        findings.append(Finding("status.mismatch", "status.yaml was removed", file=STATUS))
-    else:
-        findings.extend(_status_findings(expected, game.status))
-    return findings, Verified(game, stop, prev.founder, player)
+    manifest = game.manifest
+    if any(DICE_RE.match(p) for p in changed):
+        findings.extend(dice.batch_findings(manifest.id, manifest.players, manifest.keys, manifest.escrow_key,
+                                            prev.game.batches, game.batches, player))
+        if not turn and set(game.batches) - set(prev.game.batches):
+            findings.append(Finding("dice.bad-batch", "dice are announced in one's own turn", file=STATUS))
+    if any(SECRET_RE.match(p) for p in changed):
+        findings.extend(secrets.secret_findings(prev.game.secrets, game.secrets, player, manifest.players,
+                                                manifest.ruleset.parse_time))
+        if not turn and set(game.secrets) - set(prev.game.secrets):
+            findings.append(Finding("secret.bad-secret", "secrets are sealed in one's own turn", file=STATUS))
+    return findings
+
+
+def _progress(prev: Verified, game: Game, player: str, turn: bool, mine: list[Break],
+              expected: Status) -> list[Finding]:
+    """Seed §4.C: a turn must act or forfeit the firm step; settling what one owes must settle some of it."""
+    assert prev.stop is not None
+    if turn:
+        reason = progress_error(game.manifest.ruleset, prev.stop.checkpoint.point, player, game.inputs)
+        return [Finding("progress.none", reason, file=f"players/{player}.yaml")] if reason else []
+    still = [b for b in mine if b in expected.pending]
+    if len(still) == len(mine):
+        return [Finding("progress.none", f"{player} owes {mine[0].why} and settled none of it", file=STATUS)]
+    return []
 
 
 def _status_findings(expected: Status, written: Status) -> list[Finding]:
@@ -184,6 +282,3 @@ def _status_findings(expected: Status, written: Status) -> list[Finding]:
     detail = "; ".join(f"{k}: expected {want[k]!r}, got {got[k]!r}" for k in wrong)
     return [Finding("status.mismatch", f"status.yaml does not match replay ({detail})", file=STATUS,
                     hint="run `pbem yield` to write the computed status")]
-
-
-__all__ = ["Verified", "judge", "expected_start", "expected_after_turn", "README"]

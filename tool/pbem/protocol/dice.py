@@ -1,0 +1,280 @@
+"""Dice batches in the protocol (DESIGN §5, seed 000 §2.D): who owes what, and what one commit may change.
+
+A batch is announced before anything about its rolls can be known. In commit-reveal mode every other player
+then owes a contribution, and once all are in the roller owes his reveal; in escrow mode the escrow owes its
+signature. While anything is owed the game waits: those obligations come before the game's own breaks.
+
+Results are "knowable" as soon as someone could compute them: in commit-reveal mode when every contribution is
+in (the roller knows his own secret), in escrow mode when the escrow has signed. From then on a batch may be
+voided only with every other player's signature of the void (a roller may never choose to void after seeing
+results); before, the roller alone may void it, with a reason, and re-roll it whole.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import nacl.exceptions
+import nacl.signing
+
+from pbem.crypto import dice as dice_crypto
+from pbem.crypto import sshsig
+from pbem.crypto.keys import PublicKey
+from pbem.errors import Finding, PbemError
+from pbem.formats.canonical import dumps as canonical
+from pbem.protocol.model import Break
+
+ESCROW = "escrow"  # the pseudo-seat that owes escrow signatures; no player may take this id
+DICE = "dice"
+ANNOUNCED = ("id", "roller", "mode", "sides", "rolls", "at", "replaces", "commit", "owner_box")
+VOID_NAMESPACE = "pbem"
+
+
+@dataclass(frozen=True)
+class Batch:
+    """One dice batch as read from dice/<id>.yaml."""
+
+    raw: Mapping[str, Any] = field(repr=False)
+    file: str = ""
+
+    @property
+    def id(self) -> str:
+        return self.raw["id"]
+
+    @property
+    def roller(self) -> str:
+        return self.raw["roller"]
+
+    @property
+    def mode(self) -> str:
+        return self.raw["mode"]
+
+    @property
+    def sides(self) -> int:
+        return self.raw["sides"]
+
+    @property
+    def contributions(self) -> Mapping[str, str]:
+        return self.raw.get("contributions") or {}
+
+    @property
+    def results(self) -> list[int] | None:
+        return self.raw.get("results")
+
+    @property
+    def voided(self) -> bool:
+        return "void" in self.raw
+
+    def announcement(self) -> bytes:
+        """The canonical announced content (what a void's co-signatures cover)."""
+        return canonical({k: self.raw[k] for k in ("id", "roller", "mode", "sides", "rolls", "at", "replaces")
+                          if k in self.raw})
+
+    def others(self, players: Sequence[str]) -> list[str]:
+        """The players other than the roller, in table order (the order contributions enter the seed)."""
+        return [p for p in players if p != self.roller]
+
+    def knowable(self, players: Sequence[str]) -> bool:
+        """Whether somebody could compute the results now."""
+        if self.mode == "escrow":
+            return "escrow" in self.raw
+        return all(p in self.contributions for p in self.others(players))
+
+
+def void_message(game_id: str, batch: Batch, reason: str) -> bytes:
+    """What every other player signs to agree to a void once results were knowable."""
+    digest = hashlib.sha256(batch.announcement()).digest()
+    return b"pbem-void-v1" + game_id.encode() + b"\0" + batch.id.encode() + b"\0" + digest + b"\0" + reason.encode()
+
+
+def derive(game_id: str, players: Sequence[str], batch: Batch) -> list[int] | None:
+    """The batch's rolls as DESIGN §5 defines them, or None while they cannot be derived yet."""
+    count = len(batch.raw["rolls"])
+    if batch.mode == "escrow":
+        if "escrow" not in batch.raw:
+            return None
+        seed = dice_crypto.seed_escrow(base64.b64decode(batch.raw["escrow"]))
+    else:
+        if "reveal" not in batch.raw:
+            return None
+        secret = bytes.fromhex(batch.raw["reveal"])
+        parts = [bytes.fromhex(batch.contributions[p]) for p in batch.others(players)]
+        seed = dice_crypto.seed_commit_reveal(game_id, batch.id, secret, parts)
+    return dice_crypto.rolls(seed, batch.sides, count)
+
+
+def owed(players: Sequence[str], batches: Sequence[Batch], at: str | None) -> list[Break]:
+    """What is owed for open batches, in batch order: contributions (table order after the roller), then the
+    roller's reveal; or the escrow's signature (DESIGN §4.2 point 4)."""
+    out: list[Break] = []
+    for batch in sorted(batches, key=lambda b: b.id):
+        if batch.voided or batch.results is not None:
+            continue
+        if batch.mode == "escrow":
+            out.append(Break(ESCROW, at, DICE, f"escrow signature owed for dice {batch.id}"))
+            continue
+        seats = list(players)
+        start = seats.index(batch.roller) + 1 if batch.roller in seats else 0
+        around = seats[start:] + seats[:start]
+        missing = [p for p in around if p != batch.roller and p not in batch.contributions]
+        for player in missing:
+            out.append(Break(player, at, DICE, f"contribution owed to dice {batch.id} of {batch.roller}"))
+        if not missing:
+            out.append(Break(batch.roller, at, DICE, f"reveal owed for dice {batch.id}"))
+    return out
+
+
+def batch_findings(
+    game_id: str,
+    players: Sequence[str],
+    keys: Mapping[str, PublicKey],
+    escrow_key: PublicKey | None,
+    before: Mapping[str, Batch],
+    after: Mapping[str, Batch],
+    committer: str,
+) -> list[Finding]:
+    """Every rule a commit's changes to dice/ must keep (DESIGN §5); `committer` is a player id or ESCROW."""
+    findings: list[Finding] = []
+    for batch_id in sorted(set(before) | set(after)):
+        old, new = before.get(batch_id), after.get(batch_id)
+        if new is None:
+            findings.append(_f("dice.changed", f"dice batch {batch_id} was removed", old.file if old else None))
+            continue
+        if old is not None and old.raw == new.raw:
+            continue
+        try:
+            findings.extend(_changes(game_id, players, keys, escrow_key, old, new, committer))
+        except PbemError as exc:  # malformed hex or base64 that slipped past the schema
+            findings.append(exc.finding.at(file=new.file))
+    return findings
+
+
+def _changes(game_id: str, players: Sequence[str], keys: Mapping[str, PublicKey], escrow_key: PublicKey | None,
+             old: Batch | None, new: Batch, committer: str) -> list[Finding]:
+    f = new.file
+    raw = new.raw
+    out: list[Finding] = []
+    if f != f"dice/{new.id}.yaml":
+        out.append(_f("dice.bad-batch", f"batch {new.id} must live in dice/{new.id}.yaml", f))
+    if old is None:
+        if committer != new.roller:
+            out.append(_f("dice.bad-batch", f"{committer} announced a batch with roller {new.roller}", f))
+        if new.roller not in players:
+            out.append(_f("dice.bad-batch", f"roller {new.roller!r} is not a player", f))
+        extra = sorted(k for k in set(raw) - set(ANNOUNCED) if not k.startswith("x-"))
+        if extra:
+            out.append(_f("dice.bad-batch", f"a new batch is only announced (no {', '.join(extra)} yet): nothing "
+                          "about its rolls may be known when it is announced", f))
+        if new.mode == "commit-reveal" and not ("commit" in raw and "owner_box" in raw):
+            out.append(_f("dice.bad-batch", "a commit-reveal batch needs the roller's commit and owner_box", f))
+        if new.mode == "escrow" and escrow_key is None:
+            out.append(_f("dice.bad-batch", "escrow dice need dice.escrow_key in game.yaml", f))
+        if new.mode == "escrow" and ("commit" in raw or "owner_box" in raw):
+            out.append(_f("dice.bad-batch", "an escrow batch has no roller's commitment", f))
+        return out
+    changed = [k for k in ANNOUNCED if old.raw.get(k) != raw.get(k)]
+    if changed and (committer != new.roller or old.contributions or old.knowable(players)
+                    or {"id", "roller", "mode"} & set(changed)):
+        out.append(_f("dice.changed", f"batch {new.id}: {', '.join(changed)} changed; only the roller may correct "
+                      "an announcement, and only before any contribution", f))
+    if old.voided and old.raw.get("void") != raw.get("void"):
+        out.append(_f("dice.changed", f"batch {new.id}: a void cannot be changed or withdrawn", f))
+    for key in ("reveal", "escrow", "results"):
+        if key in old.raw and old.raw.get(key) != raw.get(key):
+            out.append(_f("dice.changed", f"batch {new.id}: {key} cannot change once written", f))
+    out.extend(_contributions(players, old, new, committer))
+    out.extend(_reveal(game_id, players, escrow_key, old, new, committer))
+    out.extend(_void(game_id, players, keys, old, new, committer))
+    return out
+
+
+def _contributions(players: Sequence[str], old: Batch, new: Batch, committer: str) -> list[Finding]:
+    out = []
+    for player, value in new.contributions.items():
+        if old.contributions.get(player) == value:
+            continue
+        if player in old.contributions:
+            out.append(_f("dice.bad-contribution", f"{player} contributed to {new.id} twice", new.file))
+        elif player != committer:
+            out.append(_f("dice.bad-contribution", f"{committer} wrote a contribution in {player}'s name", new.file))
+        elif player == new.roller or player not in players or new.mode == "escrow":
+            out.append(_f("dice.bad-contribution", f"{player} owes no contribution to {new.id}", new.file))
+        elif old.voided or old.results is not None:
+            out.append(_f("dice.bad-contribution", f"batch {new.id} is closed", new.file))
+        elif sum(1 for v in new.contributions.values() if v == value) > 1 or value == new.raw.get("commit"):
+            out.append(_f("dice.bad-contribution", f"{player}'s contribution copies another value: each must be a "
+                          "fresh secret", new.file))
+    for player in old.contributions:
+        if player not in new.contributions:
+            out.append(_f("dice.bad-contribution", f"{player}'s contribution to {new.id} was removed", new.file))
+    return out
+
+
+def _reveal(game_id: str, players: Sequence[str], escrow_key: PublicKey | None, old: Batch, new: Batch,
+            committer: str) -> list[Finding]:
+    raw = new.raw
+    out = []
+    if "reveal" in raw and "reveal" not in old.raw:
+        if committer != new.roller:
+            out.append(_f("dice.bad-reveal", f"only the roller {new.roller} reveals batch {new.id}", new.file))
+        if not new.knowable(players) or new.mode != "commit-reveal":
+            out.append(_f("dice.bad-reveal", f"batch {new.id} revealed before every contribution was in", new.file))
+        if dice_crypto.commitment(bytes.fromhex(raw["reveal"])).hex() != raw.get("commit"):
+            out.append(_f("dice.bad-reveal", f"batch {new.id}: the reveal does not match the roller's commitment",
+                          new.file))
+    if "escrow" in raw and "escrow" not in old.raw:
+        if new.mode != "escrow" or escrow_key is None:
+            out.append(_f("dice.bad-escrow", f"batch {new.id} is not an escrow batch", new.file))
+        else:
+            message = dice_crypto.escrow_message(game_id, new.id, dice_crypto.announced_batch(new.raw))
+            try:
+                nacl.signing.VerifyKey(escrow_key.raw).verify(message, base64.b64decode(raw["escrow"]))
+            except (nacl.exceptions.BadSignatureError, binascii.Error, ValueError):
+                out.append(_f("dice.bad-escrow", f"batch {new.id}: not the escrow key's signature of this batch",
+                              new.file))
+    if raw.get("results") != old.raw.get("results"):
+        if out:
+            return out
+        expected = derive(game_id, players, new)
+        if expected is None or list(raw.get("results") or []) != expected:
+            out.append(_f("dice.bad-results", f"batch {new.id}: results {raw.get('results')} differ from the "
+                          f"derivation {expected}", new.file))
+    elif ("reveal" in raw and "reveal" not in old.raw) or ("escrow" in raw and "escrow" not in old.raw):
+        out.append(_f("dice.bad-results", f"batch {new.id}: write the results with the reveal (pbem does)",
+                      new.file))
+    return out
+
+
+def _void(game_id: str, players: Sequence[str], keys: Mapping[str, PublicKey], old: Batch, new: Batch,
+          committer: str) -> list[Finding]:
+    if not new.voided or old.voided:
+        return []
+    out = []
+    if committer != new.roller:
+        out.append(_f("dice.bad-void", f"only the roller {new.roller} voids batch {new.id}", new.file))
+    if not old.knowable(players) and old.results is None:
+        return out
+    reason = new.raw["void"]["reason"]
+    cosign = new.raw["void"].get("cosign") or {}
+    message = void_message(game_id, new, reason)
+    for player in new.others(players):
+        if player not in cosign:
+            out.append(_f("dice.bad-void", f"batch {new.id} was voided after its results were knowable without "
+                          f"{player}'s co-signature (pbem dice cosign)", new.file))
+            continue
+        try:
+            signer = sshsig.verify(cosign[player], message, VOID_NAMESPACE)
+        except PbemError:
+            signer = None
+        if signer is None or player not in keys or not signer.same_key(keys[player]):
+            out.append(_f("dice.bad-void", f"{player}'s co-signature of the void of {new.id} does not verify",
+                          new.file))
+    return out
+
+
+def _f(rule: str, message: str, file: str | None) -> Finding:
+    return Finding(rule, message, file=file)

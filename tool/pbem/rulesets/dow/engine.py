@@ -1,0 +1,347 @@
+"""The adapter to the `diplomacy` package (DESIGN §7.2, issue 5): the only module of pbem that imports it.
+
+We do not write an adjudicator: the standard map and DATC-compliant adjudication come from `diplomacy==1.1.2`
+(pinned in pyproject). The package keeps a 4,500-line game object with printing, clocks and randomness mixed
+in, so this module wraps it tightly and hands the rest of pbem only immutable data:
+
+* the package is imported lazily, once, with its warnings silenced and its logger (which the package wires to
+  stderr at DEBUG level on import) turned off;
+* every call builds a fresh `Game` from an immutable `Board` (fixed game id: the engine would otherwise draw one
+  from os.urandom), with the rules IGNORE_ERRORS (no printing of order errors) and DONT_SKIP_PHASES (the engine
+  then walks the same phase sequence as pbem: S M, S R, F M, F R, W A);
+* every order is checked to have been accepted: the engine drops an invalid order silently into `game.error`,
+  so each order is fed one at a time and refused with the engine's own message when `error` grows or the order
+  does not appear among the power's orders;
+* what the engine returns unordered (units, centres, influence, results) is sorted; wall-clock timestamps and
+  the zobrist hash are dropped; the engine's version is returned with every adjudication.
+
+Unknown names are refused before they reach the engine (`set_centers` drops unknown centres silently).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import warnings
+from dataclasses import dataclass
+from functools import lru_cache
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping, Sequence
+
+from pbem.rulesets.dow.board import Board, province_of, unit_province
+
+PINNED = "1.1.2"
+MAP_NAME = "standard"
+GAME_ID = "pbem-dow"
+RULES = ("SOLITAIRE", "NO_PRESS", "IGNORE_ERRORS", "POWER_CHOICE", "DONT_SKIP_PHASES")
+COMPLETED = "COMPLETED"
+_CODE = re.compile(r"^[0-9]+:")
+
+
+class EngineError(Exception):
+    """The engine refused an order we had accepted, or failed; a bug or a tampered input, never a rule."""
+
+
+@dataclass(frozen=True)
+class Checked:
+    """One order as checked by the engine: its normal form (e.g. "A PAR S A MAR - BUR") or why it was refused."""
+
+    order: str
+    normal: str | None
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class Adjudication:
+    """What one adjudicated phase gave: the new board, the engine's next phase ("S1901R", or "COMPLETED" when the
+    engine ended the game), the result codes per unit (informative only: a saved phase does not keep every
+    result, so the verifier compares boards), who dislodged whom, and the engine version."""
+
+    phase: str
+    next_phase: str
+    board: Board
+    results: tuple[tuple[str, tuple[str, ...]], ...]
+    dislodged: tuple[tuple[str, str, str | None], ...]  # (owner, unit, the power whose unit took its place)
+    engine: str
+
+
+@dataclass(frozen=True)
+class MapInfo:
+    """The standard map as pbem needs it: powers (lower-case ids, standard order), provinces, their names,
+    supply centres, home centres and the starting position."""
+
+    powers: tuple[str, ...]
+    provinces: frozenset[str]
+    names: Mapping[str, str]
+    supply_centres: frozenset[str]
+    homes: Mapping[str, tuple[str, ...]]
+    start: Board
+
+    def name(self, province: str) -> str:
+        """A province's name for messages: "Munich", "Mid-Atlantic Ocean"."""
+        return self.names.get(province, province)
+
+
+# --- the package, imported once ------------------------------------------------------------------------------
+
+@lru_cache(maxsize=1)
+def _package() -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import diplomacy  # noqa: F401  (the import wires the package's logger)
+        from diplomacy import version
+        from diplomacy.engine.game import Game
+        from diplomacy.engine.map import Map
+    logger = logging.getLogger("diplomacy")
+    for handler in list(logger.handlers):
+        logger.removeHandler(handler)
+    logger.addHandler(logging.NullHandler())
+    logger.setLevel(logging.CRITICAL + 1)
+    logger.propagate = False
+    return version.PACKAGE_VERSION, Game, Map
+
+
+def version() -> str:
+    """The installed engine's version, e.g. "1.1.2"."""
+    return str(_package()[0])
+
+
+def engine_name() -> str:
+    """What a game records as its engine: "diplomacy 1.1.2"; EngineError when not the pinned version."""
+    found = version()
+    if found != PINNED:
+        raise EngineError(f"dow/1 needs diplomacy=={PINNED}; found {found} (install the pinned version)")
+    return f"diplomacy {found}"
+
+
+def _quiet(call: Any, *args: Any) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return call(*args)
+
+
+@lru_cache(maxsize=1)
+def standard_map() -> MapInfo:
+    """The standard map, read once from the engine."""
+    _, game_class, map_class = _package()
+    board_map = _quiet(map_class, MAP_NAME)
+    powers = tuple(p.lower() for p in board_map.powers)
+    provinces = frozenset(
+        loc.upper() for loc in board_map.locs if "/" not in loc and board_map.area_type(loc) != "SHUT"
+    )
+    names = {}
+    for name, abbrev in board_map.loc_name.items():
+        if abbrev in provinces:
+            names[abbrev] = " ".join(w.lower() if w == "OF" else w.title() for w in name.split())
+    homes = {p.lower(): tuple(sorted(h)) for p, h in board_map.homes.items()}
+    start_game = _new_game()
+    state = start_game.get_state()
+    start = _board_from_state(state, powers)
+    return MapInfo(powers, provinces, MappingProxyType(names), frozenset(board_map.scs),
+                   MappingProxyType(homes), start)
+
+
+# --- building a game from a board ------------------------------------------------------------------------------
+
+def _new_game() -> Any:
+    _, game_class, _ = _package()
+    return _quiet(lambda: game_class(game_id=GAME_ID, map_name=MAP_NAME, rules=list(RULES)))
+
+
+def _game(board: Board, phase: str, victory: int | None = None) -> Any:
+    """A fresh engine game at `phase` holding exactly `board` (names checked first: the engine drops unknown
+    ones silently)."""
+    info = standard_map()
+    _check_names(board, info)
+    game = _new_game()
+    upper = {p: p.upper() for p in info.powers}
+    state = {
+        "name": phase,
+        "units": {upper[p]: list(board.units_of(p)) + [f"*{u}" for u in board.dislodged_of(p)]
+                  for p in info.powers},
+        "retreats": {upper[p]: {u: list(o) for q, u, o in board.dislodged if q == p} for p in info.powers},
+        "centers": {upper[p]: list(board.centres_of(p)) for p in info.powers},
+        "influence": {upper[p]: list(board.influence_of(p)) for p in info.powers},
+        "civil_disorder": {upper[p]: 0 for p in info.powers},
+    }
+    _quiet(game.set_state, state)
+    if game.error:
+        raise EngineError(f"the engine refused the position: {_messages(game.error)}")
+    if victory is not None:
+        game.win = victory
+    placed = _board_from_state(game.get_state(), info.powers)
+    if placed != board:
+        raise EngineError("the engine did not take the position as given (a unit on a wrong coast or terrain?)")
+    return game
+
+
+def _check_names(board: Board, info: MapInfo) -> None:
+    if set(board.powers) != set(info.powers):
+        raise EngineError(f"a position needs exactly the powers {', '.join(info.powers)}")
+    for _, unit, *rest in (*board.units, *board.dislodged):
+        if not re.fullmatch(r"[AF] [A-Z]{3}(/[NESW]C)?", unit) or unit_province(unit) not in info.provinces:
+            raise EngineError(f"unknown unit {unit!r}")
+    for _, places in (*board.centres, *board.influence):
+        for place in places:
+            if place not in info.provinces:
+                raise EngineError(f"unknown province {place!r}")
+    for _, owned in board.centres:
+        for centre in owned:
+            if centre not in info.supply_centres:
+                raise EngineError(f"{centre} is not a supply centre")
+
+
+def _board_from_state(state: Mapping[str, Any], powers: Iterable[str]) -> Board:
+    units = {p.lower(): [u for u in us if not u.startswith("*")] for p, us in state["units"].items()}
+    dislodged = {p.lower(): {u: list(o) for u, o in rs.items()} for p, rs in state["retreats"].items()}
+    centres = {p.lower(): list(c) for p, c in state["centers"].items()}
+    influence = {p.lower(): list(c) for p, c in state["influence"].items()}
+    return Board.of(powers, units, centres, influence, dislodged)
+
+
+def _messages(errors: Sequence[Any]) -> str:
+    """The engine's messages without codes and without the order it quotes: "convoying unit must reach coast"."""
+    return "; ".join(_CODE.sub("", str(e)).split(": ")[0].strip().lower() for e in errors)
+
+
+def _orders_of(game: Any, power: str) -> list[str]:
+    """The orders the engine holds for a power, WAIVE included (the engine's get_orders hides it)."""
+    engine_power = game.get_power(power.upper())
+    if game.phase_type == "M":
+        return [f"{unit} {order}" for unit, order in engine_power.orders.items()]
+    return [o for o in engine_power.adjust if o.split()[0] != "VOID"]
+
+
+def _set(game: Any, power: str, orders: Sequence[str]) -> None:
+    _quiet(game.clear_orders, power.upper())
+    if orders:
+        _quiet(game.set_orders, power.upper(), list(orders))
+
+
+# --- checking and adjudicating ----------------------------------------------------------------------------------
+
+def check_orders(board: Board, phase: str, power: str, orders: Sequence[str]) -> tuple[Checked, ...]:
+    """Each order of `power` at `phase`, in the context of the orders before it: its normal form or the reason
+    the engine refuses it (a unit not his, a move to a province that does not border, a second order for one
+    unit, a build on an occupied or foreign centre, more builds or disbands than due, ...)."""
+    return _check_orders(board, phase, power, tuple(orders))
+
+
+@lru_cache(maxsize=512)
+def _check_orders(board: Board, phase: str, power: str, orders: tuple[str, ...]) -> tuple[Checked, ...]:
+    game = _game(board, phase)
+    adjusting = phase.endswith("A")
+    due = adjustment_due(board, power) if adjusting else 0
+    provinces: set[str] = set()
+    taken = 0
+    out: list[Checked] = []
+    for order in orders:
+        reason, normal = _try(game, power, order)
+        if reason is None and normal is not None:
+            unit = " ".join(normal.split()[:2]) if normal != "WAIVE" else None
+            if unit is not None and unit_province(unit) in provinces:
+                reason = f"a second order for the unit in {unit_province(unit)}"
+            elif adjusting and taken + 1 > abs(due):
+                what = "builds" if due > 0 else "disbands"
+                reason = f"more {what} than due ({abs(due)})" if due else "no builds or disbands are due"
+            elif unit is not None:
+                provinces.add(unit_province(unit))
+        if reason is None:
+            taken += 1
+            out.append(Checked(order, normal, None))
+        else:
+            out.append(Checked(order, None, reason))
+    return tuple(out)
+
+
+def _try(game: Any, power: str, order: str) -> tuple[str | None, str | None]:
+    """Feed one order alone; (None, its normal form) when the engine took it, else (reason, None).
+
+    One at a time is enough: the engine judges each order against the position only (a second order for one
+    unit, and the number of builds, are checked by the caller)."""
+    before = len(game.error)
+    try:
+        _set(game, power, [order])
+        held = _real(_orders_of(game, power))
+    except Exception as err:  # the engine raises on some malformed orders (e.g. a bare "WAIVE" at movement)
+        return f"the engine cannot read it ({type(err).__name__})", None
+    finally:
+        _set(game, power, [])
+    if len(game.error) > before:
+        reason = _messages(game.error[before:])
+        del game.error[before:]
+        return reason, None
+    if order.strip().upper() == "WAIVE" and not held and game.phase_type == "A":
+        return None, "WAIVE"
+    if len(held) != 1:
+        return "the engine did not take it", None
+    return None, held[0]
+
+
+def _real(orders: Sequence[str]) -> list[str]:
+    """Orders without the WAIVEs the engine adds by itself for powers nobody controls."""
+    return [o for o in orders if o != "WAIVE"]
+
+
+def adjudicate(board: Board, phase: str, orders: Mapping[str, Sequence[str]], victory: int) -> Adjudication:
+    """Adjudicate one phase: every power's orders (normal forms, all of them accepted by `check_orders`) on a
+    fresh game holding `board`; EngineError if the engine refuses any of them."""
+    return _adjudicate(board, phase, tuple(sorted((p, tuple(o)) for p, o in orders.items() if o)), victory)
+
+
+@lru_cache(maxsize=64)
+def _adjudicate(
+    board: Board, phase: str, orders: tuple[tuple[str, tuple[str, ...]], ...], victory: int
+) -> Adjudication:
+    info = standard_map()
+    game = _game(board, phase, victory)
+    for power, given in orders:
+        if power not in info.powers:
+            raise EngineError(f"orders for unknown power {power!r}")
+        before = len(game.error)
+        _set(game, power, given)
+        held = _orders_of(game, power)
+        if len(game.error) > before or sorted(_real(held)) != sorted(_real(given)):
+            raise EngineError(f"the engine did not accept all orders of {power}: {_messages(game.error[before:])}"
+                              f" (held {held}, given {list(given)})")
+    try:
+        _quiet(game.process)
+    except Exception as err:  # pragma: no cover - the engine failing on accepted orders is a bug to report
+        raise EngineError(f"the engine failed adjudicating {phase}: {type(err).__name__}: {err}") from None
+    after = _board_from_state(game.get_state(), info.powers)
+    raw_results = game.result_history[phase] if phase in game.result_history else {}
+    results = tuple(sorted(
+        (str(unit), tuple(sorted(_CODE.sub("", str(code)).strip() for code in codes)))
+        for unit, codes in raw_results.items()
+    ))
+    dislodged = tuple(sorted(
+        (power, unit, (board_unit[0] if (board_unit := after.unit_in(unit_province(unit))) else None))
+        for power, unit, _ in after.dislodged
+    ))
+    next_phase = game.get_current_phase()
+    return Adjudication(phase, next_phase, after, results, dislodged, engine_name())
+
+
+def build_sites(board: Board, power: str) -> tuple[str, ...]:
+    """The home centres where `power` could build now: owned and empty (the engine's rule)."""
+    homes = standard_map().homes.get(power, ())
+    occupied = {unit_province(u) for _, u in board.units}
+    return tuple(h for h in homes if h in board.centres_of(power) and h not in occupied)
+
+
+def adjustment_due(board: Board, power: str) -> int:
+    """Builds (> 0, at most the free build sites) or disbands (< 0) due at the Winter adjustments."""
+    need = len(board.centres_of(power)) - len(board.units_of(power))
+    return min(need, len(build_sites(board, power))) if need > 0 else need
+
+
+def render_svg(board: Board, phase: str) -> str:
+    """The board as SVG, drawn by the engine's renderer (for `pbem render`)."""
+    game = _game(board, phase if phase[-1] != "P" else phase[:-1] + "M")
+    return str(_quiet(lambda: game.render(incl_orders=False, output_format="svg")))
+
+
+def normal_province(text: str) -> str | None:
+    """A province code from user text ("par", "STP/NC" -> "PAR", "STP"), or None if the map has none."""
+    code = province_of(text.strip()) if isinstance(text, str) and len(text.strip()) >= 3 else ""
+    return code if code in standard_map().provinces else None

@@ -1,0 +1,199 @@
+"""`dow/1`: Diplomacy with public relationship states (DESIGN §7.2, seed 001 "Declaration of War").
+
+This class wires the `Ruleset` protocol (pbem.rulesets.base) to the modules that hold the rules: phases (game
+time), engine (the only door to the `diplomacy` package: adjudication and the standard map), board
+(positions), relations (the relationship matrix), press (global press messages), legality (orders by state),
+resolve (one phase), conditions (the break catalog), state (setup and the game state).
+
+Beyond `base.Ruleset`, the protocol uses these methods (DESIGN §4.7 sealed steps, press, the verifier):
+
+* `sealed(point) -> bool`: True at every phase where orders are given (all but the press-only S1901P).
+* `owing_players(state, point) -> list[str]`: the powers that must seal orders at `point` (units to order,
+  dislodged units to retreat, builds or disbands due), table order; never a power in civil disorder; an empty
+  list means the phase resolves with no orders at all.
+* `relations(state) -> Relations`: `.in_force` and `.recognised` matrices (`.get(a, b)`, `.as_data()`),
+  `.proposals` (by, to, state) and `.pending()` (a, b, in force, recognised); `relations_data(state)` gives all
+  of it as plain data for `pbem relations`.
+* `recognise(state, message, by) -> (state, Refusal | None)`: one press message (schema pbem/dow/press/1) in
+  recognition order; a `Refusal` is a str with the rule id in `.rule` (`press.no-proposal`,
+  `press.forced-state`, `press.not-a-raise`, ...). A raise proposed by one side only is a standing proposal.
+* `verdicts(state, action) -> list[(order, normal, verdict, reason)]`: each order of an orders action judged:
+  "ok", "invalid" (the engine refuses it: void, no offence) or "forbidden" (the relationship table refuses it:
+  void and a warning). `legal(state, action)` joins the reasons of both kinds; the protocol should not treat a
+  forbidden order as a file error: `apply` voids it and emits `warning` / `civil_disorder` events.
+* `position(state) -> dict` and `position_mismatch(state, recorded) -> str | None`: the board as plain data
+  (units, dislodged, centres, influence) and the comparison the verifier makes after re-adjudicating
+  (rule id `result.mismatch`).
+* `render_svg(state) -> str`: the board drawn by the engine.
+
+Actions: `Action(at=phase, by=power, unit=None, do={"orders": [ORDER, ...]})`, one per power per phase (the
+plaintext of its sealed orders), orders in the engine's syntax ("A PAR - BUR", "F BRE S A PAR - PIC",
+"F ENG C A LON - BRE", "A LON - BRE VIA", "A BUR R RUH", "A BUR D", "A PAR B", "WAIVE").
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from pbem.rulesets.base import Action, Event, Point
+from pbem.rulesets.dow import conditions, engine, phases, press, resolve, state
+from pbem.rulesets.dow.board import Board
+from pbem.rulesets.dow.refusal import Refusal
+from pbem.rulesets.dow.relations import Relations
+
+RESULT_MISMATCH = "result.mismatch"
+
+
+class DowRuleset:
+    """The `dow/1` ruleset (zero-argument constructor)."""
+
+    name = "dow/1"
+    setup_schema = "pbem/dow/setup/1"
+    action_schema = "pbem/dow/action/1"
+    condition_schema = "pbem/dow/condition/1"
+    press_schema = "pbem/dow/press/1"
+
+    # --- game time ---------------------------------------------------------------------------------------
+    def parse_time(self, text: str) -> Point:
+        """Parse a phase such as "S1901M"; ValueError with the reason otherwise."""
+        return phases.parse_time(text)
+
+    def format_time(self, point: Point) -> str:
+        """The canonical phase name of a point."""
+        return phases.format_time(point)
+
+    def first_step(self, setup: Mapping[str, Any]) -> Point:
+        """S1901P, the press-only first half of Spring 1901 (or S1901M with setup.start: S1901M)."""
+        return phases.first_step(setup)
+
+    def next_step(self, setup: Mapping[str, Any], point: Point) -> Point | None:
+        """The next phase; every phase exists, also those with nothing to do."""
+        return phases.next_step(setup, point)
+
+    def is_simultaneous(self, point: Point) -> bool:
+        """True at every order phase."""
+        return phases.is_simultaneous(point)
+
+    def period_of(self, point: Point) -> str:
+        """The year: "1901" -> report/1901.yaml."""
+        return phases.period_of(point)
+
+    def sealed(self, point: Point) -> bool:
+        """True at every phase where orders are given (DESIGN §4.7)."""
+        return phases.sealed(point)
+
+    # --- state and actions -------------------------------------------------------------------------------
+    def initial_state(self, setup: Mapping[str, Any], players: Sequence[str]) -> state.DowState:
+        """The standard opening position, every pair NEUTRAL; ValueError for a bad setup."""
+        return state.initial_state(setup, players)
+
+    def owner_of(self, game: state.DowState, unit: str) -> str | None:
+        """The power with this unit ("A PAR", "F STP/SC"), dislodged units included; None if there is none."""
+        for power, own in game.board.units:
+            if own == unit:
+                return power
+        for power, own, _ in game.board.dislodged:
+            if own == unit:
+                return power
+        return None
+
+    def default_actions(self, game: state.DowState, point: Point, player: str) -> list[Action]:
+        """Nothing: missing orders are the engine's defaults (hold, disband, waive, civil disorder removals)."""
+        return []
+
+    def owing_players(self, game: state.DowState, point: Point) -> list[str]:
+        """Powers that must give orders at `point`, table order."""
+        return resolve.owing(game, point)
+
+    def legal(self, game: state.DowState, action: Action) -> str | None:
+        """None if every order of the action may be given, else the reasons (see `verdicts`)."""
+        problem = resolve.action_problem(game, action)
+        if problem is not None:
+            return problem
+        reasons = [r for _, _, verdict, r in self.verdicts(game, action) if verdict != "ok" and r]
+        return "; ".join(reasons) or None
+
+    def verdicts(self, game: state.DowState, action: Action) -> list[tuple[str, str | None, str, str | None]]:
+        """Each order judged: (order, normal form, "ok" | "invalid" | "forbidden", reason); [] when the action
+        is not an orders submission at this phase (see `legal`)."""
+        given = resolve.orders_of(action)
+        if given is None or resolve.action_problem(game, action) is not None:
+            return []
+        return resolve.judge(game, action.by, given)
+
+    def apply(
+        self, game: state.DowState, point: Point, actions: Sequence[Action]
+    ) -> tuple[state.DowState, list[Event]]:
+        """Resolve one phase (see pbem.rulesets.dow.resolve)."""
+        return resolve.resolve(game, point, actions)
+
+    # --- press and relations -----------------------------------------------------------------------------
+    def recognise(
+        self, game: state.DowState, message: Mapping[str, Any], by: str
+    ) -> tuple[state.DowState, Refusal | None]:
+        """Recognise one press message signed by `by`."""
+        return press.recognise(game, message, by)
+
+    def relations(self, game: state.DowState) -> Relations:
+        """The relationship matrices in force and recognised, and the standing proposals."""
+        return game.relations
+
+    def relations_data(self, game: state.DowState) -> dict[str, Any]:
+        """Everything `pbem relations` shows, as plain data."""
+        rel = game.relations
+        return {
+            "in_force": rel.in_force.as_data(),
+            "recognised": rel.recognised.as_data(),
+            "pending": [list(c) for c in rel.pending()],
+            "proposals": [{"by": b, "to": t, "state": s} for b, t, s in rel.proposals],
+            "gifts": [{"by": b, "to": t, "province": p} for b, t, p in game.gifts],
+            "offences": dict(game.offences),
+            "civil_disorder": list(game.disorder),
+        }
+
+    # --- results for the verifier ------------------------------------------------------------------------
+    def position(self, game: state.DowState) -> dict[str, Any]:
+        """The board as plain data: units, dislodged units with their retreats, centres, influence."""
+        return game.board.as_data()
+
+    def position_mismatch(self, game: state.DowState, recorded: Mapping[str, Any]) -> Refusal | None:
+        """None if a recorded position equals the state's (re-adjudicated) board, else what differs."""
+        try:
+            board = Board.from_data(recorded)
+        except ValueError as err:
+            return Refusal(RESULT_MISMATCH, f"the recorded position is malformed: {err}")
+        if board == game.board:
+            return None
+        mine, theirs = game.board.as_data(), board.as_data()
+        diffs = []
+        for part in ("units", "dislodged", "centres", "influence"):
+            for power in sorted(set(mine[part]) | set(theirs[part])):
+                if mine[part].get(power) != theirs[part].get(power):
+                    diffs.append(f"{part} of {power}: recorded {theirs[part].get(power)}, "
+                                 f"engine {mine[part].get(power)}")
+        return Refusal(RESULT_MISMATCH, "the recorded position differs from the engine's: " + "; ".join(diffs))
+
+    def render_svg(self, game: state.DowState) -> str:
+        """The board as SVG (the engine's renderer)."""
+        phase = phases.format_time(game.phase) if game.phase is not None else "W2000A"
+        return engine.render_svg(game.board, phase)
+
+    # --- break conditions --------------------------------------------------------------------------------
+    def condition_error(self, condition: Mapping[str, Any]) -> str | None:
+        """None if the break condition is in this ruleset's catalog and well formed, else why not."""
+        return conditions.condition_error(condition)
+
+    def condition_met(
+        self,
+        condition: Mapping[str, Any],
+        player: str,
+        before: state.DowState,
+        after: state.DowState,
+        events: Sequence[Event],
+    ) -> str | None:
+        """The reason text if the condition is met by this phase, else None."""
+        return conditions.condition_met(condition, player, events)
+
+    def is_over(self, game: state.DowState) -> bool:
+        """Whether someone has won or a draw was agreed (or declared by the engine at its year limit)."""
+        return game.outcome is not None

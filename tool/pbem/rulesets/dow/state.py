@@ -1,0 +1,114 @@
+"""The state of a `dow/1` game (DESIGN §7.2): board, relationships, sanctions and outcome, all immutable.
+
+`phase` is the phase to be played next (like the engine's current phase): the state before S1901M has
+phase S1901M. `apply(state, phase, ...)` returns the state at the next phase.
+
+Setup (game.yaml `setup`, schema pbem/dow/setup/1): `map: standard`, optional `start` (S1901P, the default, or
+S1901M to skip the press-only first half), `victory` (centres to win, default 18), `director` (the player id
+that may issue and lift warnings), `invite_hash` (the invite code as "sha256:SALT:DIGEST", see invite.py).
+The players must include the seven powers by their ids (austria, england, france, germany, italy, russia,
+turkey); any other player id is a seat without a power (a director who does not play).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Mapping, Sequence
+
+from pbem.rulesets.base import Point
+from pbem.rulesets.dow import engine, invite, phases
+from pbem.rulesets.dow.board import Board
+from pbem.rulesets.dow.relations import Relations
+
+POWERS = ("austria", "england", "france", "germany", "italy", "russia", "turkey")
+DEFAULT_VICTORY = 18
+SETUP_KEYS = ("map", "start", "victory", "director", "invite_hash")
+VICTORY, DRAW = "victory", "draw"
+OFFENCES_FOR_DISORDER = 2
+
+
+@dataclass(frozen=True)
+class DowState:
+    """The whole game between two phases.
+
+    `gifts`: recognised gifts not yet realised, (giver, taker, province) in recognition order; `offences`:
+    (power, count) for powers warned at least once, sorted; `disorder`: powers put into civil disorder by a
+    second offence (they give no more orders; their units hold); `draw_votes`: powers whose draw vote stands;
+    `outcome`: None while the game runs, else ("victory", (winner,)) or ("draw", (powers sharing it)).
+    """
+
+    phase: Point | None
+    board: Board
+    relations: Relations
+    powers: tuple[str, ...] = POWERS
+    players: tuple[str, ...] = POWERS
+    director: str | None = None
+    victory: int = DEFAULT_VICTORY
+    engine: str = ""
+    gifts: tuple[tuple[str, str, str], ...] = ()
+    offences: tuple[tuple[str, int], ...] = ()
+    disorder: tuple[str, ...] = ()
+    draw_votes: tuple[str, ...] = ()
+    outcome: tuple[str, tuple[str, ...]] | None = None
+    invite_hash: str | None = None
+
+    def offences_of(self, power: str) -> int:
+        return dict(self.offences).get(power, 0)
+
+    def in_disorder(self, power: str) -> bool:
+        return power in self.disorder
+
+    def with_offences(self, power: str, count: int) -> DowState:
+        """A new state where `power` has `count` offences; civil disorder from the second (seed 001: "a one time
+        warning for an honest mistake, and then sent into CD for the second offense")."""
+        offences = dict(self.offences)
+        if count > 0:
+            offences[power] = count
+        else:
+            offences.pop(power, None)
+        disorder = set(self.disorder) - {power}
+        if count >= OFFENCES_FOR_DISORDER:
+            disorder.add(power)
+        return replace(self, offences=tuple(sorted(offences.items())), disorder=tuple(sorted(disorder)))
+
+    def survivors(self) -> tuple[str, ...]:
+        """Powers still in the game (units or centres), in table order."""
+        return tuple(p for p in self.powers if self.board.is_alive(p))
+
+
+def initial_state(setup: Mapping[str, Any], players: Sequence[str]) -> DowState:
+    """The state before the first phase from game.yaml `setup`; ValueError naming the bad field otherwise."""
+    if not isinstance(setup, Mapping):
+        raise ValueError("setup must be a mapping")
+    unknown = sorted(str(k) for k in setup if k not in SETUP_KEYS and not str(k).startswith("x-"))
+    if unknown:
+        raise ValueError(f"setup: unknown field {', '.join(unknown)} (known: {', '.join(SETUP_KEYS)})")
+    if setup.get("map", "standard") != "standard":
+        raise ValueError(f"setup.map must be 'standard', got {setup.get('map')!r}")
+    first = phases.first_step(setup)
+    victory = setup.get("victory", DEFAULT_VICTORY)
+    if not isinstance(victory, int) or isinstance(victory, bool) or not 2 <= victory <= 34:
+        raise ValueError(f"setup.victory must be a whole number of centres 2..34, got {victory!r}")
+    missing = [p for p in POWERS if p not in players]
+    if missing:
+        raise ValueError(f"the players must include the seven powers; missing: {', '.join(missing)}")
+    director = setup.get("director")
+    if director is not None and director not in players:
+        raise ValueError(f"setup.director {director!r} is not a player ({', '.join(players)})")
+    code_hash = setup.get("invite_hash")
+    if code_hash is not None and not invite.well_formed(code_hash):
+        raise ValueError("setup.invite_hash must be 'sha256:' + 32 hex digits of salt + ':' + 64 hex digits")
+    info = engine.standard_map()
+    if info.powers != POWERS:  # pragma: no cover - a different engine map
+        raise ValueError(f"the engine's standard map has powers {info.powers}")
+    return DowState(
+        phase=first,
+        board=info.start,
+        relations=Relations.start(POWERS),
+        powers=POWERS,
+        players=tuple(players),
+        director=director,
+        victory=victory,
+        engine=engine.engine_name(),
+        invite_hash=code_hash,
+    )

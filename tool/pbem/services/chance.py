@@ -1,0 +1,185 @@
+"""Dice and secrets from the player's side (DESIGN §5, §6): announce a batch, settle what one owes (contribute,
+reveal, sign as escrow), seal and reveal secrets. Each function edits files; `pbem yield` commits them.
+
+Nothing is kept outside the repository: the roller's secret and every secret's key are sealed to the owner's
+own key inside it, so a player with only his key file can always reveal.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any, Mapping
+
+from pbem.crypto import dice as dice_crypto
+from pbem.crypto import seal
+from pbem.crypto.keys import PrivateKey, load_private_key
+from pbem.errors import ILLEGAL, PbemError
+from pbem.formats import schemas, yamlsafe
+from pbem.formats.canonical import dumps as canonical
+from pbem.formats.writer import dump_mapping
+from pbem.protocol import dice
+from pbem.protocol.dice import Batch
+from pbem.protocol.secrets import Secret
+from pbem.services.workspace import Identity
+from pbem.verify.gamefiles import Game
+
+Files = dict[str, bytes]
+
+
+def private_key(me: Identity) -> PrivateKey:
+    """My private key, needed to open what is sealed to me (a key held only by ssh-agent cannot)."""
+    return load_private_key(me.path)
+
+
+def next_id(existing: Mapping[str, Any], prefix: str) -> str:
+    numbers = [int(i[1:]) for i in existing]
+    return f"{prefix}{(max(numbers) + 1) if numbers else 1:04d}"
+
+
+def announce(files: Files, game: Game, me: Identity, roller: str, purposes: list[str], refs: list[str],
+             sides: int, mode: str | None = None, at: str | None = None, replaces: str | None = None) -> str:
+    """Write a new batch: the purposes in order, sides, the roller and his commitment (DESIGN §5)."""
+    if refs and len(refs) != len(purposes):
+        raise PbemError("usage.dice", f"{len(purposes)} --for but {len(refs)} --ref: give one --ref per --for")
+    mode = mode or (game.manifest.raw.get("dice") or {}).get("mode", "commit-reveal")
+    batch_id = next_id(game.batches, "b")
+    raw: dict[str, Any] = {"id": batch_id, "roller": roller, "mode": mode, "sides": sides,
+                           "rolls": [{"for": text, **({"ref": refs[i]} if refs else {})}
+                                     for i, text in enumerate(purposes)]}
+    if at:
+        raw["at"] = at
+    if replaces:
+        raw["replaces"] = replaces
+    if mode == "commit-reveal":
+        secret = dice_crypto.fresh_secret()
+        raw["commit"] = dice_crypto.commitment(secret).hex()
+        raw["owner_box"] = base64.b64encode(seal.seal_to(secret, me.public)).decode()
+    files[f"dice/{batch_id}.yaml"] = dump_mapping(raw).encode()
+    return batch_id
+
+
+def settle_dice(files: Files, game: Game, me: Identity, player: str) -> list[str]:
+    """Add what `player` owes to open batches: his contributions, and his reveals with the results."""
+    done = []
+    players = game.manifest.players
+    for batch in sorted(game.batches.values(), key=lambda b: b.id):
+        if batch.voided or batch.results is not None or batch.mode != "commit-reveal":
+            continue
+        raw = dict(batch.raw)
+        if player != batch.roller and player in players and player not in batch.contributions:
+            raw["contributions"] = {**batch.contributions, player: dice_crypto.fresh_secret().hex()}
+            done.append(f"contributed to {batch.id}")
+        elif player == batch.roller and Batch(raw).knowable(players):
+            secret = seal.recover_key(base64.b64decode(raw["owner_box"]), private_key(me))
+            raw["reveal"] = secret.hex()
+            raw["results"] = dice.derive(game.manifest.id, players, Batch(raw))
+            done.append(f"revealed {batch.id}: {raw['results']}")
+        else:
+            continue
+        files[batch.file] = dump_mapping(_ordered(raw)).encode()
+    return done
+
+
+def escrow_sign(files: Files, game: Game, escrow: PrivateKey) -> list[str]:
+    """The escrow's signatures for every open escrow batch, with the results (DESIGN §5 escrow mode)."""
+    if game.manifest.escrow_key is None or not game.manifest.escrow_key.same_key(escrow.public):
+        raise PbemError("key.not-escrow", "this key is not the game's dice escrow key (game.yaml dice.escrow_key)")
+    done = []
+    for batch in sorted(game.batches.values(), key=lambda b: b.id):
+        if batch.mode != "escrow" or batch.voided or "escrow" in batch.raw:
+            continue
+        raw = dict(batch.raw)
+        message = dice_crypto.escrow_message(game.manifest.id, batch.id, dice_crypto.announced_batch(raw))
+        raw["escrow"] = base64.b64encode(escrow.sign_raw(message)).decode()
+        raw["results"] = dice.derive(game.manifest.id, game.manifest.players, Batch(raw))
+        files[batch.file] = dump_mapping(_ordered(raw)).encode()
+        done.append(f"signed {batch.id}: {raw['results']}")
+    return done
+
+
+def void(files: Files, game: Game, batch_id: str, reason: str, cosign: Mapping[str, str]) -> None:
+    """Void a batch whole with a reason (seed §2.D); once results were knowable every other player co-signs."""
+    batch = _batch(game, batch_id)
+    raw = dict(batch.raw)
+    raw["void"] = {"reason": reason, **({"cosign": dict(cosign)} if cosign else {})}
+    files[batch.file] = dump_mapping(_ordered(raw)).encode()
+
+
+def cosign(game: Game, batch_id: str, reason: str, me: Identity) -> str:
+    """My signature agreeing that `batch_id` be voided for `reason` (give it to the roller)."""
+    message = dice.void_message(game.manifest.id, _batch(game, batch_id), reason)
+    return me.signer.sign(message, dice.VOID_NAMESPACE)
+
+
+def show(game: Game, batch_id: str) -> str:
+    """A batch's purposes and results in the order announced (`pbem dice show`)."""
+    batch = _batch(game, batch_id)
+    lines = [f"dice {batch.id}: d{batch.sides}, {batch.mode}, rolled by {batch.roller}"
+             + (f" (re-rolls {batch.raw['replaces']})" if "replaces" in batch.raw else "")]
+    results = batch.results or []
+    for j, purpose in enumerate(batch.raw["rolls"]):
+        got = str(results[j]) if j < len(results) else "?"
+        ref = f"  [{purpose['ref']}]" if "ref" in purpose else ""
+        lines.append(f"  {j + 1:>3}. {got:>4}  {purpose['for']}{ref}")
+    if batch.voided:
+        lines.append(f"  VOID: {batch.raw['void']['reason']}")
+    elif batch.results is None:
+        owed = dice.owed(game.manifest.players, [batch], None)
+        lines.append("  waiting for: " + "; ".join(f"{b.player} ({b.why})" for b in owed))
+    return "\n".join(lines) + "\n"
+
+
+def seal_secret(files: Files, game: Game, me: Identity, owner: str, kind: str, content: bytes, end: str,
+                concerns: str = "") -> str:
+    """Seal `content` (YAML or JSON of the secret's kind) into secrets/<id>.yaml (DESIGN §6)."""
+    value = yamlsafe.load(content, "the secret").data
+    schemas.validate(f"pbem/secret/{kind}/1", value, file="the secret")
+    sealed = seal.seal(canonical(value), me.public)
+    secret_id = next_id(game.secrets, "s")
+    raw: dict[str, Any] = {"id": secret_id, "owner": owner, "kind": kind}
+    if concerns:
+        raw["concerns"] = concerns
+    raw.update({"end": end, "box": base64.b64encode(sealed.box).decode(), "commit": sealed.commit.hex(),
+                "owner_box": base64.b64encode(sealed.owner_box).decode()})
+    files[f"secrets/{secret_id}.yaml"] = dump_mapping(raw).encode()
+    return secret_id
+
+
+def reveal_secret(files: Files, game: Game, me: Identity, player: str, secret_id: str) -> Any:
+    """Add the key of my secret, recovered from its owner box with my key file alone."""
+    secret = game.secrets.get(secret_id)
+    if secret is None:
+        raise PbemError("usage.no-secret", f"no secret {secret_id!r}; secrets: {', '.join(sorted(game.secrets))}")
+    if secret.owner != player:
+        raise PbemError("secret.not-owner", f"secret {secret_id} is {secret.owner}'s, not yours", exit_code=ILLEGAL)
+    if secret.revealed:
+        return secret.value()
+    key = seal.recover_key(base64.b64decode(secret.raw["owner_box"]), private_key(me))
+    raw = dict(secret.raw)
+    raw["key"] = key.hex()
+    files[secret.file] = dump_mapping(raw).encode()
+    return Secret(raw, secret.file).value()
+
+
+def due_reveals(files: Files, game: Game, me: Identity, player: str, owed: list[str]) -> list[str]:
+    """Reveal each of my secrets in `owed` (ids whose reveal is due)."""
+    return [f"revealed {sid}: {json.dumps(reveal_secret(files, game, me, player, sid))}" for sid in owed]
+
+
+def _batch(game: Game, batch_id: str) -> Batch:
+    batch = game.batches.get(batch_id)
+    if batch is None:
+        raise PbemError("usage.no-batch", f"no dice batch {batch_id!r}; batches: {', '.join(sorted(game.batches))}")
+    return batch
+
+
+def _ordered(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The batch fields in DESIGN §5's order, for a file players can read."""
+    order = ["id", "roller", "mode", "sides", "rolls", "at", "replaces", "commit", "owner_box", "contributions",
+             "reveal", "escrow", "results", "void"]
+    return {k: raw[k] for k in order if k in raw} | {k: v for k, v in raw.items() if k not in order}
+
+
+__all__ = ["Path"]
