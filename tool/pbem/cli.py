@@ -431,6 +431,15 @@ def demo(directory: Optional[Path] = typer.Argument(None, help="where to build t
     raise typer.Exit(_run(lambda: run_demo(directory, game, typer.echo)))
 
 
+def _register_more() -> None:
+    from pbem.cli_enforce import register
+
+    register(app)
+
+
+_register_more()
+
+
 def main(argv: Optional[List[str]] = None) -> None:
     """Console entry point."""
     try:

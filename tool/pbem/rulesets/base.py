@@ -44,6 +44,15 @@ class Event:
     data: Mapping[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Ambiguous:
+    """A plan that cannot be resolved to one action here (ties): the owner must choose one of `options`, each
+    an action's `do` mapping (DESIGN §4.5, seed §5.C special break)."""
+
+    unit: str | None
+    options: tuple[Mapping[str, Any], ...]
+
+
 class Ruleset(Protocol):
     """The contract between the protocol and a game's rules. All methods are pure."""
 
@@ -81,8 +90,29 @@ class Ruleset(Protocol):
     def legal(self, state: State, action: Action) -> str | None:
         """None if `action` is legal in `state` at its step, else the reason (quoting the action)."""
 
-    def apply(self, state: State, point: Point, actions: Sequence[Action]) -> tuple[State, list[Event]]:
-        """Resolve all actions of one step together; return the new state and what happened."""
+    def apply(self, state: State, point: Point, actions: Sequence[Action],
+              rolls: Mapping[str, int] | None = None) -> tuple[State, list[Event]]:
+        """Resolve all actions of one step together; return the new state and what happened. `rolls` maps each
+        dice ref that `dice_needed` named to its die result (DESIGN §5)."""
+
+    # --- optional, for rules with plans, dice and simultaneous declarations (DESIGN §4.5, §4.6, §5) ---------
+    # A ruleset without these behaves as if: no plan ever acts, no step needs dice, nothing is declared.
+
+    def resolve_plan(self, state: State, point: Point, player: str,
+                     plan: Mapping[str, Any]) -> "list[Action] | Ambiguous | None":
+        """What a variable action (`plans` entry {unit, from, until, do}) does at `point`: the actions, an
+        Ambiguous with the tied options, or None when it does not act here."""
+
+    def dice_needed(self, state: State, point: Point, actions: Sequence[Action]) -> list[str]:
+        """The dice refs this step's actions need resolved before `apply`, one die each, e.g.
+        "1.4.fire/CA/ph1" (DESIGN §5 `ref`), in a stable order."""
+
+    def dice_sides(self, ref: str) -> int:
+        """How many sides the die for `ref` has (6 in tactical/1)."""
+
+    def declared_events(self, state: State, point: Point, actions: Sequence[Action]) -> list[Event]:
+        """Events known as soon as this simultaneous step's actions are declared, before anything is resolved
+        (e.g. `fire` declared): they can trigger an action auction (seed §7)."""
 
     # --- break conditions (§4.3) -----------------------------------------------------------------------
     def condition_error(self, condition: Mapping[str, Any]) -> str | None:
