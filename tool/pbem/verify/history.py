@@ -9,7 +9,7 @@ parent's chain; the turns are then the commits on the second-parent side, and th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Callable, Mapping
 
 from pbem.crypto import sshsig
 from pbem.crypto.keys import PublicKey
@@ -75,8 +75,9 @@ def turn_sequence(repo: GameRepo, tip: str) -> tuple[list[str], list[Finding]]:
     return sequence, findings
 
 
-def verify_history(repo: GameRepo, tip: str | None = None) -> HistoryResult:
-    """Judge every turn from the root to `tip` (default HEAD)."""
+def verify_history(repo: GameRepo, tip: str | None = None,
+                   on_commit: Callable[[int], None] | None = None) -> HistoryResult:
+    """Judge every turn from the root to `tip` (default HEAD); `on_commit(i)` after each (benchmarks)."""
     tip = tip or repo.head_oid()
     if tip is None:
         raise PbemError("repo.empty", "this repository has no commits yet", exit_code=2)
@@ -85,9 +86,11 @@ def verify_history(repo: GameRepo, tip: str | None = None) -> HistoryResult:
     prev: Verified | None = None
     prev_files: Mapping[str, tuple[str, int]] = {}
     results: list[CommitResult] = []
-    for oid in sequence:
+    for i, oid in enumerate(sequence):
         result, prev, prev_files = _verify_commit(repo, oid, prev, prev_files, cache)
         results.append(result)
+        if on_commit is not None:
+            on_commit(i)
     return HistoryResult(results, history_findings, prev, prev_files)
 
 

@@ -1,0 +1,278 @@
+"""Fixtures for the end-to-end tests: a duel played through the real `pbem` CLI in real git repositories.
+
+A `Table` is one folder holding a game repository (`game/`), the players' keys (`keys/`) and a HOME without
+any ssh or git setup (`home/`). Seats: `fed` holds alice's key, `kli` holds bob's; carol holds no seat.
+
+    table.turn("fed", through="1.8.damage", breaks=[{"range": 8}], entries=[...], note="closing")
+    table.pbem("verify", who="fed")          # a real subprocess: exit codes as a player sees them
+    table.cli("status", who="kli")           # typer's CliRunner in-process: fast, same code path
+
+The base games are built once per session through the CLI and copied per test (`shutil.copytree`):
+`started` (fed holds control at 1.0.alloc, nothing written yet), `opened` (fed gave orders to 1.8.damage: kli
+holds control at 1.0.alloc) and `played` (two turns: fed holds control at 1.9.move because his horizon ended;
+the 1.0.alloc entries are firm).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from gitutil import Sandbox, clean_env
+from pbem.formats import yamlsafe
+from pbem.formats.writer import dump_mapping, dump_report
+from pbem.store.repo import GameRepo
+from pbem.store.signer import signer_for
+
+PBEM = Path(sys.executable).with_name("pbem")
+SEATS = {"fed": "alice", "kli": "bob"}  # seat -> key name (tests/gitutil.py SEEDS)
+STRANGER = "carol"  # a key that holds no seat
+GAME_ID = "duel-e2e"
+
+# The first two turns of the duel (as in games/tactical-duel/demo.yaml).
+FED_TURN_1 = dict(through="1.8.damage", breaks=[{"range": 8}],
+                  entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 12}}], note="speed 12, closing")
+KLI_TURN_1 = dict(through="1.12.damage", breaks=[{"range": 8}],
+                  entries=[{"at": "1.0.alloc", "unit": "D7", "do": {"speed": 12}}], note="speed 12")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Everything a refusing command must leave alone: refs, HEAD, index and every file of the working tree."""
+
+    head: str
+    refs: str
+    files: Mapping[str, str]  # path -> sha256 of the content, for every file under the repo (.git included)
+
+
+@dataclass
+class Table:
+    """One game folder: the repository, the keys and a clean HOME (see the module docstring)."""
+
+    root: Path
+
+    @property
+    def repo_dir(self) -> Path:
+        return self.root / "game"
+
+    @property
+    def home(self) -> Path:
+        return self.root / "home"
+
+    def key(self, who: str) -> Path:
+        """The private key file of seat `who` (or of `carol`, the stranger)."""
+        return self.root / "keys" / f"{SEATS.get(who, who)}_ed25519"
+
+    def env(self, who: str | None = None, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        """A clean environment (gitutil.clean_env) with PBEM_KEY set to `who`'s key."""
+        more = dict(extra or {})
+        if who is not None:
+            more["PBEM_KEY"] = str(self.key(who))
+        return clean_env(self.home, more)
+
+    # --- running pbem and git ---------------------------------------------------------------------------
+    def pbem(self, *args: str, who: str | None = None, cwd: Path | None = None,
+             env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        """The real `pbem` in a subprocess (exit codes and stderr exactly as a player sees them)."""
+        return subprocess.run([str(PBEM), *args], cwd=cwd or self.repo_dir, env=dict(env or self.env(who)),
+                              capture_output=True, text=True, check=False)
+
+    def cli(self, *args: str, who: str | None = None, cwd: Path | None = None) -> Any:
+        """`pbem ARGS` through typer's CliRunner in this process (same code, no interpreter start-up)."""
+        from pbem.cli import app
+
+        env: dict[str, str | None] = {k: None for k in os.environ if k.startswith(("GIT_", "SSH_", "PBEM_"))}
+        env.update(self.env(who))
+        old = Path.cwd()
+        os.chdir(cwd or self.repo_dir)
+        try:
+            return CliRunner().invoke(app, list(args), env=env, catch_exceptions=False)
+        finally:
+            os.chdir(old)
+
+    def git(self, *args: str | os.PathLike[str], check: bool = True, env: Mapping[str, str] | None = None,
+            input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+        """Plain `git ARGS` in the repository, in the clean environment."""
+        done = subprocess.run(["git", *map(str, args)], cwd=self.repo_dir, env=clean_env(self.home, env),
+                              input=input, capture_output=True, check=False)
+        if check and done.returncode != 0:
+            raise AssertionError(f"git {' '.join(map(str, args))}: {done.stderr.decode()}")
+        return done
+
+    def head(self) -> str:
+        return self.git("rev-parse", "HEAD").stdout.decode().strip()
+
+    # --- the working tree --------------------------------------------------------------------------------
+    def read(self, rel: str) -> str:
+        return (self.repo_dir / rel).read_text()
+
+    def write(self, rel: str, text: str) -> None:
+        path = self.repo_dir / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+    def data(self, rel: str) -> Any:
+        """A game file read with pbem's strict loader."""
+        return yamlsafe.load((self.repo_dir / rel).read_bytes(), rel).data
+
+    def edit(self, who: str, *, through: str | None = None, breaks: Sequence[Mapping[str, Any]] | None = None,
+             entries: Sequence[Mapping[str, Any]] = ()) -> None:
+        """Edit the files as player `who` would by hand: his horizon and breaks in players/<who>.yaml, his
+        entries appended to report/turn-NN.yaml (one flow mapping per line)."""
+        players_file = f"players/{who}.yaml"
+        mine = dict(self.data(players_file) or {}) if (self.repo_dir / players_file).exists() else {}
+        if through is not None:
+            mine["through"] = through
+        if breaks is not None:
+            mine["breaks"] = list(breaks)
+        self.write(players_file, dump_mapping(mine))
+        for entry in entries:
+            report = f"report/turn-{int(entry['at'].split('.')[0]):02d}.yaml"
+            old = (self.data(report) or {}).get("entries", []) if (self.repo_dir / report).exists() else []
+            self.write(report, dump_report([*old, {"at": entry["at"], "by": entry.get("by", who),
+                                                   **{k: v for k, v in entry.items() if k not in ("at", "by")}}]))
+
+    def turn(self, who: str, *, note: str = "", in_subprocess: bool = False, **edits: Any) -> Any:
+        """Take a turn: edit the files (see `edit`), then `pbem yield -m NOTE`; the yield must succeed."""
+        self.edit(who, **edits)
+        args = ("yield", "-m", note) if note else ("yield",)
+        done = self.pbem(*args, who=who) if in_subprocess else self.cli(*args, who=who)
+        code, out = (done.returncode, done.stdout + done.stderr) if in_subprocess else (done.exit_code, done.output)
+        assert code == 0, out
+        return done
+
+    # --- committing around pbem (the "plain git" way to make a bad commit) --------------------------------
+    def sneak(self, who: str, message: str = "sneaked turn", *, status: str = "computed") -> str:
+        """Commit the working tree's game files signed by `who`'s key WITHOUT pbem judging them (as a player
+        with plain git could), check the commit out and return its id.
+
+        `status`: "computed" writes status.yaml as `pbem yield` would (replay of the new inputs), "keep"
+        leaves the working tree's status.yaml as it is.
+        """
+        from pbem.services.workspace import Workspace
+
+        if status == "computed":
+            self.write_status(who, message)
+        files = Workspace.open(self.repo_dir).worktree_files()
+        repo = GameRepo.open(self.repo_dir)
+        oid = repo.commit_tree(files, [self.head()], message, signer_for(self.key(who)),
+                               ("Sneaky", "sneaky@example.org"))
+        repo.update_branch_and_worktree(oid)
+        return oid
+
+    def git_commit(self, message: str, *, signer: str | None) -> str:
+        """`git add -A && git commit` with plain git: signed (`-S`, gpg.format=ssh, user.signingkey = `signer`'s
+        key, so ssh-keygen signs) or, with `signer=None`, unsigned. Returns the new HEAD."""
+        self.git("add", "-A")
+        sign = ["-c", "gpg.format=ssh", "-c", f"user.signingkey={self.key(signer)}"] if signer else []
+        self.git(*sign, "commit", "-q", "-S" if signer else "--no-gpg-sign", "-m", message)
+        return self.head()
+
+    def write_status(self, who: str, note: str = "") -> None:
+        """Write status.yaml as `pbem yield` would once `who` (a seat; carol counts as fed) takes his turn
+        with the working tree's files: the same service code, without judging or committing anything."""
+        from pbem.services import turn
+        from pbem.services.workspace import Workspace, load_identity
+
+        ws = Workspace.open(self.repo_dir)
+        me = load_identity(str(self.key(who)), self.repo_dir)
+        head = ws.history().last  # not ws.head(): that refuses to build on a history with findings
+        assert head is not None
+        computed = turn._computed(ws, head, ws.worktree_files(), me, who if who in SEATS else "fed", note)
+        assert computed is not None
+        self.write("status.yaml", dump_mapping(computed.to_data()))
+
+    def snapshot(self) -> Snapshot:
+        """HEAD, all refs and every file under the repository, .git (index, objects) included."""
+        files: dict[str, str] = {}
+        for folder, _dirs, names in os.walk(self.repo_dir):
+            for name in names:
+                path = Path(folder) / name
+                files[path.relative_to(self.repo_dir).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
+        head = (self.repo_dir / ".git" / "HEAD").read_text()
+        refs = self.git("show-ref", "--head", check=False).stdout.decode()
+        return Snapshot(head, refs, files)
+
+
+def copy_table(source: Table, dest: Path) -> Table:
+    """A private copy of a base game (the git dir copies fine: it holds no absolute paths)."""
+    shutil.copytree(source.root, dest, symlinks=True)
+    return Table(dest)
+
+
+def _build(root: Path) -> Table:
+    """init, join, join, start through the real CLI (subprocesses), keys from tests/gitutil.py."""
+    box = Sandbox(root)  # makes home/ (with an empty ~/.ssh)
+    shutil.rmtree(box.home / ".ssh")
+    for name in (*SEATS.values(), STRANGER):
+        box.new_key(name)
+    table = Table(root)
+
+    def ok(*args: str, who: str, cwd: Path | None = None) -> None:
+        done = table.pbem(*args, who=who, cwd=cwd)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+    ok("init", str(table.repo_dir), "--template", "tactical-duel", "--id", GAME_ID, who="fed", cwd=root)
+    ok("join", "--as", "fed", who="fed")
+    ok("join", "--as", "kli", who="kli")
+    ok("start", "--first", "fed", who="fed")
+    return table
+
+
+@pytest.fixture(scope="session")
+def base_started(tmp_path_factory: pytest.TempPathFactory) -> Table:
+    """Built once: fed holds control at 1.0.alloc; nobody has written anything yet."""
+    return _build(tmp_path_factory.mktemp("base") / "started")
+
+
+@pytest.fixture(scope="session")
+def base_opened(base_started: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
+    """Built once: after fed's first turn (orders to 1.8.damage), kli holds control at 1.0.alloc."""
+    table = copy_table(base_started, tmp_path_factory.mktemp("base") / "opened")
+    table.turn("fed", **FED_TURN_1)
+    return table
+
+
+@pytest.fixture(scope="session")
+def base_played(base_opened: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
+    """Built once: after fed's and kli's first turns, fed holds control at 1.9.move (his horizon ended)."""
+    table = copy_table(base_opened, tmp_path_factory.mktemp("base") / "played")
+    table.turn("kli", **KLI_TURN_1)
+    return table
+
+
+@pytest.fixture
+def started(base_started: Table, tmp_path: Path) -> Table:
+    """A private copy of the started duel: fed holds control at 1.0.alloc."""
+    return copy_table(base_started, tmp_path / "table")
+
+
+@pytest.fixture
+def opened(base_opened: Table, tmp_path: Path) -> Table:
+    """A private copy of the duel after fed's first turn: kli holds control at 1.0.alloc."""
+    return copy_table(base_opened, tmp_path / "table")
+
+
+@pytest.fixture
+def played(base_played: Table, tmp_path: Path) -> Table:
+    """A private copy of the duel after two turns: fed holds control at 1.9.move; 1.0.alloc is firm."""
+    return copy_table(base_played, tmp_path / "table")
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    """A folder that is in no git repository."""
+    path = tmp_path / "nowhere"
+    path.mkdir()
+    assert subprocess.run(["git", "rev-parse", "--git-dir"], cwd=path, capture_output=True).returncode != 0
+    return path
