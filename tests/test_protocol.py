@@ -31,7 +31,7 @@ def inputs(players, entries=(), through=None, breaks=None):
         Entry(RULES.parse_time(at), at, by, by, do, "report/steps.yaml", i + 2)
         for i, (at, by, do) in enumerate(entries)
     )
-    return Inputs(tuple(players), ents, per)
+    return Inputs.of_entries(tuple(players), ents, per)
 
 
 def run(players, start, after=None, **kw):

@@ -38,10 +38,11 @@ def _take(entries: list[Entry], wanted: Counter) -> list[Entry]:
     return out
 
 
-def firm_findings(before: Inputs, after: Inputs, firm: Point | None) -> list[Finding]:
+def firm_findings(before: Inputs, after: Inputs, firm: Point | None,
+                  files: set[str] | None = None) -> list[Finding]:
     """Entries strictly before the firm point may not be added, removed or edited (seed §3.C, §4.B);
-    nor may a player pull his horizon back behind it."""
-    removed, added = changed_entries(before.entries, after.entries)
+    nor may a player pull his horizon back behind it. `files`: the report files that changed (None: all)."""
+    removed, added = changed_entries(before.entries_in(files), after.entries_in(files))
     findings = []
     for entry in removed:
         if firm is None or entry.at < firm:
@@ -63,9 +64,10 @@ def firm_findings(before: Inputs, after: Inputs, firm: Point | None) -> list[Fin
     return findings
 
 
-def ownership_findings(before: Inputs, after: Inputs, committer: str) -> list[Finding]:
+def ownership_findings(before: Inputs, after: Inputs, committer: str,
+                       files: set[str] | None = None) -> list[Finding]:
     """A player adds, edits or removes only his own entries (DESIGN §2 rules of ownership)."""
-    removed, added = changed_entries(before.entries, after.entries)
+    removed, added = changed_entries(before.entries_in(files), after.entries_in(files))
     findings = []
     for entry in removed:
         if entry.by != committer:

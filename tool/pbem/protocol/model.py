@@ -18,6 +18,8 @@ from pbem.rulesets.base import Point, State
 HORIZON = "horizon"  # DESIGN §4.2 point 1: his horizon ends before this step ("needs orders")
 CONDITION = "condition"  # point 2: a variable break condition met by this step's events
 AT = "at"  # an explicit break point ({at: "1.12.move"}) reached
+CLARIFY = "clarify"  # point 3: a plan is ambiguous here; its owner picks one of the options (§4.5)
+DICE = "dice"  # point 4: dice owed at this step are missing (§5)
 
 
 @dataclass(frozen=True)
@@ -31,10 +33,30 @@ class Entry:
     do: Mapping[str, Any]
     file: str
     line: int
+    key: bytes = field(default=b"", compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.key:  # computed once: entries are compared at every commit
+            object.__setattr__(self, "key", canonical_dumps(
+                {"at": self.at_text, "by": self.by, "unit": self.unit, "do": dict(self.do)}))
 
     def identity(self) -> bytes:
         """What makes two entries the same action, wherever in the file they stand."""
-        return canonical_dumps({"at": self.at_text, "by": self.by, "unit": self.unit, "do": dict(self.do)})
+        return self.key
+
+
+@dataclass(frozen=True)
+class ReportFile:
+    """The entries of one report file, indexed by game time once (files are cached by content)."""
+
+    entries: tuple[Entry, ...]
+    by_step: Mapping[Point, tuple[Entry, ...]] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        index: dict[Point, list[Entry]] = {}
+        for entry in self.entries:
+            index.setdefault(entry.at, []).append(entry)
+        object.__setattr__(self, "by_step", {k: tuple(v) for k, v in index.items()})
 
 
 @dataclass(frozen=True)
@@ -49,12 +71,48 @@ class PlayerInputs:
 
 
 @dataclass(frozen=True)
+class Rolled:
+    """Where a dice ref stands: the batch announced for it, its roller, and its result once rolled."""
+
+    batch: str
+    roller: str
+    result: int | None
+
+
+@dataclass(frozen=True)
 class Inputs:
     """Everything players wrote that replay reads, at one commit."""
 
     players: tuple[str, ...]  # table order (game.yaml)
-    entries: tuple[Entry, ...]
+    files: Mapping[str, ReportFile]  # report path -> its entries
     per_player: Mapping[str, PlayerInputs]
+    dice: Mapping[str, "Rolled"] = field(default_factory=dict)  # dice ref -> its batch and result
+
+    @classmethod
+    def of_entries(cls, players: tuple[str, ...], entries: tuple[Entry, ...],
+                   per_player: Mapping[str, PlayerInputs]) -> "Inputs":
+        grouped: dict[str, list[Entry]] = {}
+        for entry in entries:
+            grouped.setdefault(entry.file, []).append(entry)
+        return cls(players, {f: ReportFile(tuple(es)) for f, es in grouped.items()}, per_player)
+
+    @property
+    def entries(self) -> tuple[Entry, ...]:
+        """All entries (file by file); for reports. Replay uses `at`, which does not walk them all."""
+        return tuple(e for f in sorted(self.files) for e in self.files[f].entries)
+
+    def at(self, point: Point) -> tuple[Entry, ...]:
+        """The entries at one step, from every file."""
+        found: tuple[Entry, ...] = ()
+        for report in self.files.values():
+            found += report.by_step.get(point, ())
+        return found
+
+    def entries_in(self, files: set[str] | None) -> tuple[Entry, ...]:
+        """The entries of the given files only (all when None)."""
+        if files is None:
+            return self.entries
+        return tuple(e for f in sorted(files) if f in self.files for e in self.files[f].entries)
 
     def of(self, player: str) -> PlayerInputs:
         return self.per_player.get(player, PlayerInputs())
@@ -68,9 +126,14 @@ class Break:
     at: str | None
     kind: str
     why: str
+    options: tuple[Mapping[str, Any], ...] = ()  # a clarify break's choices (each an action's `do`)
+    unit: str | None = None  # the unit a clarify break is about
 
-    def as_dict(self) -> dict[str, str | None]:
-        return {"player": self.player, "at": self.at, "kind": self.kind, "why": self.why}
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"player": self.player, "at": self.at, "kind": self.kind, "why": self.why}
+        if self.options:
+            data["options"] = [dict(o) for o in self.options]
+        return data
 
 
 @dataclass(frozen=True)
@@ -116,7 +179,8 @@ class Status:
             control=data.get("control"),
             firm=data.get("firm"),
             pending=tuple(
-                Break(b["player"], b.get("at"), b["kind"], b.get("why", "")) for b in data.get("pending") or ()
+                Break(b["player"], b.get("at"), b["kind"], b.get("why", ""), tuple(b.get("options") or ()))
+                for b in data.get("pending") or ()
             ),
             over=bool(data.get("over")),
             yielded_by=data.get("yielded_by"),

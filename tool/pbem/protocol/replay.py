@@ -11,13 +11,12 @@ of the game, in turn").
 
 from __future__ import annotations
 
-from collections import defaultdict
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from pbem.errors import Finding
-from pbem.protocol.model import AT, CONDITION, HORIZON, Break, Checkpoint, Entry, Inputs, Stop
+from pbem.protocol.model import AT, CLARIFY, CONDITION, DICE, HORIZON, Break, Checkpoint, Entry, Inputs, Stop
 from pbem.protocol.serving import serving_order
-from pbem.rulesets.base import Action, Event, Point, Ruleset
+from pbem.rulesets.base import Action, Ambiguous, Event, Point, Ruleset
 
 # A guard against a ruleset whose next_step never ends; far above any real game (8 turns x 161 steps).
 MAX_STEPS = 1_000_000
@@ -38,7 +37,6 @@ def replay(
     """Replay from `start` to the next break; pending breaks are served in table order after `after`."""
     if start.carried:
         return Stop(start, serving_order(start.carried, inputs.players, after), over=False)
-    by_step = _entries_by_step(inputs.entries)
     point, state = start.point, start.state
     problems: list[Finding] = []
     steps = 0
@@ -52,8 +50,14 @@ def replay(
             pending = tuple(Break(p, when, HORIZON, f"needs orders from {when}") for p in needing)
             return Stop(Checkpoint(point, state), serving_order(pending, inputs.players, after),
                         over=False, problems=tuple(problems), steps=steps - 1)
-        actions = _gather(ruleset, state, point, inputs, by_step.get(point, ()), problems)
-        new_state, events = ruleset.apply(state, point, actions)
+        actions, unclear = _gather(ruleset, state, point, inputs, inputs.at(point), problems)
+        blocked = unclear or _dice_missing(ruleset, state, point, when, actions, inputs)
+        if blocked:
+            return Stop(Checkpoint(point, state), serving_order(blocked, inputs.players, after),
+                        over=False, problems=tuple(problems), steps=steps - 1)
+        rolls = {ref: inputs.dice[ref].result for ref in _needed(ruleset, state, point, actions)}
+        new_state, events = (ruleset.apply(state, point, actions, rolls) if rolls
+                             else ruleset.apply(state, point, actions))
         met = _breaks_met(ruleset, inputs, point, when, state, new_state, events)
         nxt = ruleset.next_step(setup, point)
         if met:
@@ -69,13 +73,6 @@ def _covers(inputs: Inputs, player: str, point: Point) -> bool:
     return through is not None and through >= point
 
 
-def _entries_by_step(entries: Iterable[Entry]) -> dict[Point, list[Entry]]:
-    grouped: dict[Point, list[Entry]] = defaultdict(list)
-    for entry in entries:
-        grouped[entry.at].append(entry)
-    return grouped
-
-
 def _gather(
     ruleset: Ruleset,
     state: Any,
@@ -83,9 +80,11 @@ def _gather(
     inputs: Inputs,
     entries: Sequence[Entry],
     problems: list[Finding],
-) -> list[Action]:
-    """Every player's actions at this step: legal entries first, then defaults for units without one."""
+) -> tuple[list[Action], list[Break]]:
+    """Every player's actions at this step: legal entries first, then his plans (§4.5), then the ruleset's
+    defaults for units without either. A plan that ties gives a clarify break for its owner instead."""
     actions: list[Action] = []
+    unclear: list[Break] = []
     for player in inputs.players:
         acted: set[tuple[str | None, str]] = set()
         for entry in (e for e in entries if e.by == player):
@@ -102,12 +101,70 @@ def _gather(
                 continue
             acted.add((entry.unit, verb))
             actions.append(action)
+        explicit = {a.unit for a in actions if a.by == player}
+        planned = _plans(ruleset, state, point, player, inputs, explicit, unclear)
+        actions.extend(planned)
+        covered = explicit | {a.unit for a in planned}
         for default in ruleset.default_actions(state, point, player):
-            verb = next(iter(default.do), "")
-            if (default.unit, verb) not in acted and not any(a.unit == default.unit and a.by == player
-                                                             for a in actions):
+            if default.unit not in covered:
                 actions.append(default)
-    return actions
+    return actions, unclear
+
+
+def _plans(ruleset: Ruleset, state: Any, point: Point, player: str, inputs: Inputs, explicit: set[str | None],
+           unclear: list[Break]) -> list[Action]:
+    """The actions of `player`'s plans at this step, for units he gave no entry (seed §5.B variable actions)."""
+    resolve = getattr(ruleset, "resolve_plan", None)
+    if resolve is None:
+        return []
+    out: list[Action] = []
+    done: set[str | None] = set(explicit)
+    for plan in inputs.of(player).plans:
+        unit = plan.get("unit")
+        if unit in done or not _window(ruleset, plan, point):
+            continue
+        result = resolve(state, point, player, plan)
+        if result is None:
+            continue
+        done.add(unit)
+        if isinstance(result, Ambiguous):
+            when = ruleset.format_time(point)
+            choices = ", ".join(" ".join(f"{k} {v}" for k, v in o.items()) for o in result.options)
+            unclear.append(Break(player, when, CLARIFY, f"{unit}'s plan {dict(plan['do'])} is ambiguous at {when}: "
+                                 f"choose one of {choices}", tuple(result.options), unit))
+            continue
+        out.extend(result)
+    return out
+
+
+def _window(ruleset: Ruleset, plan: Mapping[str, Any], point: Point) -> bool:
+    try:
+        return ruleset.parse_time(plan["from"]) <= point <= ruleset.parse_time(plan["until"])
+    except (KeyError, ValueError):
+        return False  # reported when the players file is read
+
+
+def _needed(ruleset: Ruleset, state: Any, point: Point, actions: Sequence[Action]) -> list[str]:
+    needed = getattr(ruleset, "dice_needed", None)
+    return list(needed(state, point, actions)) if needed is not None else []
+
+
+def _dice_missing(ruleset: Ruleset, state: Any, point: Point, when: str, actions: Sequence[Action],
+                  inputs: Inputs) -> list[Break]:
+    """DESIGN §4.2 point 4: the step waits for its dice. Unannounced dice are owed by whoever acted; announced
+    but unrolled ones by their roller (what the others owe him comes first, from the batch itself)."""
+    owed: dict[str, list[str]] = {}
+    for ref in _needed(ruleset, state, point, actions):
+        rolled = inputs.dice.get(ref)
+        if rolled is not None and rolled.result is not None:
+            continue
+        parts = ref.split("/")  # DESIGN §5: "1.4.fire/CA/ph1" names the acting unit second
+        who = rolled.roller if rolled is not None else (ruleset.owner_of(state, parts[1]) if len(parts) > 1 else None)
+        if who is not None:
+            owed.setdefault(who, []).append(ref if rolled is None else f"{ref} in {rolled.batch}")
+    return [Break(p, when, DICE, "dice owed for " + ", ".join(refs)
+                  + ("" if all(" in " in r for r in refs) else " (pbem roll --for … --ref …)"))
+            for p, refs in owed.items()]
 
 
 def _breaks_met(

@@ -16,7 +16,7 @@ from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
 from pbem.formats import schemas, yamlsafe
 from pbem.protocol.dice import ESCROW, Batch
-from pbem.protocol.model import Entry, Inputs, PlayerInputs, Status
+from pbem.protocol.model import Entry, Inputs, PlayerInputs, ReportFile, Rolled, Status
 from pbem.protocol.secrets import Secret
 from pbem.rulesets import get as get_ruleset
 from pbem.rulesets.base import Ruleset
@@ -60,7 +60,10 @@ class Manifest:
 
     @property
     def players(self) -> tuple[str, ...]:
-        return tuple(s.id for s in self.seats if s.role == "player")
+        return self._players
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_players", tuple(s.id for s in self.seats if s.role == "player"))
 
     def seat_of_key(self, key: PublicKey) -> Seat | None:
         return next((s for s in self.seats if s.key is not None and s.key.same_key(key)), None)
@@ -87,9 +90,10 @@ class Game:
 class ParseCache:
     """A bounded least-recently-used cache of parsed files keyed by (blob id, kind)."""
 
-    def __init__(self, size: int = 512) -> None:
+    def __init__(self, size: int = 512, lines: int = 20_000) -> None:
         self.size = size
         self._items: OrderedDict[tuple[str, ...], Any] = OrderedDict()
+        self.lines: ParseCache | None = ParseCache(lines, 0) if lines else None  # report lines by their text
 
     def get(self, key: tuple[str, ...], make: Callable[[], Any]) -> Any:
         if key in self._items:
@@ -193,23 +197,70 @@ def read_players(data: bytes, file: str, ruleset: Ruleset) -> PlayerInputs:
     return PlayerInputs(through, through_text, tuple(raw.get("breaks") or ()), tuple(raw.get("plans") or ()), file)
 
 
-def read_report(data: bytes, file: str, ruleset: Ruleset) -> tuple[Entry, ...]:
+ENTRY_LINE = re.compile(r"  - \{[^\n]*\}\Z")  # one entry per line, as pbem writes (DESIGN §2)
+
+
+def read_report(data: bytes, file: str, ruleset: Ruleset, lines: ParseCache | None = None) -> ReportFile:
+    """A report file's entries. A file in pbem's own layout (`entries:` then one flow mapping per line) is read
+    line by line, each line's parse cached by its text, so a commit that appends one entry parses one line;
+    any other valid layout is parsed whole (DESIGN §2)."""
+    text = data.decode("utf-8", "replace")
+    rows = text.split("\n")
+    if rows and rows[-1] == "":
+        rows.pop()
+    if (lines is not None and len(data) <= yamlsafe.MAX_BYTES and rows and rows[0] == "entries:"
+            and all(ENTRY_LINE.match(r) for r in rows[1:])):
+        period = file[len("report/"):-len(".yaml")]
+        entries = []
+        for number, row in enumerate(rows[1:], start=2):
+            at, item, key = lines.get((row, ruleset.name, period),
+                                      lambda: _read_entry_line(row, file, number, ruleset, period))
+            entries.append(Entry(at, item["at"], item["by"], item.get("unit"), item["do"], file, number, key))
+        return ReportFile(tuple(entries))
+    return _read_report_whole(data, file, ruleset)
+
+
+def _read_entry_line(row: str, file: str, number: int, ruleset: Ruleset, period: str) -> tuple[Any, dict, bytes]:
+    """Parse and check one `  - {…}` line as if it stood in the whole file (same loader, same schemas)."""
+    try:
+        doc = yamlsafe.load(row.strip()[2:].encode(), file)
+    except PbemError as exc:
+        raise PbemError.from_finding(exc.finding.at(line=number) if exc.finding.line in (None, 1)
+                                     else exc.finding, exc.exit_code) from None
+    shifted = _ShiftedDoc(doc, number)
+    schemas.validate("pbem/report/1#/$defs/entry", doc.data, file=file, doc=shifted)
+    entry = _entry(doc.data, file, number, ruleset, period, shifted, ())
+    return entry.at, doc.data, entry.key
+
+
+class _ShiftedDoc:
+    """A one-line document placed at its line in the file, for error locations."""
+
+    def __init__(self, doc: yamlsafe.Document, line: int) -> None:
+        self.doc, self.line = doc, line
+
+    def line_of(self, path: tuple) -> int:
+        return self.line
+
+
+def _entry(item: dict, file: str, line: int, ruleset: Ruleset, period: str, doc: Any, base: tuple) -> Entry:
+    action_schema = getattr(ruleset, "action_schema", None)
+    if action_schema:
+        schemas.validate(action_schema, item["do"], file=file, doc=doc, base=base + ("do",))
+    at = parse_time(ruleset, item["at"], file, line)
+    if ruleset.period_of(at) != period:
+        raise PbemError("report.wrong-file", f"entry at {item['at']} belongs in "
+                        f"report/{ruleset.period_of(at)}.yaml, not {file}", file=file, line=line, exit_code=1)
+    return Entry(at, item["at"], item["by"], item.get("unit"), item["do"], file, line)
+
+
+def _read_report_whole(data: bytes, file: str, ruleset: Ruleset) -> ReportFile:
     doc = yamlsafe.load(data, file)
     raw = doc.data if doc.data is not None else {"entries": []}
     schemas.validate("pbem/report/1", raw, file=file, doc=doc)
-    action_schema = getattr(ruleset, "action_schema", None)
     period = file[len("report/"):-len(".yaml")]
-    entries = []
-    for i, item in enumerate(raw["entries"]):
-        line = doc.line_of(("entries", i))
-        if action_schema:
-            schemas.validate(action_schema, item["do"], file=file, doc=doc, base=("entries", i, "do"))
-        at = parse_time(ruleset, item["at"], file, line)
-        if ruleset.period_of(at) != period:
-            raise PbemError("report.wrong-file", f"entry at {item['at']} belongs in "
-                            f"report/{ruleset.period_of(at)}.yaml, not {file}", file=file, line=line, exit_code=1)
-        entries.append(Entry(at, item["at"], item["by"], item.get("unit"), item["do"], file, line))
-    return tuple(entries)
+    return ReportFile(tuple(_entry(item, file, doc.line_of(("entries", i)), ruleset, period, doc, ("entries", i))
+                            for i, item in enumerate(raw["entries"])))
 
 
 def read_status(data: bytes) -> Status:
@@ -230,6 +281,27 @@ def read_secret(data: bytes, file: str) -> Secret:
     return Secret(doc.data, file)
 
 
+def dice_book(batches: Mapping[str, Batch]) -> dict[str, Rolled]:
+    """Every dice ref of the batches that stand (not voided), with its result once rolled (DESIGN §5)."""
+    book: dict[str, Rolled] = {}
+    for batch in sorted(batches.values(), key=lambda b: b.id):
+        if batch.voided:
+            continue
+        results = batch.results or []
+        for j, purpose in enumerate(batch.raw["rolls"]):
+            if "ref" in purpose:
+                book[purpose["ref"]] = Rolled(batch.id, batch.roller, results[j] if j < len(results) else None)
+    return book
+
+
+def _known_players(report: ReportFile, players: tuple[str, ...]) -> bool:
+    for entry in report.entries:
+        if entry.by not in players:
+            raise PbemError("players.unknown", f"entry by unknown player {entry.by!r}", file=entry.file,
+                            line=entry.line, exit_code=1)
+    return True
+
+
 def read_game(
     files: Mapping[str, tuple[str, int]],
     blob: Callable[[str], bytes],
@@ -245,7 +317,7 @@ def read_game(
     if STATUS in files:
         status = cache.get((files[STATUS][0], "status"), lambda: read_status(blob(files[STATUS][0])))
     per_player: dict[str, PlayerInputs] = {}
-    entries: list[Entry] = []
+    reports: dict[str, ReportFile] = {}
     batches: dict[str, Batch] = {}
     secrets: dict[str, Secret] = {}
     for path, (oid, _mode) in sorted(files.items()):
@@ -257,16 +329,15 @@ def read_game(
             per_player[m.group(1)] = cache.get((oid, "players", manifest.ruleset_name, path),
                                                lambda: read_players(blob(oid), path, ruleset))
         elif REPORT_RE.match(path):
-            entries.extend(cache.get((oid, "report", manifest.ruleset_name, path),
-                                     lambda: read_report(blob(oid), path, ruleset)))
+            reports[path] = cache.get((oid, "report", manifest.ruleset_name, path),
+                                      lambda: read_report(blob(oid), path, ruleset, cache.lines))
+            cache.get((oid, "report-players", path) + manifest.players,
+                      lambda: _known_players(reports[path], manifest.players))
         elif DICE_RE.match(path):
             batch = cache.get((oid, "dice", path), lambda: read_batch(blob(oid), path))
             batches[batch.id] = batch
         elif SECRET_RE.match(path):
             secret = cache.get((oid, "secret", path), lambda: read_secret(blob(oid), path))
             secrets[secret.id] = secret
-    for entry in entries:
-        if entry.by not in manifest.players:
-            raise PbemError("players.unknown", f"entry by unknown player {entry.by!r}", file=entry.file,
-                            line=entry.line, exit_code=1)
-    return Game(manifest, Inputs(manifest.players, tuple(entries), per_player), status, batches, secrets)
+    inputs = Inputs(manifest.players, reports, per_player, dice_book(batches))
+    return Game(manifest, inputs, status, batches, secrets)

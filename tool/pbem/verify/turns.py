@@ -26,7 +26,7 @@ from pbem.errors import Finding
 from pbem.protocol import dice, secrets
 from pbem.protocol.control import progress_error, resume_from, status_of
 from pbem.protocol.history import firm_findings, ownership_findings
-from pbem.protocol.model import Break, Status, Stop
+from pbem.protocol.model import CLARIFY, Break, Status, Stop
 from pbem.protocol.replay import replay, start_checkpoint
 from pbem.protocol.serving import seat_before
 from pbem.verify.gamefiles import DICE_RE, GAME, PLAYERS_RE, README, SECRET_RE, STATUS, WORKFLOW, Game
@@ -245,8 +245,9 @@ def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn:
                                     f"{m.group(1)} may change", file=path))
     assert prev.stop is not None
     firm = prev.stop.checkpoint.point
-    findings.extend(ownership_findings(prev.game.inputs, game.inputs, player))
-    findings.extend(firm_findings(prev.game.inputs, game.inputs, firm))
+    reports = {p for p in changed if p.startswith("report/")}
+    findings.extend(ownership_findings(prev.game.inputs, game.inputs, player, reports))
+    findings.extend(firm_findings(prev.game.inputs, game.inputs, firm, reports))
     manifest = game.manifest
     if any(DICE_RE.match(p) for p in changed):
         findings.extend(dice.batch_findings(manifest.id, manifest.players, manifest.keys, manifest.escrow_key,
@@ -267,11 +268,33 @@ def _progress(prev: Verified, game: Game, player: str, turn: bool, mine: list[Br
     assert prev.stop is not None
     if turn:
         reason = progress_error(game.manifest.ruleset, prev.stop.checkpoint.point, player, game.inputs)
-        return [Finding("progress.none", reason, file=f"players/{player}.yaml")] if reason else []
+        if reason:
+            return [Finding("progress.none", reason, file=f"players/{player}.yaml")]
+        assert prev.status is not None
+        held = prev.status.pending[0]
+        if held.kind == CLARIFY:
+            return _clarified(held, game)
+        if held in expected.pending:
+            return [Finding("progress.none", f"{player} made no progress: his break still stands ({held.why})",
+                            file=STATUS)]
+        return []
     still = [b for b in mine if b in expected.pending]
     if len(still) == len(mine):
         return [Finding("progress.none", f"{player} owes {mine[0].why} and settled none of it", file=STATUS)]
     return []
+
+
+def _clarified(held: Break, game: Game) -> list[Finding]:
+    """Seed §5.C: the answer to a special break is an explicit entry at that step, one of the options."""
+    ruleset = game.manifest.ruleset
+    point = ruleset.parse_time(held.at) if held.at else None
+    answers = [e for e in game.inputs.at(point) if e.by == held.player and e.unit == held.unit] if point else []
+    if not answers:
+        return [Finding("rules.bad-clarify", f"{held.player} must answer the special break for {held.unit} at "
+                        f"{held.at} with an entry there: one of {[dict(o) for o in held.options]}", file=STATUS)]
+    return [Finding("rules.bad-clarify", f"{e.unit} at {e.at_text}: {dict(e.do)} is not one of the options "
+                    f"{[dict(o) for o in held.options]} (seed §5.C)", file=e.file, line=e.line)
+            for e in answers if dict(e.do) not in [dict(o) for o in held.options]]
 
 
 def _status_findings(expected: Status, written: Status) -> list[Finding]:

@@ -259,6 +259,8 @@ def _try(game: Any, power: str, order: str) -> tuple[str | None, str | None]:
 
     One at a time is enough: the engine judges each order against the position only (a second order for one
     unit, and the number of builds, are checked by the caller)."""
+    if order.strip().upper() == "WAIVE" and game.phase_type != "A":
+        return "WAIVE is only given at adjustments", None
     before = len(game.error)
     try:
         _set(game, power, [order])
@@ -286,7 +288,7 @@ def _real(orders: Sequence[str]) -> list[str]:
 def adjudicate(board: Board, phase: str, orders: Mapping[str, Sequence[str]], victory: int) -> Adjudication:
     """Adjudicate one phase: every power's orders (normal forms, all of them accepted by `check_orders`) on a
     fresh game holding `board`; EngineError if the engine refuses any of them."""
-    return _adjudicate(board, phase, tuple(sorted((p, tuple(o)) for p, o in orders.items() if o)), victory)
+    return _adjudicate(board, phase, tuple(sorted((p, tuple(sorted(o))) for p, o in orders.items() if o)), victory)
 
 
 @lru_cache(maxsize=64)

@@ -12,6 +12,9 @@ seed 001 "Further Definitions"). The table, for X towards each other power Y:
 | support-hold of Y's unit                                       | FRIENDLY or ALLIED                         |
 | support/convoy of Y's unit into Y's own or uncoloured territory| FRIENDLY or ALLIED                         |
 | support/convoy of Y's unit into the territory of Z hostile to X| X–Y ALLIED (and X–Z HOSTILE or WAR)        |
+| support-hold or support/convoy of Y's unit, anywhere           | WAR (seed: "NO LIMITS to the interactions  |
+|                                                                | you may have with their units"); X–Z rules |
+|                                                                | for a third power's territory still apply  |
 | anything else touching Y (NEUTRAL: "can't interact")           | refused                                    |
 
 LIMBO counts as HOSTILE for all of this ("you may only execute moves as if you are hostile to both").
@@ -111,9 +114,9 @@ def forbidden(power: str, normal: str, board: Board, matrix: Matrix, name: Namer
         if owner == x:
             return None
         state = matrix.get(x, owner)
-        if moves_as(state) not in (FRIENDLY, ALLIED):
+        if moves_as(state) not in (FRIENDLY, ALLIED, WAR):
             return (f"{x} may not {what}{order.target}: {_title(x)} and {_title(owner)} are {_as(state)} (support "
-                    "of another power's unit needs FRIENDLY or ALLIED)")
+                    "of another power's unit needs FRIENDLY or ALLIED, or WAR: no limits)")
         return None
     assert order.dest is not None
     moved = f"{what}{order.target} - {order.dest}"
@@ -127,6 +130,8 @@ def forbidden(power: str, normal: str, board: Board, matrix: Matrix, name: Namer
     if owner == x:
         return None
     state = matrix.get(x, owner)
+    if state == WAR:  # seed 001, WAR: "NO LIMITS to the interactions you may have with their units"
+        return None
     if x in owners:
         return (f"{x} may not {moved}: {name(order.dest)} is {_title(x)}'s own territory (another power's unit "
                 "may be helped only into its own or uncoloured territory, or into a hostile power's)")

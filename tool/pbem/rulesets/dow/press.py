@@ -75,6 +75,8 @@ def kind_of(message: Mapping[str, Any]) -> str:
 
 def _recognise(state: DowState, message: Mapping[str, Any], by: str) -> DowState:
     kind = kind_of(message)
+    if by not in state.players:
+        raise PressRefused(relations.UNKNOWN_POWER, f"{by!r} is not a player of this game")
     if message.get("by") != by:
         raise PressRefused(NOT_AUTHOR, f"the message says by {message.get('by')!r} but is signed by {by!r}")
     if "at" in message:

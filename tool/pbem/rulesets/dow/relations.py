@@ -48,8 +48,9 @@ REAFFIRMABLE = (ALLIED, HOSTILE)
 # rule ids of refused press (DESIGN §8: stable ids)
 NO_PROPOSAL = "press.no-proposal"
 FORCED_STATE = "press.forced-state"
-NOT_A_RAISE = "press.not-a-raise"
-NOT_A_LOWERING = "press.not-a-lowering"
+NOT_A_RAISE = "press.not-a-raise"  # a proposal or acceptance of a lower state: declare it instead
+ONE_SIDED_RAISE = "press.one-sided-raise"  # a declaration of a higher state: it needs a proposal and acceptance
+NO_CHANGE = "press.no-change"  # a proposal or declaration of the state the pair is already in
 IN_LIMBO = "press.in-limbo"
 NOT_IN_LIMBO = "press.not-in-limbo"
 LIMBO_CHOSEN = "press.limbo-not-chosen"
@@ -194,10 +195,13 @@ def _raise_allowed(rel: Relations, by: str, to: str, state: str, current: str, v
     if state not in LEVEL:
         raise PressRefused(LIMBO_CHOSEN, f"{by} cannot {verb} {state} with {to}: LIMBO is only entered when two "
                                          "allies go to war (seed 001)")
-    if LEVEL[state] <= LEVEL[current]:
+    if LEVEL[state] == LEVEL[current]:
+        raise PressRefused(NO_CHANGE, f"{by} cannot {verb} {_state_name(state)} with {to}: they are already "
+                                      f"{_state_name(current)}")
+    if LEVEL[state] < LEVEL[current]:
         raise PressRefused(NOT_A_RAISE, f"{by} cannot {verb} {_state_name(state)} with {to}: they are "
                                         f"{_state_name(current)}, and only a higher state is proposed and "
-                                        "accepted (a lower one is declared)")
+                                        "accepted (a lower one is declared by one side)")
     _no_conflict(rel.recognised.with_states({(by, to): state}), {_key(by, to)}, f"{by} cannot {verb} {state} "
                                                                                    f"with {to}")
 
@@ -212,10 +216,13 @@ def declare(rel: Relations, by: str, to: str, state: str) -> Relations:
     if state not in LEVEL:
         raise PressRefused(LIMBO_CHOSEN, f"{by} cannot declare LIMBO: it is only entered when two allies go to "
                                          "war (seed 001)")
-    if LEVEL[state] >= LEVEL[current]:
-        raise PressRefused(NOT_A_LOWERING, f"{by} cannot declare {_state_name(state)} on {to}: they are "
-                                           f"{_state_name(current)}, and only a lower state is declared (a "
-                                           "higher one needs a proposal and an acceptance)")
+    if LEVEL[state] == LEVEL[current]:
+        raise PressRefused(NO_CHANGE, f"{by} cannot declare {_state_name(state)} on {to}: they are already "
+                                      f"{_state_name(current)}")
+    if LEVEL[state] > LEVEL[current]:
+        raise PressRefused(ONE_SIDED_RAISE, f"{by} cannot declare {_state_name(state)} on {to}: they are "
+                                            f"{_state_name(current)}, and a raise is never announced by one side "
+                                            f"only: {by} proposes it and {to} accepts it (seed 001)")
     changes: dict[tuple[str, str], str] = {(by, to): state}
     if state == WAR:
         changes.update(cascade(rel.recognised.with_states(changes), by, to))

@@ -15,7 +15,7 @@ Events (Event.by is the power that caused it; "" when no power did):
 
 | kind             | by             | data                                                         |
 |------------------|----------------|--------------------------------------------------------------|
-| `adjudicated`    | ""             | phase, results {unit: [codes]} (codes are informative)       |
+| `adjudicated`    | ""             | phase, engine, results {unit: [codes]} (informative only)    |
 | `dislodged`      | the attacker   | phase, owner, unit, retreats                                 |
 | `centres`        | the new owner  | phase, centre, from, to (one per change of owner)            |
 | `realised`       | ""             | phase, changes [[a, b, before, after]] (relations realised)  |
@@ -128,10 +128,12 @@ def resolve(state: DowState, point: Point, actions: Sequence[Action]) -> tuple[D
     phase = phases.engine_phase(point)
     result = engine.adjudicate(state.board, phase, orders, state.victory)
     expected = phases.next_step({}, point)
-    if result.next_phase != engine.COMPLETED and (expected is None or result.next_phase != phases.format_time(expected)):
+    engine_next = result.next_phase
+    if engine_next != engine.COMPLETED and (expected is None or engine_next != phases.format_time(expected)):
         raise engine.EngineError(f"the engine went from {phase} to {result.next_phase}")
     events.append(Event("adjudicated", "", None, {
-        "phase": when, "results": {unit: list(codes) for unit, codes in result.results if any(codes)}}))
+        "phase": when, "engine": result.engine,
+        "results": {unit: list(codes) for unit, codes in result.results if any(codes)}}))
     for owner, unit, attacker in result.dislodged:
         retreats = next((list(o) for p, u, o in result.board.dislodged if (p, u) == (owner, unit)), [])
         events.append(Event("dislodged", attacker or "", unit,

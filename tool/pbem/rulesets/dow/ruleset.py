@@ -16,7 +16,8 @@ Beyond `base.Ruleset`, the protocol uses these methods (DESIGN §4.7 sealed step
   of it as plain data for `pbem relations`.
 * `recognise(state, message, by) -> (state, Refusal | None)`: one press message (schema pbem/dow/press/1) in
   recognition order; a `Refusal` is a str with the rule id in `.rule` (`press.no-proposal`,
-  `press.forced-state`, `press.not-a-raise`, ...). A raise proposed by one side only is a standing proposal.
+  `press.forced-state`, `press.one-sided-raise`, ...). A raise proposed by one side only is a standing
+  proposal (orders are judged as if it had not been made); one declared by one side is refused.
 * `verdicts(state, action) -> list[(order, normal, verdict, reason)]`: each order of an orders action judged:
   "ok", "invalid" (the engine refuses it: void, no offence) or "forbidden" (the relationship table refuses it:
   void and a warning). `legal(state, action)` joins the reasons of both kinds; the protocol should not treat a
@@ -122,9 +123,9 @@ class DowRuleset:
         return resolve.judge(game, action.by, given)
 
     def apply(
-        self, game: state.DowState, point: Point, actions: Sequence[Action]
+        self, game: state.DowState, point: Point, actions: Sequence[Action], rolls: Mapping[str, int] | None = None
     ) -> tuple[state.DowState, list[Event]]:
-        """Resolve one phase (see pbem.rulesets.dow.resolve)."""
+        """Resolve one phase (see pbem.rulesets.dow.resolve); Diplomacy rolls no dice, so `rolls` is unused."""
         return resolve.resolve(game, point, actions)
 
     # --- press and relations -----------------------------------------------------------------------------

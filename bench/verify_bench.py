@@ -1,0 +1,216 @@
+"""Benchmark: how fast `pbem verify` checks a long game, against the floor of merely reading it.
+
+    .venv/bin/python bench/verify_bench.py --commits 1000 10000
+
+For each size it generates (once, cached under bench/.games/, deterministic keys and content) a synthetic
+two-player tactical game in which every commit is a signed, legal turn: the player in control extends his
+horizon one step past his opponent's and adds one entry, so control alternates at every commit and the report
+files grow as in a real game. The game is built with the same code the verifier uses (judge per commit), so it
+is fast to make. Then, in fresh processes:
+
+* floor:  `git rev-list` plus reading every blob that changed, with pygit2 (what any verifier must at least do);
+* verify: `pbem verify` of the whole history (signatures, schemas, YAML, ownership, firm, progress, replay);
+* tail:   the per-commit cost of the last 1,000 commits against commits 1,000–2,000 (flat means linear);
+* one:    `pbem verify HEAD~1..HEAD`, verifying one new commit on top of the game.
+
+Numbers are printed as a Markdown table; peak memory is the child's maximum resident set size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT / "tool"))
+
+from pbem.crypto.keys import PrivateKey  # noqa: E402
+from pbem.formats.writer import dump_mapping, dump_report  # noqa: E402
+from pbem.store.repo import GameRepo  # noqa: E402
+from pbem.store.signer import KeySigner  # noqa: E402
+from pbem.verify.gamefiles import ParseCache, read_game  # noqa: E402
+from pbem.verify.turns import expected_after, expected_start, judge  # noqa: E402
+
+GAME = """format: pbem/1
+id: bench-{n}
+title: "benchmark duel"
+ruleset: tactical/1
+pbem: "0.1.0"
+players:
+  - {{id: fed, name: Alice, key: "{fed}"}}
+  - {{id: kli, name: Bob, key: "{kli}"}}
+dice: {{mode: commit-reveal}}
+setup:
+  map: {{columns: 42, rows: 30}}
+  turns: 999
+  units:
+    - {{id: CA, owner: fed, hex: "1015", facing: B, speed: 0, turn_mode: 2}}
+    - {{id: D7, owner: kli, hex: "2815", facing: F, speed: 0, turn_mode: 2}}
+"""
+
+
+def key(seed: int) -> PrivateKey:
+    return PrivateKey.from_seed(bytes([seed]) * 32, f"bench{seed}")
+
+
+def make_game(path: Path, commits: int) -> None:
+    """A deterministic game of `commits` signed commits (each a legal turn), built incrementally."""
+    keys = {"fed": key(1), "kli": key(2)}
+    signers = {p: KeySigner(k) for p, k in keys.items()}
+    repo = GameRepo.init(path)
+    files: dict[str, bytes] = {"game.yaml": GAME.format(n=commits, fed=keys["fed"].public.to_line(),
+                                                        kli=keys["kli"].public.to_line()).encode()}
+    cache = ParseCache()
+    when = 1_700_000_000
+
+    def blobs(fs: dict[str, bytes]):  # type: ignore[no-untyped-def]
+        import hashlib
+
+        ids = {p: hashlib.sha1(b"blob %d\0" % len(d) + d).hexdigest() for p, d in fs.items()}
+        return {p: (ids[p], 0o100644) for p in fs}, {ids[p]: d for p, d in fs.items()}.__getitem__
+
+    def commit(player: str, message: str, parent: str | None) -> str:
+        nonlocal when
+        when += 60
+        return repo.commit_tree(files, [parent] if parent else [], message, signers[player],
+                                (player, f"{player}@bench.invalid"), when)
+
+    tree, read = blobs(files)
+    game = read_game(tree, read, cache)
+    _, prev = judge(None, game, set(files), keys["fed"].public)
+    head = commit("fed", "new game", None)
+    _, status = expected_start(game, "fed")
+    files["status.yaml"] = dump_mapping(status.to_data()).encode()
+    tree, read = blobs(files)
+    game = read_game(tree, read, cache)
+    findings, prev = judge(prev, game, {"status.yaml"}, keys["fed"].public)
+    assert not findings, findings
+    head = commit("fed", "start", head)
+    ruleset = game.manifest.ruleset
+    entries: dict[str, list[dict]] = {}
+    through = {"fed": None, "kli": None}
+    for i in range(commits - 2):
+        assert prev.status is not None
+        player = prev.status.control
+        assert player is not None
+        other = "kli" if player == "fed" else "fed"
+        firm = ruleset.parse_time(prev.status.firm)
+        target = firm if through[other] is None else ruleset.parse_time(through[other])
+        nxt = ruleset.next_step(game.manifest.setup, target)
+        assert nxt is not None
+        through[player] = ruleset.format_time(nxt)
+        files[f"players/{player}.yaml"] = dump_mapping({"through": through[player]}).encode()
+        period = f"report/{ruleset.period_of(nxt)}.yaml"
+        entries.setdefault(period, []).append({"at": through[player], "by": player,
+                                               "unit": "CA" if player == "fed" else "D7", "do": {"pass": True}})
+        files[period] = dump_report(entries[period]).encode()
+        tree, read = blobs(files)
+        game = read_game(tree, read, cache)
+        _, status = expected_after(prev, game, player, f"turn {i}")
+        files["status.yaml"] = dump_mapping(status.to_data()).encode()
+        tree, read = blobs(files)
+        game = read_game(tree, read, cache)
+        findings, prev = judge(prev, game, {"status.yaml", period, f"players/{player}.yaml"},
+                               keys[player].public)
+        assert not findings, findings
+        head = commit(player, f"{player}: turn {i}", head)
+    repo.repo.references.create("refs/heads/main", head, force=True)
+    repo.repo.set_head("refs/heads/main")
+    subprocess.run(["git", "-C", str(path), "reset", "-q", "--hard"], check=True)
+    subprocess.run(["git", "-C", str(path), "gc", "-q"], check=True)  # packed, as a clone would be
+
+
+FLOOR = """
+import sys, pygit2, subprocess
+repo = pygit2.Repository(sys.argv[1])
+oids = subprocess.run(["git", "-C", sys.argv[1], "rev-list", "--reverse", "--first-parent", "HEAD"],
+                      capture_output=True, text=True, check=True).stdout.split()
+prev = {}
+total = 0
+def walk(tree, base, out):
+    for e in tree:
+        if e.type_str == "tree":
+            walk(repo[e.id], base + e.name + "/", out)
+        else:
+            out[base + e.name] = e.id
+for oid in oids:
+    raw = repo.odb.read(oid)[1]
+    files = {}
+    walk(repo[oid].tree, "", files)
+    for path, blob in files.items():
+        if prev.get(path) != blob:
+            total += len(repo.odb.read(blob)[1])
+    prev = files
+print(len(oids), total)
+"""
+
+
+def timed(cmd: list[str], cwd: Path) -> tuple[float, int, str]:
+    """Wall time, peak RSS (kB) of the child, stdout."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{cmd} failed: {done.stderr}")
+    return elapsed, max(peak, before), done.stdout
+
+
+def tail_ratio(path: Path) -> float | None:
+    """Per-commit cost of the last 1,000 commits over that of commits 1,000-2,000 (in this process)."""
+    from pbem.store.repo import GameRepo as Repo
+    from pbem.verify.history import verify_history
+
+    stamps: list[float] = []
+    verify_history(Repo.open(path), on_commit=lambda _i: stamps.append(time.perf_counter()))
+    if len(stamps) < 3000:
+        return None
+    early = stamps[2000] - stamps[1000]
+    late = stamps[-1] - stamps[-1001]
+    return late / early
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--commits", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--rebuild", action="store_true")
+    args = parser.parse_args()
+    pbem = shutil.which("pbem") or str(Path(sys.executable).parent / "pbem")
+    rows = []
+    for n in args.commits:
+        path = HERE / ".games" / f"duel-{n}"
+        if args.rebuild and path.exists():
+            shutil.rmtree(path)
+        if not path.exists():
+            start = time.perf_counter()
+            make_game(path, n)
+            print(f"built {n} commits in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        floor_t, floor_mem, _ = timed([sys.executable, "-c", FLOOR, str(path)], path)
+        verify_t, verify_mem, out = timed([pbem, "verify"], path)
+        assert out.startswith("ok:"), out[:500]
+        one_t, _, one_out = timed([pbem, "verify", "HEAD~1..HEAD"], path)
+        ratio = tail_ratio(path)
+        rows.append({"commits": n, "floor_s": round(floor_t, 2), "verify_s": round(verify_t, 2),
+                     "commits_per_s": round(n / verify_t), "x_floor": round(verify_t / floor_t, 2),
+                     "tail_ratio": round(ratio, 2) if ratio else None, "one_commit_s": round(one_t, 2),
+                     "peak_mb": round(verify_mem / 1024)})
+    print("| commits | floor s | verify s | commits/s | × floor | last 1k / 1k–2k | one new commit s | peak MB |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r['commits']} | {r['floor_s']} | {r['verify_s']} | {r['commits_per_s']} | {r['x_floor']} | "
+              f"{r['tail_ratio']} | {r['one_commit_s']} | {r['peak_mb']} |")
+    print(json.dumps(rows), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("GIT_CONFIG_NOSYSTEM", "1")
+    main()
