@@ -91,9 +91,11 @@ def test_bad_setups(setup: dict[str, Any], players: tuple[str, ...], fragment: s
 
 def test_everything_starts_neutral_and_nothing_is_owed_in_the_first_half() -> None:
     assert set(s for _, _, s in START.relations.in_force.cells) == {"NEUTRAL"}
-    assert RULES.sealed(P("S1901P")) is False and RULES.owing_players(START, P("S1901P")) == []
-    assert RULES.legal(START, Action(P("S1901P"), "france", None, {"orders": []})) == (
-        "france: no orders are given in the first half of Spring 1901 (press only)")
+    # the first half is press only: each power seals an empty order set as its word that it is done talking
+    assert RULES.sealed(P("S1901P")) is True and len(RULES.owing_players(START, P("S1901P"))) == 7
+    assert RULES.legal(START, Action(P("S1901P"), "france", None, {"orders": []})) is None
+    assert RULES.legal(START, Action(P("S1901P"), "france", None, {"orders": ["A PAR - BUR"]})) == (
+        "france: no orders are given in the first half of Spring 1901 (press only): seal an empty set")
     assert RULES.owner_of(START, "F STP/SC") == "russia" and RULES.owner_of(START, "A PAR") == "france"
     assert RULES.owner_of(START, "A MUN") == "germany" and RULES.owner_of(START, "A BUR") is None
     assert RULES.default_actions(START, P("S1901M"), "france") == []
@@ -142,8 +144,8 @@ def test_bad_gifts(allied_in_first_half: Any, message: dict[str, Any], rule: str
 def war_in_spring() -> dict[str, Any]:
     state = RULES.apply(START, P("S1901P"), [])[0]
     at_war = say(state, declare("germany", "france", "WAR"))
-    legal_before = RULES.legal(at_war, orders(at_war, germany=["A MUN - BUR"])[0])
-    forbidden_before = RULES.legal(at_war, orders(at_war, france=["A MAR S A MUN - BUR"])[0])
+    legal_before = RULES.reasons(at_war, orders(at_war, germany=["A MUN - BUR"])[0])
+    forbidden_before = RULES.reasons(at_war, orders(at_war, france=["A MAR S A MUN - BUR"])[0])
     after, events = play(at_war, germany=["A MUN - BUR"], france=["A PAR - PIC"])
     return {"declared": at_war, "after": after, "events": events, "legal": legal_before,
             "forbidden": forbidden_before}
@@ -168,8 +170,8 @@ def test_nothing_to_retreat_owes_nothing(war_in_spring: dict[str, Any]) -> None:
     fall, events = RULES.apply(after, after.phase, [])
     assert RULES.format_time(fall.phase) == "F1901M" and kinds(events) == ["adjudicated"]
     assert fall.board.colour_of("BUR") == "germany"
-    assert RULES.legal(fall, orders(fall, france=["A PIC - BUR"])[0]) is None  # at WAR: allowed
-    assert RULES.legal(fall, orders(fall, italy=["A VEN - TRI"])[0]) == (
+    assert RULES.reasons(fall, orders(fall, france=["A PIC - BUR"])[0]) is None  # at WAR: allowed
+    assert RULES.reasons(fall, orders(fall, italy=["A VEN - TRI"])[0]) == (
         "italy may not move into Trieste: Austria's territory, and Italy and Austria are NEUTRAL (moves into a "
         "power's territory need WAR)")
 
@@ -218,7 +220,7 @@ def test_the_second_offence_is_civil_disorder(offences: dict[str, Any]) -> None:
 def test_an_order_the_engine_refuses_is_void_without_offence() -> None:
     spring = RULES.apply(START, P("S1901P"), [])[0]
     action = orders(spring, france=["A PAR - MOS", "A MAR - SPA"])[0]
-    assert RULES.legal(spring, action) == (
+    assert RULES.reasons(spring, action) == (
         "france: 'A PAR - MOS' is not a valid order at S1901M: convoying unit must reach coast")
     assert [v[2] for v in RULES.verdicts(spring, action)] == ["invalid", "ok"]
     after, events = RULES.apply(spring, spring.phase, [action])
@@ -385,7 +387,7 @@ def test_the_time_of_the_acceptance_is_the_time_the_change_becomes_known() -> No
     assert second_half.relations.in_force.get("england", "france") == "NEUTRAL"
     accepted = say(second_half, accept("france", "england", "FRIENDLY"))
     assert accepted.relations.recognised.get("england", "france") == "FRIENDLY"
-    assert "NEUTRAL" in str(RULES.legal(accepted, orders(accepted, france=["F BRE S F LON - ENG"])[0]))
+    assert "NEUTRAL" in str(RULES.reasons(accepted, orders(accepted, france=["F BRE S F LON - ENG"])[0]))
     retreats, events = play(accepted)
     assert retreats.relations.in_force.get("england", "france") == "FRIENDLY"
     assert events[-1].kind == "realised"

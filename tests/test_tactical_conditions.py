@@ -146,12 +146,6 @@ def test_design_4_3_conditions_of_this_catalog_are_accepted(condition: dict) -> 
 
 
 REFUSED = [
-    ({"fire": {}}, "{fire: {}}: fire conditions are not supported yet by tactical/1 movement rules"),
-    ({"fire": {"heavy": True}}, "fire conditions are not supported yet"),
-    ({"launch": {}}, "launch conditions are not supported yet"),
-    ({"damage": {"kind": "shield"}}, "damage conditions are not supported yet"),
-    ({"shield_down": {}}, "shield_down conditions are not supported yet"),
-    ({"system": {"kind": "use"}}, "system conditions are not supported yet"),
     ({"near": 3}, "{near: 3} has no break condition among at, range, turn, speed, fire"),
     ({"range": 8, "turn": {}}, "{range: 8, turn: {}} has more than one break condition"),
     ({"range": -1}, "{range: -1}: range must be a whole number 0..200, got -1"),

@@ -291,7 +291,7 @@ def test_a_slip_or_turn_off_the_map_disengages_too() -> None:
     assert [(e.unit, e.kind) for e in log["1.2.move"]] == [("CA", "disengaged"), ("D7", "turned"), ("D7", "disengaged")]
     assert RULES.is_over(state)  # nobody is left on the map
     assert RULES.state_summary(state)[0] == {"id": "CA", "owner": "fed", "hex": None, "facing": "A", "speed": 31,
-                                             "status": "disengaged"}
+                                             "status": "disengaged", "shields": [], "hull": 0}
 
 
 # --- defaults, apply, legality of the rest ----------------------------------------------------------------
@@ -362,15 +362,20 @@ REFUSED = [
     ("unknown action", "fed", "CA", "1.2.move", {"warp": 9}, "CA at 1.2.move: {warp: 9} has no action among"),
     ("target only for systems", "fed", "CA", "1.2.move", {"move": "F", "target": "D7"},
      "CA at 1.2.move: {move: F, target: D7}: target is not part of a move action"),
-    ("fire later", "fed", "CA", "1.4.fire", {"fire": {"weapon": "ph1", "target": "D7"}},
-     "CA cannot fire at 1.4.fire: {fire: {weapon: ph1, target: D7}} is not supported yet by tactical/1 movement rules"),
-    ("launch later", "fed", "CA", "1.4.activity", {"launch": {"weapon": "d1", "as": "S1"}},
-     "…is not supported yet by tactical/1 movement rules"),
-    ("use later", "fed", "CA", "1.5.activity", {"use": "tractor", "target": "D7"},
-     "CA cannot use at 1.5.activity: {use: tractor, target: D7} is not supported yet by tactical/1 movement rules"),
-    ("cease later", "fed", "CA", "1.5.activity", {"cease": "tractor"}, "…is not supported yet"),
-    ("announce later", "fed", "CA", "1.5.activity", {"announce": "cloak"}, "…is not supported yet"),
-    ("clarify later", "fed", "CA", "1.2.move", {"clarify": "SL"}, "…is not supported yet"),
+    ("no such weapon", "fed", "CA", "1.4.fire", {"fire": {"weapon": "ph1", "target": "D7"}},
+     "CA cannot fire ph1 at D7 at 1.4.fire: CA has no weapon 'ph1' (it carries none)"),
+    ("fire at fire steps only", "fed", "CA", "1.4.activity", {"fire": {"weapon": "ph1", "target": "D7"}},
+     "CA cannot fire ph1 at D7 at 1.4.activity: {fire: {weapon: ph1, target: D7}} is only given at fire steps"),
+    ("no such seeking weapon", "fed", "CA", "1.4.activity", {"launch": {"weapon": "d1", "as": "S1"}},
+     "CA cannot launch d1 as S1 at 1.4.activity: CA has no weapon 'd1' (it carries none)"),
+    ("no such system", "fed", "CA", "1.5.activity", {"use": "tractor", "target": "D7"},
+     "CA cannot use tractor on D7 at 1.5.activity: CA has no system 'tractor' (it has none)"),
+    ("cease a system it lacks", "fed", "CA", "1.5.activity", {"cease": "tractor"}, "…has no system 'tractor'"),
+    ("announce at activity only", "fed", "CA", "1.5.move", {"announce": "cloak"},
+     "…is only given at activity steps"),
+    ("clarify is no action", "fed", "CA", "1.2.move", {"clarify": "SL"},
+     "CA cannot clarify at 1.2.move: {clarify: SL} is not an action of tactical/1: answer a special break with the "
+     "chosen option itself, e.g. {move: SL}"),
 ]
 
 

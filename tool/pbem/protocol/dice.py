@@ -99,8 +99,8 @@ def derive(game_id: str, players: Sequence[str], batch: Batch) -> list[int] | No
             return None
         seed = dice_crypto.seed_escrow(base64.b64decode(batch.raw["escrow"]))
     else:
-        if "reveal" not in batch.raw:
-            return None
+        if "reveal" not in batch.raw or not batch.knowable(players):
+            return None  # a reveal before every contribution (dice.bad-reveal) derives nothing
         secret = bytes.fromhex(batch.raw["reveal"])
         parts = [bytes.fromhex(batch.contributions[p]) for p in batch.others(players)]
         seed = dice_crypto.seed_commit_reveal(game_id, batch.id, secret, parts)
@@ -241,8 +241,9 @@ def _reveal(game_id: str, players: Sequence[str], escrow_key: PublicKey | None, 
             return out
         expected = derive(game_id, players, new)
         if expected is None or list(raw.get("results") or []) != expected:
-            out.append(_f("dice.bad-results", f"batch {new.id}: results {raw.get('results')} differ from the "
-                          f"derivation {expected}", new.file))
+            wanted = f"the derivation {expected}" if expected is not None else "nothing: it cannot be rolled yet"
+            out.append(_f("dice.bad-results", f"batch {new.id}: results {raw.get('results')} differ from {wanted}",
+                          new.file))
     elif ("reveal" in raw and "reveal" not in old.raw) or ("escrow" in raw and "escrow" not in old.raw):
         out.append(_f("dice.bad-results", f"batch {new.id}: write the results with the reveal (pbem does)",
                       new.file))

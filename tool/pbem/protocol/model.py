@@ -18,6 +18,7 @@ from pbem.rulesets.base import Point, State
 HORIZON = "horizon"  # DESIGN §4.2 point 1: his horizon ends before this step ("needs orders")
 CONDITION = "condition"  # point 2: a variable break condition met by this step's events
 AT = "at"  # an explicit break point ({at: "1.12.move"}) reached
+SEALED = "sealed"  # point 5: a sealed simultaneous step still lacks this player's sealed input (§4.7)
 CLARIFY = "clarify"  # point 3: a plan is ambiguous here; its owner picks one of the options (§4.5)
 DICE = "dice"  # point 4: dice owed at this step are missing (§5)
 
@@ -80,6 +81,26 @@ class Rolled:
 
 
 @dataclass(frozen=True)
+class SealedInput:
+    """A player's sealed input for a sealed simultaneous step (§4.7): the secret, and its content once revealed."""
+
+    secret: str
+    value: Any = None
+    revealed: bool = False
+
+
+@dataclass(frozen=True)
+class Message:
+    """One press message, in recognition order (DESIGN §2 press/<channel>.yaml)."""
+
+    by: str
+    at: str | None
+    body: Mapping[str, Any]
+    file: str
+    line: int
+
+
+@dataclass(frozen=True)
 class Inputs:
     """Everything players wrote that replay reads, at one commit."""
 
@@ -87,6 +108,8 @@ class Inputs:
     files: Mapping[str, ReportFile]  # report path -> its entries
     per_player: Mapping[str, PlayerInputs]
     dice: Mapping[str, "Rolled"] = field(default_factory=dict)  # dice ref -> its batch and result
+    sealed: Mapping[tuple[str, str], SealedInput] = field(default_factory=dict)  # (step, player) -> input
+    press: Mapping[str, tuple[Message, ...]] = field(default_factory=dict)  # step -> messages sent during it
 
     @classmethod
     def of_entries(cls, players: tuple[str, ...], entries: tuple[Entry, ...],
@@ -156,21 +179,28 @@ class Status:
     over: bool
     yielded_by: str | None = None
     note: str = ""
+    position: Mapping[str, Any] | None = None  # the ruleset's public position, where it keeps one (dow/1)
 
     def derived(self) -> dict[str, Any]:
         """The fields replay decides, for comparing a written status with the computed one."""
-        return {
+        data = {
             "control": self.control,
             "firm": self.firm,
             "pending": [b.as_dict() for b in self.pending],
             "over": self.over,
             "yielded_by": self.yielded_by,
         }
+        if self.position is not None:
+            data["position"] = self.position
+        return data
 
     def to_data(self) -> dict[str, Any]:
         data = self.derived()
+        position = data.pop("position", None)
         if self.note:
             data["note"] = self.note
+        if position is not None:
+            data["position"] = position
         return data
 
     @classmethod
@@ -185,6 +215,7 @@ class Status:
             over=bool(data.get("over")),
             yielded_by=data.get("yielded_by"),
             note=data.get("note") or "",
+            position=data.get("position"),
         )
 
 

@@ -14,7 +14,9 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from pbem.errors import Finding
-from pbem.protocol.model import AT, CLARIFY, CONDITION, DICE, HORIZON, Break, Checkpoint, Entry, Inputs, Stop
+from pbem.protocol.model import (AT, CLARIFY, CONDITION, DICE, HORIZON, SEALED, Break, Checkpoint, Entry, Inputs,
+                                 Message, Stop)
+from pbem.protocol.secrets import SECRET
 from pbem.protocol.serving import serving_order
 from pbem.rulesets.base import Action, Ambiguous, Event, Point, Ruleset
 
@@ -45,16 +47,23 @@ def replay(
         if steps > MAX_STEPS:
             raise RuntimeError("ruleset produced an endless step sequence")
         when = ruleset.format_time(point)
-        needing = [p for p in inputs.players if not _covers(inputs, p, point)]
+        needing = ([p for p in inputs.players if not _covers(inputs, p, point)]
+                   if getattr(ruleset, "uses_horizons", True) else [])
         if needing:
             pending = tuple(Break(p, when, HORIZON, f"needs orders from {when}") for p in needing)
             return Stop(Checkpoint(point, state), serving_order(pending, inputs.players, after),
                         over=False, problems=tuple(problems), steps=steps - 1)
+        sealed_actions, waiting = _sealed(ruleset, state, point, when, inputs)
+        if waiting is not None:
+            return Stop(Checkpoint(point, state), serving_order(waiting, inputs.players, after),
+                        over=False, problems=tuple(problems), steps=steps - 1)
         actions, unclear = _gather(ruleset, state, point, inputs, inputs.at(point), problems)
+        actions += sealed_actions
         blocked = unclear or _dice_missing(ruleset, state, point, when, actions, inputs)
         if blocked:
             return Stop(Checkpoint(point, state), serving_order(blocked, inputs.players, after),
                         over=False, problems=tuple(problems), steps=steps - 1)
+        state = _recognise(ruleset, state, inputs.press.get(when, ()), problems)
         rolls = {ref: inputs.dice[ref].result for ref in _needed(ruleset, state, point, actions)}
         new_state, events = (ruleset.apply(state, point, actions, rolls) if rolls
                              else ruleset.apply(state, point, actions))
@@ -66,6 +75,41 @@ def replay(
                         problems=tuple(problems), steps=steps)
         state, point = new_state, nxt
     return Stop(Checkpoint(None, state), (), over=True, problems=tuple(problems), steps=steps)
+
+
+def _sealed(ruleset: Ruleset, state: Any, point: Point, when: str,
+            inputs: Inputs) -> tuple[list[Action], tuple[Break, ...] | None]:
+    """A sealed simultaneous step (DESIGN §4.7; seed §2.C, §7.F): every player who owes input seals it, in any
+    order and without holding control; then, where the step needs the content, each reveals; then it resolves.
+    Returns the revealed inputs as actions, or the breaks the step still waits for."""
+    sealed = getattr(ruleset, "sealed", None)
+    if sealed is None or not sealed(point):
+        return [], None
+    owing = ruleset.owing_players(state, point)  # type: ignore[attr-defined]
+    missing = [p for p in owing if (when, p) not in inputs.sealed]
+    if missing:
+        return [], tuple(Break(p, when, SEALED, f"sealed input owed for {when} (any order, without control)")
+                         for p in missing)
+    if not getattr(ruleset, "reveals_sealed", False):
+        return [], None
+    unrevealed = [p for p in owing if not inputs.sealed[(when, p)].revealed]
+    if unrevealed:
+        return [], tuple(Break(p, when, SECRET, f"reveal owed for {inputs.sealed[(when, p)].secret}: everyone "
+                               f"has sealed for {when}") for p in unrevealed)
+    return [Action(point, p, None, inputs.sealed[(when, p)].value, "sealed") for p in owing], None
+
+
+def _recognise(ruleset: Ruleset, state: Any, messages: Sequence[Message], problems: list[Finding]) -> Any:
+    """Press sent during this step is publicly recognised, in history order, before the step resolves."""
+    recognise = getattr(ruleset, "recognise", None)
+    if recognise is None:
+        return state
+    for message in messages:
+        state, refusal = recognise(state, message.body, message.by)
+        if refusal is not None:
+            problems.append(Finding(getattr(refusal, "rule", "press.refused"), str(refusal), file=message.file,
+                                    line=message.line))
+    return state
 
 
 def _covers(inputs: Inputs, player: str, point: Point) -> bool:
@@ -85,12 +129,14 @@ def _gather(
     defaults for units without either. A plan that ties gives a clarify break for its owner instead."""
     actions: list[Action] = []
     unclear: list[Break] = []
+    slot_of = getattr(ruleset, "slot_of", None)
     for player in inputs.players:
-        acted: set[tuple[str | None, str]] = set()
+        acted: set[tuple[str | None, Any]] = set()
         for entry in (e for e in entries if e.by == player):
             action = Action(entry.at, entry.by, entry.unit, entry.do, "entry", entry.file, entry.line)
             verb = next(iter(entry.do), "")
-            if (entry.unit, verb) in acted:
+            slot = (slot_of(entry.do) if slot_of is not None else None) or verb  # ph1 and ph2 may both fire
+            if (entry.unit, slot) in acted:
                 problems.append(Finding("rules.duplicate-action",
                                         f"{player} gave {entry.unit} a second {verb!r} at {entry.at_text}",
                                         file=entry.file, line=entry.line))
@@ -99,7 +145,7 @@ def _gather(
             if reason is not None:
                 problems.append(Finding("rules.illegal-action", reason, file=entry.file, line=entry.line))
                 continue
-            acted.add((entry.unit, verb))
+            acted.add((entry.unit, slot))
             actions.append(action)
         explicit = {a.unit for a in actions if a.by == player}
         planned = _plans(ruleset, state, point, player, inputs, explicit, unclear)

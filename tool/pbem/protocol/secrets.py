@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable, Mapping, Sequence
 
 from pbem.crypto import seal
@@ -46,13 +47,19 @@ class Secret:
         """Open a revealed secret (secret.bad-key, secret.commit-mismatch)."""
         return seal.open_sealed(_b64(self.raw["box"]), bytes.fromhex(self.raw["key"]), bytes.fromhex(self.raw["commit"]))
 
-    def value(self) -> Any:
-        """The revealed secret's content (its canonical JSON, parsed)."""
+    @cached_property
+    def _opened(self) -> Any:
         try:
             return json.loads(self.plaintext().decode("utf-8"))
+        except PbemError as exc:
+            raise PbemError.from_finding(exc.finding.at(file=self.file), exc.exit_code) from None
         except (UnicodeDecodeError, ValueError):
             raise PbemError("secret.bad-plaintext", f"secret {self.id} does not hold JSON", file=self.file,
                             exit_code=1) from None
+
+    def value(self) -> Any:
+        """The revealed secret's content (its canonical JSON, parsed; opened once)."""
+        return self._opened
 
 
 def _b64(text: str) -> bytes:
@@ -67,6 +74,8 @@ def due(secrets: Mapping[str, Secret], parse_time: Callable[[str], Point], stop:
     out = []
     for secret in sorted(secrets.values(), key=lambda s: s.id):
         end = secret.raw["end"]
+        if "step" in secret.raw and not over:
+            continue  # a sealed step's input: replay asks for it once everyone has sealed (DESIGN §4.7)
         if not secret.revealed and (over or (end != END and stop is not None and parse_time(end) <= stop)):
             out.append(secret)
     return out

@@ -35,6 +35,7 @@ def get(name: str) -> Ruleset:
 
 def _load_builtin() -> None:
     if not _FACTORIES:
-        from pbem.rulesets import tactical
+        from pbem.rulesets import dow, tactical
 
         register("tactical/1", tactical.TacticalRuleset)
+        register("dow/1", dow.DowRuleset)

@@ -26,6 +26,8 @@ from pbem.services.workspace import Identity
 from pbem.verify.gamefiles import Game
 
 Files = dict[str, bytes]
+MODES = ("commit-reveal", "escrow")  # DESIGN §5; schemas/dice.json `mode`
+MIN_SIDES, MAX_SIDES = 2, 1000  # schemas/dice.json `sides`
 
 
 def private_key(me: Identity) -> PrivateKey:
@@ -44,6 +46,13 @@ def announce(files: Files, game: Game, me: Identity, roller: str, purposes: list
     if refs and len(refs) != len(purposes):
         raise PbemError("usage.dice", f"{len(purposes)} --for but {len(refs)} --ref: give one --ref per --for")
     mode = mode or (game.manifest.raw.get("dice") or {}).get("mode", "commit-reveal")
+    # refuse here, before anything is written, what the batch's schema or the verifier would refuse later
+    if mode not in MODES:
+        raise PbemError("usage.dice", f"dice mode {mode!r}: use {' or '.join(MODES)}")
+    if isinstance(sides, bool) or not isinstance(sides, int) or not MIN_SIDES <= sides <= MAX_SIDES:
+        raise PbemError("usage.dice", f"--sides {sides}: a die has {MIN_SIDES} to {MAX_SIDES} sides")
+    if mode == "escrow" and game.manifest.escrow_key is None:
+        raise PbemError("usage.dice", "escrow dice need the escrow's key in game.yaml (dice.escrow_key)")
     batch_id = next_id(game.batches, "b")
     raw: dict[str, Any] = {"id": batch_id, "roller": roller, "mode": mode, "sides": sides,
                            "rolls": [{"for": text, **({"ref": refs[i]} if refs else {})}

@@ -11,7 +11,7 @@ from pbem.crypto.keys import PrivateKey
 from pbem.protocol import secrets
 from pbem.protocol.dice import ESCROW
 from pbem.services import chance
-from pbem.services.workspace import Identity, Workspace
+from pbem.services.workspace import Identity, PlannedCommit, Workspace
 from pbem.verify.gamefiles import STATUS
 from pbem.verify.turns import OWED, Verified, expected_after, takes_turn, who
 
@@ -77,17 +77,51 @@ def yield_turn(ws: Workspace, me: Identity, note: str = "") -> tuple[str, Status
     files = ws.worktree_files()
     if not head.started:
         done = chance.settle_dice(files, ws.game_of(files), me, player)
-        if not done:
+        if not _edits(ws, files):
             raise PbemError("setup.not-started", "the game has not started yet (pbem start --first ID) and you "
                             "owe no dice")
-        return ws.commit(files, me, f"{player}: {'; '.join(done)}"), None
-    if not takes_turn(head, player) and _owes(head, player):
-        oid, status, head, files = _settle_first(ws, head, files, me, player)
-        if not _edits(ws, files):
-            return oid, status
-    done = settle(ws, head, files, me, player)
-    status = _computed(ws, head, files, me, player, note)
-    assert status is not None
+        return ws.commit(files, me, f"{player}: {'; '.join(done) or 'dice'}"), None
+    one = _plan_turn(ws, head, ws.head_files(), files, me, player, note)
+    if not one.findings or takes_turn(head, player) or not _owes(head, player):
+        if one.findings:
+            raise PbemError.from_finding(one.findings[0], exit_code=ILLEGAL)
+        return ws.write_commits([one.commit]), one.status
+    # What I owe comes before my turn (DESIGN §5: the game waits for it): settle it alone on HEAD's files,
+    # then my edits in a commit of their own. Both are judged before anything is written.
+    base = ws.head_files()
+    first = _plan_turn(ws, head, base, dict(base), me, player, "")
+    if first.findings or first.verified is None:
+        raise PbemError.from_finding((first.findings or one.findings)[0], exit_code=ILLEGAL)
+    merged = dict(first.commit.files)
+    for path in set(files) | set(base):
+        if files.get(path) != base.get(path) and path != STATUS:
+            if path in files:
+                merged[path] = files[path]
+            else:
+                merged.pop(path, None)
+    second = _plan_turn(ws, first.verified, first.commit.files, merged, me, player, note)
+    if second.findings:
+        raise PbemError.from_finding(one.findings[0], exit_code=ILLEGAL)
+    oid = ws.write_commits([first.commit, second.commit])
+    return oid, second.status
+
+
+@dataclass
+class _Plan:
+    """A commit worked out and judged, not yet written."""
+
+    commit: PlannedCommit
+    status: Status
+    findings: list
+    verified: Verified | None
+
+
+def _plan_turn(ws: Workspace, prev: Verified, prev_files: dict[str, bytes], files: dict[str, bytes],
+               me: Identity, player: str, note: str) -> _Plan:
+    """Settle what `player` owes in `files`, write the computed status, judge the result against `prev`."""
+    files = dict(files)
+    done = settle(ws, prev, files, me, player)
+    status = expected_after(prev, ws.game_of(files), player, note)[1]
     files[STATUS] = dump_mapping(status.to_data()).encode()
     summary = note or "; ".join(done) or "yield"
     message = f"{player}: {summary}\n\nnext: {status.control or 'game over'}"
@@ -95,8 +129,8 @@ def yield_turn(ws: Workspace, me: Identity, note: str = "") -> tuple[str, Status
         message += f" ({status.pending[0].why})"
     if done and note:
         message += "\n" + "\n".join(done)
-    oid = ws.commit(files, me, message)
-    return oid, status
+    findings, verified = ws.judge_after(prev, prev_files, files, me)
+    return _Plan(PlannedCommit(files, message, me), status, findings, verified)
 
 
 def _owes(head: Verified, player: str) -> bool:
@@ -107,26 +141,6 @@ def _edits(ws: Workspace, files: dict[str, bytes]) -> bool:
     """Whether the working tree holds edits beyond HEAD (other than status.yaml)."""
     head = ws.head_files()
     return any(head.get(p) != files.get(p) for p in set(head) | set(files) if p != STATUS)
-
-
-def _settle_first(ws: Workspace, head: Verified, files: dict[str, bytes], me: Identity,
-                  player: str) -> tuple[str, Status, Verified, dict[str, bytes]]:
-    """What I owe comes before my turn: commit it alone on HEAD's files, then put my other edits back so the
-    turn can follow in a commit of its own (DESIGN §5: the game waits for what is owed)."""
-    base = ws.head_files()
-    settled = dict(base)
-    done = settle(ws, head, settled, me, player)
-    status = _computed(ws, head, settled, me, player, "")
-    assert status is not None
-    settled[STATUS] = dump_mapping(status.to_data()).encode()
-    oid = ws.commit(settled, me, f"{player}: {'; '.join(done) or 'settled'}\n\nnext: {status.control}")
-    mine = {p: d for p, d in files.items() if base.get(p) != d and p != STATUS}
-    ws.write_files(mine)
-    for path in set(base) - set(files):
-        (ws.root / path).unlink(missing_ok=True)
-    new_head = ws.head()
-    assert new_head is not None
-    return oid, status, new_head, ws.worktree_files()
 
 
 def settle(ws: Workspace, head: Verified, files: dict[str, bytes], me: Identity, player: str) -> list[str]:

@@ -49,13 +49,26 @@ def _git_config(name: str, cwd: Path | None) -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
+@dataclass(frozen=True)
+class PlannedCommit:
+    """A commit judged and ready to be written."""
+
+    files: Mapping[str, bytes]
+    message: str
+    me: "Identity | None" = None
+
+
 class Workspace:
     """A game repository checked out on a player's machine."""
 
     def __init__(self, repo: GameRepo) -> None:
         self.repo = repo
-        self.root = Path(repo.workdir)
         self._history: HistoryResult | None = None
+
+    @property
+    def root(self) -> Path:
+        """The working tree (a bare repository has none: verifying it needs only its objects)."""
+        return Path(self.repo.workdir)
 
     @classmethod
     def open(cls, path: Path | None = None) -> "Workspace":
@@ -124,6 +137,20 @@ class Workspace:
         game = self.game_of(files)
         changed = {p for p in set(files) | set(head) if files.get(p) != head.get(p)}
         return judge(prev, game, changed, me.public)
+
+    def judge_after(self, prev: Verified | None, prev_files: Mapping[str, bytes], files: Mapping[str, bytes],
+                    me: Identity) -> tuple[list[Finding], Verified]:
+        """Judge `files` as a commit by `me` on top of a commit not written yet (`prev`, `prev_files`)."""
+        game = self.game_of(files)
+        changed = {p for p in set(files) | set(prev_files) if files.get(p) != prev_files.get(p)}
+        return judge(prev, game, changed, me.public)
+
+    def write_commits(self, plan: list["PlannedCommit"]) -> str:
+        """Write already judged commits one on top of the other, then check out the last. Returns its id."""
+        oid = ""
+        for planned in plan:
+            oid = self._write(planned.files, planned.me, planned.message)
+        return oid
 
     def commit(self, files: Mapping[str, bytes], me: Identity, message: str) -> str:
         """Judge, then write a signed commit of `files` on top of HEAD and check it out. Returns its id."""

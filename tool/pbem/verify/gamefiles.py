@@ -16,7 +16,8 @@ from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
 from pbem.formats import schemas, yamlsafe
 from pbem.protocol.dice import ESCROW, Batch
-from pbem.protocol.model import Entry, Inputs, PlayerInputs, ReportFile, Rolled, Status
+from pbem.protocol.model import (Entry, Inputs, Message, PlayerInputs, ReportFile, Rolled, SealedInput,
+                                 Status)
 from pbem.protocol.secrets import Secret
 from pbem.rulesets import get as get_ruleset
 from pbem.rulesets.base import Ruleset
@@ -30,6 +31,7 @@ PLAYERS_RE = re.compile(r"players/([a-z][a-z0-9_]{0,15})\.yaml\Z")
 REPORT_RE = re.compile(r"report/([a-z0-9][a-z0-9-]{0,31})\.yaml\Z")
 DICE_RE = re.compile(r"dice/(b[0-9]{4,6})\.yaml\Z")
 SECRET_RE = re.compile(r"secrets/(s[0-9]{4,6})\.yaml\Z")
+PRESS_RE = re.compile(r"press/([a-z][a-z0-9-]{0,31})\.yaml\Z")
 BLOB_MODE = 0o100644
 
 
@@ -85,6 +87,7 @@ class Game:
     status: Status | None  # None before the game starts
     batches: Mapping[str, Batch] = field(default_factory=dict)
     secrets: Mapping[str, Secret] = field(default_factory=dict)
+    press: Mapping[str, tuple[Message, ...]] = field(default_factory=dict)  # file -> its messages
 
 
 class ParseCache:
@@ -108,7 +111,7 @@ class ParseCache:
 
 def is_game_path(path: str) -> bool:
     """Whether a path belongs to the game layout (DESIGN §2); only these are ever committed."""
-    return path in FIXED_PATHS or any(r.match(path) for r in (PLAYERS_RE, REPORT_RE, DICE_RE, SECRET_RE))
+    return path in FIXED_PATHS or any(r.match(path) for r in (PLAYERS_RE, REPORT_RE, DICE_RE, SECRET_RE, PRESS_RE))
 
 
 def layout_findings(files: Mapping[str, tuple[str, int]]) -> list[Finding]:
@@ -123,7 +126,8 @@ def layout_findings(files: Mapping[str, tuple[str, int]]) -> list[Finding]:
         if not is_game_path(path):
             found.append(Finding("tree.unexpected-path", f"{path} is not part of a game's layout "
                                  "(game.yaml, status.yaml, players/<id>.yaml, report/<period>.yaml, "
-                                 "dice/<batch>.yaml, secrets/<id>.yaml, README.md)", file=path))
+                                 "dice/<batch>.yaml, secrets/<id>.yaml, press/<channel>.yaml, README.md)",
+                                 file=path))
         elif mode != BLOB_MODE:
             found.append(Finding("tree.bad-mode", f"{path} has mode {mode:o}; only regular files (100644)",
                                  file=path))
@@ -302,6 +306,43 @@ def _known_players(report: ReportFile, players: tuple[str, ...]) -> bool:
     return True
 
 
+def read_press(data: bytes, file: str, ruleset: Ruleset) -> tuple[Message, ...]:
+    """A press file: messages in recognition order, each checked against the ruleset's press schema."""
+    doc = yamlsafe.load(data, file)
+    raw = doc.data if doc.data is not None else {"messages": []}
+    schemas.validate("pbem/press/1", raw, file=file, doc=doc)
+    content = getattr(ruleset, "press_schema", "pbem/press/message/1")
+    out = []
+    for i, item in enumerate(raw["messages"]):
+        schemas.validate(content, item, file=file, doc=doc, base=("messages", i))
+        if "at" in item:
+            parse_time(ruleset, item["at"], file, doc.line_of(("messages", i)))
+        out.append(Message(item["by"], item.get("at"), item, file, doc.line_of(("messages", i))))
+    return tuple(out)
+
+
+def sealed_book(secrets: Mapping[str, Secret]) -> dict[tuple[str, str], SealedInput]:
+    """Each player's sealed input per sealed step (secrets with a `step`), with its content once revealed."""
+    book: dict[tuple[str, str], SealedInput] = {}
+    for secret in sorted(secrets.values(), key=lambda s: s.id):
+        step = secret.raw.get("step")
+        if step is None or (step, secret.owner) in book:
+            continue
+        value = secret.value() if secret.revealed else None
+        book[(step, secret.owner)] = SealedInput(secret.id, value, secret.revealed)
+    return book
+
+
+def press_book(press: Mapping[str, tuple[Message, ...]]) -> dict[str, tuple[Message, ...]]:
+    """Messages grouped by the step they were sent during, in file order (history order)."""
+    book: dict[str, list[Message]] = {}
+    for path in sorted(press):
+        for message in press[path]:
+            if message.at is not None:
+                book.setdefault(message.at, []).append(message)
+    return {k: tuple(v) for k, v in book.items()}
+
+
 def read_game(
     files: Mapping[str, tuple[str, int]],
     blob: Callable[[str], bytes],
@@ -320,6 +361,7 @@ def read_game(
     reports: dict[str, ReportFile] = {}
     batches: dict[str, Batch] = {}
     secrets: dict[str, Secret] = {}
+    press: dict[str, tuple[Message, ...]] = {}
     for path, (oid, _mode) in sorted(files.items()):
         m = PLAYERS_RE.match(path)
         if m:
@@ -339,5 +381,9 @@ def read_game(
         elif SECRET_RE.match(path):
             secret = cache.get((oid, "secret", path), lambda: read_secret(blob(oid), path))
             secrets[secret.id] = secret
-    inputs = Inputs(manifest.players, reports, per_player, dice_book(batches))
-    return Game(manifest, inputs, status, batches, secrets)
+        elif PRESS_RE.match(path):
+            press[path] = cache.get((oid, "press", manifest.ruleset_name, path),
+                                    lambda: read_press(blob(oid), path, ruleset))
+    inputs = Inputs(manifest.players, reports, per_player, dice_book(batches), sealed_book(secrets),
+                    press_book(press))
+    return Game(manifest, inputs, status, batches, secrets, press)

@@ -18,7 +18,7 @@ allowed to make this change and whether status.yaml says what replay computes. S
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable
 
 from pbem.crypto.keys import PublicKey
@@ -26,14 +26,15 @@ from pbem.errors import Finding
 from pbem.protocol import dice, secrets
 from pbem.protocol.control import progress_error, resume_from, status_of
 from pbem.protocol.history import firm_findings, ownership_findings
-from pbem.protocol.model import CLARIFY, Break, Status, Stop
+from pbem.protocol.model import CLARIFY, SEALED, Break, Status, Stop
+from pbem.protocol.press import press_findings
 from pbem.protocol.replay import replay, start_checkpoint
 from pbem.protocol.serving import seat_before
-from pbem.verify.gamefiles import DICE_RE, GAME, PLAYERS_RE, README, SECRET_RE, STATUS, WORKFLOW, Game
+from pbem.verify.gamefiles import DICE_RE, GAME, PLAYERS_RE, PRESS_RE, README, SECRET_RE, STATUS, WORKFLOW, Game
 
 PROTECTED = (GAME, WORKFLOW, README)
 SETUP_FILES = {GAME, WORKFLOW, README}
-OWED = (dice.DICE, secrets.SECRET)
+OWED = (dice.DICE, secrets.SECRET, SEALED)
 
 
 @dataclass(frozen=True)
@@ -67,12 +68,15 @@ def full_status(game: Game, stop: Stop, yielded_by: str | None, note: str = "") 
     game is over only when replay is over and nothing is owed (DESIGN §5, §6)."""
     ruleset = game.manifest.ruleset
     base = status_of(ruleset, stop, yielded_by, note)
+    position = getattr(ruleset, "position", None)
+    if position is not None:
+        base = replace(base, position=position(stop.checkpoint.state))
     owed = dice.owed(game.manifest.players, list(game.batches.values()), base.firm)
     owed += secrets.owed_reveals(game.secrets, ruleset.parse_time, stop.checkpoint.point, stop.over, base.firm)
     if not owed:
         return base
     pending = tuple(owed) + base.pending
-    return Status(pending[0].player, base.firm, pending, False, yielded_by, note)
+    return replace(base, control=pending[0].player, pending=pending, over=False)
 
 
 def start_batch(game: Game) -> dice.Batch | None:
@@ -210,19 +214,24 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
         return findings, unchanged
     turn = takes_turn(prev, player)
     mine = [b for b in prev.status.pending if b.player == player and b.kind in OWED]
-    if not turn and not mine:
+    press_only = bool(changed - {STATUS}) and all(PRESS_RE.match(p) for p in changed - {STATUS})
+    if not turn and not mine and not press_only:
         head = prev.status.pending[0]
         findings.append(Finding("signature.not-in-control", f"{player} made a turn, but {head.player} holds "
                                 f"control ({head.why})", file=STATUS))
         return findings, unchanged
     if not turn:
-        for path in sorted(p for p in changed if p != STATUS and not (DICE_RE.match(p) or SECRET_RE.match(p))):
+        outside = sorted(p for p in changed if p != STATUS
+                         and not (DICE_RE.match(p) or SECRET_RE.match(p) or PRESS_RE.match(p)))
+        for path in outside:
+            why = mine[0].why if mine else "press may be posted at any time"
             findings.append(Finding("signature.not-in-control", f"{player} may only settle what he owes now "
-                                    f"({mine[0].why}); {path} waits for his turn", file=path))
+                                    f"({why}); {path} waits for his turn", file=path))
     findings.extend(_ownership(prev, game, changed, player, turn))
     stop, expected = expected_after(prev, game, player)
     findings.extend(stop.problems)
-    findings.extend(_progress(prev, game, player, turn, mine, expected))
+    if not press_only:
+        findings.extend(_progress(prev, game, player, turn, mine, expected))
     if game.status is None:
         findings.append(Finding("status.mismatch", "status.yaml was removed", file=STATUS))
     else:
@@ -230,7 +239,7 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
             findings.append(Finding("secret.unrevealed", "the game is declared over with secrets unrevealed: "
                                     + ", ".join(sorted(s.id for s in game.secrets.values() if not s.revealed)),
                                     file=STATUS))
-        findings.extend(_status_findings(expected, game.status))
+        findings.extend(_status_findings(expected, game.status, game, stop))
     last = player if turn else prev.last_yielder
     return findings, Verified(game, stop, prev.founder, player, expected, last)
 
@@ -257,8 +266,17 @@ def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn:
     if any(SECRET_RE.match(p) for p in changed):
         findings.extend(secrets.secret_findings(prev.game.secrets, game.secrets, player, manifest.players,
                                                 manifest.ruleset.parse_time))
-        if not turn and set(game.secrets) - set(prev.game.secrets):
-            findings.append(Finding("secret.bad-secret", "secrets are sealed in one's own turn", file=STATUS))
+        owed_steps = {b.at for b in prev.status.pending if b.player == player and b.kind == SEALED}
+        for sid in sorted(set(game.secrets) - set(prev.game.secrets)):
+            step = game.secrets[sid].raw.get("step")
+            if step is not None and step not in owed_steps:
+                findings.append(Finding("secret.bad-secret", f"secret {sid} answers step {step}, for which "
+                                        f"{player} owes no sealed input", file=game.secrets[sid].file))
+            elif step is None and not turn:
+                findings.append(Finding("secret.bad-secret", "secrets are sealed in one's own turn",
+                                        file=game.secrets[sid].file))
+    if any(PRESS_RE.match(p) for p in changed):
+        findings.extend(press_findings(prev.game.press, game.press, player, prev.status.firm))
     return findings
 
 
@@ -267,7 +285,8 @@ def _progress(prev: Verified, game: Game, player: str, turn: bool, mine: list[Br
     """Seed §4.C: a turn must act or forfeit the firm step; settling what one owes must settle some of it."""
     assert prev.stop is not None
     if turn:
-        reason = progress_error(game.manifest.ruleset, prev.stop.checkpoint.point, player, game.inputs)
+        reason = (progress_error(game.manifest.ruleset, prev.stop.checkpoint.point, player, game.inputs)
+                  if getattr(game.manifest.ruleset, "uses_horizons", True) else None)
         if reason:
             return [Finding("progress.none", reason, file=f"players/{player}.yaml")]
         assert prev.status is not None
@@ -297,11 +316,17 @@ def _clarified(held: Break, game: Game) -> list[Finding]:
             for e in answers if dict(e.do) not in [dict(o) for o in held.options]]
 
 
-def _status_findings(expected: Status, written: Status) -> list[Finding]:
+def _status_findings(expected: Status, written: Status, game: Game | None = None,
+                     stop: Stop | None = None) -> list[Finding]:
     want, got = expected.derived(), written.derived()
-    wrong = [k for k in want if want[k] != got[k]]
+    wrong = [k for k in set(want) | set(got) if want.get(k) != got.get(k)]
     if not wrong:
         return []
+    if wrong == ["position"] and game is not None and stop is not None:
+        mismatch = getattr(game.manifest.ruleset, "position_mismatch", None)
+        detail = mismatch(stop.checkpoint.state, got.get("position") or {}) if mismatch else None
+        return [Finding("result.mismatch", f"the recorded result differs from the engine's: "
+                        f"{detail or 'position differs'}", file=STATUS)]
     detail = "; ".join(f"{k}: expected {want[k]!r}, got {got[k]!r}" for k in wrong)
     return [Finding("status.mismatch", f"status.yaml does not match replay ({detail})", file=STATUS,
                     hint="run `pbem yield` to write the computed status")]

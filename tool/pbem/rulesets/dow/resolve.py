@@ -58,8 +58,8 @@ def action_problem(state: DowState, action: Action) -> str | None:
         return f"{action.by!r} plays no power and gives no orders"
     if state.phase is None or action.at != state.phase:
         return f"{action.by}: orders for {_when(action.at)} but the game is at {_when(state.phase)}"
-    if not phases.sealed(action.at):
-        return f"{action.by}: no orders are given in the first half of Spring 1901 (press only)"
+    if action.at[2] == phases.PRESS and orders_of(action):
+        return f"{action.by}: no orders are given in the first half of Spring 1901 (press only): seal an empty set"
     if state.outcome is not None:
         return f"{action.by}: the game is over ({state.outcome[0]})"
     if state.in_disorder(action.by):
@@ -94,7 +94,7 @@ def judge(state: DowState, power: str, given: Sequence[str]) -> list[tuple[str, 
 def owing(state: DowState, point: Point) -> list[str]:
     """Powers that must give orders at `point`: units to order, dislodged units to retreat, builds or
     disbands due; never a power in civil disorder, never after the game is over or in the press-only half."""
-    if state.outcome is not None or point[2] == phases.PRESS:
+    if state.outcome is not None:
         return []
     board = state.board
     kind = point[2]
@@ -102,6 +102,8 @@ def owing(state: DowState, point: Point) -> list[str]:
     for power in state.powers:
         if state.in_disorder(power):
             continue
+        if kind == phases.PRESS:
+            out.append(power)
         if kind == phases.MOVEMENT and board.units_of(power):
             out.append(power)
         elif kind == phases.RETREATS and board.dislodged_of(power):

@@ -7,7 +7,7 @@ resolve (one phase), conditions (the break catalog), state (setup and the game s
 
 Beyond `base.Ruleset`, the protocol uses these methods (DESIGN §4.7 sealed steps, press, the verifier):
 
-* `sealed(point) -> bool`: True at every phase where orders are given (all but the press-only S1901P).
+* `sealed(point) -> bool`: True at every phase (in the press-only S1901P each power seals an empty set).
 * `owing_players(state, point) -> list[str]`: the powers that must seal orders at `point` (units to order,
   dislodged units to retreat, builds or disbands due), table order; never a power in civil disorder; an empty
   list means the phase resolves with no orders at all.
@@ -53,6 +53,8 @@ class DowRuleset:
     action_schema = "pbem/dow/action/1"
     condition_schema = "pbem/dow/condition/1"
     press_schema = "pbem/dow/press/1"
+    uses_horizons = False  # every phase is a sealed step: nobody gives orders ahead (DESIGN §4.7)
+    reveals_sealed = True  # a phase resolves from the revealed orders
 
     # --- game time ---------------------------------------------------------------------------------------
     def parse_time(self, text: str) -> Point:
@@ -80,8 +82,9 @@ class DowRuleset:
         return phases.period_of(point)
 
     def sealed(self, point: Point) -> bool:
-        """True at every phase where orders are given (DESIGN §4.7)."""
-        return phases.sealed(point)
+        """Every phase is a sealed step (DESIGN §4.7). In the press-only first half of Spring 1901 each power
+        seals an empty order set, its word that it is done with the first half (seed 001: one phase length)."""
+        return True
 
     # --- state and actions -------------------------------------------------------------------------------
     def initial_state(self, setup: Mapping[str, Any], players: Sequence[str]) -> state.DowState:
@@ -107,7 +110,14 @@ class DowRuleset:
         return resolve.owing(game, point)
 
     def legal(self, game: state.DowState, action: Action) -> str | None:
-        """None if every order of the action may be given, else the reasons (see `verdicts`)."""
+        """None if the action is a well-formed orders submission for this phase. Orders the engine refuses or
+        the relationship states forbid are not a file error: `apply` voids them (the latter with a warning,
+        seed 001); `verdicts` says which, for a player about to seal."""
+        return resolve.action_problem(game, action)
+
+    def reasons(self, game: state.DowState, action: Action) -> str | None:
+        """Every reason an orders submission would be voided in part or whole (shape, engine, relationship
+        states), joined; None when all of it stands. For a player about to seal (`pbem orders`)."""
         problem = resolve.action_problem(game, action)
         if problem is not None:
             return problem

@@ -1,21 +1,25 @@
 """Actions of `tactical/1` (DESIGN §7.1): the registry of `do` kinds, their legality and their resolution.
 
 Each entry's `do` holds exactly one action kind: `{move: F|TL|TR|SL|SR}`, `{het: FACING}`, `{speed: N}`,
-`{pass: true}` (this slice), and `{fire: …}`, `{launch: …}`, `{use|cease|announce: SYSTEM, target?}`,
-`{clarify: OPTION}` (later issues: refused here with "not supported yet", never silently ignored).
+`{fire: {weapon, target}}` (fire.py), `{launch: {weapon, as}}` (seeking.py), `{use|cease|announce: SYSTEM,
+target?}` (systems.py), `{pass: true}`; `{clarify: OPTION}` is refused (a special break is answered with the
+chosen option itself, e.g. `{move: SL}`).
 
 Where each may be given: moves at `move` steps, and only by a unit that moves in that impulse; `speed` at
 `T.0.alloc` (the speed for the turn) or at `activity` (a mid-turn change, effective from the next impulse: this
-impulse's move is already done); `het` at `activity`; `pass` anywhere, with or without a unit.
+impulse's move is already done); `het`, `launch` and the system actions at `activity`; `fire` at `fire`;
+`pass` anywhere, with or without a unit.
 
 Choices where the design is silent:
 * Mid-turn speed changes may be made any number of times per turn, each up to setup.max_speed, and each is
-  recorded in the unit's `speeds` (the energy audit of a later issue checks them).
+  recorded in the unit's `speeds` (the energy audit checks them).
 * A unit that must move this impulse always moves: with no move action (or a `pass`) it moves forward (F).
-* At one step a unit does at most one action of each kind; when several arrive, entries and plans win over
-  defaults, then the first given wins.
+* At one step a unit does at most one action per slot: one move, one speed, one HET, one shot or launch per
+  weapon, one use/cease/announce per system. When several arrive for a slot, entries and plans win over
+  defaults, then the first given wins; illegal actions are ignored.
 * `speed` equal to the current speed is legal and changes nothing (no event); an HET to the current facing is
   illegal (it would be a turn that changes nothing).
+* A seeking weapon in flight only moves: it cannot change speed, make an HET, fire, launch or use systems.
 """
 
 from __future__ import annotations
@@ -24,62 +28,117 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from pbem.rulesets.base import Action, Event, Point
-from pbem.rulesets.tactical import hexmap, movement
-from pbem.rulesets.tactical.gametime import ACTIVITY, ALLOC, MOVE, STEPS, format_time
-from pbem.rulesets.tactical.state import TacticalState, Unit
+from pbem.rulesets.tactical import fire, hexmap, movement, seeking, systems
+from pbem.rulesets.tactical.gametime import ACTIVITY, ALLOC, FIRE, MOVE, STEPS, format_time
+from pbem.rulesets.tactical.state import DISENGAGED, TacticalState, Unit
 
-NOT_YET = "not supported yet by tactical/1 movement rules"
-SYSTEM_ACTIONS = ("use", "cease", "announce")
-LATER = ("fire", "launch", *SYSTEM_ACTIONS, "clarify")
+NOT_AN_ACTION = "not an action of tactical/1: answer a special break with the chosen option itself, e.g. {move: SL}"
+SYSTEM_ACTIONS = systems.VERBS
+REFUSED = ("clarify",)
 
-# (state, the unit or None for a unit-less pass, the value of the `do` key, the step) -> why not, or None
-Check = Callable[[TacticalState, Any, Any, Point], "str | None"]
+# (state, the unit or None for a unit-less pass, the whole `do`, the step) -> why not, or None
+Check = Callable[[TacticalState, Any, Mapping[str, Any], Point], "str | None"]
+Slot = tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class ActionKind:
-    """One `do` kind: the steps where it may be given, its wording in reasons, and its own legality test."""
+    """One `do` kind: the steps where it may be given, its wording in reasons, its own legality test, and the
+    slot it takes (one action per unit and slot and step)."""
 
     name: str
     steps: tuple[int, ...]
-    verb: Callable[[Any], str]
+    verb: Callable[[Mapping[str, Any]], str]
     check: Check
     needs_unit: bool = True
+    slot: Callable[[Mapping[str, Any]], Slot] = lambda do: (next(iter(do)),)
 
 
-def _check_move(state: TacticalState, unit: Unit, value: Any, at: Point) -> str | None:
+def _check_move(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
+    value = do["move"]
     if not isinstance(value, str) or value not in movement.MOVES:
         return f"move must be one of {', '.join(movement.MOVES)}, got {value!r}"
     return movement.why_not_move(unit, value, at[1])
 
 
-def _check_het(state: TacticalState, unit: Unit, value: Any, at: Point) -> str | None:
+def _check_het(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
     try:
-        facing = hexmap.parse_facing(value)
+        facing = hexmap.parse_facing(do["het"])
     except ValueError as err:
         return str(err)
+    if unit.seeking is not None:
+        return f"{unit.id} is a seeking weapon: it cannot make a high energy turn"
     return movement.why_not_het(unit, facing, at[0])
 
 
-def _check_speed(state: TacticalState, unit: Unit, value: Any, at: Point) -> str | None:
+def _check_speed(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
+    value = do["speed"]
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= state.max_speed:
         return f"speed must be a whole number 0..{state.max_speed}, got {value!r}"
+    if unit.seeking is not None:
+        return f"{unit.id} is a seeking weapon: its speed is fixed at {unit.speed}"
     return None
 
 
-def _check_pass(state: TacticalState, unit: Unit | None, value: Any, at: Point) -> str | None:
-    return None if value is True else f"pass must be 'true', got {value!r}"
+def _check_pass(state: TacticalState, unit: Unit | None, do: Mapping[str, Any], at: Point) -> str | None:
+    return None if do["pass"] is True else f"pass must be 'true', got {do['pass']!r}"
 
 
-def _move_verb(value: Any) -> str:
+def _check_fire(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
+    return fire.why_not_fire(state, unit, do["fire"], at)
+
+
+def _check_launch(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
+    return seeking.why_not_launch(state, unit, do["launch"], at)
+
+
+def _system_check(verb: str) -> Check:
+    def check(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
+        return systems.why_not_system(state, unit, do, verb)
+    return check
+
+
+def _move_verb(do: Mapping[str, Any]) -> str:
+    value = do["move"]
     return movement.MOVES.get(value, f"move {value!r}") if isinstance(value, str) else f"move {value!r}"
+
+
+def _field(do: Mapping[str, Any], kind: str, key: str) -> str:
+    value = do[kind]
+    return str(value.get(key, "?")) if isinstance(value, Mapping) else "?"
+
+
+def _fire_verb(do: Mapping[str, Any]) -> str:
+    return f"fire {_field(do, 'fire', 'weapon')} at {_field(do, 'fire', 'target')}"
+
+
+def _launch_verb(do: Mapping[str, Any]) -> str:
+    return f"launch {_field(do, 'launch', 'weapon')} as {_field(do, 'launch', 'as')}"
+
+
+def _system_verb(verb: str) -> Callable[[Mapping[str, Any]], str]:
+    def text(do: Mapping[str, Any]) -> str:
+        return f"{verb} {do[verb]}" + (f" on {do['target']}" if "target" in do else "")
+    return text
+
+
+def _weapon_slot(kind: str) -> Callable[[Mapping[str, Any]], Slot]:
+    return lambda do: (kind, _field(do, kind, "weapon"))
+
+
+def _system_slot(verb: str) -> Callable[[Mapping[str, Any]], Slot]:
+    return lambda do: (verb, str(do[verb]))
 
 
 KINDS: dict[str, ActionKind] = {
     "move": ActionKind("move", (MOVE,), _move_verb, _check_move),
-    "het": ActionKind("het", (ACTIVITY,), lambda v: f"make a high energy turn to {v}", _check_het),
-    "speed": ActionKind("speed", (ALLOC, ACTIVITY), lambda v: f"change speed to {v}", _check_speed),
-    "pass": ActionKind("pass", tuple(range(len(STEPS))), lambda v: "pass", _check_pass, needs_unit=False),
+    "het": ActionKind("het", (ACTIVITY,), lambda do: f"make a high energy turn to {do['het']}", _check_het),
+    "speed": ActionKind("speed", (ALLOC, ACTIVITY), lambda do: f"change speed to {do['speed']}", _check_speed),
+    "fire": ActionKind("fire", (FIRE,), _fire_verb, _check_fire, slot=_weapon_slot("fire")),
+    "launch": ActionKind("launch", (ACTIVITY,), _launch_verb, _check_launch, slot=_weapon_slot("launch")),
+    **{verb: ActionKind(verb, (ACTIVITY,), _system_verb(verb), _system_check(verb), slot=_system_slot(verb))
+       for verb in SYSTEM_ACTIONS},
+    "pass": ActionKind("pass", tuple(range(len(STEPS))), lambda do: "pass", _check_pass, needs_unit=False),
 }
 
 
@@ -98,15 +157,22 @@ def kind_of(do: Any) -> tuple[str | None, str | None]:
     """(the action kind of a `do` mapping, None) or (None, why it has no single kind)."""
     if not isinstance(do, Mapping) or not do:
         return None, "an action must be a mapping with one key such as {move: F}"
-    known = [k for k in do if k in KINDS or k in LATER]
+    known = [k for k in do if k in KINDS or k in REFUSED]
     if len(known) != 1:
         what = "no" if not known else "more than one"
-        return None, f"{quote(do)} has {what} action among {', '.join((*KINDS, *LATER))}"
+        return None, f"{quote(do)} has {what} action among {', '.join((*KINDS, *REFUSED))}"
     kind = known[0]
     extra = [k for k in do if k != kind and not (kind in SYSTEM_ACTIONS and k == "target")]
     if extra:
         return None, f"{quote(do)}: {', '.join(map(str, extra))} is not part of a {kind} action"
     return kind, None
+
+
+def slot_of(do: Mapping[str, Any]) -> Slot | None:
+    """The slot an action takes at its step (one action per unit and slot): ("move",), ("fire", "ph1"),
+    ("use", "tractor"), …; None for a `do` with no single kind."""
+    kind, _ = kind_of(do)
+    return KINDS[kind].slot(do) if kind in KINDS else None
 
 
 def legal(state: TacticalState, action: Action) -> str | None:
@@ -116,11 +182,10 @@ def legal(state: TacticalState, action: Action) -> str | None:
     kind_name, problem = kind_of(action.do)
     if kind_name is None:
         return f"{subject} at {when}: {problem}"
-    if kind_name in LATER:
-        return f"{subject} cannot {kind_name} at {when}: {quote(action.do)} is {NOT_YET}"
+    if kind_name in REFUSED:
+        return f"{subject} cannot {kind_name} at {when}: {quote(action.do)} is {NOT_AN_ACTION}"
     kind = KINDS[kind_name]
-    value = action.do[kind_name]
-    verb = kind.verb(value)
+    verb = kind.verb(action.do)
 
     def refuse(why: str) -> str:
         return f"{subject} cannot {verb} at {when}: {why}"
@@ -136,8 +201,8 @@ def legal(state: TacticalState, action: Action) -> str | None:
         allowed = " or ".join(STEPS[s] for s in kind.steps)
         return refuse(f"{quote(action.do)} is only given at {allowed} steps")
     if kind.needs_unit and unit is not None and not unit.active:
-        return refuse("it has left the map")
-    why = kind.check(state, unit, value, action.at)
+        return refuse(unit.why_gone)
+    why = kind.check(state, unit, action.do, action.at)
     return refuse(why) if why else None
 
 
@@ -152,42 +217,84 @@ def default_actions(state: TacticalState, point: Point, player: str) -> list[Act
     ]
 
 
-def _chosen(state: TacticalState, point: Point, actions: Sequence[Action]) -> dict[tuple[str, str], Any]:
-    """(unit, kind) -> value of the one action that counts, legal actions only (see module docstring)."""
+Chosen = dict[tuple[str, Slot], Mapping[str, Any]]
+
+
+def chosen(state: TacticalState, point: Point, actions: Sequence[Action]) -> Chosen:
+    """(unit, slot) -> the `do` of the one action that counts, legal actions only (see module docstring)."""
     ranked = sorted(actions, key=lambda a: a.source == "default")  # stable: entries and plans first
-    chosen: dict[tuple[str, str], Any] = {}
+    found: Chosen = {}
     for action in ranked:
         if action.at != point:
             raise ValueError(f"action at {format_time(action.at)} given to step {format_time(point)}")
-        kind, _ = kind_of(action.do)
-        if kind is None or action.unit is None or legal(state, action) is not None:
+        slot = slot_of(action.do)
+        if slot is None or action.unit is None or legal(state, action) is not None:
             continue
-        chosen.setdefault((action.unit, kind), action.do[kind])
-    return chosen
+        found.setdefault((action.unit, slot), action.do)
+    return found
 
 
-def resolve(state: TacticalState, point: Point, actions: Sequence[Action]) -> tuple[TacticalState, list[Event]]:
-    """Apply one step's actions together: all units move at once from where they stood before the step."""
-    chosen = _chosen(state, point, actions)
+def by_weapon(picked: Chosen, kind: str) -> dict[tuple[str, str], Mapping[str, Any]]:
+    """The chosen `fire` or `launch` values by (unit, weapon id)."""
+    return {(unit, slot[1]): do[kind] for (unit, slot), do in picked.items() if slot[0] == kind}
+
+
+def declared(state: TacticalState, point: Point, actions: Sequence[Action]) -> list[Event]:
+    """The `fire` (at fire steps) and `launch` (at activity) events of the legal actions, before resolution."""
+    picked = chosen(state, point, actions)
+    if point[2] == FIRE:
+        return [fire.fire_event(s, point) for s in fire.shots(state, point, by_weapon(picked, "fire"))]
+    if point[2] == ACTIVITY:
+        return [seeking.launch_event(x, point) for x in seeking.launches(state, by_weapon(picked, "launch"))]
+    return []
+
+
+def dice_needed(state: TacticalState, point: Point, actions: Sequence[Action]) -> list[str]:
+    """One dice ref per legal shot of a fire step, in dice order (fire.py); nothing at other steps."""
+    if point[2] != FIRE:
+        return []
+    return [s.ref for s in fire.shots(state, point, by_weapon(chosen(state, point, actions), "fire"))]
+
+
+def resolve(state: TacticalState, point: Point, actions: Sequence[Action],
+            rolls: Mapping[str, int] | None = None) -> tuple[TacticalState, list[Event]]:
+    """Apply one step's actions together: all units move at once from where they stood before the step; all
+    shots of a fire step are scored together (fire.py); launches at activity add units (seeking.py)."""
+    picked = chosen(state, point, actions)
+    if point[2] == FIRE:
+        return fire.resolve(state, point, fire.shots(state, point, by_weapon(picked, "fire")), rolls)
     changed: dict[str, Unit] = {}
     events: list[Event] = []
     for unit in state.units:
         if not unit.active:
             continue
         if point[2] == MOVE and movement.moves_in(unit.speed, point[1]):
-            how = chosen.get((unit.id, "move"), "F")
-            unit = _move(state, unit, how, events)
-        if (unit.id, "speed") in chosen:
-            unit = _speed(unit, chosen[(unit.id, "speed")], point, events)
-        if (unit.id, "het") in chosen:
-            facing = hexmap.parse_facing(chosen[(unit.id, "het")])
+            how = picked.get((unit.id, ("move",)), {}).get("move", "F")
+            unit = _move(state, unit, how, point, events)
+        if (unit.id, ("speed",)) in picked:
+            unit = _speed(unit, picked[(unit.id, ("speed",))]["speed"], point, events)
+        if (unit.id, ("het",)) in picked:
+            facing = hexmap.parse_facing(picked[(unit.id, ("het",))]["het"])
             events.append(_turned(unit, unit.facing, facing, "HET"))
-            unit = movement.het(unit, facing, point[0])
+            unit = movement.het(unit, facing, point)
+        for (unit_id, slot), do in picked.items():
+            if unit_id == unit.id and slot[0] in SYSTEM_ACTIONS:
+                unit, event = systems.act(unit, do, slot[0], point)
+                events.append(event)
         changed[unit.id] = unit
-    return state.with_units(changed, point), events
+    added: list[Unit] = []
+    if point[2] == ACTIVITY:
+        for launch in seeking.launches(state, by_weapon(picked, "launch")):
+            changed[launch.unit.id], flying = seeking.launch(launch, changed[launch.unit.id], point)
+            added.append(flying)
+            events.append(seeking.launch_event(launch, point))
+    after = state.with_units(changed, point, added)
+    if point[2] == MOVE:
+        events.extend(seeking.contacts(state, after))
+    return after, events
 
 
-def _move(state: TacticalState, unit: Unit, how: str, events: list[Event]) -> Unit:
+def _move(state: TacticalState, unit: Unit, how: str, point: Point, events: list[Event]) -> Unit:
     step = movement.move(state, unit, how)
     if step.turned:
         events.append(_turned(unit, step.facing_before, step.unit.facing, how))
@@ -198,9 +305,9 @@ def _move(state: TacticalState, unit: Unit, how: str, events: list[Event]) -> Un
     }
     if step.to is None:
         events.append(Event("disengaged", unit.owner, unit.id, {"from": hexmap.format_hex(step.start), **facings}))
-    else:
-        where = {"from": hexmap.format_hex(step.start), "to": hexmap.format_hex(step.to)}
-        events.append(Event("moved", unit.owner, unit.id, {**where, **facings}))
+        return replace(step.unit, status=DISENGAGED, left_at=point)
+    where = {"from": hexmap.format_hex(step.start), "to": hexmap.format_hex(step.to)}
+    events.append(Event("moved", unit.owner, unit.id, {**where, **facings}))
     return step.unit
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from pbem.rulesets.base import Point
 from pbem.rulesets.tactical import hexmap
 from pbem.rulesets.tactical.state import DISENGAGED, TacticalState, Unit
 
@@ -84,7 +85,7 @@ def move(state: TacticalState, unit: Unit, how: str) -> Step:
         direction = hexmap.turn_right(unit.facing)
         since_slip = 0
     target = hexmap.neighbour(unit.hex, direction)
-    moved = replace(unit, facing=facing, since_turn=since_turn, since_slip=since_slip)
+    moved = replace(unit, facing=facing, since_turn=since_turn, since_slip=since_slip, came_from=unit.hex)
     if not hexmap.on_map(target, state.columns, state.rows):
         return Step(replace(moved, hex=None, status=DISENGAGED), unit.hex, None, unit.facing, how)
     return Step(replace(moved, hex=target), unit.hex, target, unit.facing, how)
@@ -99,6 +100,18 @@ def why_not_het(unit: Unit, facing: int, turn: int) -> str | None:
     return None
 
 
-def het(unit: Unit, facing: int, turn: int) -> Unit:
-    """The unit after a high energy turn to `facing` in game turn `turn`."""
-    return replace(unit, facing=facing, het_turn=turn, since_turn=0)
+def het(unit: Unit, facing: int, point: Point) -> Unit:
+    """The unit after a high energy turn to `facing` at `point` (recorded for the energy audit)."""
+    return replace(unit, facing=facing, het_turn=point[0], since_turn=0, hets=(*unit.hets, point))
+
+
+def landing(state: TacticalState, unit: Unit, how: str) -> hexmap.Hex:
+    """Where move `how` would take `unit` (on the map or not), without making it."""
+    assert unit.hex is not None
+    direction = {"TL": -1, "SL": -1, "TR": 1, "SR": 1}.get(how, 0)
+    return hexmap.neighbour(unit.hex, (unit.facing + direction) % 6)
+
+
+def facing_after(unit: Unit, how: str) -> int:
+    """The facing `unit` has after move `how` (only turns change it)."""
+    return (unit.facing + {"TL": -1, "TR": 1}.get(how, 0)) % 6

@@ -1,20 +1,30 @@
-"""`tactical/1`: impulse hex combat in the style of Star Fleet Battles (DESIGN §7.1) — the movement slice.
+"""`tactical/1`: impulse hex combat in the style of Star Fleet Battles (DESIGN §7.1).
 
 This class only wires the `Ruleset` protocol (pbem.rulesets.base) to the modules that hold the rules:
-gametime (T.I.step), hexmap (XXYY, facings, range), state (units, setup), movement and actions (what a unit
-may do at a step and what it does), conditions (the break catalog). Firing, damage, seeking weapons, systems
-and energy allocation come in later issues; their actions and conditions are refused with "not supported yet".
+gametime (T.I.step), hexmap and arcs (XXYY, facings, range, sectors), state (units, setup), weapons (tables),
+movement, actions (the registry of what a unit may do at a step), fire (shots and damage), seeking (launch,
+contact, impact), systems, plans (forward, pursue, keep_range), conditions (the break catalog) and energy (the
+allocation audit).
 
-Choice where the design is silent: the game is over when at most one player still has units on the map (and
-at least two had units at the start); the protocol also ends it after the last turn's final step.
+For the protocol, beyond the base contract:
+* `declared_events` gives the `fire` (fire steps) and `launch` (activity steps) events as soon as the actions
+  are declared; `apply` returns the same events (equal) among the resolution's, so at a step whose declared
+  events were already checked for breaks, check only the resolution's other events (`declared_kinds`).
+* `slot_of(do)`: one action per unit and slot and step ({fire: …} per weapon, {use: …} per system).
+* `impact`, `pursuit_violations`, `turn_record`, `audit_allocation` and `plan_error` (see their docstrings).
+
+Choice where the design is silent: the game is over when at most one player still has units in play (on the
+map, not destroyed; seeking weapons in flight do not count) and at least two had units at the start; the
+protocol also ends it after the last turn's final step.
 """
 
 from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from pbem.rulesets.base import Action, Event, Point
-from pbem.rulesets.tactical import actions, conditions, gametime, state
+from pbem.rulesets.base import Action, Ambiguous, Event, Point
+from pbem.rulesets.tactical import actions, conditions, energy, gametime, plans, seeking, state
+from pbem.rulesets.tactical.weapons import DIE_SIDES
 
 
 class TacticalRuleset:
@@ -24,6 +34,9 @@ class TacticalRuleset:
     setup_schema = "pbem/tactical/setup/1"
     action_schema = "pbem/tactical/action/1"
     condition_schema = "pbem/tactical/condition/1"
+    plan_schema = "pbem/tactical/plan/1"
+    allocation_schema = "pbem/secret/allocation/1"
+    declared_kinds = ("fire", "launch")
 
     # --- game time ---------------------------------------------------------------------------------------
     def parse_time(self, text: str) -> Point:
@@ -68,11 +81,60 @@ class TacticalRuleset:
         """None if the action is legal at its step, else the reason quoting it."""
         return actions.legal(game, action)
 
+    def slot_of(self, do: Mapping[str, Any]) -> tuple[str, ...] | None:
+        """The slot an action takes (one action per unit, slot and step): ("move",), ("fire", "ph1"), …"""
+        return actions.slot_of(do)
+
     def apply(
-        self, game: state.TacticalState, point: Point, given: Sequence[Action]
+        self, game: state.TacticalState, point: Point, given: Sequence[Action],
+        rolls: Mapping[str, int] | None = None,
     ) -> tuple[state.TacticalState, list[Event]]:
-        """Resolve one step: all units act at once; illegal actions are ignored, missing moves are F."""
-        return actions.resolve(game, point, given)
+        """Resolve one step: all units act at once; illegal actions are ignored, missing moves are F; a fire step
+        needs `rolls[ref]` (1..6) for every ref of `dice_needed`, else ValueError."""
+        return actions.resolve(game, point, given, rolls)
+
+    # --- plans, dice, declarations -------------------------------------------------------------------------
+    def resolve_plan(self, game: state.TacticalState, point: Point, player: str,
+                     plan: Mapping[str, Any]) -> list[Action] | Ambiguous | None:
+        """A `plans` entry at `point`: one move action (source "plan"), an Ambiguous with the tied moves, or
+        None when it does not act here (plans.py)."""
+        return plans.resolve_plan(game, point, player, plan)
+
+    def plan_error(self, plan: Mapping[str, Any]) -> str | None:
+        """None if the plan {unit, from, until, do} can be resolved, else why not (a schema-level error)."""
+        return plans.plan_error(plan)
+
+    def dice_needed(self, game: state.TacticalState, point: Point, given: Sequence[Action]) -> list[str]:
+        """One ref "T.I.fire/UNIT/WEAPON" per legal shot of a fire step, in setup order of units and weapons."""
+        return actions.dice_needed(game, point, given)
+
+    def dice_sides(self, ref: str) -> int:
+        """Every die of tactical/1 is a d6."""
+        return DIE_SIDES
+
+    def declared_events(self, game: state.TacticalState, point: Point, given: Sequence[Action]) -> list[Event]:
+        """The `fire` / `launch` events of the legal declared actions, before any die is rolled (seed §7.B)."""
+        return actions.declared(game, point, given)
+
+    # --- seeking weapons and the energy audit ----------------------------------------------------------------
+    def impact(self, game: state.TacticalState, seeking_unit: str, target: str
+               ) -> tuple[state.TacticalState, list[Event]]:
+        """A seeking weapon hits its revealed target in its hex (seeking.py); ValueError if it cannot."""
+        return seeking.impact(game, seeking_unit, target)
+
+    def pursuit_violations(self, track: Sequence[tuple[Point, state.TacticalState, Sequence[Event]]], unit: str,
+                           target: str) -> list[plans.Violation]:
+        """The moves of a seeking weapon that did not pursue its revealed target (plans.py)."""
+        return plans.pursuit_violations(track, unit, target)
+
+    def turn_record(self, game: state.TacticalState, player: str, turn: int) -> energy.TurnRecord:
+        """What `player`'s units did in `turn` that costs energy, from a state at or after its end."""
+        return energy.turn_record(game, player, turn)
+
+    def audit_allocation(self, setup: Mapping[str, Any], record: energy.TurnRecord,
+                         allocation: Mapping[str, Any]) -> list[str]:
+        """Every way a revealed allocation fails to pay for the record of its turn (energy.py)."""
+        return energy.audit_allocation(setup, record, allocation)
 
     # --- break conditions --------------------------------------------------------------------------------
     def condition_error(self, condition: Mapping[str, Any]) -> str | None:
@@ -91,16 +153,16 @@ class TacticalRuleset:
         return conditions.condition_met(condition, player, before, after, events)
 
     def is_over(self, game: state.TacticalState) -> bool:
-        """Whether at most one player is left on the map (of at least two who started with units)."""
-        started = {u.owner for u in game.units}
-        left = {u.owner for u in game.units if u.active}
+        """Whether at most one player still has units in play (of at least two who started with units)."""
+        started = {u.owner for u in game.units if u.seeking is None}
+        left = {u.owner for u in game.units if u.active and u.seeking is None}
         return len(started) >= 2 and len(left) <= 1
 
     # --- for the log, the renderer and tests ---------------------------------------------------------------
     def state_summary(self, game: state.TacticalState) -> list[dict[str, Any]]:
-        """Each unit: id, owner, hex ("XXYY" or None once off the map), facing letter, speed, status."""
+        """Each unit: id, owner, hex ("XXYY" or None once out of play), facing, speed, status, shields, hull."""
         return state.state_summary(game)
 
     def unit_positions(self, game: state.TacticalState) -> dict[str, tuple[str, str] | None]:
-        """Unit id -> (hex, facing), None for a unit that left the map."""
+        """Unit id -> (hex, facing), None for a unit out of play."""
         return state.unit_positions(game)

@@ -1,13 +1,18 @@
 """The state of a `tactical/1` game: immutable units on an immutable map (DESIGN §7, §7.1).
 
-Everything here is frozen: `apply` builds a new `TacticalState` with `dataclasses.replace`. Setup fields that
-later rules need (shields, hull, power, weapons, systems, the weapon tables, costs) are read and kept, deeply
-frozen, but not used by the movement rules.
+Everything here is frozen: `apply` builds a new `TacticalState` with `dataclasses.replace`. The setup is read
+into typed fields (shields, hull, weapons as Mounts, systems, the weapon tables as WeaponTypes); the raw setup
+stays beside them, deeply frozen (`Unit.extra`: power and the rest; `TacticalState.tables`: weapons, costs).
 
 Choices where the design is silent:
 * A unit starts with its turn and slip counters satisfied (it may turn or slip on its first move).
 * A unit that leaves the map is `disengaged`: its hex becomes None, it no longer moves and no range is measured
   to it. It stays in `units` so that its owner, speeds and counters remain on record.
+* Likewise a `destroyed` unit (0 hull after a fire step or an impact) and an `expended` seeking weapon (after its
+  impact) stay in `units`, off the map, with their history (speeds, HETs, shots, systems used: what the energy
+  audit needs) and `left_at`, the step at which they left play.
+* A unit without `shields` in setup has none (all damage is internal); without `hull` it has 0 internals, so any
+  internal damage destroys it. `kind` (ship, shuttle, fighter; default ship) is for `{damage: {kind: shuttle}}`.
 """
 
 from __future__ import annotations
@@ -16,14 +21,20 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterator, Mapping, Sequence
 
 from pbem.rulesets.base import Point
-from pbem.rulesets.tactical import hexmap
+from pbem.rulesets.tactical import hexmap, weapons
 from pbem.rulesets.tactical.gametime import MAX_TURNS, turns_of
 from pbem.rulesets.tactical.hexmap import Hex
+from pbem.rulesets.tactical.weapons import Mount, Seeker, WeaponType
 
 ACTIVE = "active"
 DISENGAGED = "disengaged"
+DESTROYED = "destroyed"
+EXPENDED = "expended"
 MAX_SPEED = 31
 UNIT_KEYS = ("id", "owner", "hex", "facing", "speed", "turn_mode")
+UNIT_KINDS = ("ship", "shuttle", "fighter")
+SHIELDS = 6
+WHY_GONE = {DISENGAGED: "it has left the map", DESTROYED: "it has been destroyed", EXPENDED: "it has impacted"}
 
 
 class FrozenDict(Mapping[str, Any]):
@@ -70,11 +81,15 @@ def thaw(value: Any) -> Any:
 
 @dataclass(frozen=True)
 class Unit:
-    """One ship (later also shuttles, seeking weapons) and what the movement rules track about it.
+    """One ship, shuttle, fighter or seeking weapon in flight, and what the rules track about it.
 
     `since_turn`: hexes moved since its last turn (TL, TR, HET); `since_slip`: hexes moved since its last
     sideslip; `het_turn`: the game turn of its last HET (0: none yet); `speeds`: every speed change as
-    (point, new speed), for the end-of-game energy audit.
+    (point, new speed), for the end-of-game energy audit. Combat: `shields` (current strengths #1..#6, or none),
+    `hull` (internals left), `weapons` and `systems` from setup, `came_from` (the hex it left on its last move, for
+    attacks at range 0). History for the audit: `setup_speed`, `hets` (points), `fired` ((point, weapon id) of
+    every shot and launch: a weapon has fired this turn if one has the turn's number), `used` ((point, verb,
+    system) of every system action). `seeking` is set for a launched seeking weapon; `left_at` once it is gone.
     """
 
     id: str
@@ -89,11 +104,36 @@ class Unit:
     status: str = ACTIVE
     speeds: tuple[tuple[Point, int], ...] = ()
     extra: FrozenDict = field(default_factory=FrozenDict)
+    kind: str = "ship"
+    shields: tuple[int, ...] = ()
+    hull: int = 0
+    weapons: tuple[Mount, ...] = ()
+    systems: tuple[str, ...] = ()
+    came_from: Hex | None = None
+    setup_speed: int = 0
+    hets: tuple[Point, ...] = ()
+    fired: tuple[tuple[Point, str], ...] = ()
+    used: tuple[tuple[Point, str, str], ...] = ()
+    seeking: Seeker | None = None
+    left_at: Point | None = None
 
     @property
     def active(self) -> bool:
         """On the map and able to move."""
         return self.status == ACTIVE and self.hex is not None
+
+    @property
+    def why_gone(self) -> str:
+        """Why an inactive unit can do nothing: "it has left the map", "it has been destroyed", …"""
+        return WHY_GONE.get(self.status, "it is not on the map")
+
+    def mount(self, weapon_id: str) -> Mount | None:
+        """The weapon with this id on the unit, or None."""
+        return next((m for m in self.weapons if m.id == weapon_id), None)
+
+    def fired_in(self, turn: int, weapon_id: str) -> Point | None:
+        """When the weapon fired (or launched) in game turn `turn`, or None (each fires once a turn)."""
+        return next((p for p, w in self.fired if w == weapon_id and p[0] == turn), None)
 
 
 @dataclass(frozen=True)
@@ -108,6 +148,7 @@ class TacticalState:
     units: tuple[Unit, ...]
     at: Point | None = None
     tables: FrozenDict = field(default_factory=FrozenDict)
+    weapon_types: FrozenDict = field(default_factory=FrozenDict)
 
     def unit(self, unit_id: str | None) -> Unit | None:
         """The unit with this id, or None."""
@@ -116,9 +157,14 @@ class TacticalState:
                 return unit
         return None
 
-    def with_units(self, changed: Mapping[str, Unit], at: Point) -> TacticalState:
-        """A new state with some units replaced (by id), after step `at`."""
-        return replace(self, units=tuple(changed.get(u.id, u) for u in self.units), at=at)
+    def with_units(self, changed: Mapping[str, Unit], at: Point | None, added: Sequence[Unit] = ()) -> TacticalState:
+        """A new state with some units replaced (by id) and new ones appended, after step `at`."""
+        return replace(self, units=(*(changed.get(u.id, u) for u in self.units), *added), at=at)
+
+    def weapon_type(self, mount: Mount) -> WeaponType:
+        """The type table of a mounted weapon (checked to exist by initial_state)."""
+        found: WeaponType = self.weapon_types[mount.type]
+        return found
 
     def range_between(self, a: str, b: str) -> int | None:
         """Range between two units, or None when either is unknown or off the map."""
@@ -136,19 +182,21 @@ def initial_state(setup: Mapping[str, Any], players: Sequence[str]) -> TacticalS
     columns, rows = _map_size(setup.get("map"))
     turns = turns_of(setup)
     max_speed = _whole(setup.get("max_speed", MAX_SPEED), "setup.max_speed", 0, MAX_SPEED)
+    types = weapons.weapon_types(setup.get("weapons"))
     raw_units = setup.get("units")
     if not isinstance(raw_units, list) or not raw_units:
         raise ValueError("setup.units must be a non-empty list of units")
     units: list[Unit] = []
     seen: set[str] = set()
     for index, raw in enumerate(raw_units):
-        unit = _unit(raw, f"setup.units[{index}]", players, columns, rows, max_speed)
+        unit = _unit(raw, f"setup.units[{index}]", players, columns, rows, max_speed, types)
         if unit.id in seen:
             raise ValueError(f"setup.units[{index}]: unit id {unit.id!r} is used twice")
         seen.add(unit.id)
         units.append(unit)
     tables = freeze({k: v for k, v in setup.items() if k not in ("map", "turns", "max_speed", "units")})
-    return TacticalState(columns, rows, turns, max_speed, tuple(players), tuple(units), None, tables)
+    return TacticalState(columns, rows, turns, max_speed, tuple(players), tuple(units), None, tables,
+                         FrozenDict(types))
 
 
 def _map_size(raw: Any) -> tuple[int, int]:
@@ -166,7 +214,8 @@ def _whole(value: Any, where: str, low: int, high: int) -> int:
     return value
 
 
-def _unit(raw: Any, where: str, players: Sequence[str], columns: int, rows: int, max_speed: int) -> Unit:
+def _unit(raw: Any, where: str, players: Sequence[str], columns: int, rows: int, max_speed: int,
+          types: Mapping[str, WeaponType]) -> Unit:
     if not isinstance(raw, Mapping):
         raise ValueError(f"{where} must be a mapping")
     missing = [k for k in UNIT_KEYS if k not in raw]
@@ -185,21 +234,51 @@ def _unit(raw: Any, where: str, players: Sequence[str], columns: int, rows: int,
     if not hexmap.on_map(hex_, columns, rows):
         raise ValueError(f"{where} ({unit_id}): hex {raw['hex']} is off the {columns}x{rows} map")
     turn_mode = _whole(raw["turn_mode"], f"{where}.turn_mode", 0, MAX_TURNS)
+    speed = _whole(raw["speed"], f"{where}.speed", 0, max_speed)
     return Unit(
         id=unit_id,
         owner=owner,
         hex=hex_,
         facing=facing,
-        speed=_whole(raw["speed"], f"{where}.speed", 0, max_speed),
+        speed=speed,
         turn_mode=turn_mode,
         since_turn=turn_mode,
         since_slip=1,
         extra=freeze({k: v for k, v in raw.items() if k not in UNIT_KEYS}),
+        kind=_kind(raw.get("kind", "ship"), where),
+        shields=_shields(raw.get("shields"), where),
+        hull=_whole(raw.get("hull", 0), f"{where}.hull", 0, 1000),
+        weapons=weapons.mounts(raw.get("weapons"), types, f"{where} ({unit_id})"),
+        systems=_systems(raw.get("systems"), where),
+        setup_speed=speed,
     )
 
 
+def _kind(value: Any, where: str) -> str:
+    if value not in UNIT_KINDS:
+        raise ValueError(f"{where}.kind must be one of {', '.join(UNIT_KINDS)}, got {value!r}")
+    return str(value)
+
+
+def _shields(value: Any, where: str) -> tuple[int, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, (list, tuple)) or len(value) != SHIELDS:
+        raise ValueError(f"{where}.shields must list the {SHIELDS} shields #1..#{SHIELDS}")
+    return tuple(_whole(v, f"{where}.shields", 0, 1000) for v in value)
+
+
+def _systems(value: Any, where: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) and v for v in value):
+        raise ValueError(f"{where}.systems must be a list of system names")
+    return tuple(value)
+
+
 def state_summary(state: TacticalState) -> list[dict[str, Any]]:
-    """One line per unit for the log and tests: id, owner, hex ("XXYY" or None), facing letter, speed, status."""
+    """One line per unit for the log and tests: id, owner, hex ("XXYY" or None), facing letter, speed, status,
+    and the shields #1..#6 and hull left."""
     return [
         {
             "id": u.id,
@@ -208,6 +287,8 @@ def state_summary(state: TacticalState) -> list[dict[str, Any]]:
             "facing": hexmap.format_facing(u.facing),
             "speed": u.speed,
             "status": u.status,
+            "shields": list(u.shields),
+            "hull": u.hull,
         }
         for u in state.units
     ]

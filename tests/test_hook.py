@@ -1,0 +1,241 @@
+"""Self-hosted enforcement (DESIGN §9, issue 6 part 2): `pbem hook install` puts the verifier in a bare
+repository's pre-receive hook, and real `git push`es of legal and illegal turns show what lands.
+
+Every test pushes over the file path with the `git` binary into a bare repository made by `git init --bare`; the
+pushed objects sit in git's quarantine while the hook runs, so a turn that lands proves the hook reads them.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+from conftest import KLI_TURN_1, Table
+from gitutil import clean_env
+from pbem.services import hook
+
+ZERO = "0" * 40
+
+
+# --- helpers ---------------------------------------------------------------------------------------------------
+
+def serve(table: Table) -> Path:
+    """A bare repository with the hook installed (through the CLI), holding the table's game as `origin`."""
+    server = table.root / "server.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(server)], check=True,
+                   env=clean_env(table.home))
+    installed = table.cli("hook", "install", str(server))
+    assert installed.exit_code == 0, installed.output
+    table.git("remote", "add", "origin", server)
+    first = push(table)
+    assert first.returncode == 0, first.stderr
+    assert "pbem: refs/heads/main: ok" in first.stderr
+    table.git("branch", "--set-upstream-to=origin/main")
+    return server
+
+
+def push(table: Table, *args: str) -> subprocess.CompletedProcess[str]:
+    """`git push origin [ARGS | main]` from the table's repository; stderr has the hook's `remote:` lines."""
+    done = table.git("push", "origin", *(args or ("main",)), check=False)
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(), done.stderr.decode())
+
+
+def server_ref(server: Path, ref: str = "refs/heads/main") -> str | None:
+    done = subprocess.run(["git", "rev-parse", "--verify", "-q", ref], cwd=server, capture_output=True, text=True)
+    return done.stdout.strip() or None
+
+
+def clone_for(table: Table, server: Path, name: str) -> Table:
+    """Another player's machine: his own clone of the server (same keys folder, his own HOME)."""
+    other = Table(table.root / name)
+    other.root.mkdir()
+    (other.root / "keys").symlink_to(table.root / "keys")
+    (other.root / "home").mkdir()
+    subprocess.run(["git", "clone", "-q", str(server), str(other.repo_dir)], check=True,
+                   env=clean_env(other.home), capture_output=True)
+    return other
+
+
+def refused(done: subprocess.CompletedProcess[str], rule: str) -> None:
+    """git says the hook declined, and the pusher reads the rule id on a `remote:` line."""
+    assert done.returncode != 0, done.stderr
+    assert "pre-receive hook declined" in done.stderr
+    assert any(line.startswith("remote: ") and f"[{rule}]" in line for line in done.stderr.splitlines()), done.stderr
+    assert "REFUSED" in done.stderr
+
+
+# --- installing ------------------------------------------------------------------------------------------------
+
+def test_hook_install_writes_an_executable_script_that_runs_this_pbem(base_started: Table, tmp_path: Path) -> None:
+    """The hook is REPO.git/hooks/pre-receive, mode 0755, and calls this interpreter by absolute path (no PATH
+    needed). Installing again replaces pbem's own hook."""
+    server = tmp_path / "server.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(server)], check=True)
+    table = Table(base_started.root)
+    done = table.cli("hook", "install", str(server))
+    assert done.exit_code == 0 and "installed" in done.output
+    script = server / "hooks" / "pre-receive"
+    assert stat.S_IMODE(script.stat().st_mode) == 0o755
+    text = script.read_text()
+    assert text.startswith("#!/bin/sh\n") and hook.HOOK_MARK in text
+    assert os.path.realpath(text.split("exec ")[1].split()[0].strip("'")) == os.path.realpath(sys.executable)
+    assert "hook pre-receive" in text
+    assert table.cli("hook", "install", str(server)).exit_code == 0  # an upgrade
+    assert script.read_text() == text
+    subprocess.run(["git", "config", "core.hooksPath", "guard"], cwd=server, check=True)
+    assert table.cli("hook", "install", str(server)).exit_code == 0  # where git will look (relative: GIT_DIR)
+    assert (server / "guard" / "pre-receive").read_text() == text
+
+
+def test_hook_install_refuses_a_foreign_hook_and_a_folder_without_a_repository(base_started: Table,
+                                                                               tmp_path: Path) -> None:
+    """A pre-receive hook pbem did not write stays unless --force; a folder that is no repository is a usage
+    error (exit 2), one line."""
+    table = Table(base_started.root)
+    server = tmp_path / "server.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(server)], check=True)
+    theirs = server / "hooks" / "pre-receive"
+    theirs.write_text("#!/bin/sh\nexit 0\n")
+    done = table.cli("hook", "install", str(server))
+    assert done.exit_code == 2 and "[hook.exists]" in done.output and "--force" in done.output
+    assert theirs.read_text() == "#!/bin/sh\nexit 0\n"
+    assert table.cli("hook", "install", "--force", str(server)).exit_code == 0
+    assert hook.HOOK_MARK in theirs.read_text()
+    (tmp_path / "empty").mkdir()
+    nowhere = table.cli("hook", "install", str(tmp_path / "empty"))
+    assert nowhere.exit_code == 2 and "[hook.no-repo]" in nowhere.output
+
+
+def test_pre_receive_reads_only_git_s_update_lines(base_started: Table) -> None:
+    """The hook's input is `OLD NEW REF` lines; anything else is a usage error, not a traceback."""
+    assert hook.parse_updates(f"{ZERO} {'a' * 40} refs/heads/main\n\n") == [
+        hook.RefUpdate(ZERO, "a" * 40, "refs/heads/main")]
+    with pytest.raises(hook.PbemError) as err:
+        hook.parse_updates("main main\n")
+    assert err.value.finding.rule == "hook.bad-input"
+
+
+# --- pushing turns ---------------------------------------------------------------------------------------------
+
+def test_legal_turns_pushed_from_two_clones_land(started: Table) -> None:
+    """fed's turn lands; kli clones the server, takes his turn and pushes; each push verifies only the new
+    commits against the whole history, and the server's main follows."""
+    server = serve(started)
+    started.turn("fed", through="1.8.damage", breaks=[{"range": 8}],
+                 entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 12}}], note="speed 12")
+    done = push(started)
+    assert done.returncode == 0, done.stderr
+    assert "remote: pbem: refs/heads/main: ok, 1 new commit verified" in done.stderr
+    assert server_ref(server) == started.head()
+    kli = clone_for(started, server, "kli")
+    kli.turn("kli", **KLI_TURN_1)
+    done = push(kli)
+    assert done.returncode == 0, done.stderr
+    assert server_ref(server) == kli.head()
+    assert kli.pbem("verify", who="kli").returncode == 0
+
+
+def _not_in_control(table: Table) -> str:
+    table.edit("fed", through="1.16.damage")  # fed plays on, but kli holds control
+    return "signature.not-in-control"
+
+
+def _unsigned(table: Table) -> str:
+    table.edit("kli", **{k: v for k, v in KLI_TURN_1.items() if k != "note"})
+    table.write_status("kli", "unsigned")
+    table.git_commit("kli, unsigned", signer=None)
+    return "signature.missing"
+
+
+@pytest.mark.parametrize("make_bad", [_not_in_control, _unsigned], ids=["not-in-control", "unsigned"])
+def test_an_illegal_turn_is_refused_and_the_server_s_ref_does_not_move(opened: Table,
+                                                                       make_bad: Callable[[Table], str]) -> None:
+    """kli holds control: a turn by fed, or an unsigned commit, is refused; the pusher reads the rule id in git's
+    `remote:` output; main on the server stays where it was."""
+    server = serve(opened)
+    before = server_ref(server)
+    rule = make_bad(opened)
+    if rule != "signature.missing":
+        opened.sneak("fed")
+    refused(push(opened), rule)
+    assert server_ref(server) == before
+
+
+def test_a_firm_entry_edited_and_re_signed_is_refused(played: Table) -> None:
+    """Seed 000 §3.C: fed rewrites his firm 1.0.alloc entry and signs it; the server refuses it (firm.changed)."""
+    server = serve(played)
+    before = server_ref(server)
+    played.write("report/turn-01.yaml", played.read("report/turn-01.yaml").replace("{speed: 12}", "{speed: 10}", 1))
+    played.edit("fed", through="1.16.damage")
+    played.sneak("fed")
+    done = push(played)
+    refused(done, "firm.changed")
+    assert "report/turn-01.yaml:2: [firm.changed]" in done.stderr
+    assert server_ref(server) == before
+
+
+def test_a_turn_on_a_branch_merged_with_a_merge_commit_lands_and_a_merge_that_changes_content_does_not(
+        opened: Table) -> None:
+    """DESIGN §3, §9 pull requests: kli pushes his turn to a branch (a new branch whose history verifies is
+    accepted), main takes it with `git merge --no-ff` (a transparent merge) and lands; a merge that changes
+    content is refused (history.bad-merge)."""
+    server = serve(opened)
+    opened.git("switch", "-q", "-c", "kli-turn")
+    opened.turn("kli", **KLI_TURN_1)
+    done = push(opened, "kli-turn")
+    assert done.returncode == 0 and "refs/heads/kli-turn: ok, 1 new commit verified" in done.stderr
+    opened.git("switch", "-q", "main")
+    opened.git("merge", "-q", "--no-ff", "--no-edit", "kli-turn")
+    done = push(opened)
+    assert done.returncode == 0, done.stderr
+    assert server_ref(server) == opened.head()
+    assert len(opened.git("rev-list", "--parents", "-n1", "HEAD").stdout.split()) == 3  # a merge landed
+    # fed's next turn on a branch, merged with an extra edit in the merge commit
+    opened.git("switch", "-q", "-c", "fed-turn")
+    opened.turn("fed", through="1.12.damage", note="on")
+    opened.git("switch", "-q", "main")
+    opened.git("merge", "-q", "--no-ff", "--no-commit", "fed-turn")
+    opened.write("players/fed.yaml", opened.read("players/fed.yaml").replace("1.12.damage", "1.16.damage"))
+    opened.git("commit", "-qam", "merge, and a little more")
+    before = server_ref(server)
+    refused(push(opened), "history.bad-merge")
+    assert server_ref(server) == before
+
+
+def test_main_only_moves_forward_and_is_never_deleted_but_other_branches_may_be(opened: Table) -> None:
+    """A force-push that takes back a landed turn is refused (history.rewritten), and so is deleting main;
+    deleting another branch is allowed."""
+    server = serve(opened)
+    opened.turn("kli", **KLI_TURN_1)
+    assert push(opened).returncode == 0
+    landed = server_ref(server)
+    opened.git("reset", "-q", "--hard", "HEAD~1")
+    refused(push(opened, "+main"), "history.rewritten")
+    assert server_ref(server) == landed
+    refused(push(opened, ":main"), "history.rewritten")
+    assert server_ref(server) == landed
+    assert push(opened, "HEAD:refs/heads/old").returncode == 0
+    done = push(opened, ":old")
+    assert done.returncode == 0 and "refs/heads/old: deleted" in done.stderr
+    assert server_ref(server, "refs/heads/old") is None
+
+
+def test_findings_of_commits_already_on_the_server_do_not_block_a_push(opened: Table) -> None:
+    """Only the new commits are judged (as `pbem verify BASE..HEAD`): a bad commit that reached the server before
+    the hook was installed does not block later pushes of other branches."""
+    opened.edit("fed", through="1.16.damage")
+    opened.sneak("fed")  # not in control: illegal
+    server = opened.root / "server.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(server)], check=True,
+                   env=clean_env(opened.home))
+    opened.git("push", "-q", str(server), "main")  # no hook yet
+    assert opened.cli("hook", "install", str(server)).exit_code == 0
+    opened.git("remote", "add", "origin", server)
+    done = push(opened, "main:refs/heads/copy")  # a new branch, no new commits
+    assert done.returncode == 0 and "refs/heads/copy: ok, 0 new commits verified" in done.stderr

