@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbem.protocol.model import HORIZON, Checkpoint, Inputs, Status, Stop
+from pbem.protocol.model import AT, CONDITION, Checkpoint, Inputs, Status, Stop
 from pbem.rulesets.base import Point, Ruleset
 
 
@@ -24,10 +24,10 @@ def resume_from(stop: Stop, served: str | None) -> Checkpoint:
     """Where the next replay starts once `served` (the player in control) has taken his turn.
 
     Breaks met by a resolved step cannot be recomputed from the firm point, so the unserved ones are carried;
-    horizon breaks are recomputed by the next replay, since the player may have extended his horizon.
+    every other kind (horizon, clarify, dice, sealed, auction) is recomputed by the next replay.
     """
-    carried = tuple(b for b in stop.pending if b.player != served and b.kind != HORIZON)
-    return Checkpoint(stop.checkpoint.point, stop.checkpoint.state, carried)
+    carried = tuple(b for b in stop.pending if b.player != served and b.kind in (CONDITION, AT))
+    return Checkpoint(stop.checkpoint.point, stop.checkpoint.state, carried, stop.checkpoint.auction)
 
 
 def progress_error(ruleset: Ruleset, firm: Point | None, committer: str, after: Inputs) -> str | None:

@@ -39,13 +39,19 @@ def _take(entries: list[Entry], wanted: Counter) -> list[Entry]:
 
 
 def firm_findings(before: Inputs, after: Inputs, firm: Point | None,
-                  files: set[str] | None = None) -> list[Finding]:
+                  files: set[str] | None = None, committed: frozenset[bytes] = frozenset()) -> list[Finding]:
     """Entries strictly before the firm point may not be added, removed or edited (seed §3.C, §4.B);
-    nor may a player pull his horizon back behind it. `files`: the report files that changed (None: all)."""
+    nor may a player pull his horizon back behind it. `files`: the report files that changed (None: all).
+    `committed`: entries at the firm step already declared in an action auction: they may be added to, never
+    withdrawn (DESIGN §4.4, seed §7.B)."""
     removed, added = changed_entries(before.entries_in(files), after.entries_in(files))
     findings = []
     for entry in removed:
-        if firm is None or entry.at < firm:
+        if entry.key in committed:
+            findings.append(Finding("firm.changed", f"{entry.by}'s {dict(entry.do)} at {entry.at_text} was "
+                                    "declared in an action auction: it may be added to, not withdrawn",
+                                    file=entry.file, line=entry.line))
+        elif firm is None or entry.at < firm:
             findings.append(Finding("firm.changed", f"firm entry removed or edited: {entry.by} {entry.unit or ''} "
                                     f"{dict(entry.do)} at {entry.at_text} (before the firm marker)",
                                     file=entry.file, line=entry.line))

@@ -167,6 +167,7 @@ class Checkpoint:
     point: Point | None
     state: State
     carried: tuple[Break, ...] = ()
+    auction: Any = None  # an action auction at `point` (pbem.protocol.auction.Auction), open or closed
 
 
 @dataclass(frozen=True)

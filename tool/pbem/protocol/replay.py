@@ -16,6 +16,8 @@ from typing import Any, Mapping, Sequence
 from pbem.errors import Finding
 from pbem.protocol.model import (AT, CLARIFY, CONDITION, DICE, HORIZON, SEALED, Break, Checkpoint, Entry, Inputs,
                                  Message, Stop)
+from pbem.protocol.auction import Auction, open_or_go_on
+from pbem.protocol.auction import breaks as auction_breaks
 from pbem.protocol.secrets import SECRET
 from pbem.protocol.serving import serving_order
 from pbem.rulesets.base import Action, Ambiguous, Event, Point, Ruleset
@@ -35,11 +37,14 @@ def replay(
     inputs: Inputs,
     start: Checkpoint,
     after: str | None,
+    served: str | None = None,
 ) -> Stop:
-    """Replay from `start` to the next break; pending breaks are served in table order after `after`."""
+    """Replay from `start` to the next break; pending breaks are served in table order after `after`.
+    `served` is the player whose turn was just taken (it moves an open action auction on)."""
     if start.carried:
         return Stop(start, serving_order(start.carried, inputs.players, after), over=False)
     point, state = start.point, start.state
+    auction = start.auction
     problems: list[Finding] = []
     steps = 0
     while point is not None and not ruleset.is_over(state):
@@ -59,16 +64,28 @@ def replay(
                         over=False, problems=tuple(problems), steps=steps - 1)
         actions, unclear = _gather(ruleset, state, point, inputs, inputs.at(point), problems)
         actions += sealed_actions
-        blocked = unclear or _dice_missing(ruleset, state, point, when, actions, inputs)
+        if unclear:
+            return Stop(Checkpoint(point, state), serving_order(unclear, inputs.players, after),
+                        over=False, problems=tuple(problems), steps=steps - 1)
+        declared = _declaring(ruleset, point)
+        if declared:
+            auction = _auction(ruleset, inputs, state, point, auction, served, after)
+            if auction is not None and not auction.closed:
+                return Stop(Checkpoint(point, state, auction=auction), auction_breaks(auction, when),
+                            over=False, problems=tuple(problems), steps=steps - 1)
+        blocked = _dice_missing(ruleset, state, point, when, actions, inputs)
         if blocked:
-            return Stop(Checkpoint(point, state), serving_order(blocked, inputs.players, after),
+            return Stop(Checkpoint(point, state, auction=auction), serving_order(blocked, inputs.players, after),
                         over=False, problems=tuple(problems), steps=steps - 1)
         state = _recognise(ruleset, state, inputs.press.get(when, ()), problems)
         rolls = {ref: inputs.dice[ref].result for ref in _needed(ruleset, state, point, actions)}
         new_state, events = (ruleset.apply(state, point, actions, rolls) if rolls
                              else ruleset.apply(state, point, actions))
+        if declared:  # checked when declared (the auction); resolution must not trigger them twice
+            events = [e for e in events if e.kind not in getattr(ruleset, "declared_kinds", ())]
         met = _breaks_met(ruleset, inputs, point, when, state, new_state, events)
         nxt = ruleset.next_step(setup, point)
+        auction, served = None, None
         if met:
             checkpoint = Checkpoint(nxt, new_state)
             return Stop(checkpoint, serving_order(met, inputs.players, after), over=False,
@@ -110,6 +127,30 @@ def _recognise(ruleset: Ruleset, state: Any, messages: Sequence[Message], proble
             problems.append(Finding(getattr(refusal, "rule", "press.refused"), str(refusal), file=message.file,
                                     line=message.line))
     return state
+
+
+def _declaring(ruleset: Ruleset, point: Point) -> bool:
+    """Whether actions at this step are declared before they are resolved (simultaneous, seed §7)."""
+    return getattr(ruleset, "declared_events", None) is not None and ruleset.is_simultaneous(point)
+
+
+def _auction(ruleset: Ruleset, inputs: Inputs, state: Any, point: Point, previous: Auction | None,
+             served: str | None, initiator: str | None) -> Auction | None:
+    """Open or move on the action auction at this step (DESIGN §4.6)."""
+    def triggered(entries: Sequence[Entry]) -> list[str]:
+        actions = [Action(e.at, e.by, e.unit, e.do, "entry", e.file, e.line) for e in entries]
+        actions = [a for a in actions if ruleset.legal(state, a) is None]
+        events = ruleset.declared_events(state, point, actions)  # type: ignore[attr-defined]
+        met = _breaks_met(ruleset, inputs, point, ruleset.format_time(point), state, state, events,
+                          explicit=False)
+        return [b.player for b in met]
+
+    def order(players: Sequence[str]) -> list[str]:
+        breaks = [Break(p, None, "auction", "") for p in players]
+        return [b.player for b in serving_order(breaks, inputs.players, initiator)]
+
+    return open_or_go_on(previous if previous is not None and previous.at == point else None, point,
+                         inputs.at(point), served, initiator, triggered, order)
 
 
 def _covers(inputs: Inputs, player: str, point: Point) -> bool:
@@ -221,15 +262,17 @@ def _breaks_met(
     before: Any,
     after: Any,
     events: Sequence[Event],
+    explicit: bool = True,
 ) -> tuple[Break, ...]:
-    """One break per player whose conditions this step meets (reasons joined), DESIGN §4.2 point 2."""
+    """One break per player whose conditions this step meets (reasons joined), DESIGN §4.2 point 2.
+    `explicit`: whether explicit break points count (not for a declaration, only for a resolved step)."""
     met: list[Break] = []
     for player in inputs.players:
         reasons: list[str] = []
         explicit_only = True
         for condition in inputs.of(player).breaks:
             if "at" in condition:
-                if _explicit_point(ruleset, condition["at"]) == point:
+                if explicit and _explicit_point(ruleset, condition["at"]) == point:
                     reasons.append(f"break at {when}")
                 continue
             # Seed §6 / DESIGN §4.2: a player's own events never trigger him unless he says `by: any`.

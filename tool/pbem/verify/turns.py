@@ -109,7 +109,7 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
     assert prev.stop is not None
     ruleset = game.manifest.ruleset
     if takes_turn(prev, player):
-        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, player), player)
+        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, player), player, player)
     else:
         stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, None), prev.last_yielder)
     return stop, full_status(game, stop, player, note)
@@ -256,7 +256,9 @@ def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn:
     firm = prev.stop.checkpoint.point
     reports = {p for p in changed if p.startswith("report/")}
     findings.extend(ownership_findings(prev.game.inputs, game.inputs, player, reports))
-    findings.extend(firm_findings(prev.game.inputs, game.inputs, firm, reports))
+    auction = prev.stop.checkpoint.auction
+    committed = auction.seen if auction is not None and auction.at == firm else frozenset()
+    findings.extend(firm_findings(prev.game.inputs, game.inputs, firm, reports, committed))
     manifest = game.manifest
     if any(DICE_RE.match(p) for p in changed):
         findings.extend(dice.batch_findings(manifest.id, manifest.players, manifest.keys, manifest.escrow_key,

@@ -1,0 +1,89 @@
+"""The action auction at a simultaneous step (DESIGN §4.6, seed 000 §7).
+
+When actions declared at a simultaneous step (e.g. fire) meet a break condition of another player who may act
+in that same step, the step is not resolved: the actions are committed, and each triggered player in turn adds
+actions at that step or passes. A player who passes is out for that trigger, but joins again when a new action
+meets one of his conditions. Rounds go on while anyone other than the player who was in control added an action
+in the round just ended. When all have passed, the step's actions are resolved together.
+
+The auction's course depends on who added what in which commit, so it lives in the checkpoint the verifier
+carries from commit to commit (and in status.yaml's pending breaks), never in the files alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Sequence
+
+from pbem.protocol.model import Break, Entry
+from pbem.rulesets.base import Point
+
+AUCTION = "auction"
+
+
+@dataclass(frozen=True)
+class Auction:
+    """One auction at step `at`: who is asked in this round (`queue`, head first), who added this round, who
+    is out, everyone taking part, and the entries at the step already seen (by identity)."""
+
+    at: Point
+    initiator: str | None
+    round: int
+    queue: tuple[str, ...]
+    members: frozenset[str]
+    added: frozenset[str] = frozenset()
+    passed: frozenset[str] = frozenset()
+    seen: frozenset[bytes] = frozenset()
+    closed: bool = False
+
+
+Triggered = Callable[[Sequence[Entry]], list[str]]  # the players whose conditions these new entries meet
+
+
+def open_or_go_on(previous: Auction | None, at: Point, entries: Sequence[Entry], served: str | None,
+                  initiator: str | None, triggered: Triggered,
+                  order: Callable[[Sequence[str]], list[str]]) -> Auction | None:
+    """The auction after the latest commit, or None when the step may resolve. `served` is the player who just
+    committed (the head of the queue when an auction was open), `initiator` who held control when it opened."""
+    seen = previous.seen if previous is not None and previous.at == at else frozenset()
+    new = [e for e in entries if e.key not in seen]
+    every = frozenset(e.key for e in entries)
+    if previous is None or previous.at != at or previous.closed:
+        if not new:
+            return previous if previous is not None and previous.at == at else None
+        woken = [p for p in triggered(new) if p != initiator]
+        if not woken:
+            return Auction(at, initiator, 0, (), frozenset(), seen=every, closed=True)
+        queue = tuple(order(woken))
+        return Auction(at, initiator, 1, queue, frozenset(queue), seen=every)
+    auction = previous
+    if served != auction.queue[0]:
+        return auction  # someone else settled something he owed; the same player is still asked
+    mine = [e for e in new if e.by == served]
+    added = auction.added | ({served} if mine else set())
+    passed = auction.passed | (set() if mine else {served})
+    woken = set(triggered(mine)) - {served} if mine else set()
+    passed -= woken
+    queue = list(auction.queue[1:])
+    queue += [p for p in order(sorted(woken)) if p not in queue]
+    members = auction.members | woken
+    if queue:
+        return replace(auction, queue=tuple(queue), added=frozenset(added), passed=frozenset(passed),
+                       members=frozenset(members), seen=every)
+    if added - {auction.initiator}:
+        again = [p for p in order(sorted(members)) if p not in passed]
+        if again:
+            return replace(auction, round=auction.round + 1, queue=tuple(again), added=frozenset(),
+                           passed=frozenset(passed), members=frozenset(members), seen=every)
+    return replace(auction, queue=(), added=frozenset(added), passed=frozenset(passed), members=frozenset(members),
+                   seen=every, closed=True)
+
+
+def breaks(auction: Auction, when: str) -> tuple[Break, ...]:
+    """The pending breaks of an open auction: the players still to be asked this round, in order."""
+    why = (f"simultaneous actions declared at {when}: add yours at {when} or pass (auction round "
+           f"{auction.round}, seed §7)")
+    return tuple(Break(p, when, AUCTION, why) for p in auction.queue)
+
+
+__all__ = ["AUCTION", "Auction", "open_or_go_on", "breaks", "Any"]
