@@ -193,12 +193,15 @@ class Table:
         self.write("status.yaml", dump_mapping(computed.to_data()))
 
     def snapshot(self) -> Snapshot:
-        """HEAD, all refs and every file under the repository, .git (index, objects) included."""
+        """HEAD, all refs and every file under the repository, .git (index, objects) included, but for
+        .git/pbem/: the verifier's cache of clean verifications, which is not game content (verify/cache.py)."""
         files: dict[str, str] = {}
         for folder, _dirs, names in os.walk(self.repo_dir):
             for name in names:
                 path = Path(folder) / name
-                files[path.relative_to(self.repo_dir).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
+                rel = path.relative_to(self.repo_dir).as_posix()
+                if not rel.startswith(".git/pbem/"):
+                    files[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
         head = (self.repo_dir / ".git" / "HEAD").read_text()
         refs = self.git("show-ref", "--head", check=False).stdout.decode()
         return Snapshot(head, refs, files)

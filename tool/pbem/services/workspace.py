@@ -64,6 +64,7 @@ class Workspace:
     def __init__(self, repo: GameRepo) -> None:
         self.repo = repo
         self._history: HistoryResult | None = None
+        self._head: HistoryResult | None = None  # HEAD's state, from the verification cache where it can
 
     @property
     def root(self) -> Path:
@@ -109,7 +110,10 @@ class Workspace:
         not verify."""
         if self.repo.head_oid() is None:
             return None
-        result = self.history()
+        if self._history is None and self._head is None:
+            self._head = verify_history(self.repo, cached=True)
+        result = self._history or self._head
+        assert result is not None
         findings = result.findings()
         if findings:
             # replace, not .at(): the finding's own hint ("sign with pbem yield", …) is not what to do here
@@ -170,6 +174,7 @@ class Workspace:
         oid = self.repo.commit_tree(dict(files), [head] if head else [], message, me.signer, author)
         self.repo.update_branch_and_worktree(oid)
         self._history = None
+        self._head = None
         return oid
 
 

@@ -128,6 +128,11 @@ class GameRepo:
         """The parent ids of a commit, in order (first parent first)."""
         return [str(p) for p in self._commit(oid).parent_ids]
 
+    @property
+    def git_dir(self) -> str:
+        """The repository's git folder (.git, or the bare repository itself)."""
+        return str(self.repo.path)
+
     def tree_id(self, oid: str) -> str:
         """The id of a commit's tree."""
         return str(self._commit(oid).tree_id)

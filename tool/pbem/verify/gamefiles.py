@@ -343,6 +343,32 @@ def press_book(press: Mapping[str, tuple[Message, ...]]) -> dict[str, tuple[Mess
     return {k: tuple(v) for k, v in book.items()}
 
 
+def seed_cache(cache: ParseCache, game: Game, files: Mapping[str, tuple[str, int]]) -> None:
+    """Fill `cache` with `game`'s files as already read, under the keys `read_game` looks up, so a commit on
+    top of a kept state reads only what it changed (verify.cache)."""
+    manifest = game.manifest
+    name = manifest.ruleset_name
+    by_path: dict[str, tuple[tuple[str, ...], Any]] = {GAME: (("game",), manifest)}
+    if game.status is not None:
+        by_path[STATUS] = (("status",), game.status)
+    for player, inputs in game.inputs.per_player.items():
+        by_path[f"players/{player}.yaml"] = (("players", name, f"players/{player}.yaml"), inputs)
+    for path, report in game.inputs.files.items():
+        by_path[path] = (("report", name, path), report)
+    for batch in game.batches.values():
+        by_path[batch.file] = (("dice", batch.file), batch)
+    for secret in game.secrets.values():
+        by_path[secret.file] = (("secret", secret.file), secret)
+    for path, messages in game.press.items():
+        by_path[path] = (("press", name, path), messages)
+    for path, (suffix, value) in by_path.items():
+        if path in files:
+            oid = files[path][0]
+            cache.get((oid,) + suffix, lambda v=value: v)
+            if suffix[0] == "report":
+                cache.get((oid, "report-players", path) + manifest.players, lambda: True)
+
+
 def read_game(
     files: Mapping[str, tuple[str, int]],
     blob: Callable[[str], bytes],

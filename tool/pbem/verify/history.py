@@ -17,7 +17,8 @@ from pbem.errors import Finding, PbemError
 from pbem.protocol.model import Status
 from pbem.store.commits import parse_commit
 from pbem.store.repo import GameRepo
-from pbem.verify.gamefiles import Game, ParseCache, layout_findings, read_game
+from pbem.verify import cache as verified_cache
+from pbem.verify.gamefiles import Game, ParseCache, layout_findings, read_game, seed_cache
 from pbem.verify.turns import Verified, judge
 
 
@@ -36,6 +37,12 @@ class HistoryResult:
     history_findings: list[Finding]
     last: Verified | None
     last_files: Mapping[str, tuple[str, int]] = field(default_factory=dict)
+    cached_commits: int = 0  # commits before `commits` whose clean verification was kept (verify.cache)
+    sequence: list[str] = field(default_factory=list)  # every turn from the root, oldest first
+
+    @property
+    def total(self) -> int:
+        return self.cached_commits + len(self.commits)
 
     def findings(self, only: set[str] | None = None) -> list[Finding]:
         """All findings, or those of the commits in `only` (history-level ones included when they name a
@@ -76,8 +83,12 @@ def turn_sequence(repo: GameRepo, tip: str) -> tuple[list[str], list[Finding]]:
 
 
 def verify_history(repo: GameRepo, tip: str | None = None,
-                   on_commit: Callable[[int], None] | None = None) -> HistoryResult:
-    """Judge every turn from the root to `tip` (default HEAD); `on_commit(i)` after each (benchmarks)."""
+                   on_commit: Callable[[int], None] | None = None, cached: bool = False) -> HistoryResult:
+    """Judge every turn from the root to `tip` (default HEAD); `on_commit(i)` after each (benchmarks).
+
+    With `cached`, start from the latest commit of the sequence whose clean verification was kept under
+    .git/pbem/ (verify.cache), and keep the result when the whole history is clean: `commits` then holds only
+    the commits judged now, `cached_commits` counts the others."""
     tip = tip or repo.head_oid()
     if tip is None:
         raise PbemError("repo.empty", "this repository has no commits yet", exit_code=2)
@@ -85,13 +96,26 @@ def verify_history(repo: GameRepo, tip: str | None = None,
     cache = ParseCache()
     prev: Verified | None = None
     prev_files: Mapping[str, tuple[str, int]] = {}
+    start = 0
+    if cached and not history_findings:
+        for i in range(len(sequence) - 1, -1, -1):
+            if verified_cache.has(repo.git_dir, sequence[i]):
+                kept = verified_cache.load(repo.git_dir, sequence[i])
+                if kept is not None:
+                    prev, prev_files = kept
+                    start = i + 1
+                    seed_cache(cache, prev.game, prev_files)
+                break
     results: list[CommitResult] = []
-    for i, oid in enumerate(sequence):
+    for i, oid in enumerate(sequence[start:], start):
         result, prev, prev_files = _verify_commit(repo, oid, prev, prev_files, cache)
         results.append(result)
         if on_commit is not None:
             on_commit(i)
-    return HistoryResult(results, history_findings, prev, prev_files)
+    done = HistoryResult(results, history_findings, prev, prev_files, start, sequence)
+    if cached and results and prev is not None and not done.findings():
+        verified_cache.save(repo.git_dir, sequence[-1], prev, prev_files)
+    return done
 
 
 def _verify_commit(

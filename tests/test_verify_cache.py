@@ -1,0 +1,79 @@
+"""The verification cache under .git/pbem/ (issue 7): one new commit on top of a verified game costs one commit,
+and a missing, broken or stale cache only ever costs time, never a verdict."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pbem.store.repo import GameRepo
+from pbem.verify import cache
+from pbem.verify.history import verify_history
+
+
+@pytest.fixture(scope="module")
+def game(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from pbem.services.demo import run_demo
+
+    root = tmp_path_factory.mktemp("cached")
+    assert run_demo(root, "tactical-duel", lambda _line: None) == 0
+    return root / "game"
+
+
+@pytest.fixture
+def repo(game: Path, tmp_path: Path) -> GameRepo:
+    copy = tmp_path / "game"
+    shutil.copytree(game, copy, symlinks=True)
+    shutil.rmtree(copy / ".git" / "pbem", ignore_errors=True)
+    return GameRepo.open(copy)
+
+
+def test_a_clean_history_is_kept_and_the_next_run_starts_from_it(repo: GameRepo) -> None:
+    first = verify_history(repo, cached=True)
+    assert first.cached_commits == 0 and not first.findings()
+    again = verify_history(repo, cached=True)
+    assert again.cached_commits == first.total and again.commits == []
+    assert again.last is not None and again.last.status == first.last.status  # the same state, from the cache
+
+
+def test_one_new_commit_costs_one_commit(repo: GameRepo) -> None:
+    tip = repo.head_oid()
+    parent = repo.parents(tip)[0]
+    verify_history(repo, parent, cached=True)
+    step = verify_history(repo, tip, cached=True)
+    assert [c.oid for c in step.commits] == [tip] and step.cached_commits == step.total - 1
+    assert not step.findings()
+
+
+def test_a_broken_cache_is_no_cache(repo: GameRepo) -> None:
+    verify_history(repo, cached=True)
+    for kept in (Path(repo.git_dir) / "pbem").rglob("*.pickle"):
+        kept.write_bytes(b"not a pickle")
+    full = verify_history(repo, cached=True)
+    assert full.cached_commits == 0 and not full.findings()
+
+
+def test_a_cache_for_another_commit_id_is_not_trusted(repo: GameRepo) -> None:
+    tip = repo.head_oid()
+    parent = repo.parents(tip)[0]
+    verify_history(repo, parent, cached=True)
+    folder = next((Path(repo.git_dir) / "pbem" / "verified").iterdir())
+    (folder / f"{parent}.pickle").rename(folder / f"{tip}.pickle")  # the state of another commit under tip's id
+    full = verify_history(repo, tip, cached=True)
+    assert full.cached_commits == 0 and not full.findings()
+
+
+def test_a_history_with_findings_is_never_kept(repo: GameRepo, tmp_path: Path) -> None:
+    from pbem.crypto.keys import PrivateKey
+    from pbem.store.signer import KeySigner
+
+    files = {p: repo.read_blob(b) for p, (b, _m) in repo.tree_files(repo.head_oid()).items()}
+    files["notes.txt"] = b"a stray file\n"
+    stranger = KeySigner(PrivateKey.generate("stranger"))
+    bad = repo.commit_tree(files, [repo.head_oid()], "stray", stranger, ("x", "x@example.invalid"))
+    result = verify_history(repo, bad, cached=True)
+    assert result.findings()
+    assert not cache.has(repo.git_dir, bad)
+    assert verify_history(repo, bad, cached=True).findings()  # reported again, every time

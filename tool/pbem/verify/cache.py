@@ -1,0 +1,67 @@
+"""What the verifier knows after a commit, kept under .git/pbem/ so that verifying one new commit on top of a
+long game costs one commit, not the whole history (issue 7; DESIGN §11).
+
+Only a state reached by a history with no finding is kept, keyed by its commit id, and the key folds in
+everything that could change a verdict: the pbem version, and the bytes of every shipped schema and of pbem's
+own code (so a changed checkout never trusts an old verdict). Anything
+unreadable, from another version, or not matching is ignored, and the verifier falls back to the full walk.
+The folder holds at most a few entries; a new one pushes the oldest out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Mapping
+
+import pbem
+from pbem.formats import resources
+
+KEEP = 4  # entries kept: the tips a player or a server verified last
+
+
+@lru_cache(maxsize=1)
+def _fingerprint() -> str:
+    digest = hashlib.sha256(pbem.__version__.encode())
+    code = Path(pbem.__file__).parent
+    for path in sorted(resources.schemas_dir().glob("*.json")) + sorted(code.rglob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:20]
+
+
+def _folder(git_dir: str | os.PathLike[str]) -> Path:
+    return Path(git_dir) / "pbem" / "verified" / _fingerprint()
+
+
+def load(git_dir: str | os.PathLike[str], oid: str) -> tuple[Any, Mapping[str, tuple[str, int]]] | None:
+    """(Verified, tree files) after commit `oid`, if a clean verification of it was kept."""
+    path = _folder(git_dir) / f"{oid}.pickle"
+    try:
+        with path.open("rb") as handle:
+            stored_oid, verified, files = pickle.load(handle)  # noqa: S301 - our own file in .git
+    except Exception:  # noqa: BLE001 - a missing or broken cache is no cache
+        return None
+    return (verified, files) if stored_oid == oid else None
+
+
+def has(git_dir: str | os.PathLike[str], oid: str) -> bool:
+    return (_folder(git_dir) / f"{oid}.pickle").is_file()
+
+
+def save(git_dir: str | os.PathLike[str], oid: str, verified: Any, files: Mapping[str, tuple[str, int]]) -> None:
+    """Keep the state after a clean `oid`; best effort (a read-only repository simply keeps nothing)."""
+    folder = _folder(git_dir)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        temp = folder / f".{oid}.{os.getpid()}.tmp"
+        with temp.open("wb") as handle:
+            pickle.dump((oid, verified, dict(files)), handle, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(temp, folder / f"{oid}.pickle")
+        kept = sorted(folder.glob("*.pickle"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in kept[KEEP:]:
+            old.unlink(missing_ok=True)
+    except (OSError, pickle.PicklingError, RecursionError, TypeError, AttributeError):
+        return
