@@ -66,7 +66,7 @@ def test_me_too_rounds_go_on_while_the_triggered_player_adds_then_dice_then_reso
     assert round2.checkpoint.auction.round == 2
     # b passes (adds nothing): the auction ends; the step now waits for each firer's dice
     waiting = replay(RULES, SETUP, inputs(more, breaks), resume_from(round2, "b"), "b", "b")
-    assert sorted((b.player, b.kind) for b in waiting.pending) == [("a", "dice"), ("b", "dice")]
+    assert sorted((b.player, b.kind) for b in waiting.pending) == [("a", "roll"), ("b", "roll")]
     # with every die rolled the fire step resolves together: both ships are hit
     rolled = {"1.1.fire/CA/ph1": 3, "1.1.fire/D7/ph1": 5}
     done = replay(RULES, SETUP, inputs(more, breaks, rolled), resume_from(waiting, None), "b", None)
@@ -78,7 +78,7 @@ def test_me_too_rounds_go_on_while_the_triggered_player_adds_then_dice_then_reso
 def test_no_auction_without_a_triggered_condition() -> None:
     declared = [fire("a", "CA", "ph1", "D7", 2)]
     stop = replay(RULES, SETUP, inputs(declared, {}), start_checkpoint(RULES, SETUP, PLAYERS), "a", "a")
-    assert [(b.player, b.kind) for b in stop.pending] == [("a", "dice")]
+    assert [(b.player, b.kind) for b in stop.pending] == [("a", "roll")]
 
 
 def test_declared_fire_may_be_added_to_not_withdrawn_seed_7b() -> None:

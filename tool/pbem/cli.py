@@ -143,10 +143,13 @@ def start(first: Optional[str] = typer.Option(None, "--first", help="the player 
 
 @app.command()
 def status(key: Optional[str] = KeyOption,
-           output: OutputFormat = typer.Option(OutputFormat.text, "--format")) -> None:
-    """Who is in control, the firm point, pending breaks, and what you owe next.
+           output: OutputFormat = typer.Option(OutputFormat.text, "--format"),
+           rich: Optional[bool] = typer.Option(None, "--rich/--plain",
+                                               help="one screen with colours, or plain lines (default: rich on "
+                                                    "a terminal, plain otherwise)")) -> None:
+    """Who is in control, the firm point, pending breaks, and what you owe next (with the command to do it).
 
-    Example: pbem status
+    Example: pbem status    or    pbem status --plain    or    pbem status --format json
     """
     import json
 
@@ -162,6 +165,11 @@ def status(key: Optional[str] = KeyOption,
         if output is OutputFormat.json:
             typer.echo(json.dumps({"status": view.status.to_data() if view.status else None, "me": view.me,
                                    "you_owe": view.owes()}, indent=2))
+            return
+        if rich or (rich is None and sys.stdout.isatty()):
+            from pbem.cli_pictures import status_screen
+
+            status_screen(ws, view.me)
             return
         typer.echo(_status_lines(view.status, view.me))
         typer.echo(f"you ({view.me or 'no seat'}) owe: {view.owes()}")
@@ -408,14 +416,32 @@ def allowed_signers() -> None:
 
 
 @app.command()
-def log() -> None:
-    """The game report as text, with the `<-- firm to here -->` marker.
+def log(html: bool = typer.Option(False, "--html", help="one self-contained HTML page: the report, dice, secrets "
+                                                        "and the map at each handoff"),
+        out: Optional[Path] = typer.Option(None, "--out", help="write to this file (default: print)"),
+        at: Optional[str] = typer.Option(None, "--at", help="the game as it stood at this revision (default: "
+                                                            "HEAD)")) -> None:
+    """The game report as text, with the `<-- firm to here -->` marker (or as an HTML page with the maps).
 
-    Example: pbem log
+    Example: pbem log    or    pbem log --html --out game.html
     """
-    from pbem.services import report
+    if html:
+        from pbem.cli_pictures import log_html
 
-    typer.echo(_run(lambda: report.log_text(_workspace().history())), nl=False)
+        log_html(out, at)
+        return
+    from pbem.services import report
+    from pbem.verify.history import verify_history
+
+    def go() -> str:
+        ws = _workspace()
+        text = report.log_text(verify_history(ws.repo, ws.repo.resolve(at)) if at else ws.history())
+        if out is not None:
+            out.write_text(text, encoding="utf-8")
+            return f"wrote {out}\n"
+        return text
+
+    typer.echo(_run(go), nl=False)
 
 
 @app.command()
@@ -435,6 +461,8 @@ def _register_more() -> None:
     from pbem.cli_enforce import register
 
     register(app)
+    __import__("pbem.cli_pictures").cli_pictures.register(app)
+    __import__("pbem.cli_dow").cli_dow.register(app)
 
 
 _register_more()
@@ -442,6 +470,11 @@ _register_more()
 
 def main(argv: Optional[List[str]] = None) -> None:
     """Console entry point."""
+    for stream in (sys.stdout, sys.stderr):
+        # a path or note in a finding may hold any bytes a git tree allows: show them, never crash on them
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
     try:
         app(args=argv, prog_name="pbem")
     except PbemError as exc:  # pragma: no cover - commands catch their own

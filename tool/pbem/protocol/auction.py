@@ -51,7 +51,7 @@ def open_or_go_on(previous: Auction | None, at: Point, entries: Sequence[Entry],
     if previous is None or previous.at != at or previous.closed:
         if not new:
             return previous if previous is not None and previous.at == at else None
-        woken = [p for p in triggered(new) if p != initiator]
+        woken = triggered(new)  # a player's own events never trigger him (unless `by: any`)
         if not woken:
             return Auction(at, initiator, 0, (), frozenset(), seen=every, closed=True)
         queue = tuple(order(woken))

@@ -20,7 +20,7 @@ CONDITION = "condition"  # point 2: a variable break condition met by this step'
 AT = "at"  # an explicit break point ({at: "1.12.move"}) reached
 SEALED = "sealed"  # point 5: a sealed simultaneous step still lacks this player's sealed input (§4.7)
 CLARIFY = "clarify"  # point 3: a plan is ambiguous here; its owner picks one of the options (§4.5)
-DICE = "dice"  # point 4: dice owed at this step are missing (§5)
+ROLL = "roll"  # point 4: dice this step needs are not rolled yet: the firer announces them in his turn (§5)
 
 
 @dataclass(frozen=True)

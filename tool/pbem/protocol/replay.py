@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from pbem.errors import Finding
-from pbem.protocol.model import (AT, CLARIFY, CONDITION, DICE, HORIZON, SEALED, Break, Checkpoint, Entry, Inputs,
+from pbem.protocol.model import (AT, CLARIFY, CONDITION, HORIZON, ROLL, SEALED, Break, Checkpoint, Entry, Inputs,
                                  Message, Stop)
 from pbem.protocol.auction import Auction, open_or_go_on
 from pbem.protocol.auction import breaks as auction_breaks
@@ -249,7 +249,7 @@ def _dice_missing(ruleset: Ruleset, state: Any, point: Point, when: str, actions
         who = rolled.roller if rolled is not None else (ruleset.owner_of(state, parts[1]) if len(parts) > 1 else None)
         if who is not None:
             owed.setdefault(who, []).append(ref if rolled is None else f"{ref} in {rolled.batch}")
-    return [Break(p, when, DICE, "dice owed for " + ", ".join(refs)
+    return [Break(p, when, ROLL, "dice owed for " + ", ".join(refs)
                   + ("" if all(" in " in r for r in refs) else " (pbem roll --for … --ref …)"))
             for p, refs in owed.items()]
 

@@ -2,11 +2,26 @@
 same services players use (init, join, start, yield), then verify it and print the log.
 
 demo.yaml is data: the seats' names, who starts (`first: ID`, or `first: roll` to decide it by dice), whether
-a dice escrow key is made (`escrow: true`), and the turns in order. Each turn names its player, his new horizon
-and break conditions, the entries he adds (and from which game time he withdraws his own later entries), dice
-he announces (`roll: {for: [...], sides, mode}`), a secret he seals (`seal: {kind, text, reveal, concerns}`),
-and his yield note. A turn `{escrow: sign}` is the escrow signing open batches. `pbem yield` settles what a
-player owes by itself. A turn that pbem judges illegal stops the demo with that finding.
+a dice escrow key is made (`escrow: true`), and the turns in order. Each turn names its player, his new horizon,
+break conditions and plans (`through`, `breaks`, `plans`: what he writes in players/<id>.yaml), the entries he
+adds (and from which game time he withdraws his own later entries; the answer to a special break is such an
+entry, one of its options), dice he announces (`roll: {for: [...], ref: [...], sides, mode}`: each `ref` names
+the shot its die resolves, e.g. "1.12.fire/CA/ph1"), the secrets he seals (`seal:` one or a list of
+`{kind, text | value, reveal, concerns}`: a `note` holds `text`, other kinds such as `allocation` a `value`),
+whether he passes (`pass: true`: he adds no entry, e.g. when asked in an action auction), and his yield note.
+A turn with none of these is a bare `pbem yield`: it settles what the player owes (a dice contribution or
+reveal, a secret due). A turn `{escrow: sign}` is the escrow signing open batches. A turn that pbem judges
+illegal stops the demo with that finding, and so does a turn whose `expect: KIND` (or list of kinds, in serving
+order) does not match the breaks pending after it: the script fails loudly when the game takes another course.
+After the last turn, where the ruleset audits energy allocations (tactical/1), every revealed `allocation`
+secret is audited against the public record of its turn, and a failed audit fails the demo. Any script may
+end with `see:`, the commands that show each rule at work in the game just played (printed last).
+
+A Diplomacy script (games/dow-standard/demo.yaml, `pbem demo --game dow`) has `phases` instead of `turns`: for
+each phase, the press posted (each message committed at once, as `pbem say`/`propose`/... do), then the orders
+of every power that owes some, sealed in table order (`pbem orders FILE`) and revealed once all have sealed
+(`pbem orders --reveal`); the demo prints what each phase did. It may also name a `director` (setup.director)
+and the `invite_code` the players join with, and `see`: the commands that show each feature afterwards.
 """
 
 from __future__ import annotations
@@ -23,17 +38,18 @@ from pbem.crypto.keys import PrivateKey, write_keypair
 from pbem.errors import PbemError
 from pbem.formats import yamlsafe
 from pbem.formats.writer import dump_mapping, dump_report
-from pbem.protocol.model import Status
-from pbem.services import chance, report, setup, turn
+from pbem.protocol.model import SEALED, Status
+from pbem.services import chance, diplomacy, report, setup, turn
 from pbem.services.workspace import Identity, Workspace, load_identity
-from pbem.verify.history import verify_history
+from pbem.verify.history import HistoryResult, verify_history
 
 Echo = Callable[[str], None]
+ALIASES = {"dow": "dow-standard"}  # DESIGN §8: `pbem demo --game dow`
 
 
 def run_demo(directory: Path | None, game: str, echo: Echo) -> int:
     """Build, play and verify the example game; return the exit code (0 when every commit verifies)."""
-    source = setup.template_dir(game)
+    source = setup.template_dir(ALIASES.get(game, game))
     script_path = source / "demo.yaml"
     if not script_path.is_file():
         raise PbemError("usage.template", f"template {game!r} has no demo.yaml")
@@ -51,13 +67,43 @@ def run_demo(directory: Path | None, game: str, echo: Echo) -> int:
     escrow = _make_key(keys_dir, "escrow", "Dice escrow") if script.get("escrow") else None
     if escrow is not None:
         _add_escrow_key(ws, founder, escrow)
+    if script.get("director"):
+        _set_director(ws, founder, script["director"])
     for seat, me in players.items():
-        setup.join(ws, seat, me)
+        setup.join(ws, seat, me, script.get("invite_code"))
+    if script.get("invite_code"):
+        echo(f"  {len(players)} players joined with the invite code; "
+             + (f"{script['director']} directs the game (and plays)" if script.get("director") else "no director"))
     if script["first"] == "roll":
         _start_by_roll(ws, founder, players, echo)
     else:
         setup.start(ws, script["first"], players[script["first"]])
-    for number, step in enumerate(script["turns"], 1):
+    if "phases" in script:
+        _play_phases(ws, players, script["phases"], echo)
+    else:
+        _play_turns(ws, players, script["turns"], escrow, echo)
+    result = verify_history(ws.repo)
+    if "phases" not in script:
+        echo(report.log_text(result))
+    findings = result.findings()
+    echo(report.findings_text(findings, len(result.commits)).rstrip())
+    audits = audit_results(result)
+    for line in audit_text(audits):
+        echo(line)
+    pbem = shutil.which("pbem") or "pbem"
+    if script.get("see"):
+        echo(f"see it yourself (cd {repo_dir}):")
+        for item in script["see"]:
+            echo(f"  {item['what']}: {item['command'].replace('pbem ', pbem + ' ')}")
+    else:
+        echo(f"see it yourself: cd {repo_dir} && {pbem} log && {pbem} verify")
+    return 1 if findings or any(not ok for ok, _ in audits) else 0
+
+
+def _play_turns(ws: Workspace, players: dict[str, Identity], turns: list[dict[str, Any]],
+                escrow: Identity | None, echo: Echo) -> None:
+    """The turns of a script in order: a player's turn (`play_turn`) or the escrow signing."""
+    for number, step in enumerate(turns, 1):
         if step.get("escrow") == "sign":
             assert escrow is not None, "demo.yaml: an escrow turn needs `escrow: true`"
             done = turn.commit_escrow(ws, escrow, chance.private_key(escrow))
@@ -66,13 +112,102 @@ def run_demo(directory: Path | None, game: str, echo: Echo) -> int:
         status = play_turn(ws, players[step["player"]], step, number)
         nxt = f"{status.control} ({status.pending[0].why})" if status.pending else "game over"
         echo(f"  turn {number:>2}: {step['player']} yields: {step.get('note', '')!s:<40} -> {nxt}")
-    result = verify_history(ws.repo)
-    echo(report.log_text(result))
-    findings = result.findings()
-    echo(report.findings_text(findings, len(result.commits)).rstrip())
-    pbem = shutil.which("pbem") or "pbem"
-    echo(f"see it yourself: cd {repo_dir} && {pbem} log && {pbem} verify")
-    return 1 if findings else 0
+        _expect(step, status, number)
+
+
+def _expect(step: dict[str, Any], status: Status, number: int) -> None:
+    """`expect: KIND` (or a list of kinds, one per pending break in serving order; `over` for the end): the
+    course the script was written for. Dice are random, so a script must not depend on them: this says so."""
+    if "expect" not in step:
+        return
+    want = step["expect"] if isinstance(step["expect"], list) else [step["expect"]]
+    got = (["over"] if status.over else []) if want == ["over"] else [b.kind for b in status.pending][:len(want)]
+    if got != want:
+        pending = "; ".join(f"{b.player} {b.kind} ({b.why})" for b in status.pending) or "none, game over"
+        raise PbemError("demo.script", f"demo turn {number} by {step.get('player')}: expected {want}, but the "
+                        f"pending breaks are: {pending}")
+
+
+def audit_results(result: HistoryResult) -> list[tuple[bool, str]]:
+    """Each revealed `allocation` secret audited against the record of its turn in the final state, where the
+    ruleset has an energy audit (tactical/1 `turn_record`, `audit_allocation`): (passed, text), by secret id.
+    The verifier does not run this audit yet, so the demo does."""
+    last = result.last
+    if last is None or last.stop is None:
+        return []
+    ruleset, game_setup = last.game.manifest.ruleset, last.game.manifest.setup
+    if not hasattr(ruleset, "audit_allocation") or not hasattr(ruleset, "turn_record"):
+        return []
+    state = last.stop.checkpoint.state
+    out: list[tuple[bool, str]] = []
+    for secret in sorted(last.game.secrets.values(), key=lambda s: s.id):
+        if secret.raw.get("kind") != "allocation" or not secret.revealed:
+            continue
+        value = secret.value()
+        record = ruleset.turn_record(state, secret.owner, value["turn"])
+        reasons = ruleset.audit_allocation(game_setup, record, value)
+        spent = "; ".join(f"{u.unit} speeds {'/'.join(map(str, u.speeds))}, fired {', '.join(u.fired) or 'nothing'}"
+                          for u in record.units)
+        head = f"{secret.id} of {secret.owner} for turn {value['turn']} ({spent})"
+        out.append((not reasons, f"{head}: pays for it" if not reasons else f"{head}: " + "; ".join(reasons)))
+    return out
+
+
+def audit_text(results: list[tuple[bool, str]]) -> list[str]:
+    """The allocation audit as text lines (none when the game holds no allocation)."""
+    if not results:
+        return []
+    return ["Energy allocations audited against the public record (docs/tactical.md, Energy allocation):"] + [
+        f"  {'ok  ' if ok else 'FAIL'} {text}" for ok, text in results]
+
+
+def _set_director(ws: Workspace, founder: Identity, director: str) -> None:
+    """Before the seats are taken, the founder names the game director in game.yaml (setup.director)."""
+    files = ws.head_files()
+    text = files["game.yaml"].decode()
+    text, n = re.subn(r"(?m)^setup:\n", f"setup:\n  director: {director}\n", text, count=1)
+    if n != 1:
+        raise PbemError("usage.template", "demo.yaml names a director, but game.yaml has no `setup:` block")
+    files["game.yaml"] = text.encode()
+    ws.commit(files, founder, f"setup: {director} directs the game")
+
+
+def _play_phases(ws: Workspace, players: dict[str, Identity], phases: list[dict[str, Any]], echo: Echo) -> None:
+    """A Diplomacy script, phase by phase: the press, then every owing power seals its orders, then each
+    reveals; the last reveal resolves the phase (and any phase after it that nobody owes anything in)."""
+    for number, phase in enumerate(phases, 1):
+        head = ws.head()
+        assert head is not None and head.status is not None
+        when = head.status.firm
+        if phase["phase"] != when:
+            raise PbemError("demo.script", f"demo.yaml phase {number} plays {phase['phase']}, but the game is at {when}")
+        echo(f"{when}")
+        for item in phase.get("press", ()):
+            posted = diplomacy.post(ws, players[item["by"]], {k: v for k, v in item.items() if k != "by"})
+            changes = f" -> recognised: {diplomacy.changes_text(posted.changes)}" if posted.changes else ""
+            echo(f"  press    {diplomacy.describe_message(posted.message)}{changes}")
+        owing = [b.player for b in ws.head().status.pending if b.kind == SEALED and b.at == when]  # type: ignore
+        given = phase.get("orders") or {}
+        if sorted(owing) != sorted(given):
+            raise PbemError("demo.script", f"demo.yaml {when}: {', '.join(owing) or 'nobody'} owe orders, but the "
+                            f"script gives orders for {', '.join(given) or 'nobody'}")
+        for power in owing:
+            source = f"demo.yaml {when} {power}"
+            sealed = diplomacy.seal_orders(ws, players[power], json.dumps({"orders": given[power]}).encode(), source)
+            for warning in sealed.warnings():
+                echo(f"  {power} seals in spite of pbem's {warning}")
+        echo(f"  sealed   by {', '.join(owing)}; then each reveals")
+        resolved: tuple[diplomacy.PhaseReport, ...] = ()
+        for power in owing:
+            resolved = diplomacy.reveal_orders(ws, players[power]).resolved
+        for done in resolved:
+            lines = done.lines(press=False)
+            lines = lines[1:] if done.phase == when else lines
+            if lines:
+                echo("\n".join(lines))
+        status = ws.head().status  # type: ignore[union-attr]
+        if status is not None and not status.over:
+            echo(f"  -> now at {status.firm}")
 
 
 def _add_escrow_key(ws: Workspace, founder: Identity, escrow: Identity) -> None:
@@ -111,7 +246,9 @@ def play_turn(ws: Workspace, me: Identity, step: dict[str, Any], number: int) ->
     """Apply one scripted turn to the working tree as a player would by hand, then `pbem yield`."""
     player = step["player"]
     files = ws.worktree_files()
-    if "through" in step or "breaks" in step:
+    if step.get("pass") and ("entries" in step or "withdraw_from" in step):
+        raise PbemError("demo.script", f"demo turn {number} by {player}: a pass adds no entries")
+    if any(key in step for key in ("through", "breaks", "plans")):
         _edit_players_file(files, player, step)
     if "entries" in step or "withdraw_from" in step:
         _edit_entries(files, ws.game_of(files).manifest.ruleset, player, step)
@@ -120,11 +257,11 @@ def play_turn(ws: Workspace, me: Identity, step: dict[str, Any], number: int) ->
         roll = step["roll"]
         chance.announce(files, current, me, player, list(roll["for"]), list(roll.get("ref", [])),
                         roll.get("sides", 6), roll.get("mode"))
-    if "seal" in step:
-        secret = step["seal"]
-        chance.seal_secret(files, current, me, player, secret.get("kind", "note"),
-                           json.dumps({"text": secret["text"]}).encode(), secret.get("reveal", "end"),
-                           secret.get("concerns", ""))
+    for secret in _listed(step.get("seal")):
+        value = secret["value"] if "value" in secret else {"text": secret["text"]}
+        chance.seal_secret(files, current, me, player, secret.get("kind", "note"), json.dumps(value).encode(),
+                           secret.get("reveal", "end"), secret.get("concerns", ""))
+        current = ws.game_of(files)  # the next secret gets the next id
     ws.write_files(files)
     try:
         status = turn.yield_turn(ws, me, step.get("note", ""))[1]
@@ -135,10 +272,15 @@ def play_turn(ws: Workspace, me: Identity, step: dict[str, Any], number: int) ->
     return status
 
 
+def _listed(value: Any) -> list[Any]:
+    """`seal:` takes one secret or a list of them."""
+    return [] if value is None else list(value) if isinstance(value, list) else [value]
+
+
 def _edit_players_file(files: dict[str, bytes], player: str, step: dict[str, Any]) -> None:
     path = f"players/{player}.yaml"
     inputs = dict(yamlsafe.load(files[path], path).data or {}) if path in files else {}
-    for key in ("through", "breaks"):
+    for key in ("through", "breaks", "plans"):
         if key in step:
             inputs[key] = step[key]
     files[path] = dump_mapping({k: inputs[k] for k in ("through", "breaks", "plans") if k in inputs}).encode()

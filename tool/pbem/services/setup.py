@@ -67,10 +67,12 @@ def init(directory: Path, template: str, game_id: str, me: Identity, pbem_spec: 
     return ws
 
 
-def join(ws: Workspace, seat_id: str, me: Identity) -> str:
-    """Claim seat `seat_id` with my key: a commit signed by that key that only fills in the seat's key."""
+def join(ws: Workspace, seat_id: str, me: Identity, code: str | None = None) -> str:
+    """Claim seat `seat_id` with my key: a commit signed by that key that only fills in the seat's key. A game
+    whose setup has an `invite_hash` (seed 001: 'The invite code is "..."') is joined only with its code."""
     files = ws.head_files()
     doc = yamlsafe.load(files[GAME], GAME)
+    check_invite((doc.data.get("setup") or {}).get("invite_hash"), code)
     seats = doc.data["players"]
     index = next((i for i, s in enumerate(seats) if s["id"] == seat_id), None)
     if index is None:
@@ -85,6 +87,22 @@ def join(ws: Workspace, seat_id: str, me: Identity) -> str:
     seat["key"] = me.public.to_line()
     files[GAME] = _replace_seat_line(files[GAME], doc.line_of(("players", index)), seat, doc.data)
     return ws.commit(files, me, f"join: {seat_id} takes a seat")
+
+
+def check_invite(invite_hash: object, code: str | None) -> None:
+    """Refuse a join without the right invite code when the game has one (stored salted and hashed, so the
+    public repository does not give it away; see pbem.rulesets.dow.invite). The code never enters the repository:
+    this is the game's door, checked by the joining player's pbem, not a rule the verifier can re-check."""
+    if invite_hash is None:
+        return
+    from pbem.rulesets.dow import invite
+
+    if code is None:
+        raise PbemError("setup.invite-code", "this game is joined with the invite code from its description",
+                        hint="pbem join --as ID --code CODE")
+    if not invite.matches(str(invite_hash), code):
+        raise PbemError("setup.bad-invite-code", "that is not this game's invite code (read the game description)",
+                        file=GAME, exit_code=1)
 
 
 def _same_key(line: str, me: Identity) -> bool:

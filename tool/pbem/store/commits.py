@@ -43,7 +43,7 @@ class Ident:
 
 def parse_ident(value: str) -> Ident:
     """Split an ident value as it appears after `author `/`committer ` (rule `commit.malformed`)."""
-    match = _IDENT.match(value.encode("utf-8", errors="surrogateescape"))
+    match = _ident_match(value.encode("utf-8", errors="surrogateescape"))
     if not match:
         raise _malformed(f"bad ident {value[:80]!r}, expected 'Name <email> SECONDS +HHMM'")
     text = {k: v.decode("utf-8", errors="replace") for k, v in match.groupdict().items()}
@@ -166,8 +166,17 @@ def _parse(raw: bytes) -> RawCommit:
     return RawCommit(tree.decode(), tuple(parents), idents[0], idents[1], signature, message, payload)
 
 
+def _ident_match(value: bytes) -> re.Match[bytes] | None:
+    """The ident's parts, if it is one git can represent: seconds within a signed 64-bit count (git fsck
+    badDateOverflow) and a zone with minutes under 60."""
+    match = _IDENT.match(value)
+    if match is None or int(match["time"]) > 2**63 - 1 or int(match["tz"][3:]) >= 60:
+        return None
+    return match
+
+
 def _ident_text(value: bytes, what: str) -> str:
-    if not _IDENT.match(value):
+    if not _ident_match(value):
         raise _malformed(f"bad {what} line {value[:80]!r}, expected 'Name <email> SECONDS +HHMM'")
     try:
         return value.decode("utf-8")

@@ -119,8 +119,16 @@ class GameRepo:
         return self._read(oid, ObjectType.BLOB)
 
     def _commit(self, oid: str) -> pygit2.Commit:
-        self._read(oid, ObjectType.COMMIT)  # the precise error for a missing or non-commit id
-        commit = self.repo[oid]
+        raw = self._read(oid, ObjectType.COMMIT)  # the precise error for a missing or non-commit id
+        try:
+            commit = self.repo[oid]
+        except (pygit2.GitError, ValueError) as exc:
+            # libgit2 refuses what git fsck would (a date it cannot represent, …): a finding, not a crash
+            from pbem.store.commits import parse_commit
+
+            parse_commit(raw, oid)  # names the problem when our strict parser sees it too
+            raise PbemError("commit.malformed", f"commit {oid[:10]} cannot be read: {exc}", commit=oid,
+                            exit_code=ILLEGAL) from None
         assert isinstance(commit, pygit2.Commit)
         return commit
 
@@ -172,12 +180,21 @@ class GameRepo:
         Links (0o120000) and submodules (0o160000) are listed with their mode so the verifier can refuse them.
         Paths use `/`; bytes that are not UTF-8 are kept as surrogate escapes.
         """
-        return {path: (oid, mode) for path, oid, mode in self._flatten(str(self._commit(commit_oid).tree_id))}
+        files: dict[str, tuple[str, int]] = {}
+        for path, oid, mode in self._flatten(str(self._commit(commit_oid).tree_id)):
+            if path in files:
+                # git reads the first of two same-named entries, a dict would keep the last (git fsck
+                # duplicateEntries): never judge a file other than the one players see
+                raise PbemError("tree.duplicate-entry", f"the tree holds {path} twice", file=path,
+                                commit=commit_oid, exit_code=ILLEGAL)
+            files[path] = (oid, mode)
+        return files
 
     def _flatten(self, tree_oid: str) -> FileList:
         cached = self._trees.get(tree_oid)
         if cached is not None:
             return cached
+        self._read(tree_oid, ObjectType.TREE)  # repo.wrong-type / repo.object-missing, not an assertion
         tree = self.repo[tree_oid]
         assert isinstance(tree, pygit2.Tree)
         entries: list[tuple[str, str, int]] = []

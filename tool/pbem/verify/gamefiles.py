@@ -201,6 +201,7 @@ def read_players(data: bytes, file: str, ruleset: Ruleset) -> PlayerInputs:
     return PlayerInputs(through, through_text, tuple(raw.get("breaks") or ()), tuple(raw.get("plans") or ()), file)
 
 
+MAX_ENTRIES = 20_000  # schemas/report.json entries.maxItems
 ENTRY_LINE = re.compile(r"  - \{[^\n]*\}\Z")  # one entry per line, as pbem writes (DESIGN §2)
 
 
@@ -215,6 +216,9 @@ def read_report(data: bytes, file: str, ruleset: Ruleset, lines: ParseCache | No
     if (lines is not None and len(data) <= yamlsafe.MAX_BYTES and rows and rows[0] == "entries:"
             and all(ENTRY_LINE.match(r) for r in rows[1:])):
         period = file[len("report/"):-len(".yaml")]
+        if len(rows) - 1 > MAX_ENTRIES:  # the whole-file schema's cap, so both paths accept the same files
+            raise PbemError("schema.invalid", f"entries: has {len(rows) - 1} items; expected at most {MAX_ENTRIES}",
+                            file=file, line=MAX_ENTRIES + 2, exit_code=1)
         entries = []
         for number, row in enumerate(rows[1:], start=2):
             at, item, key = lines.get((row, ruleset.name, period),

@@ -62,7 +62,10 @@ def turn_sequence(repo: GameRepo, tip: str) -> tuple[list[str], list[Finding]]:
     oid: str | None = tip
     while oid is not None:
         awaited.pop(oid, None)
-        parents = repo.parents(oid)
+        try:
+            parents = repo.parents(oid)
+        except PbemError as exc:  # a commit not even git can read: nothing after it can be judged
+            return [], [exc.finding.at(commit=oid)]
         if len(parents) <= 1:
             sequence.append(oid)
             oid = parents[0] if parents else None
@@ -137,7 +140,11 @@ def _verify_commit(
         signer = sshsig.verify(commit.signature, commit.signed_payload())
     except PbemError as exc:
         result.findings.append(exc.finding.at(commit=oid))
-    files = repo.tree_files(oid)
+    try:
+        files = repo.tree_files(oid)
+    except PbemError as exc:
+        result.findings.append(exc.finding.at(commit=oid))
+        return result, prev, prev_files
     result.findings.extend(f.at(commit=oid) for f in layout_findings(files))
     try:
         game: Game = read_game(files, repo.read_blob, cache)

@@ -78,6 +78,8 @@ def judge(state: DowState, power: str, given: Sequence[str]) -> list[tuple[str, 
     """Each order as (order, normal form or None, verdict, reason): verdict "ok", "invalid" (the engine refuses
     it) or "forbidden" (the relationship table refuses it)."""
     assert state.phase is not None
+    if not given:  # nothing to judge; also the press-only first half, which is no engine phase
+        return []
     phase = phases.engine_phase(state.phase)
     info = engine.standard_map()
     out: list[tuple[str, str | None, str, str | None]] = []

@@ -1,0 +1,160 @@
+"""Issue 5, "done when": `pbem demo --game dow` plays two scripted game years with seven generated players,
+including a war declaration with a cascade into limbo, an illegal order with its warning, a retreat and a build,
+all verified; the note says how to see each.
+
+`pbem demo DIR --game dow` (games/dow-standard/demo.yaml) runs once, as a real subprocess; the tests read its
+output and its repository, and run the commands its closing note names.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from gitutil import clean_env
+from pbem.formats import yamlsafe
+
+PBEM = Path(sys.executable).with_name("pbem")
+POWERS = ("austria", "england", "france", "germany", "italy", "russia", "turkey")
+
+
+class Demo:
+    def __init__(self, root: Path, done: subprocess.CompletedProcess[str]) -> None:
+        self.root, self.done = root, done
+        self.repo = root / "game"
+        self.out = done.stdout
+
+    def section(self, phase: str) -> str:
+        """The demo's output for one phase (from its heading to the next)."""
+        match = re.search(rf"(?ms)^{phase}$\n(.*?)(?=^[SFW]\d{{4}}[PMRA]$|^ok: )", self.out)
+        assert match, f"no section {phase} in:\n{self.out}"
+        return match.group(1)
+
+    def cli(self, *args: str) -> str:
+        from pbem.cli import app
+
+        env: dict[str, str | None] = {k: None for k in os.environ if k.startswith(("GIT_", "SSH_", "PBEM_"))}
+        env.update(clean_env(self.root / "home"))
+        old = Path.cwd()
+        os.chdir(self.repo)
+        try:
+            done = CliRunner().invoke(app, list(args), env=env, catch_exceptions=False)
+        finally:
+            os.chdir(old)
+        assert done.exit_code == 0, done.output
+        return done.output
+
+    def data(self, rel: str) -> Any:
+        return yamlsafe.load((self.repo / rel).read_bytes(), rel).data
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
+    root = tmp_path_factory.mktemp("dow-demo")
+    (root / "home").mkdir()
+    done = subprocess.run([str(PBEM), "demo", str(root), "--game", "dow"], cwd=root, env=clean_env(root / "home"),
+                          capture_output=True, text=True, check=False, timeout=300)
+    return Demo(root, done)
+
+
+def test_the_demo_plays_two_years_and_every_commit_verifies(demo: Demo) -> None:
+    assert demo.done.returncode == 0, demo.done.stdout + demo.done.stderr
+    assert demo.done.stderr == ""
+    headings = re.findall(r"(?m)^([SFW]\d{4}[PMRA])$", demo.out)
+    assert headings == ["S1901P", "S1901M", "F1901M", "F1901R", "W1901A", "S1902M", "F1902M", "W1902A"]
+    verified = re.search(r"(?m)^ok: (\d+) commits verified$", demo.out)
+    assert verified and int(verified.group(1)) >= 100
+    assert demo.data("status.yaml")["firm"] == "S1903M"  # two game years played
+
+
+def test_seven_generated_players_each_sign_with_their_own_key(demo: Demo) -> None:
+    keys = sorted(p.name for p in (demo.root / "keys").glob("*_ed25519"))
+    assert keys == [f"{p}_ed25519" for p in POWERS]
+    seats = demo.data("game.yaml")["players"]
+    assert [s["id"] for s in seats] == list(POWERS) and len({s["key"] for s in seats}) == 7
+    assert demo.data("game.yaml")["setup"]["director"] == "italy"
+    signers = demo.root / "allowed_signers"
+    signers.write_text(demo.cli("allowed-signers"))
+    log = subprocess.run(["git", "-c", f"gpg.ssh.allowedSignersFile={signers}", "verify-commit", "HEAD"],
+                         cwd=demo.repo, env=clean_env(demo.root / "home"), capture_output=True, text=True)
+    assert log.returncode == 0 and 'Good "git" signature for france' in log.stderr, log.stderr
+
+
+def test_every_power_seals_every_phase_it_owes_and_only_those(demo: Demo) -> None:
+    """Every order phase is a sealed step (DESIGN §4.7); a retreat or adjustment phase where a power owes nothing
+    needs no seal from it, and one where nobody owes anything (S1901R, S1902R, F1902R) resolves by itself."""
+    owners: dict[str, set[str]] = defaultdict(set)
+    for path in sorted((demo.repo / "secrets").glob("s*.yaml")):
+        secret = demo.data(f"secrets/{path.name}")
+        assert secret["kind"] == "orders" and "key" in secret  # every order set revealed
+        owners[secret["step"]].add(secret["owner"])
+    everyone = set(POWERS)
+    assert owners == {"S1901P": everyone, "S1901M": everyone, "F1901M": everyone, "F1901R": {"germany"},
+                      "W1901A": everyone, "S1902M": everyone, "F1902M": everyone, "W1902A": {"france"}}
+    assert "S1901R: nobody owed orders (resolved by itself)" in demo.out
+
+
+def test_a_war_declaration_cascades_into_limbo(demo: Demo) -> None:
+    """Seed 001, WAR: England, allied to both, enters LIMBO with both; Italy, allied to France, goes HOSTILE with
+    Germany. Recognised in the first half of Spring 1901, in force for the second."""
+    assert ("france declares WAR on germany -> recognised: england-france ALLIED -> LIMBO, england-germany ALLIED "
+            "-> LIMBO, france-germany NEUTRAL -> WAR, germany-italy NEUTRAL -> HOSTILE") in demo.section("S1901P")
+    assert "realised england-france NEUTRAL -> LIMBO, england-germany NEUTRAL -> LIMBO" in demo.section("S1901P")
+    assert "france declares WAR on germany" in demo.cli("results", "S1901P")
+    import json
+
+    during = json.loads(demo.cli("relations", "--at", "S1901M", "--format", "json"))
+    assert during["in_force"]["england"]["france"] == during["in_force"]["england"]["germany"] == "LIMBO"
+    assert during["in_force"]["italy"]["germany"] == "HOSTILE"
+    now = json.loads(demo.cli("relations", "--format", "json"))  # England reaffirmed; peace in 1902
+    assert (now["in_force"]["england"]["france"], now["in_force"]["england"]["germany"],
+            now["in_force"]["france"]["germany"]) == ("ALLIED", "HOSTILE", "NEUTRAL")
+
+
+def test_an_illegal_order_earns_its_warning_and_the_director_lifts_it(demo: Demo) -> None:
+    spring = demo.section("S1901M")
+    assert "austria seals in spite of pbem's warning: 'F TRI - VEN' is forbidden by the relationship states" in spring
+    assert ("WARNING  austria: 'F TRI - VEN' void: austria may not move into Venice: Italy's territory, and Austria "
+            "and Italy are NEUTRAL (moves into a power's territory need WAR) (offence 1)") in spring
+    assert "WARNING  austria" in demo.cli("results", "S1901M")
+    assert "italy (director) lifts a warning of austria" in demo.section("F1901M")
+    assert "warnings:" not in demo.cli("relations")
+
+
+def test_a_retreat_and_the_builds(demo: Demo) -> None:
+    assert "dislodged germany's A BUR by france; may retreat to BEL, GAS, MUN, PIC, RUH" in demo.section("F1901M")
+    assert "retreats germany: - A BUR, + A MUN" in demo.section("F1901R")
+    assert "retreats germany: - A BUR, + A MUN" in demo.cli("results", "F1901R")
+    builds = demo.cli("results", "W1901A")
+    assert "adjusted france: + A PAR" in builds and "adjusted russia: + A MOS, + F STP/NC" in builds
+    assert "adjusted france: + A MAR, + F BRE" in demo.section("W1902A")
+
+
+def test_the_outcome_is_the_same_every_time(demo: Demo) -> None:
+    """Orders are data and Diplomacy rolls no dice: the demo always ends in this position."""
+    position = demo.data("status.yaml")["position"]
+    assert position["centres"]["france"] == ["BEL", "BRE", "MAR", "PAR", "POR", "SPA"]
+    assert position["units"]["france"] == ["A BEL", "A MAR", "A PAR", "A SPA", "F BRE", "F POR"]
+    assert position["units"]["germany"] == ["A BER", "A HOL", "A MUN", "F DEN", "F KIE"]
+    assert {p: len(c) for p, c in position["centres"].items()} == {
+        "austria": 5, "england": 4, "france": 6, "germany": 5, "italy": 4, "russia": 6, "turkey": 4}
+
+
+def test_the_closing_note_names_a_command_for_each_feature_and_they_work(demo: Demo) -> None:
+    tail = demo.out[demo.out.index("see it yourself"):]
+    for feature in ("cascade into LIMBO", "illegal order and its warning", "the retreat", "the builds"):
+        assert feature in tail
+    for line in tail.splitlines()[1:]:
+        _what, _, commands = line.partition(": ")
+        for command in commands.split(" && "):
+            words = command.split()
+            assert Path(words[0]).name == "pbem"
+            demo.cli(*words[1:])

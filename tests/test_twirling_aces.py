@@ -1,0 +1,396 @@
+"""Issue 4: `pbem demo --game twirling-aces` plays a scripted three-player battle with fire, an action auction, a
+special (clarify) break, a seeking weapon and energy allocations audited at the end, all verified.
+
+The demo is played once (module fixture), in process, through the same services the players use; the checks
+read what the game left behind: status.yaml at every commit (as verify_history judged it), the report and dice
+files at every commit, the final game and its replayed state. The dice are random on every run, so nothing here
+depends on a roll's value: only on the rules applied to it.
+
+What the protocol cannot do yet is pinned by the xfail(strict=True) tests at the end, each with the fix it needs
+(tool/pbem/protocol/ and tool/pbem/verify/ belong to another engineer): a firer cannot roll for his own shots
+once replay asks him to (the game deadlocks); an auction forgets the player whose horizon reached the declared
+fire; a seeking weapon never hits (replay ignores `seeking_contact`); the verifier does not audit allocations.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+import pytest
+
+from pbem.errors import PbemError
+from pbem.formats import yamlsafe
+from pbem.formats.canonical import dumps as canonical
+from pbem.protocol.model import Status
+from pbem.services import demo, setup, turn
+from pbem.services.workspace import Identity, Workspace
+from pbem.verify.history import HistoryResult, verify_history
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import rederive_dice  # noqa: E402  (tests/rederive_dice.py: the dice contract re-implemented without pbem)
+
+GAMES = Path(__file__).resolve().parents[1] / "games"
+TEMPLATE = GAMES / "twirling-aces"
+FIRE = "1.12.fire"
+
+
+# --- the demo, played once ---------------------------------------------------------------------------------------
+
+@dataclass
+class Played:
+    code: int
+    lines: list[str]
+    root: Path
+    ws: Workspace
+    result: HistoryResult
+
+    @property
+    def commits(self) -> list[tuple[str, str | None, Status | None]]:
+        """(oid, actor, status.yaml as judged) of every commit, root first."""
+        return [(c.oid, c.actor, c.status) for c in self.result.commits]
+
+    def files(self, oid: str) -> dict[str, bytes]:
+        return {path: self.ws.repo.read_blob(blob) for path, (blob, _mode) in self.ws.repo.tree_files(oid).items()}
+
+    def entries(self, oid: str) -> set[bytes]:
+        """The report entries at a commit, each as canonical JSON of {at, by, unit, do}."""
+        out = set()
+        for path, data in self.files(oid).items():
+            if path.startswith("report/"):
+                for e in yamlsafe.load(data, path).data["entries"]:
+                    out.add(canonical({"at": e["at"], "by": e["by"], "unit": e.get("unit"), "do": e["do"]}))
+        return out
+
+    def added(self, index: int) -> list[dict[str, Any]]:
+        """The entries commit `index` (in result.commits) added to the reports."""
+        import json
+
+        before = self.entries(self.result.commits[index - 1].oid)
+        return [json.loads(e) for e in sorted(self.entries(self.result.commits[index].oid) - before)]
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Played:
+    root = tmp_path_factory.mktemp("twirling-aces")
+    lines: list[str] = []
+    code = demo.run_demo(root, "twirling-aces", lines.append)
+    ws = Workspace.open(root / "game")
+    return Played(code, lines, root, ws, verify_history(ws.repo))
+
+
+def pending_of(status: Status | None) -> list[tuple[str, str]]:
+    return [(b.player, b.kind) for b in status.pending] if status is not None else []
+
+
+def test_the_demo_plays_to_the_end_and_every_commit_verifies(played: Played) -> None:
+    assert played.code == 0, "\n".join(played.lines[-40:])
+    assert played.result.findings() == []
+    last = played.result.last
+    assert last is not None and last.status is not None and last.status.over
+    assert any(re.match(r"ok: \d+ commits verified", line) for line in played.lines)
+    # no ship is destroyed, whatever the dice said (hull 200, at most 6 points a hit)
+    state = last.stop.checkpoint.state
+    assert {u.id: u.status for u in state.units} == {"CA": "active", "D7": "active", "KR": "active", "S1": "active"}
+    # the handoff lines name each rule as it happens
+    text = "\n".join(played.lines)
+    for needle in ("auction round 1", "auction round 2", "contribution owed to dice b0001 of fed",
+                   "is ambiguous at 1.20.move: choose one of move TL, move TR", "launch: D7 launches dr1 as S1",
+                   "-> game over"):
+        assert needle in text, needle
+
+
+def test_fire_waits_for_dice_named_by_their_shot_and_the_results_are_re_derived(played: Played) -> None:
+    """DESIGN §5 / seed §2.D: one die per shot, each batch names the shots it resolves (`ref`); replay holds the
+    fire step with a `dice` break until the results are in; the verifier re-derived every result (no finding),
+    and so does tests/rederive_dice.py, written from the contract without pbem."""
+    dice_breaks = [b for _, _, s in played.commits if s is not None for b in s.pending if b.kind in ("dice", "roll")]
+    assert any("1.12.fire/D7/ph1" in b.why for b in dice_breaks), [b.why for b in dice_breaks]
+    assert any("contribution owed" in b.why for b in dice_breaks) and any("reveal owed" in b.why for b in dice_breaks)
+    game = played.result.last.game
+    refs = {r["ref"]: (b.id, b.roller) for b in game.batches.values() for r in b.raw["rolls"] if "ref" in r}
+    assert refs == {"1.12.fire/CA/ph1": ("b0001", "fed"), "1.12.fire/CA/tp1": ("b0001", "fed"),
+                    "1.12.fire/D7/ph1": ("b0002", "kli")}
+    derived = rederive_dice.rederive(played.root / "game")
+    assert derived == {b.id: b.results for b in game.batches.values()}
+    # the fire step resolved with those dice: each shot did its table's damage (range 8) to the shield facing
+    # the firer, nothing more and nothing less
+    setup_ = game.manifest.setup
+    table = setup_["weapons"]
+
+    def damage(kind: str, roll: int, distance: int = 8) -> int:
+        row = next(i for i, (lo, hi) in enumerate(table[kind]["brackets"]) if lo <= distance <= hi)
+        return table[kind]["damage"][row][roll - 1]
+
+    ca_ph1, ca_tp1 = game.batches["b0001"].results
+    (d7_ph1,) = game.batches["b0002"].results
+    start = {u["id"]: sum(u["shields"]) + u["hull"] for u in setup_["units"]}
+    end = {u.id: sum(u.shields) + u.hull for u in played.result.last.stop.checkpoint.state.units if u.id in start}
+    assert start["D7"] - end["D7"] == damage("phaser", ca_ph1) + damage("photon", ca_tp1) >= 2
+    assert start["CA"] - end["CA"] == damage("phaser", d7_ph1) >= 1
+    assert start["KR"] == end["KR"]
+
+
+def test_declared_fire_opens_an_auction_and_a_triggered_player_adds_fire_in_it(played: Played) -> None:
+    """Seed §7 / DESIGN §4.6: fed's declared fire meets kli's {fire: {}} and rom's {fire: {heavy: true}}: the
+    step is not resolved; kli adds a shot ("me too"), rom passes, fed (woken by kli's shot) passes, and a second
+    round asks kli again because he added; then the step waits for dice and resolves."""
+    commits = played.commits
+    opened = next(i for i, (_, _, s) in enumerate(commits) if any(k == "auction" for _, k in pending_of(s)))
+    assert commits[opened][1] == "fed"
+    assert pending_of(commits[opened][2]) == [("kli", "auction"), ("rom", "auction")]
+    assert [e["at"] for e in played.added(opened)] == [FIRE, FIRE]
+    rounds = {}
+    for i in range(opened + 1, len(commits)):
+        prev = commits[i - 1][2]
+        held = prev.pending[0] if prev is not None and prev.pending else None
+        if held is None or held.kind != "auction":
+            continue
+        rounds.setdefault(held.why, []).append((commits[i][1], played.added(i)))
+    assert len(rounds) == 2  # round 1 and round 2 (the why names the round)
+    round1, round2 = (rounds[w] for w in sorted(rounds))
+    assert [who for who, _ in round1] == ["kli", "rom", "fed"]
+    kli_adds = round1[0][1]
+    assert kli_adds == [{"at": FIRE, "by": "kli", "unit": "D7", "do": {"fire": {"weapon": "ph1", "target": "CA"}}}]
+    assert round1[1][1] == [] and round1[2][1] == []  # rom and fed passed: no new entry
+    assert [(who, added) for who, added in round2] == [("kli", [])]
+    assert "auction round 2" in sorted(rounds)[1]
+
+
+def test_a_tied_plan_stops_with_a_clarify_break_answered_with_one_of_its_options(played: Played) -> None:
+    """Seed §5.C / DESIGN §4.5: rom's plan `pursue D7` ties when the D7 is dead astern: replay stops before the
+    step with a special break for rom listing the options; his next commit adds one of them there."""
+    commits = played.commits
+    at = next(i for i, (_, _, s) in enumerate(commits) if s is not None and s.pending and s.pending[0].kind == "clarify")
+    held = commits[at][2].pending[0]
+    assert (held.player, held.at) == ("rom", "1.20.move")
+    options = [dict(o) for o in held.options]
+    assert options == [{"move": "TL"}, {"move": "TR"}]
+    assert commits[at + 1][1] == "rom"
+    answer = played.added(at + 1)
+    assert len(answer) == 1 and answer[0]["at"] == "1.20.move" and answer[0]["unit"] == "KR"
+    assert answer[0]["do"] in options
+    assert all(b.kind != "clarify" for b in commits[at + 1][2].pending)
+
+
+def test_a_seeking_weapon_is_launched_with_its_target_sealed_and_revealed_at_the_end(played: Played) -> None:
+    """DESIGN §7.1: `{launch: {weapon, as}}` at activity puts a new unit on the map; the target is sealed; the
+    launch counts as fire for fed's {fire: {}} and meets rom's {launch: {}}. (Impact: see the xfail below.)"""
+    last = played.result.last
+    flying = last.stop.checkpoint.state.unit("S1")
+    assert flying is not None and flying.seeking is not None and flying.owner == "kli"
+    assert flying.seeking.launched_at == last.game.manifest.ruleset.parse_time("1.28.activity")
+    whys = [b.why for _, _, s in played.commits if s is not None for b in s.pending]
+    assert "fire: D7 launches dr1 as S1 (1.28.activity)" in whys
+    assert "launch: D7 launches dr1 as S1 (1.28.activity)" in whys
+    target = [s for s in last.game.secrets.values() if s.raw.get("concerns") == "the target of drone S1"]
+    assert len(target) == 1 and target[0].owner == "kli" and target[0].revealed
+    assert target[0].value() == {"text": "S1's target: KR"}
+
+
+def test_allocations_are_sealed_at_the_start_revealed_at_the_end_and_audited(played: Played) -> None:
+    """Seed §2.C: each captain seals his energy allocation; all are revealed when the game ends, and each pays for
+    what his ship did (kli's weapons line is short by his phaser, paid from his reserve). The verifier does not
+    run this audit yet (see the xfail below): the demo does, after verifying."""
+    game = played.result.last.game
+    allocations = sorted((s for s in game.secrets.values() if s.raw["kind"] == "allocation"), key=lambda s: s.id)
+    assert [(s.owner, s.revealed, s.value()["turn"]) for s in allocations] == [
+        ("fed", True, 1), ("kli", True, 1), ("rom", True, 1)]
+    # sealed in each player's first turn, before anyone fired: the box is there from that commit on
+    first_seen = {}
+    for oid, actor, _ in played.commits:
+        for s in allocations:
+            if s.file in played.files(oid) and s.id not in first_seen:
+                first_seen[s.id] = actor
+    assert first_seen == {s.id: s.owner for s in allocations}
+    audits = demo.audit_results(played.result)
+    assert [ok for ok, _ in audits] == [True, True, True], audits
+    assert any(line.startswith("Energy allocations audited") for line in played.lines)
+    ruleset, setup_ = game.manifest.ruleset, game.manifest.setup
+    kli = next(s for s in allocations if s.owner == "kli").value()
+    record = ruleset.turn_record(played.result.last.stop.checkpoint.state, "kli", 1)
+    without_reserve = {"turn": 1, "units": {"D7": {**kli["units"]["D7"], "reserve": 0}}}
+    assert ruleset.audit_allocation(setup_, record, without_reserve)  # the reserve is what pays for the phaser
+
+
+def test_the_duel_demo_still_plays(tmp_path: Path) -> None:
+    lines: list[str] = []
+    assert demo.run_demo(tmp_path, "tactical-duel", lines.append) == 0, "\n".join(lines[-30:])
+
+
+# --- what the protocol does not do yet ----------------------------------------------------------------------------
+
+def _template(tmp: Path, game_text: str | None = None) -> Path:
+    folder = tmp / "template"
+    folder.mkdir()
+    (folder / "game.yaml").write_text(game_text or (TEMPLATE / "game.yaml").read_text())
+    return folder
+
+
+def _play(tmp: Path, template: Path, turns: list[dict[str, Any]]) -> tuple[Workspace, dict[str, Identity]]:
+    """The demo's way of playing, on a scratch template: init, join, fed starts, then the scripted turns."""
+    keys = tmp / "keys"
+    keys.mkdir()
+    seats = [s["id"] for s in yamlsafe.load((template / "game.yaml").read_bytes(), "game.yaml").data["players"]]
+    players = {seat: demo._make_key(keys, seat, seat) for seat in seats}
+    ws = setup.init(tmp / "game", str(template), "scratch", players[seats[0]])
+    for seat, me in players.items():
+        setup.join(ws, seat, me)
+    setup.start(ws, seats[0], players[seats[0]])
+    for number, step in enumerate(turns, 1):
+        demo._expect(step, demo.play_turn(ws, players[step["player"]], step, number), number)
+    return ws, players
+
+
+def _finish(ws: Workspace, players: Mapping[str, Identity], most: int = 30) -> Status:
+    """Every player's orders reach the end: whoever is asked next yields as he stands (settling what he owes), or
+    answers a special break with its first option."""
+    for number in range(most):
+        head = ws.head()
+        assert head is not None and head.status is not None
+        if head.status.over:
+            return head.status
+        held = head.status.pending[0]
+        if held.kind == "clarify":
+            answer = {"at": held.at, "unit": held.unit, "do": dict(held.options[0])}
+            demo.play_turn(ws, players[held.player], {"player": held.player, "entries": [answer]}, number)
+        else:
+            turn.yield_turn(ws, players[held.player])
+    raise AssertionError("the game did not end")
+
+
+ALL_ORDERS = [
+    {"player": "fed", "through": "1.32.final", "entries": [{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 8}}]},
+    {"player": "kli", "through": "1.32.final", "entries": [{"at": "1.0.alloc", "unit": "D7", "do": {"speed": 8}}]},
+    {"player": "rom", "through": "1.32.final", "entries": [{"at": "1.0.alloc", "unit": "KR", "do": {"speed": 8}}]},
+]
+
+
+def test_a_firer_rolls_for_his_shots_when_replay_asks_him(tmp_path: Path) -> None:
+    turns = [
+        {"player": "fed", "through": "1.11.damage", "entries": [{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 8}}]},
+        {"player": "kli", "through": "1.16.damage", "entries": [{"at": "1.0.alloc", "unit": "D7", "do": {"speed": 8}}]},
+        {"player": "rom", "through": "1.16.damage", "entries": [{"at": "1.0.alloc", "unit": "KR", "do": {"speed": 8}}]},
+        {"player": "fed", "through": "1.16.damage",
+         "entries": [{"at": FIRE, "unit": "CA", "do": {"fire": {"weapon": "ph1", "target": "D7"}}}],
+         "expect": "roll"},  # nobody has a fire break: no auction, the step waits for fed to roll his die
+        {"player": "fed", "roll": {"for": ["CA ph1 at D7"], "ref": ["1.12.fire/CA/ph1"]}},  # refused today
+        {"player": "kli"}, {"player": "rom"}, {"player": "fed", "expect": "horizon"},
+    ]
+    ws, _players = _play(tmp_path, _template(tmp_path), turns)
+    assert verify_history(ws.repo).findings() == []
+
+
+def test_the_player_whose_horizon_reaches_declared_fire_is_asked_in_the_auction(tmp_path: Path) -> None:
+    turns = [
+        {"player": "fed", "through": "1.16.damage", "breaks": [{"fire": {}}],
+         "entries": [{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 8}},
+                     {"at": FIRE, "unit": "CA", "do": {"fire": {"weapon": "ph1", "target": "D7"}}}]},
+        {"player": "kli", "through": "1.16.damage", "breaks": [{"fire": {}}],
+         "entries": [{"at": "1.0.alloc", "unit": "D7", "do": {"speed": 8}}]},
+        {"player": "rom", "through": "1.16.damage", "breaks": [{"fire": {}}],
+         "entries": [{"at": "1.0.alloc", "unit": "KR", "do": {"speed": 8}}]},
+    ]
+    ws, _players = _play(tmp_path, _template(tmp_path), turns)
+    head = ws.head()
+    assert head is not None
+    assert pending_of(head.status) == [("kli", "auction"), ("rom", "auction")]
+
+
+IMPACT_GAME = """\
+format: pbem/1
+id: impact
+ruleset: tactical/1
+pbem: "0.1.0"
+players:
+  - {id: kli, name: Klingon}
+  - {id: rom, name: Romulan}
+dice: {mode: commit-reveal}
+setup:
+  map: {columns: 20, rows: 20}
+  turns: 1
+  units:
+    - {id: D7, owner: kli, hex: "0510", facing: B, speed: 0, turn_mode: 2, shields: [20, 20, 20, 20, 20, 20],
+       hull: 100, power: 30, weapons: [{id: dr1, type: drone, arcs: [A]}]}
+    - {id: KR, owner: rom, hex: "0910", facing: E, speed: 0, turn_mode: 2, shields: [20, 20, 20, 20, 20, 20],
+       hull: 100, power: 30, weapons: []}
+  weapons:
+    drone: {heavy: false, seeking: true, speed: 16, turn_mode: 1, warhead: 6, energy: 0}
+"""
+
+
+def test_the_impact_scenario_makes_contact() -> None:
+    """The scenario of the next test, by the ruleset alone: S1, launched at 1.1.activity and pursuing KR, enters
+    KR's hex at 1.8.move (a `seeking_contact`), where ruleset.impact would hit KR's shield for the warhead."""
+    from pbem.rulesets.base import Action
+    from pbem.rulesets.tactical import TacticalRuleset
+
+    rules = TacticalRuleset()
+    game_setup = yamlsafe.load(IMPACT_GAME.encode(), "impact").data["setup"]
+    state, point = rules.initial_state(game_setup, ("kli", "rom")), rules.first_step(game_setup)
+    plan = {"unit": "S1", "from": "1.1.move", "until": "1.32.move", "do": {"pursue": "KR"}}
+    while point <= rules.parse_time("1.8.move"):
+        given = [Action(point, "kli", "D7", {"launch": {"weapon": "dr1", "as": "S1"}}, "entry")] \
+            if rules.format_time(point) == "1.1.activity" else []
+        moves = rules.resolve_plan(state, point, "kli", plan)
+        given += moves if isinstance(moves, list) else []
+        state, events = rules.apply(state, point, given)
+        point = rules.next_step(game_setup, point)
+    assert [(e.kind, e.data["candidates"]) for e in events if e.kind == "seeking_contact"] == [("seeking_contact", ["KR"])]
+    hit, impact = rules.impact(state, "S1", "KR")
+    assert [e.kind for e in impact][:2] == ["impact", "damage"] and hit.unit("S1").status == "expended"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "protocol/replay.py never calls ruleset.impact: after `ruleset.apply` at a move step the `seeking_contact` "
+    "events are dropped. Missing: (1) a secret kind for a seeking weapon's target linked to the unit (schemas/ "
+    "has note, allocation and orders only; e.g. secret-target.json {unit, target}); (2) in replay, on "
+    "seeking_contact {unit, candidates}: stop with a `secret` break for the owner until that secret is revealed "
+    "(secrets.due knows only game times and 'end'), then, if its target is among the candidates, "
+    "`state, more = ruleset.impact(new_state, unit, target)` and check break conditions on events + more; (3) the "
+    "verifier: ruleset.pursuit_violations over the weapon's track once the target is known"))
+def test_xfail_a_seeking_weapon_meeting_its_revealed_target_hits_it(tmp_path: Path) -> None:
+    turns = [
+        {"player": "kli", "through": "1.32.final",
+         "plans": [{"unit": "S1", "from": "1.1.move", "until": "1.32.move", "do": {"pursue": "KR"}}],
+         "entries": [{"at": "1.1.activity", "unit": "D7", "do": {"launch": {"weapon": "dr1", "as": "S1"}}}],
+         "seal": {"kind": "note", "text": "S1's target: KR", "concerns": "the target of drone S1"}},
+        {"player": "rom", "through": "1.32.final"},
+    ]
+    ws, players = _play(tmp_path, _template(tmp_path, IMPACT_GAME), turns)
+    _finish(ws, players)
+    result = verify_history(ws.repo)
+    assert result.findings() == []
+    state = result.last.stop.checkpoint.state
+    assert state.unit("S1").status == "expended"  # it met KR in 0910 at 1.8.move (range 4, speed 16)
+    assert sum(state.unit("KR").shields) == 6 * 20 - 6
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "verify/: the allocation audit (ruleset.turn_record + audit_allocation) is not run by the verifier: a "
+    "revealed allocation that does not pay for its turn verifies clean (the demo runs the audit itself). "
+    "Missing: tactical declares no sealed T.0.alloc step, and verify has no call to audit_allocation; e.g. in "
+    "verify/turns.py _turn, when an `allocation` secret is revealed and replay is past the end of its turn, add "
+    "a finding per reason of ruleset.audit_allocation(setup, ruleset.turn_record(state, owner, turn), value)"))
+def test_xfail_the_verifier_audits_a_revealed_allocation(tmp_path: Path) -> None:
+    short = {"player": "fed", "seal": {"kind": "allocation", "value": {"turn": 1, "units": {"CA": {"speed": 4}}}}}
+    ws, players = _play(tmp_path, _template(tmp_path), [{**ALL_ORDERS[0], **short}, *ALL_ORDERS[1:]])
+    _finish(ws, players)
+    result = verify_history(ws.repo)
+    assert demo.audit_results(result)[0][0] is False  # the audit itself knows: speed 8 used, 4 allocated
+    assert any("allocat" in f.message for f in result.findings())
+
+
+def test_a_pass_turn_may_not_add_entries(tmp_path: Path) -> None:
+    turns = [{**ALL_ORDERS[0], "pass": True}]
+    with pytest.raises(PbemError, match="a pass adds no entries"):
+        _play(tmp_path, _template(tmp_path), turns)
+
+
+def test_a_script_that_takes_another_course_fails_loudly(tmp_path: Path) -> None:
+    turns = [{**ALL_ORDERS[0], "expect": "auction"}]
+    with pytest.raises(PbemError, match=r"expected \['auction'\], but the pending breaks are: kli horizon"):
+        _play(tmp_path, _template(tmp_path), turns)

@@ -1,0 +1,13 @@
+"""Pictures of a game (issue 6 points 5 and 6): pure functions from data to text.
+
+* `tactical_svg` — the `tactical/1` map as SVG: hexes with their numbers, units with their facing, seeking
+  weapons, and the `range` break conditions of the players who hold pending breaks (DESIGN §7.1);
+* `dow_svg` — the Diplomacy board drawn by the engine's renderer, with the phase's orders and the
+  relationship matrix (DESIGN §7.2);
+* `html_log` — one self-contained HTML page of a game: the report with its firm marker, dice, secrets and
+  the map at each handoff;
+* `status_screen` — what `pbem status` shows on a terminal (rich), and the exact command for what you owe.
+
+No git, files, clock or printing here: the services gather the data (`pbem.services.pictures`), the CLI
+prints (`pbem.cli_pictures`).
+"""

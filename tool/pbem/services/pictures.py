@@ -1,0 +1,297 @@
+"""Pictures of a game: `pbem render`, `pbem log --html` and the terminal screen of `pbem status` (issue 6).
+
+This module reads the history (verified, commit by commit) and hands plain data to the pure renderers in
+`pbem.render`. The map of a commit is drawn from where replay stopped there (`Verified.stop.checkpoint.state`:
+the state at the firm point), so every handoff shows the board as the player who got control saw it.
+
+Map drawers are looked up by ruleset name (`DRAWERS`); a ruleset without one simply has no map.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Mapping
+
+from pbem.errors import PbemError
+from pbem.render import dow_svg, html_log, tactical_svg
+from pbem.render.html_log import DiceRow, EntryRow, GameLog, HandoffView, PressRow, SecretRow
+from pbem.render.status_screen import StatusView
+from pbem.services import report
+from pbem.store.commits import parse_commit
+from pbem.store.repo import GameRepo
+from pbem.verify import history
+from pbem.verify.gamefiles import ParseCache
+from pbem.verify.history import HistoryResult
+from pbem.verify.turns import Verified
+
+# --- history with the state at every commit --------------------------------------------------------------------
+
+def walk(repo: GameRepo, tip: str | None = None) -> tuple[HistoryResult, list[Verified | None]]:
+    """Verify the history to `tip` (default HEAD) as `pbem verify` does, keeping what is known after each
+    commit (None for a commit that could not be judged)."""
+    tip = tip or repo.head_oid()
+    if tip is None:
+        raise PbemError("repo.empty", "this repository has no commits yet")
+    sequence, history_findings = history.turn_sequence(repo, tip)
+    cache = ParseCache()
+    prev: Verified | None = None
+    prev_files: Mapping[str, tuple[str, int]] = {}
+    results = []
+    known: list[Verified | None] = []
+    for oid in sequence:
+        # the verifier's own per-commit step, so the pictures can never disagree with `pbem verify`
+        result, after, prev_files = history._verify_commit(repo, oid, prev, prev_files, cache)
+        results.append(result)
+        known.append(after if after is not prev else None)
+        prev = after
+    return HistoryResult(results, history_findings, prev, prev_files), known
+
+
+def resolve(repo: GameRepo, revision: str | None) -> str | None:
+    """A revision (branch, tag, commit, HEAD~3) as a commit id (rule `repo.bad-revision`); None for HEAD."""
+    return repo.resolve(revision) if revision is not None else None
+
+
+# --- maps ------------------------------------------------------------------------------------------------------
+
+class Board:
+    """Draws the maps of one game; a map whose inputs equal the previous one's is not drawn again (a long game
+    hands over many times at one firm point: press, dice, sealed orders)."""
+
+    def __init__(self, viewer: str | None = None, with_control: bool = True) -> None:
+        self.viewer = viewer
+        self.with_control = with_control  # the title names who holds control (a page says it beside the map)
+        self._last: tuple[Any, str] | None = None
+
+    def svg(self, verified: Verified) -> str | None:
+        """The map where replay stopped after this commit, or None (setting up, or a ruleset without a map)."""
+        if verified.stop is None:
+            return None
+        drawer = DRAWERS.get(verified.game.manifest.ruleset_name)
+        if drawer is None:
+            return None
+        prepare, draw = drawer
+        inputs = (verified.game.manifest.ruleset_name, prepare(verified, self.viewer), self._title(verified))
+        if self._last is None or self._last[0] != inputs:
+            self._last = (inputs, draw(*inputs[1], title=inputs[2]))
+        return self._last[1]
+
+    def _title(self, verified: Verified) -> str:
+        status = verified.status or verified.game.status
+        game_id = verified.game.manifest.id
+        if status is None or status.over:
+            return f"{game_id}: the game is over"
+        control = f", {status.control} in control" if self.with_control else ""
+        return f"{game_id}: firm to {status.firm}{control}"
+
+
+def board_svg(verified: Verified, viewer: str | None = None) -> str | None:
+    """The map where replay stopped after this commit, or None (setting up, or a ruleset without a map)."""
+    return Board(viewer).svg(verified)
+
+
+def _tactical(verified: Verified, viewer: str | None) -> tuple[Any, ...]:
+    """The state, and rings for the `range` conditions of every player holding a pending break (DESIGN §4.3)."""
+    assert verified.stop is not None
+    state = verified.stop.checkpoint.state
+    status = verified.status or verified.game.status
+    players = verified.game.manifest.players
+    holding = [] if status is None else [p for p in players if any(b.player == p for b in status.pending)]
+    breaks = {p: verified.game.inputs.of(p).breaks for p in holding}
+    return state, tuple(tactical_svg.range_rings(state, breaks))
+
+
+def _dow(verified: Verified, viewer: str | None) -> tuple[Any, ...]:
+    """The state, and the orders of the last phase whose orders were revealed before the firm point."""
+    assert verified.stop is not None
+    ruleset = verified.game.manifest.ruleset
+    point = verified.stop.checkpoint.point
+    by_phase: dict[str, dict[str, tuple[str, ...]]] = {}
+    for (phase, power), given in verified.game.inputs.sealed.items():
+        value = given.value if given.revealed else None
+        if isinstance(value, Mapping) and isinstance(value.get("orders"), (list, tuple)):
+            by_phase.setdefault(phase, {})[power] = tuple(str(o) for o in value["orders"])
+    done = [p for p in by_phase if point is None or ruleset.parse_time(p) < point]
+    phase = max(done, key=ruleset.parse_time) if done else ""
+    return verified.stop.checkpoint.state, by_phase.get(phase, {}), phase, viewer
+
+
+# ruleset name -> (what the map is drawn from, how it is drawn)
+DRAWERS: dict[str, tuple[Callable[[Verified, "str | None"], tuple[Any, ...]], Callable[..., str]]] = {
+    "tactical/1": (_tactical, tactical_svg.render),
+    "dow/1": (_dow, dow_svg.render),
+}
+
+
+def render_at(repo: GameRepo, revision: str | None = None, viewer: str | None = None) -> str:
+    """`pbem render`: the map at a revision (default HEAD) as SVG."""
+    result = history.verify_history(repo, resolve(repo, revision))
+    last = result.last
+    if last is None or last.stop is None:
+        raise PbemError("render.not-started", "the game has not started yet: there is no map to draw "
+                        "(pbem start --first ID)")
+    svg = board_svg(last, viewer)
+    if svg is None:
+        raise PbemError("render.no-map", f"ruleset {last.game.manifest.ruleset_name} has no map to draw")
+    return svg
+
+
+# --- the HTML page ---------------------------------------------------------------------------------------------
+
+def game_log(repo: GameRepo, revision: str | None = None) -> GameLog:
+    """Everything `pbem log --html` shows, to `revision` (default HEAD)."""
+    result, known = walk(repo, resolve(repo, revision))
+    last = result.last
+    if last is None:
+        raise PbemError("log.no-game", "this repository holds no game yet (pbem init)")
+    game = last.game
+    manifest = game.manifest
+    ruleset = manifest.ruleset
+    firm = last.stop.checkpoint.point if last.stop is not None and not last.stop.over else None
+    table = manifest.players
+    listed = [(e.at, e.at_text, e.by, e.unit or "", e.do) for e in game.inputs.entries]
+    for (phase, player), given in game.inputs.sealed.items():  # sealed steps: what was revealed (DESIGN §4.7)
+        if given.revealed and isinstance(given.value, Mapping) and any(given.value.values()):
+            listed.append((ruleset.parse_time(phase), phase, player, "", given.value))
+    listed.sort(key=lambda e: (e[0], table.index(e[2]) if e[2] in table else 99))
+    rows = tuple(EntryRow(text, by, unit, " ".join(f"{k} {_plain(v)}" for k, v in do.items()),
+                          ruleset.period_of(at), firm is None or at < firm) for at, text, by, unit, do in listed)
+    press = tuple(PressRow(path.removeprefix("press/").removesuffix(".yaml"), m.at or "", m.by,
+                           " ".join(f"{k} {_plain(v)}" for k, v in m.body.items() if k not in ("by", "at")))
+                  for path in sorted(game.press) for m in game.press[path])
+    commits = []
+    turn = 0
+    board = Board(with_control=False)
+    for commit, verified in zip(result.commits, known):
+        status = commit.status
+        if status is not None:
+            turn += 1
+        commits.append(HandoffView(
+            number=turn, oid=commit.oid, actor=commit.actor or "founder", summary=commit.summary,
+            control=status.control if status is not None else None, over=bool(status and status.over),
+            firm=status.firm if status is not None else None,
+            pending=tuple(f"{b.player} at {b.at}: {b.why}" for b in status.pending) if status else (),
+            note=status.note if status is not None and status.yielded_by == commit.actor else "",
+            svg=board.svg(verified) if verified is not None and status is not None else None,
+            findings=tuple(f.text() for f in commit.findings)))
+    units: tuple[tuple[str, ...], ...] = ()
+    summary = getattr(ruleset, "state_summary", None)
+    if last.stop is not None and summary is not None:
+        listed = summary(last.stop.checkpoint.state)
+        if listed:
+            head = tuple(listed[0])
+            units = (head, *(tuple(_plain(u.get(k)) for k in head) for u in listed))
+    return GameLog(
+        title=manifest.title, game_id=manifest.id, ruleset=manifest.ruleset_name,
+        players=tuple((s.id, s.name) for s in manifest.seats), standing=tuple(_standing(game.status)),
+        firm=ruleset.format_time(firm) if firm is not None else None, entries=rows, press=press,
+        over=bool(last.stop is not None and last.stop.over),
+        dice=tuple(_dice_row(b) for _, b in sorted(game.batches.items())),
+        secrets=tuple(_secret_row(s) for _, s in sorted(game.secrets.items())),
+        commits=tuple(commits), tip=result.commits[-1].oid if result.commits else "",
+        text=report.log_text(result), units=units,
+        colours=tactical_svg.colours(manifest.players) if manifest.ruleset_name == "tactical/1" else {})
+
+
+def html_at(repo: GameRepo, revision: str | None = None) -> str:
+    """`pbem log --html`: the page."""
+    return html_log.html_page(game_log(repo, revision))
+
+
+def _standing(status: Any) -> list[str]:
+    if status is None:
+        return ["Setting up: seats are being claimed."]
+    if status.over:
+        return ["The game is over."]
+    lines = [f"{status.control} holds control; firm to {status.firm}."]
+    lines += [f"Break for {b.player} at {b.at}: {b.why}" for b in status.pending]
+    if status.note:
+        lines.append(f"Note from {status.yielded_by}: “{status.note}”")
+    return lines
+
+
+def _dice_row(batch: Any) -> DiceRow:
+    raw = batch.raw
+    void = raw.get("void")
+    return DiceRow(batch.id, batch.roller, batch.mode, batch.sides,
+                   tuple(str(r.get("for", "")) for r in raw.get("rolls") or ()),
+                   tuple(batch.results) if batch.results is not None else None,
+                   str(void.get("reason", "")) if isinstance(void, Mapping) else None, str(raw.get("at", "")))
+
+
+def _secret_row(secret: Any) -> SecretRow:
+    raw = secret.raw
+    content = ""
+    if secret.revealed:
+        try:
+            content = json.dumps(secret.value(), ensure_ascii=False, sort_keys=True)
+        except PbemError as exc:
+            content = f"does not open: {exc}"
+    return SecretRow(secret.id, secret.owner, str(raw.get("kind", "")), str(raw.get("concerns", "")),
+                     str(raw.get("end", raw.get("step", ""))), secret.revealed, content)
+
+
+def _plain(value: object) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, Mapping):
+        return " ".join(f"{k}={_plain(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_plain(v) for v in value) + "]"
+    return str(value)
+
+
+# --- the status screen -------------------------------------------------------------------------------------------
+
+# ruleset -> (how its sealed input is given, how a sealed input is revealed); default: pbem seal / pbem yield
+COMMANDS = {"dow/1": ("pbem orders ORDERS.yaml", "pbem orders --reveal")}
+
+
+def status_view(ws: Any, me: str | None) -> StatusView:
+    """What the terminal screen of `pbem status` shows to seat `me` (None: a key with no seat)."""
+    head = ws.head()
+    if head is None:
+        raise PbemError("setup.not-started", "this repository has no game yet (pbem init)")
+    game = head.game
+    manifest = game.manifest
+    status = game.status
+    mine = game.inputs.of(me) if me in manifest.players else None
+    report_file = None
+    if status is not None and status.firm is not None:
+        try:
+            report_file = f"report/{manifest.ruleset.period_of(manifest.ruleset.parse_time(status.firm))}.yaml"
+        except ValueError:
+            report_file = None
+    units: tuple[tuple[str, ...], ...] = ()
+    summary = getattr(manifest.ruleset, "state_summary", None)
+    if head.stop is not None and summary is not None:
+        listed = [u for u in summary(head.stop.checkpoint.state) if u.get("status", "active") == "active"]
+        keys = [k for k in ("id", "owner", "hex", "facing", "speed", "hull") if listed and k in listed[0]]
+        if listed and keys:
+            units = (tuple(keys), *(tuple(_plain(u.get(k)) for k in keys) for u in listed[:8]))
+    oid = ws.repo.head_oid()
+    message = parse_commit(ws.repo.raw_commit(oid)).message.decode("utf-8", "replace").strip() if oid else ""
+    last = f"{oid[:10]} {message.splitlines()[0]}" if oid and message else ""
+    return StatusView(
+        title=manifest.title, game_id=manifest.id, ruleset=manifest.ruleset_name, status=status, me=me,
+        players=manifest.players, open_seats=tuple(s.id for s in manifest.seats if s.key is None),
+        report_file=report_file, horizon=mine.through_text if mine is not None else None,
+        breaks=tuple(_condition(c) for c in mine.breaks) if mine is not None else (), last=last, units=units,
+        **_commands(manifest.ruleset_name))
+
+
+def _commands(ruleset: str) -> dict[str, str]:
+    if ruleset not in COMMANDS:
+        return {}
+    sealed, reveal = COMMANDS[ruleset]
+    return {"sealed_command": sealed, "reveal_command": reveal}
+
+
+def _condition(condition: Mapping[str, Any]) -> str:
+    def flow(value: Any) -> str:
+        if isinstance(value, Mapping):
+            return "{" + ", ".join(f"{k}: {flow(v)}" for k, v in value.items()) + "}"
+        return str(value)
+
+    return flow(condition)
+
