@@ -74,11 +74,6 @@ def test_press_written_by_hand_is_dated_now_and_by_its_signer(first_half: Dow, m
     assert (rule, bad) in first_half.verify()
 
 
-@pytest.mark.xfail(strict=True, reason="protocol/replay.py recognises press only when its phase resolves, and "
-                                       "verify/turns.py does not recognise a press commit's new messages: a refused "
-                                       "message written by hand passes its own commit unnoticed (fix: in turns._turn, "
-                                       "recognise the appended messages against the state at the firm point and report "
-                                       "refusals there; replay then skips refused messages without a finding)")
 def test_press_no_proposal__a_refused_message_written_by_hand_is_found_at_its_own_commit(first_half: Dow) -> None:
     files = first_half.ws().head_files()
     files["press/global.yaml"] = dump_mapping({"messages": [
@@ -87,16 +82,16 @@ def test_press_no_proposal__a_refused_message_written_by_hand_is_found_at_its_ow
     assert ("press.no-proposal", bad) in first_half.verify()
 
 
-@pytest.mark.xfail(strict=True, reason="the refusal of a hand-written press message surfaces in the replay of the "
-                                       "commit that resolves its phase, so the last power to reveal is blamed and "
-                                       "cannot commit: the game is stuck (same fix as above)")
-def test_a_refused_message_written_by_hand_does_not_block_the_phase(first_half: Dow) -> None:
+def test_a_refused_message_written_by_hand_is_blamed_on_its_own_commit_only(first_half: Dow) -> None:
+    """The refusal is the posting commit's finding; the history then does not verify, so pbem builds nothing
+    on it (CI and the hook would have refused that push), and no later commit is blamed for it."""
     files = first_half.ws().head_files()
     files["press/global.yaml"] = dump_mapping({"messages": [
         {"by": "germany", "at": "S1901P", "accept": {"from": "france", "state": "ALLIED"}}]}).encode()
-    first_half.sneak("germany", files, "germany: press by hand")
-    first_half.phase()
-    assert first_half.status()["firm"] == "S1901M"
+    bad = first_half.sneak("germany", files, "germany: press by hand")
+    found = first_half.verify()
+    assert ("press.no-proposal", bad) in found
+    assert all(commit == bad for _rule, commit in found)
 
 
 # --- sealed orders (DESIGN §6, §4.7) -------------------------------------------------------------------------------

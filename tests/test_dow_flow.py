@@ -422,9 +422,6 @@ def test_press_and_orders_commands_belong_to_diplomacy(started: Any) -> None:
 
 # --- what is still wrong elsewhere (another engineer owns these modules) ------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="services/turn.py settle() reveals only secrets.due(), which skips sealed-step "
-                                       "secrets (those with `step`): `pbem yield` by a power owing the reveal of its "
-                                       "orders fails with progress.none instead of revealing them")
 def test_yield_reveals_the_orders_a_power_owes(first_half: Dow) -> None:
     for power in POWERS:
         first_half.seal(power)
@@ -433,9 +430,6 @@ def test_yield_reveals_the_orders_a_power_owes(first_half: Dow) -> None:
     assert "key" in first_half.data("secrets/s0001.yaml")
 
 
-@pytest.mark.xfail(strict=True, reason="services/turn.py Outlook.owes() only looks at `control`: a power owing "
-                                       "sealed orders (or their reveal) is told it owes nothing because austria "
-                                       "holds control, and the one in control is told to edit players/<id>.yaml")
 def test_status_tells_every_power_that_it_owes_orders(first_half: Dow) -> None:
     out = first_half.ok("status", who="germany")
     assert "you (germany) owe: nothing" not in out and "pbem orders" in out

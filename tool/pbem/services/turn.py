@@ -33,6 +33,13 @@ class Outlook:
             return "the game is over"
         if self.me is None:
             return "your key holds no seat in this game"
+        mine = [b for b in self.status.pending if b.player == self.me and b.kind in OWED]
+        if mine:
+            first = mine[0]
+            how = {"sealed": "seal your input (pbem orders FILE in Diplomacy, pbem seal KIND FILE otherwise)",
+                   "secret": "reveal it: `pbem yield` (in Diplomacy `pbem orders --reveal`)",
+                   "dice": "`pbem yield` settles it"}.get(first.kind, "`pbem yield`")
+            return f"{first.why}: {how}; you need not hold control"
         if self.status.control != self.me:
             return f"nothing: {self.status.control} holds control"
         why = self.status.pending[0]
@@ -155,6 +162,10 @@ def settle(ws: Workspace, head: Verified, files: dict[str, bytes], me: Identity,
         step = chance.settle_dice(files, game, me, player)
         mine = [s.id for s in secrets.due(game.secrets, game.manifest.ruleset.parse_time, stop.checkpoint.point,
                                           stop.over) if s.owner == player]
+        # a sealed step's input is asked for once everyone has sealed (DESIGN §4.7): replay names the step
+        steps = {b.at for b in status.pending if b.player == player and b.kind == "secret"}
+        mine += [s.id for s in game.secrets.values()
+                 if s.owner == player and not s.revealed and s.raw.get("step") in steps and s.id not in mine]
         step += chance.due_reveals(files, game, me, player, mine)
         if not step:
             break

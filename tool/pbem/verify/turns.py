@@ -279,7 +279,26 @@ def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn:
                                         file=game.secrets[sid].file))
     if any(PRESS_RE.match(p) for p in changed):
         findings.extend(press_findings(prev.game.press, game.press, player, prev.status.firm))
+        findings.extend(_press_refusals(prev, game))
     return findings
+
+
+def _press_refusals(prev: Verified, game: Game) -> list[Finding]:
+    """Each message a commit posts is recognised at once, after those already posted this step, against the
+    state at the firm point: a refused one is this commit's finding, not the one that later resolves the step."""
+    ruleset = game.manifest.ruleset
+    recognise = getattr(ruleset, "recognise", None)
+    if recognise is None or prev.stop is None or prev.status is None or prev.status.firm is None:
+        return []
+    state = prev.stop.checkpoint.state
+    old = {(m.file, m.line) for path in prev.game.press for m in prev.game.press[path]}
+    found = []
+    for message in game.inputs.press.get(prev.status.firm, ()):
+        state, refusal = recognise(state, message.body, message.by)
+        if refusal is not None and (message.file, message.line) not in old:
+            found.append(Finding(getattr(refusal, "rule", "press.refused"), str(refusal), file=message.file,
+                                 line=message.line))
+    return found
 
 
 def _progress(prev: Verified, game: Game, player: str, turn: bool, mine: list[Break],
