@@ -369,19 +369,14 @@ def test_xfail_a_seeking_weapon_meeting_its_revealed_target_hits_it(tmp_path: Pa
     assert sum(state.unit("KR").shields) == 6 * 20 - 6
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "verify/: the allocation audit (ruleset.turn_record + audit_allocation) is not run by the verifier: a "
-    "revealed allocation that does not pay for its turn verifies clean (the demo runs the audit itself). "
-    "Missing: tactical declares no sealed T.0.alloc step, and verify has no call to audit_allocation; e.g. in "
-    "verify/turns.py _turn, when an `allocation` secret is revealed and replay is past the end of its turn, add "
-    "a finding per reason of ruleset.audit_allocation(setup, ruleset.turn_record(state, owner, turn), value)"))
-def test_xfail_the_verifier_audits_a_revealed_allocation(tmp_path: Path) -> None:
+def test_the_verifier_audits_a_revealed_allocation(tmp_path: Path) -> None:
     short = {"player": "fed", "seal": {"kind": "allocation", "value": {"turn": 1, "units": {"CA": {"speed": 4}}}}}
     ws, players = _play(tmp_path, _template(tmp_path), [{**ALL_ORDERS[0], **short}, *ALL_ORDERS[1:]])
-    _finish(ws, players)
-    result = verify_history(ws.repo)
-    assert demo.audit_results(result)[0][0] is False  # the audit itself knows: speed 8 used, 4 allocated
-    assert any("allocat" in f.message for f in result.findings())
+    head = ws.repo.head_oid()
+    # revealing an allocation that does not pay is judged as the verifier will: refused, nothing written
+    with pytest.raises(PbemError, match=r"rules\.allocation.*speed 8 used \(8\), speed 4 allocated"):
+        _finish(ws, players)
+    assert ws.repo.head_oid() == head
 
 
 def test_a_pass_turn_may_not_add_entries(tmp_path: Path) -> None:

@@ -232,6 +232,7 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
     findings.extend(stop.problems)
     if not press_only:
         findings.extend(_progress(prev, game, player, turn, mine, expected))
+    findings.extend(_audits(prev, game, stop))
     if game.status is None:
         findings.append(Finding("status.mismatch", "status.yaml was removed", file=STATUS))
     else:
@@ -281,6 +282,30 @@ def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn:
         findings.extend(press_findings(prev.game.press, game.press, player, prev.status.firm))
         findings.extend(_press_refusals(prev, game))
     return findings
+
+
+def _audits(prev: Verified, game: Game, stop: Stop) -> list[Finding]:
+    """Seed §2.C: a revealed energy allocation must pay for what its units did in its turn. Each is audited
+    once, at the first commit where it is revealed and its turn is over (tactical/1 `audit_allocation`)."""
+    ruleset = game.manifest.ruleset
+    audit = getattr(ruleset, "audit_allocation", None)
+    if audit is None or prev.stop is None:
+        return []
+    found = []
+    for secret in game.secrets.values():
+        if secret.raw["kind"] != "allocation" or not secret.revealed:
+            continue
+        value = secret.value()
+        turn = value["turn"]
+        before = prev.game.secrets.get(secret.id)
+        was_due = (before is not None and before.revealed
+                   and ruleset.turn_ended(None if prev.stop.over else prev.stop.checkpoint.point, turn))
+        is_due = ruleset.turn_ended(None if stop.over else stop.checkpoint.point, turn)
+        if is_due and not was_due:
+            record = ruleset.turn_record(stop.checkpoint.state, secret.owner, turn)
+            found += [Finding("rules.allocation", f"{secret.id} ({secret.owner}, turn {turn}): {reason}",
+                              file=secret.file) for reason in audit(game.manifest.setup, record, value)]
+    return found
 
 
 def _press_refusals(prev: Verified, game: Game) -> list[Finding]:

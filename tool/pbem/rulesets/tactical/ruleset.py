@@ -131,6 +131,10 @@ class TacticalRuleset:
         """What `player`'s units did in `turn` that costs energy, from a state at or after its end."""
         return energy.turn_record(game, player, turn)
 
+    def turn_ended(self, point: Point | None, turn: int) -> bool:
+        """Whether replay stopped at `point` (None: the game's end) is past the end of `turn`."""
+        return point is None or point[0] > turn
+
     def audit_allocation(self, setup: Mapping[str, Any], record: energy.TurnRecord,
                          allocation: Mapping[str, Any]) -> list[str]:
         """Every way a revealed allocation fails to pay for the record of its turn (energy.py)."""
