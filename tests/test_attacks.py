@@ -24,9 +24,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import random
-import subprocess
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -36,10 +34,10 @@ import pytest
 from pygit2.enums import ObjectType
 
 from conftest import SEATS, Table, copy_table
-from gitutil import clean_env, fixed_key, run
+from gitutil import fixed_key, run
 from pbem.crypto import dice as dice_crypto
 from pbem.crypto import seal, sshsig, wire
-from pbem.crypto.keys import PrivateKey, allowed_signers_line, load_private_key
+from pbem.crypto.keys import PrivateKey, allowed_signers_line
 from pbem.formats.writer import dump_mapping
 from pbem.store.commits import commit_payload, format_ident, parse_commit, with_signature
 from pbem.store.repo import GameRepo
@@ -264,6 +262,21 @@ def test_key_confusion__fed_swaps_kli_s_key_for_his_accomplice_s(played: Table) 
     refused(played, "yield", who="fed", rule="protected.changed", where="game.yaml")
     swap = played.sneak("fed", "fed: straight on")
     assert rejected(played, swap, "protected.changed", "game.yaml") == {"protected.changed"}
+
+
+def test_key_confusion__a_refused_key_swap_does_not_seat_the_accomplice(played: Table) -> None:
+    """Threat: fed's key swap above is refused, but what do later commits get judged against? dave plays kli's
+    next turn; a pull request's check verifies only the commits after the swap."""
+    kli_key = key("kli").public.to_line().split()[1]
+    played.write("game.yaml", played.read("game.yaml").replace(kli_key, key("dave").public.to_line().split()[1]))
+    swap = legal_turn(played)
+    played.edit("kli", **KLI_GOES_ON)
+    played.write_status("kli")
+    dave = _commit_at(played, "dave", 1700000000, "kli (really dave): on")
+    code, findings, output = verdict(played)
+    assert ("signature.unknown-key", dave) in {(f["rule"], f.get("commit")) for f in findings}, findings
+    code, findings, output = verdict(played, f"{swap}..HEAD")
+    assert code == 1 and {f["rule"] for f in findings} == {"signature.unknown-key"}, output
 
 
 def test_not_in_control__kli_signs_a_turn_while_fed_holds_control(played: Table) -> None:
@@ -743,7 +756,7 @@ BOMBS = {
     "yaml.too-many-nodes": ("too many nodes", "breaks: [" + "0, " * 200_001 + "0]\n"),
     "yaml.too-large": ("a 2 MiB file", 'through: "1.16.damage"\n' + "#" * (2 * 1024 * 1024) + "\n"),
     "yaml.duplicate-key": ("duplicate keys", 'through: "1.16.damage"\nthrough: "1.32.final"\n'),
-    "yaml.tag": ("a python tag", 'through: !!python/object/apply:os.system ["touch /tmp/pwned"]\n'),
+    "yaml.tag": ("a python tag", 'through: !!python/object/apply:os.system ["echo pwned"]\n'),
 }
 
 
@@ -755,7 +768,6 @@ def test_yaml_bombs__refused_by_the_strict_loader(played: Table, rule: str) -> N
     played.write("players/fed.yaml", BOMBS[rule][1])
     bad = played.sneak("fed", status="keep")
     assert rejected(played, bad, rule, "players/fed.yaml") == {rule}
-    assert not Path("/tmp/pwned").exists()
 
 
 def test_huge_report__an_entries_list_past_the_schema_cap(played: Table) -> None:
@@ -864,11 +876,6 @@ def test_tree_entry_of_the_wrong_type__is_a_finding_not_a_crash(played: Table, w
     assert done.returncode in (1, 2) and "[repo." in done.stdout + done.stderr
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: a tree nested a few thousand folders deep (report/a/a/a/…/a/x.yaml; git stores it, and a bare repository "
-    "without fsck takes it) crashes `pbem verify` with RecursionError: store/repo.GameRepo._flatten recurses once "
-    "per folder level. Fix: walk trees iteratively, and stop descending below the layout's deepest folder "
-    "(.github/workflows/, depth 2): report anything deeper as tree.unexpected-path without reading it."))
 def test_deep_tree__a_folder_nested_thousands_deep_is_a_finding_not_a_crash(played: Table) -> None:
     """Threat: a tree nested deeper than the verifier's stack, to crash the check instead of passing it."""
     honest = legal_turn(played)

@@ -41,7 +41,7 @@ TACTICAL = get_ruleset("tactical/1")
 DOW = get_ruleset("dow/1")
 ALICE, BOB, ESCROW_KEY = fixed_key("alice"), fixed_key("bob"), fixed_key("escrow")
 
-FUZZ = settings(max_examples=int(__import__("os").environ.get("FUZZ_N", "120")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # --- valid samples, one per file kind (test_samples_are_valid proves them) ------------------------------------
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import random
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -49,14 +48,15 @@ MODES = [0o100755, 0o120000, 0o160000, 0o40000]
 
 # --- the game, built once ----------------------------------------------------------------------------------------
 
-@dataclass
 class Game:
     """The demo game's repository, its first-parent history (root first) and every key that signed it."""
 
-    path: Path
-    repo: pygit2.Repository
-    chain: list[str]
-    keys: dict[bytes, PrivateKey]  # raw public key -> private key
+    def __init__(self, path: Path, repo: pygit2.Repository, chain: list[str], keys: dict[bytes, PrivateKey]) -> None:
+        self.path, self.repo, self.chain = path, repo, chain
+        self.keys = keys  # raw public key -> private key
+
+    def __repr__(self) -> str:  # hypothesis prints its arguments: never the private keys
+        return f"Game({str(self.path)!r}, {len(self.chain)} commits)"
 
     def signer(self, oid: str) -> PrivateKey:
         commit = parse_commit(self.raw(oid))
@@ -211,7 +211,7 @@ YAML_VALUES = st.recursive(
     max_leaves=8)
 
 
-@settings(max_examples=int(__import__("os").environ.get("FUZZ_N", "40")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
 @given(kind=st.sampled_from(KINDS), depth=st.integers(0, 12), seed=st.integers(0, 2**32 - 1), payload=YAML_VALUES)
 def test_fuzz_verify_history_on_a_corrupted_game(game: Game, kind: str, depth: int, seed: int, payload: Any) -> None:

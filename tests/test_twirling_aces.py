@@ -344,20 +344,12 @@ def test_the_impact_scenario_makes_contact() -> None:
     assert [e.kind for e in impact][:2] == ["impact", "damage"] and hit.unit("S1").status == "expended"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "protocol/replay.py never calls ruleset.impact: after `ruleset.apply` at a move step the `seeking_contact` "
-    "events are dropped. Missing: (1) a secret kind for a seeking weapon's target linked to the unit (schemas/ "
-    "has note, allocation and orders only; e.g. secret-target.json {unit, target}); (2) in replay, on "
-    "seeking_contact {unit, candidates}: stop with a `secret` break for the owner until that secret is revealed "
-    "(secrets.due knows only game times and 'end'), then, if its target is among the candidates, "
-    "`state, more = ruleset.impact(new_state, unit, target)` and check break conditions on events + more; (3) the "
-    "verifier: ruleset.pursuit_violations over the weapon's track once the target is known"))
-def test_xfail_a_seeking_weapon_meeting_its_revealed_target_hits_it(tmp_path: Path) -> None:
+def test_a_seeking_weapon_meeting_its_revealed_target_hits_it(tmp_path: Path) -> None:
     turns = [
         {"player": "kli", "through": "1.32.final",
          "plans": [{"unit": "S1", "from": "1.1.move", "until": "1.32.move", "do": {"pursue": "KR"}}],
          "entries": [{"at": "1.1.activity", "unit": "D7", "do": {"launch": {"weapon": "dr1", "as": "S1"}}}],
-         "seal": {"kind": "note", "text": "S1's target: KR", "concerns": "the target of drone S1"}},
+         "seal": {"kind": "target", "value": {"unit": "S1", "target": "KR"}, "concerns": "S1"}},
         {"player": "rom", "through": "1.32.final"},
     ]
     ws, players = _play(tmp_path, _template(tmp_path, IMPACT_GAME), turns)

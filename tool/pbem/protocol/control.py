@@ -27,7 +27,8 @@ def resume_from(stop: Stop, served: str | None) -> Checkpoint:
     every other kind (horizon, clarify, dice, sealed, auction) is recomputed by the next replay.
     """
     carried = tuple(b for b in stop.pending if b.player != served and b.kind in (CONDITION, AT))
-    return Checkpoint(stop.checkpoint.point, stop.checkpoint.state, carried, stop.checkpoint.auction)
+    return Checkpoint(stop.checkpoint.point, stop.checkpoint.state, carried, stop.checkpoint.auction,
+                      stop.checkpoint.contacts)
 
 
 def progress_error(ruleset: Ruleset, firm: Point | None, committer: str, after: Inputs) -> str | None:

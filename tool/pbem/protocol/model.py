@@ -87,6 +87,7 @@ class SealedInput:
     secret: str
     value: Any = None
     revealed: bool = False
+    owner: str = ""
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,7 @@ class Inputs:
     dice: Mapping[str, "Rolled"] = field(default_factory=dict)  # dice ref -> its batch and result
     sealed: Mapping[tuple[str, str], SealedInput] = field(default_factory=dict)  # (step, player) -> input
     press: Mapping[str, tuple[Message, ...]] = field(default_factory=dict)  # step -> messages sent during it
+    targets: Mapping[str, SealedInput] = field(default_factory=dict)  # seeking unit -> its sealed target
 
     @classmethod
     def of_entries(cls, players: tuple[str, ...], entries: tuple[Entry, ...],
@@ -168,6 +170,7 @@ class Checkpoint:
     state: State
     carried: tuple[Break, ...] = ()
     auction: Any = None  # an action auction at `point` (pbem.protocol.auction.Auction), open or closed
+    contacts: tuple[tuple[str, tuple[str, ...]], ...] = ()  # seeking weapons met possible targets, reveal owed
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,8 @@ of the game, in turn").
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from typing import Any, Mapping, Sequence
 
 from pbem.errors import Finding
@@ -45,6 +47,16 @@ def replay(
         return Stop(start, serving_order(start.carried, inputs.players, after), over=False)
     point, state = start.point, start.state
     auction = start.auction
+    if start.contacts:
+        state, waiting, more = _impacts(ruleset, state, start.contacts, inputs)
+        if waiting:
+            return Stop(replace(start, carried=(), state=state, contacts=waiting),
+                        serving_order(_reveals_owed(waiting, inputs, start.point, ruleset), inputs.players, after),
+                        over=False, problems=(), steps=0)
+        met = _breaks_met(ruleset, inputs, start.point, ruleset.format_time(start.point), start.state, state, more,
+                          explicit=False) if more and start.point is not None else ()
+        if met:
+            return Stop(Checkpoint(start.point, state), serving_order(met, inputs.players, after), over=False)
     problems: list[Finding] = []
     steps = 0
     while point is not None and not ruleset.is_over(state):
@@ -83,6 +95,15 @@ def replay(
                              else ruleset.apply(state, point, actions))
         if declared:  # checked when declared (the auction); resolution must not trigger them twice
             events = [e for e in events if e.kind not in getattr(ruleset, "declared_kinds", ())]
+        contacts = tuple((e.data["unit"], tuple(e.data["candidates"])) for e in events if e.kind == "seeking_contact")
+        if contacts:
+            new_state, waiting, more = _impacts(ruleset, new_state, contacts, inputs)
+            events = [*events, *more]
+            if waiting:
+                nxt = ruleset.next_step(setup, point)
+                return Stop(Checkpoint(nxt, new_state, contacts=waiting),
+                            serving_order(_reveals_owed(waiting, inputs, nxt, ruleset), inputs.players, after),
+                            over=False, problems=tuple(problems), steps=steps)
         met = _breaks_met(ruleset, inputs, point, when, state, new_state, events)
         nxt = ruleset.next_step(setup, point)
         auction, served = None, None
@@ -125,6 +146,38 @@ def _recognise(ruleset: Ruleset, state: Any, messages: Sequence[Message], proble
         # a refused message changes nothing; the commit that posted it was judged for it (verify/turns.py)
         state, _refusal = recognise(state, message.body, message.by)
     return state
+
+
+def _impacts(ruleset: Ruleset, state: Any, contacts: Sequence[tuple[str, tuple[str, ...]]],
+             inputs: Inputs) -> tuple[Any, tuple[tuple[str, tuple[str, ...]], ...], list[Event]]:
+    """Seed §2.C: a seeking weapon that meets possible targets obliges its owner to reveal its sealed target;
+    once revealed, it hits that target if the target is one of them (the ruleset's `impact`). Returns the state,
+    the contacts still waiting for a reveal, and the impact events."""
+    waiting = []
+    events: list[Event] = []
+    for unit, candidates in contacts:
+        sealed = inputs.targets.get(unit)
+        if sealed is None:
+            continue  # no sealed target: it flies on (the launch without one was the owner's loss)
+        if not sealed.revealed:
+            waiting.append((unit, candidates))
+            continue
+        target = (sealed.value or {}).get("target")
+        if target in candidates and getattr(ruleset, "impact", None) is not None:
+            state, more = ruleset.impact(state, unit, target)  # type: ignore[attr-defined]
+            events.extend(more)
+    return state, tuple(waiting), events
+
+
+def _reveals_owed(waiting: Sequence[tuple[str, tuple[str, ...]]], inputs: Inputs, point: Point | None,
+                  ruleset: Ruleset) -> tuple[Break, ...]:
+    when = ruleset.format_time(point) if point is not None else None
+    out = []
+    for unit, candidates in waiting:
+        sealed = inputs.targets[unit]
+        out.append(Break(sealed.owner, when, SECRET, f"reveal owed for {sealed.secret}: {unit} meets "
+                         f"{', '.join(candidates)}", unit=unit))
+    return tuple(out)
 
 
 def _declaring(ruleset: Ruleset, point: Point) -> bool:

@@ -164,8 +164,10 @@ def settle(ws: Workspace, head: Verified, files: dict[str, bytes], me: Identity,
                                           stop.over) if s.owner == player]
         # a sealed step's input is asked for once everyone has sealed (DESIGN §4.7): replay names the step
         steps = {b.at for b in status.pending if b.player == player and b.kind == "secret"}
+        units = {b.unit for b in status.pending if b.player == player and b.kind == "secret" and b.unit}
         mine += [s.id for s in game.secrets.values()
-                 if s.owner == player and not s.revealed and s.raw.get("step") in steps and s.id not in mine]
+                 if s.owner == player and not s.revealed and s.id not in mine
+                 and (s.raw.get("step") in steps or (s.raw["kind"] == "target" and s.raw.get("concerns") in units))]
         step += chance.due_reveals(files, game, me, player, mine)
         if not step:
             break

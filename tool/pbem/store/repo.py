@@ -24,12 +24,15 @@ _BAD_NAMES = {"", ".", "..", ".git"}
 FileList = tuple[tuple[str, str, int], ...]
 
 
+MAX_DEPTH = 3  # folders deeper than .github/workflows/ hold nothing a game may have
+
+
 class GameRepo:
     """One git repository holding one game."""
 
     def __init__(self, repo: pygit2.Repository) -> None:
         self.repo = repo
-        self._trees: dict[str, FileList] = {}
+        self._trees: dict[tuple[str, int], FileList] = {}
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> GameRepo:
@@ -190,8 +193,8 @@ class GameRepo:
             files[path] = (oid, mode)
         return files
 
-    def _flatten(self, tree_oid: str) -> FileList:
-        cached = self._trees.get(tree_oid)
+    def _flatten(self, tree_oid: str, depth: int = 0) -> FileList:
+        cached = self._trees.get((tree_oid, depth))
         if cached is not None:
             return cached
         self._read(tree_oid, ObjectType.TREE)  # repo.wrong-type / repo.object-missing, not an assertion
@@ -200,14 +203,18 @@ class GameRepo:
         entries: list[tuple[str, str, int]] = []
         for entry in tree:
             name = (entry.raw_name or b"").decode("utf-8", errors="surrogateescape")
-            if entry.filemode == FileMode.TREE:
-                entries.extend((f"{name}/{path}", oid, mode) for path, oid, mode in self._flatten(str(entry.id)))
+            if entry.filemode == FileMode.TREE and depth >= MAX_DEPTH:
+                # deeper than any game layout folder: listed as the folder itself (a finding), never read
+                entries.append((f"{name}/", str(entry.id), int(entry.filemode)))
+            elif entry.filemode == FileMode.TREE:
+                entries.extend((f"{name}/{path}", oid, mode)
+                               for path, oid, mode in self._flatten(str(entry.id), depth + 1))
             else:
                 entries.append((name, str(entry.id), int(entry.filemode)))
         result = tuple(entries)
         if len(self._trees) >= _TREE_CACHE_LIMIT:
             self._trees.clear()
-        self._trees[tree_oid] = result
+        self._trees[(tree_oid, depth)] = result
         return result
 
     def worktree_files(self, allowed: Callable[[str], bool]) -> dict[str, bytes]:

@@ -337,6 +337,17 @@ def sealed_book(secrets: Mapping[str, Secret]) -> dict[tuple[str, str], SealedIn
     return book
 
 
+def target_book(secrets: Mapping[str, Secret]) -> dict[str, SealedInput]:
+    """Each seeking weapon's sealed target (kind `target`, `concerns` naming the weapon), revealed or not."""
+    book: dict[str, SealedInput] = {}
+    for secret in sorted(secrets.values(), key=lambda s: s.id):
+        unit = secret.raw.get("concerns")
+        if secret.raw["kind"] == "target" and unit and unit not in book:
+            book[unit] = SealedInput(secret.id, secret.value() if secret.revealed else None, secret.revealed,
+                                     secret.owner)
+    return book
+
+
 def press_book(press: Mapping[str, tuple[Message, ...]]) -> dict[str, tuple[Message, ...]]:
     """Messages grouped by the step they were sent during, in file order (history order)."""
     book: dict[str, list[Message]] = {}
@@ -415,5 +426,5 @@ def read_game(
             press[path] = cache.get((oid, "press", manifest.ruleset_name, path),
                                     lambda: read_press(blob(oid), path, ruleset))
     inputs = Inputs(manifest.players, reports, per_player, dice_book(batches), sealed_book(secrets),
-                    press_book(press))
+                    press_book(press), target_book(secrets))
     return Game(manifest, inputs, status, batches, secrets, press)

@@ -242,6 +242,10 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
                                     file=STATUS))
         findings.extend(_status_findings(expected, game.status, game, stop))
     last = player if turn else prev.last_yielder
+    if GAME in changed:
+        # a refused change to game.yaml never takes effect: later commits are judged by the seats, keys and
+        # rules last accepted, or an accomplice's key swapped in here would play on with green checks
+        game = replace(game, manifest=prev.game.manifest)
     return findings, Verified(game, stop, prev.founder, player, expected, last)
 
 
