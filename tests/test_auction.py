@@ -91,3 +91,27 @@ def test_declared_fire_may_be_added_to_not_withdrawn_seed_7b() -> None:
     added = firm_findings(inputs(first, breaks), inputs(first + [fire("b", "D7", "ph1", "CA", 3)], breaks),
                           RULES.parse_time(FIRE), None, auction.seen)
     assert added == []
+
+
+def test_an_auction_action_by_a_player_who_passed_is_refused_seed_7d() -> None:
+    """Once the auction at a step is over, nobody adds actions there (the rule id the verifier reports)."""
+    from pbem.verify.turns import _ownership  # the per-commit check, driven with hand-made states
+
+    breaks = {"b": [{"fire": {}}]}
+    first = [fire("a", "CA", "ph1", "D7", 2)]
+    opened = replay(RULES, SETUP, inputs(first, breaks), start_checkpoint(RULES, SETUP, PLAYERS), "a", "a")
+    passed = replay(RULES, SETUP, inputs(first, breaks), resume_from(opened, "b"), "b", "b")  # b passes
+    assert passed.checkpoint.auction.closed and [(b.player, b.kind) for b in passed.pending] == [("a", "roll")]
+    late = first + [fire("a", "CA", "ph2", "D7", 3)]  # a, holding the roll break, slips in another shot
+
+    class _Game:
+        def __init__(self, inp: Inputs) -> None:
+            self.inputs, self.batches, self.secrets, self.press = inp, {}, {}, {}
+            self.manifest = type("M", (), {"id": "g", "players": PLAYERS, "keys": {}, "escrow_key": None,
+                                            "ruleset": RULES})()
+
+    from pbem.verify.turns import Verified
+
+    prev = Verified(_Game(inputs(first, breaks)), passed, None)  # type: ignore[arg-type]
+    found = _ownership(prev, _Game(inputs(late, breaks)), {"report/turn-01.yaml"}, "a", True)  # type: ignore[arg-type]
+    assert [f.rule for f in found] == ["rules.auction"]

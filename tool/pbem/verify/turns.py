@@ -264,6 +264,14 @@ def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn:
     auction = prev.stop.checkpoint.auction
     committed = auction.seen if auction is not None and auction.at == firm else frozenset()
     findings.extend(firm_findings(prev.game.inputs, game.inputs, firm, reports, committed))
+    if committed:
+        asked = not auction.closed and auction.queue[:1] == (player,)
+        for entry in game.inputs.at(auction.at):
+            if entry.key not in committed and entry.by == player and not asked:
+                findings.append(Finding("rules.auction", f"{player} adds {dict(entry.do)} at {entry.at_text}, but "
+                                        "he is not the one asked in its action auction" +
+                                        (" (it is over)" if auction.closed else f" ({auction.queue[0]} is)")
+                                        + " (seed §7.D)", file=entry.file, line=entry.line))
     manifest = game.manifest
     if any(DICE_RE.match(p) for p in changed):
         findings.extend(dice.batch_findings(manifest.id, manifest.players, manifest.keys, manifest.escrow_key,
