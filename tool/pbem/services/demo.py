@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -90,7 +91,8 @@ def run_demo(directory: Path | None, game: str, echo: Echo) -> int:
     audits = audit_results(result)
     for line in audit_text(audits):
         echo(line)
-    pbem = shutil.which("pbem") or "pbem"
+    beside = Path(sys.executable).parent / "pbem"  # the venv's pbem, also when it is not on PATH
+    pbem = shutil.which("pbem") or (str(beside) if beside.exists() else "pbem")
     if script.get("see"):
         echo(f"see it yourself (cd {repo_dir}):")
         for item in script["see"]:
