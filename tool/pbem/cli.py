@@ -95,7 +95,7 @@ def init(directory: Path = typer.Argument(..., help="new folder for the game rep
     from pbem.services import setup
 
     def go() -> None:
-        ws = setup.init(directory, template, game_id, _identity(key), pbem_spec)
+        setup.init(directory, template, game_id, _identity(key), pbem_spec)
         typer.echo(f"created {directory} ({game_id}); players now run `pbem join --as ID` there")
 
     _run(go)

@@ -13,7 +13,7 @@ carries from commit to commit (and in status.yaml's pending breaks), never in th
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 from pbem.protocol.model import Break, Entry
 from pbem.rulesets.base import Point
@@ -85,5 +85,3 @@ def breaks(auction: Auction, when: str) -> tuple[Break, ...]:
            f"{auction.round}, seed §7)")
     return tuple(Break(p, when, AUCTION, why) for p in auction.queue)
 
-
-__all__ = ["AUCTION", "Auction", "open_or_go_on", "breaks", "Any"]

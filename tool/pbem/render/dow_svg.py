@@ -54,7 +54,7 @@ def render(state: DowState, orders: Mapping[str, Sequence[str]] | None = None, o
     width, height, shown = float(size.group(1)), float(size.group(2)), float(size.group(3))
     svg = svg.replace(size.group(0), f'viewBox="0 0 {width + PANEL:.0f} {height:.0f}" '
                                      f'width="{shown * (width + PANEL) / width:.0f}px"', 1)
-    extra = [f'<g id="pbem-orders" class="pbem-orders">', *_arrows(orders or {}, places), "</g>",
+    extra = ['<g id="pbem-orders" class="pbem-orders">', *_arrows(orders or {}, places), "</g>",
              *_panel(state, orders or {}, orders_phase, viewer, title, width, height)]
     end = svg.rindex("</svg>")
     return svg[:end] + "\n".join(extra) + "\n</svg>\n"
@@ -166,7 +166,7 @@ def _panel(state: DowState, orders: Mapping[str, Sequence[str]], phase: str, vie
            left: float, height: float) -> list[str]:
     x0 = left + 20
     out = [f'<rect x="{left:.0f}" y="0" width="{PANEL:.0f}" height="{height:.0f}" fill="#fbfaf5"/>',
-           f'<g font-family="DejaVu Sans, Verdana, sans-serif" fill="#111">']
+           '<g font-family="DejaVu Sans, Verdana, sans-serif" fill="#111">']
     y = 44.0
     if title:  # "game: where it stands" on two lines
         name, _, rest = title.partition(": ")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import json
-from pathlib import Path
 from typing import Any, Mapping
 
 from pbem.crypto import dice as dice_crypto
@@ -190,5 +189,3 @@ def _ordered(raw: Mapping[str, Any]) -> dict[str, Any]:
              "reveal", "escrow", "results", "void"]
     return {k: raw[k] for k in order if k in raw} | {k: v for k, v in raw.items() if k not in order}
 
-
-__all__ = ["Path"]

@@ -9,7 +9,6 @@ import pbem
 from pbem.errors import PbemError
 from pbem.formats import resources, yamlsafe
 from pbem.formats.writer import dump_flow, dump_mapping
-from pbem.protocol.serving import seat_before  # noqa: F401  (re-exported for callers choosing a first player)
 from pbem.services.workspace import Identity, Workspace
 from pbem.store.repo import GameRepo
 from pbem.verify.gamefiles import GAME, README, STATUS, WORKFLOW
