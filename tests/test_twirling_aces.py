@@ -94,7 +94,8 @@ def test_the_demo_plays_to_the_end_and_every_commit_verifies(played: Played) -> 
     assert any(re.match(r"ok: \d+ commits verified", line) for line in played.lines)
     # no ship is destroyed, whatever the dice said (hull 200, at most 6 points a hit)
     state = last.stop.checkpoint.state
-    assert {u.id: u.status for u in state.units} == {"CA": "active", "D7": "active", "KR": "active", "S1": "active"}
+    assert {u.id: u.status for u in state.units} == {"CA": "active", "D7": "active", "KR": "active",
+                                                     "S1": "expended"}  # the drone hit the KR
     # the handoff lines name each rule as it happens
     text = "\n".join(played.lines)
     for needle in ("auction round 1", "auction round 2", "contribution owed to dice b0001 of fed",
@@ -131,7 +132,8 @@ def test_fire_waits_for_dice_named_by_their_shot_and_the_results_are_re_derived(
     end = {u.id: sum(u.shields) + u.hull for u in played.result.last.stop.checkpoint.state.units if u.id in start}
     assert start["D7"] - end["D7"] == damage("phaser", ca_ph1) + damage("photon", ca_tp1) >= 2
     assert start["CA"] - end["CA"] == damage("phaser", d7_ph1) >= 1
-    assert start["KR"] == end["KR"]
+    warhead = table["drone"]["warhead"]
+    assert start["KR"] - end["KR"] == warhead  # nothing fired at the KR: only the drone's impact hit it
 
 
 def test_declared_fire_opens_an_auction_and_a_triggered_player_adds_fire_in_it(played: Played) -> None:
@@ -162,33 +164,37 @@ def test_declared_fire_opens_an_auction_and_a_triggered_player_adds_fire_in_it(p
 
 def test_a_tied_plan_stops_with_a_clarify_break_answered_with_one_of_its_options(played: Played) -> None:
     """Seed §5.C / DESIGN §4.5: rom's plan `pursue D7` ties when the D7 is dead astern: replay stops before the
-    step with a special break for rom listing the options; his next commit adds one of them there."""
+    step with a special break for rom listing the options; his next commit adds one of them there. Later the
+    drone's own pursuit ties too, and kli answers for it the same way."""
     commits = played.commits
-    at = next(i for i, (_, _, s) in enumerate(commits) if s is not None and s.pending and s.pending[0].kind == "clarify")
-    held = commits[at][2].pending[0]
-    assert (held.player, held.at) == ("rom", "1.20.move")
-    options = [dict(o) for o in held.options]
-    assert options == [{"move": "TL"}, {"move": "TR"}]
-    assert commits[at + 1][1] == "rom"
-    answer = played.added(at + 1)
-    assert len(answer) == 1 and answer[0]["at"] == "1.20.move" and answer[0]["unit"] == "KR"
-    assert answer[0]["do"] in options
-    assert all(b.kind != "clarify" for b in commits[at + 1][2].pending)
+    asked = [i for i, (_, _, s) in enumerate(commits) if s is not None and s.pending and s.pending[0].kind == "clarify"]
+    assert [(commits[i][2].pending[0].player, commits[i][2].pending[0].at) for i in asked] == [
+        ("rom", "1.20.move"), ("kli", "1.29.move")]
+    for i in asked:
+        held = commits[i][2].pending[0]
+        options = [dict(o) for o in held.options]
+        assert commits[i + 1][1] == held.player
+        answer = played.added(i + 1)
+        assert len(answer) == 1 and answer[0]["at"] == held.at and answer[0]["do"] in options
+        assert all(b.kind != "clarify" or b.at != held.at for b in commits[i + 1][2].pending)
+    assert [dict(o) for o in commits[asked[0]][2].pending[0].options] == [{"move": "TL"}, {"move": "TR"}]
 
 
-def test_a_seeking_weapon_is_launched_with_its_target_sealed_and_revealed_at_the_end(played: Played) -> None:
-    """DESIGN §7.1: `{launch: {weapon, as}}` at activity puts a new unit on the map; the target is sealed; the
-    launch counts as fire for fed's {fire: {}} and meets rom's {launch: {}}. (Impact: see the xfail below.)"""
+def test_a_seeking_weapon_is_launched_with_its_target_sealed_and_hits_it(played: Played) -> None:
+    """DESIGN §7.1, seed §2.C: `{launch: {weapon, as}}` at activity puts a new unit on the map with its target
+    sealed (kind `target`); the launch counts as fire for fed's {fire: {}} and meets rom's {launch: {}}; when the
+    drone meets the KR its owner must reveal the target, and it hits: warhead damage, the drone expended."""
     last = played.result.last
     flying = last.stop.checkpoint.state.unit("S1")
     assert flying is not None and flying.seeking is not None and flying.owner == "kli"
-    assert flying.seeking.launched_at == last.game.manifest.ruleset.parse_time("1.28.activity")
+    assert flying.seeking.launched_at == last.game.manifest.ruleset.parse_time("1.18.activity")
+    assert flying.status == "expended"
     whys = [b.why for _, _, s in played.commits if s is not None for b in s.pending]
-    assert "fire: D7 launches dr1 as S1 (1.28.activity)" in whys
-    assert "launch: D7 launches dr1 as S1 (1.28.activity)" in whys
-    target = [s for s in last.game.secrets.values() if s.raw.get("concerns") == "the target of drone S1"]
-    assert len(target) == 1 and target[0].owner == "kli" and target[0].revealed
-    assert target[0].value() == {"text": "S1's target: KR"}
+    assert "fire: D7 launches dr1 as S1 (1.18.activity)" in whys
+    assert "launch: D7 launches dr1 as S1 (1.18.activity)" in whys
+    target = [s for s in last.game.secrets.values() if s.raw.get("concerns") == "S1"]
+    assert len(target) == 1 and target[0].owner == "kli" and target[0].raw["kind"] == "target"
+    assert target[0].revealed and target[0].value() == {"unit": "S1", "target": "KR"}
 
 
 def test_allocations_are_sealed_at_the_start_revealed_at_the_end_and_audited(played: Played) -> None:
