@@ -54,9 +54,10 @@ def log_text(result: HistoryResult) -> str:
     elif status.over:
         out.append("Status: the game is over")
     else:
-        out.append(f"Status: {status.control} in control; firm to {status.firm}")
+        firm = status.firm or "the end of play (what is owed is settled last)"
+        out.append(f"Status: {status.control} in control; firm to {firm}")
         for b in status.pending:
-            out.append(f"  break for {b.player} at {b.at}: {b.why}")
+            out.append(f"  break for {b.player}" + (f" at {b.at}" if b.at else "") + f": {b.why}")
         if status.note:
             out.append(f"  note from {status.yielded_by}: {status.note}")
     if last.stop is not None and hasattr(ruleset, "state_summary"):
