@@ -387,3 +387,22 @@ def test_a_script_that_takes_another_course_fails_loudly(tmp_path: Path) -> None
     turns = [{**ALL_ORDERS[0], "expect": "auction"}]
     with pytest.raises(PbemError, match=r"expected \['auction'\], but the pending breaks are: kli horizon"):
         _play(tmp_path, _template(tmp_path), turns)
+
+
+def test_a_seeking_weapon_that_did_not_pursue_its_revealed_target_is_found(tmp_path: Path) -> None:
+    """Seed §2.C / DESIGN §7.1: once the target is revealed, every earlier move of the seeking weapon is checked
+    against pursuit of it: S1 slipped away from the KR at 1.2.move, so the reveal is judged illegal
+    (`rules.pursuit`) and pbem refuses to commit it, changing nothing."""
+    turns = [
+        {"player": "kli", "through": "1.32.final",
+         "plans": [{"unit": "S1", "from": "1.3.move", "until": "1.32.move", "do": {"pursue": "KR"}}],
+         "entries": [{"at": "1.1.activity", "unit": "D7", "do": {"launch": {"weapon": "dr1", "as": "S1"}}},
+                     {"at": "1.2.move", "unit": "S1", "do": {"move": "SL"}}],
+         "seal": {"kind": "target", "value": {"unit": "S1", "target": "KR"}, "concerns": "S1"}},
+        {"player": "rom", "through": "1.32.final"},
+    ]
+    ws, players = _play(tmp_path, _template(tmp_path, IMPACT_GAME), turns)
+    head = ws.repo.head_oid()
+    with pytest.raises(PbemError, match=r"rules\.pursuit.*S1 did not pursue its target KR at 1\.2\.move"):
+        _finish(ws, players)
+    assert ws.repo.head_oid() == head

@@ -171,6 +171,7 @@ class Checkpoint:
     carried: tuple[Break, ...] = ()
     auction: Any = None  # an action auction at `point` (pbem.protocol.auction.Auction), open or closed
     contacts: tuple[tuple[str, tuple[str, ...]], ...] = ()  # seeking weapons met possible targets, reveal owed
+    tracks: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)  # seeking weapon -> its moves, unchecked
 
 
 @dataclass(frozen=True)

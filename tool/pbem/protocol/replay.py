@@ -47,17 +47,23 @@ def replay(
         return Stop(start, serving_order(start.carried, inputs.players, after), over=False)
     point, state = start.point, start.state
     auction = start.auction
+    problems: list[Finding] = []
+    tracks = _check_pursuit(ruleset, inputs, dict(start.tracks), problems)
+
+    def checkpoint(at: Point | None, now: Any, **more: Any) -> Checkpoint:
+        return Checkpoint(at, now, tracks=dict(tracks), **more)
+
     if start.contacts:
         state, waiting, more = _impacts(ruleset, state, start.contacts, inputs)
         if waiting:
-            return Stop(replace(start, carried=(), state=state, contacts=waiting),
+            return Stop(replace(start, carried=(), state=state, contacts=waiting, tracks=dict(tracks)),
                         serving_order(_reveals_owed(waiting, inputs, start.point, ruleset), inputs.players, after),
-                        over=False, problems=(), steps=0)
+                        over=False, problems=tuple(problems), steps=0)
         met = _breaks_met(ruleset, inputs, start.point, ruleset.format_time(start.point), start.state, state, more,
                           explicit=False) if more and start.point is not None else ()
         if met:
-            return Stop(Checkpoint(start.point, state), serving_order(met, inputs.players, after), over=False)
-    problems: list[Finding] = []
+            return Stop(checkpoint(start.point, state), serving_order(met, inputs.players, after), over=False,
+                        problems=tuple(problems))
     steps = 0
     while point is not None and not ruleset.is_over(state):
         steps += 1
@@ -68,26 +74,26 @@ def replay(
                    if getattr(ruleset, "uses_horizons", True) else [])
         if needing:
             pending = tuple(Break(p, when, HORIZON, f"needs orders from {when}") for p in needing)
-            return Stop(Checkpoint(point, state), serving_order(pending, inputs.players, after),
+            return Stop(checkpoint(point, state), serving_order(pending, inputs.players, after),
                         over=False, problems=tuple(problems), steps=steps - 1)
         sealed_actions, waiting = _sealed(ruleset, state, point, when, inputs)
         if waiting is not None:
-            return Stop(Checkpoint(point, state), serving_order(waiting, inputs.players, after),
+            return Stop(checkpoint(point, state), serving_order(waiting, inputs.players, after),
                         over=False, problems=tuple(problems), steps=steps - 1)
         actions, unclear = _gather(ruleset, state, point, inputs, inputs.at(point), problems)
         actions += sealed_actions
         if unclear:
-            return Stop(Checkpoint(point, state), serving_order(unclear, inputs.players, after),
+            return Stop(checkpoint(point, state), serving_order(unclear, inputs.players, after),
                         over=False, problems=tuple(problems), steps=steps - 1)
         declared = _declaring(ruleset, point)
         if declared:
             auction = _auction(ruleset, inputs, state, point, auction, served, after)
             if auction is not None and not auction.closed:
-                return Stop(Checkpoint(point, state, auction=auction), auction_breaks(auction, when),
+                return Stop(checkpoint(point, state, auction=auction), auction_breaks(auction, when),
                             over=False, problems=tuple(problems), steps=steps - 1)
         blocked = _dice_missing(ruleset, state, point, when, actions, inputs)
         if blocked:
-            return Stop(Checkpoint(point, state, auction=auction), serving_order(blocked, inputs.players, after),
+            return Stop(checkpoint(point, state, auction=auction), serving_order(blocked, inputs.players, after),
                         over=False, problems=tuple(problems), steps=steps - 1)
         state = _recognise(ruleset, state, inputs.press.get(when, ()), problems)
         rolls = {ref: inputs.dice[ref].result for ref in _needed(ruleset, state, point, actions)}
@@ -95,24 +101,25 @@ def replay(
                              else ruleset.apply(state, point, actions))
         if declared:  # checked when declared (the auction); resolution must not trigger them twice
             events = [e for e in events if e.kind not in getattr(ruleset, "declared_kinds", ())]
+        _record_moves(ruleset, inputs, tracks, point, state, events)
+        tracks = _check_pursuit(ruleset, inputs, tracks, problems)
         contacts = tuple((e.data["unit"], tuple(e.data["candidates"])) for e in events if e.kind == "seeking_contact")
         if contacts:
             new_state, waiting, more = _impacts(ruleset, new_state, contacts, inputs)
             events = [*events, *more]
             if waiting:
                 nxt = ruleset.next_step(setup, point)
-                return Stop(Checkpoint(nxt, new_state, contacts=waiting),
+                return Stop(checkpoint(nxt, new_state, contacts=waiting),
                             serving_order(_reveals_owed(waiting, inputs, nxt, ruleset), inputs.players, after),
                             over=False, problems=tuple(problems), steps=steps)
         met = _breaks_met(ruleset, inputs, point, when, state, new_state, events)
         nxt = ruleset.next_step(setup, point)
         auction, served = None, None
         if met:
-            checkpoint = Checkpoint(nxt, new_state)
-            return Stop(checkpoint, serving_order(met, inputs.players, after), over=False,
+            return Stop(checkpoint(nxt, new_state), serving_order(met, inputs.players, after), over=False,
                         problems=tuple(problems), steps=steps)
         state, point = new_state, nxt
-    return Stop(Checkpoint(None, state), (), over=True, problems=tuple(problems), steps=steps)
+    return Stop(checkpoint(None, state), (), over=True, problems=tuple(problems), steps=steps)
 
 
 def _sealed(ruleset: Ruleset, state: Any, point: Point, when: str,
@@ -146,6 +153,39 @@ def _recognise(ruleset: Ruleset, state: Any, messages: Sequence[Message], proble
         # a refused message changes nothing; the commit that posted it was judged for it (verify/turns.py)
         state, _refusal = recognise(state, message.body, message.by)
     return state
+
+
+def _record_moves(ruleset: Ruleset, inputs: Inputs, tracks: dict[str, tuple[Any, ...]], point: Point,
+                  before: Any, events: Sequence[Event]) -> None:
+    """Keep each sealed-target seeking weapon's moves (the step, the state before it, its events) until its
+    target is known, so they can be checked against pursuit of it then (DESIGN §7.1, seed §2.C)."""
+    if getattr(ruleset, "pursuit_violations", None) is None:
+        return
+    for unit in inputs.targets:
+        mine = tuple(e for e in events if e.unit == unit and e.kind in ("moved", "disengaged"))
+        if mine:
+            tracks[unit] = tracks.get(unit, ()) + ((point, before, mine),)
+
+
+def _check_pursuit(ruleset: Ruleset, inputs: Inputs, tracks: dict[str, tuple[Any, ...]],
+                   problems: list[Finding]) -> dict[str, tuple[Any, ...]]:
+    """Once a seeking weapon's target is revealed, every move it made is checked against pursuit of that target
+    (`rules.pursuit`); checked moves are dropped, later ones are checked as they are made."""
+    check = getattr(ruleset, "pursuit_violations", None)
+    if check is None:
+        return tracks
+    left = {}
+    for unit, track in tracks.items():
+        sealed = inputs.targets.get(unit)
+        if sealed is None or not sealed.revealed:
+            left[unit] = track
+            continue
+        target = (sealed.value or {}).get("target")
+        for violation in check(list(track), unit, target):
+            problems.append(Finding("rules.pursuit", f"{unit} did not pursue its target {target} at "
+                                    f"{ruleset.format_time(violation.at)}: it made {violation.made}, pursuit allows "
+                                    f"{', '.join(sorted(violation.allowed))}", file=f"secrets/{sealed.secret}.yaml"))
+    return left
 
 
 def _impacts(ruleset: Ruleset, state: Any, contacts: Sequence[tuple[str, tuple[str, ...]]],
