@@ -293,8 +293,11 @@ def seal(kind: str = typer.Argument(..., help="the secret's kind, e.g. note"),
         if not source.is_file():
             raise PbemError("usage.no-file", f"{source}: no such file")
         files = ws.worktree_files()
+        head = ws.head()
+        owed = [b.at for b in head.status.pending if b.player == player and b.kind == "sealed"] \
+            if head is not None and head.status is not None else []
         sid = chance.seal_secret(files, ws.game_of(files), me, player, kind, source.read_bytes(), reveal_at,
-                                 concerns)
+                                 concerns, owed[0] if owed else None)  # answers the sealed step he owes, if any
         ws.write_files(files)
         typer.echo(f"sealed secret {sid} ({kind}); due at {reveal_at}: now `pbem yield`")
 

@@ -140,7 +140,7 @@ def show(game: Game, batch_id: str) -> str:
 
 
 def seal_secret(files: Files, game: Game, me: Identity, owner: str, kind: str, content: bytes, end: str,
-                concerns: str = "") -> str:
+                concerns: str = "", step: str | None = None) -> str:
     """Seal `content` (YAML or JSON of the secret's kind) into secrets/<id>.yaml (DESIGN §6)."""
     value = yamlsafe.load(content, "the secret").data
     schemas.validate(f"pbem/secret/{kind}/1", value, file="the secret")
@@ -149,6 +149,8 @@ def seal_secret(files: Files, game: Game, me: Identity, owner: str, kind: str, c
     raw: dict[str, Any] = {"id": secret_id, "owner": owner, "kind": kind}
     if concerns:
         raw["concerns"] = concerns
+    if step is not None:
+        raw["step"] = step  # the sealed simultaneous step this answers (DESIGN §4.7)
     raw.update({"end": end, "box": base64.b64encode(sealed.box).decode(), "commit": sealed.commit.hex(),
                 "owner_box": base64.b64encode(sealed.owner_box).decode()})
     files[f"secrets/{secret_id}.yaml"] = dump_mapping(raw).encode()

@@ -98,7 +98,7 @@ def yield_turn(ws: Workspace, me: Identity, note: str = "") -> tuple[str, Status
     base = ws.head_files()
     first = _plan_turn(ws, head, base, dict(base), me, player, "")
     if first.findings or first.verified is None:
-        raise PbemError.from_finding((first.findings or one.findings)[0], exit_code=ILLEGAL)
+        raise PbemError.from_finding(one.findings[0], exit_code=ILLEGAL)
     merged = dict(first.commit.files)
     for path in set(files) | set(base):
         if files.get(path) != base.get(path) and path != STATUS:
@@ -168,6 +168,8 @@ def settle(ws: Workspace, head: Verified, files: dict[str, bytes], me: Identity,
         mine += [s.id for s in game.secrets.values()
                  if s.owner == player and not s.revealed and s.id not in mine
                  and (s.raw.get("step") in steps or (s.raw["kind"] == "target" and s.raw.get("concerns") in units))]
+        # a secret sealed in this very commit is not revealed by it (that would be writing it in the clear)
+        mine = [sid for sid in mine if sid in head.game.secrets]
         step += chance.due_reveals(files, game, me, player, mine)
         if not step:
             break

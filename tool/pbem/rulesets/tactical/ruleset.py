@@ -59,6 +59,19 @@ class TacticalRuleset:
         """True at `fire` steps (action auction, DESIGN §4.6)."""
         return gametime.is_simultaneous(point)
 
+    def sealed(self, point: Point) -> bool:
+        """Each turn's allocation step is a sealed simultaneous step (DESIGN §4.7) in games whose setup says
+        `allocation: sealed`; `owing_players` is empty otherwise."""
+        return point[2] == gametime.ALLOC
+
+    def owing_players(self, game: state.TacticalState, point: Point) -> list[str]:
+        """With `allocation: sealed`, every player with a ship in play seals his energy allocation at each turn's
+        allocation step (seed §2.C); revealed at the end and audited (`audit_allocation`)."""
+        if point[2] != gametime.ALLOC or game.tables.get("allocation") != "sealed":
+            return []
+        return [p for p in game.players
+                if any(u.owner == p and u.active and u.seeking is None for u in game.units)]
+
     def period_of(self, point: Point) -> str:
         """The report file stem of the point's turn: "turn-01" for turn 1 (report/turn-01.yaml)."""
         return gametime.period_of(point)

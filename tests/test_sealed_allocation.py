@@ -1,0 +1,73 @@
+"""A game with `allocation: sealed` (DESIGN §4.7, seed 000 §2.C): each turn's allocation step waits until every
+player with a ship has sealed his energy allocation, in any order and without holding control; the
+allocations are revealed at the end and audited."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import SEATS, STRANGER, Table
+from gitutil import Sandbox
+
+GAME = (Path(__file__).resolve().parents[1] / "games" / "tactical-duel" / "game.yaml").read_text()
+
+
+@pytest.fixture
+def sealed_game(tmp_path: Path) -> Table:
+    template = tmp_path / "template"
+    template.mkdir()
+    text = GAME.replace("  turns: 2\n", "  turns: 1\n  allocation: sealed\n")
+    assert "allocation: sealed" in text
+    (template / "game.yaml").write_text(text)
+    root = tmp_path / "table"
+    box = Sandbox(root)
+    for name in (*SEATS.values(), STRANGER):
+        box.new_key(name)
+    table = Table(root)
+
+    def ok(*args: str, who: str, cwd: Path | None = None) -> None:
+        done = table.pbem(*args, who=who, cwd=cwd)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+    ok("init", str(table.repo_dir), "--template", str(template), "--id", "sealed-ea", who="fed", cwd=root)
+    ok("join", "--as", "fed", who="fed")
+    ok("join", "--as", "kli", who="kli")
+    ok("start", "--first", "fed", who="fed")
+    return table
+
+
+def status(table: Table) -> dict:
+    return json.loads(table.pbem("status", "--format", "json", who="fed").stdout)["status"]
+
+
+def test_the_allocation_step_waits_for_every_sealed_allocation(sealed_game: Table, tmp_path: Path) -> None:
+    table = sealed_game
+    for who, unit in (("fed", "CA"), ("kli", "D7")):
+        table.write(f"players/{who}.yaml", 'through: "1.32.final"\n')
+        done = table.pbem("yield", "-m", "orders", who=who)
+        assert done.returncode == 0, done.stderr
+    pending = [(b["player"], b["kind"]) for b in status(table)["pending"]]
+    assert pending == [("fed", "sealed"), ("kli", "sealed")]
+    # kli seals first, out of turn: legal without control
+    plan = tmp_path / "kli.yaml"
+    plan.write_text("turn: 1\nunits: {D7: {speed: 12, reserve: 5}}\n")
+    assert table.pbem("seal", "allocation", str(plan), who="kli").returncode == 0
+    assert table.pbem("yield", who="kli").returncode == 0
+    assert [(b["player"], b["kind"]) for b in status(table)["pending"]] == [("fed", "sealed")]
+    plan = tmp_path / "fed.yaml"
+    plan.write_text("turn: 1\nunits: {CA: {speed: 12}}\n")
+    assert table.pbem("seal", "allocation", str(plan), who="fed").returncode == 0
+    checked = table.pbem("check", who="fed")
+    done = table.pbem("yield", who="fed")
+    assert done.returncode == 0, checked.stdout + done.stderr
+    after = status(table)
+    assert all(b["kind"] != "sealed" for b in after["pending"])
+    assert table.pbem("verify").returncode == 0
+    files = sorted(p.name for p in (table.repo_dir / "secrets").iterdir())
+    assert len(files) == 2
+    for name in files:
+        text = (table.repo_dir / "secrets" / name).read_text()
+        assert 'step: "1.0.alloc"' in text or "step: 1.0.alloc" in text
