@@ -221,7 +221,7 @@ def copy_table(source: Table, dest: Path) -> Table:
     return Table(dest)
 
 
-def _build(root: Path) -> Table:
+def _build(root: Path, template: str = "tactical-duel", game_id: str = GAME_ID) -> Table:
     """init, join, join, start through the real CLI (subprocesses), keys from tests/gitutil.py."""
     box = Sandbox(root)  # makes home/ (with an empty ~/.ssh)
     shutil.rmtree(box.home / ".ssh")
@@ -233,7 +233,7 @@ def _build(root: Path) -> Table:
         done = table.pbem(*args, who=who, cwd=cwd)
         assert done.returncode == 0, done.stdout + done.stderr
 
-    ok("init", str(table.repo_dir), "--template", "tactical-duel", "--id", GAME_ID, who="fed", cwd=root)
+    ok("init", str(table.repo_dir), "--template", template, "--id", game_id, who="fed", cwd=root)
     ok("join", "--as", "fed", who="fed")
     ok("join", "--as", "kli", who="kli")
     ok("start", "--first", "fed", who="fed")

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SEATS, STRANGER, Table
-from gitutil import Sandbox
+from conftest import Table, _build
 
 GAME = (Path(__file__).resolve().parents[1] / "games" / "tactical-duel" / "game.yaml").read_text()
 
@@ -22,21 +21,7 @@ def sealed_game(tmp_path: Path) -> Table:
     text = GAME.replace("  turns: 2\n", "  turns: 1\n  allocation: sealed\n")
     assert "allocation: sealed" in text
     (template / "game.yaml").write_text(text)
-    root = tmp_path / "table"
-    box = Sandbox(root)
-    for name in (*SEATS.values(), STRANGER):
-        box.new_key(name)
-    table = Table(root)
-
-    def ok(*args: str, who: str, cwd: Path | None = None) -> None:
-        done = table.pbem(*args, who=who, cwd=cwd)
-        assert done.returncode == 0, done.stdout + done.stderr
-
-    ok("init", str(table.repo_dir), "--template", str(template), "--id", "sealed-ea", who="fed", cwd=root)
-    ok("join", "--as", "fed", who="fed")
-    ok("join", "--as", "kli", who="kli")
-    ok("start", "--first", "fed", who="fed")
-    return table
+    return _build(tmp_path / "table", str(template), "sealed-ea")
 
 
 def status(table: Table) -> dict:
