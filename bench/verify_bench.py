@@ -37,7 +37,7 @@ from pbem.crypto.keys import PrivateKey  # noqa: E402
 from pbem.formats.writer import dump_mapping, dump_report  # noqa: E402
 from pbem.store.repo import GameRepo  # noqa: E402
 from pbem.store.signer import KeySigner  # noqa: E402
-from pbem.verify.gamefiles import ParseCache, read_game  # noqa: E402
+from pbem.verify.gamefiles import ParseCache, read_files  # noqa: E402
 from pbem.verify.turns import expected_after, expected_start, judge  # noqa: E402
 
 GAME = """format: pbem/1
@@ -72,26 +72,18 @@ def make_game(path: Path, commits: int) -> None:
     cache = ParseCache()
     when = 1_700_000_000
 
-    def blobs(fs: dict[str, bytes]):  # type: ignore[no-untyped-def]
-        import hashlib
-
-        ids = {p: hashlib.sha1(b"blob %d\0" % len(d) + d).hexdigest() for p, d in fs.items()}
-        return {p: (ids[p], 0o100644) for p in fs}, {ids[p]: d for p, d in fs.items()}.__getitem__
-
     def commit(player: str, message: str, parent: str | None) -> str:
         nonlocal when
         when += 60
         return repo.commit_tree(files, [parent] if parent else [], message, signers[player],
                                 (player, f"{player}@bench.invalid"), when)
 
-    tree, read = blobs(files)
-    game = read_game(tree, read, cache)
+    game = read_files(files, cache)
     _, prev = judge(None, game, set(files), keys["fed"].public)
     head = commit("fed", "new game", None)
     _, status = expected_start(game, "fed")
     files["status.yaml"] = dump_mapping(status.to_data()).encode()
-    tree, read = blobs(files)
-    game = read_game(tree, read, cache)
+    game = read_files(files, cache)
     findings, prev = judge(prev, game, {"status.yaml"}, keys["fed"].public)
     assert not findings, findings
     head = commit("fed", "start", head)
@@ -113,12 +105,10 @@ def make_game(path: Path, commits: int) -> None:
         entries.setdefault(period, []).append({"at": through[player], "by": player,
                                                "unit": "CA" if player == "fed" else "D7", "do": {"pass": True}})
         files[period] = dump_report(entries[period]).encode()
-        tree, read = blobs(files)
-        game = read_game(tree, read, cache)
+        game = read_files(files, cache)
         _, status = expected_after(prev, game, player, f"turn {i}")
         files["status.yaml"] = dump_mapping(status.to_data()).encode()
-        tree, read = blobs(files)
-        game = read_game(tree, read, cache)
+        game = read_files(files, cache)
         findings, prev = judge(prev, game, {"status.yaml", period, f"players/{player}.yaml"},
                                keys[player].public)
         assert not findings, findings

@@ -17,7 +17,7 @@ from pbem.crypto.keys import PublicKey, find_key
 from pbem.errors import ILLEGAL, Finding, PbemError
 from pbem.store.repo import GameRepo
 from pbem.store.signer import Signer, signer_for
-from pbem.verify.gamefiles import Game, is_game_path, read_game
+from pbem.verify.gamefiles import Game, is_game_path, read_files
 from pbem.verify.history import HistoryResult, verify_history
 from pbem.verify.turns import Verified, judge
 
@@ -123,9 +123,7 @@ class Workspace:
         return result.last
 
     def game_of(self, files: Mapping[str, bytes]) -> Game:
-        blobs = {path: _blob_id(data) for path, data in files.items()}
-        by_id = {blobs[p]: data for p, data in files.items()}
-        return read_game({p: (blobs[p], 0o100644) for p in files}, by_id.__getitem__)
+        return read_files(files)
 
     def head_files(self) -> dict[str, bytes]:
         oid = self.repo.head_oid()
@@ -176,9 +174,3 @@ class Workspace:
         self._history = None
         self._head = None
         return oid
-
-
-def _blob_id(data: bytes) -> str:
-    import hashlib
-
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()

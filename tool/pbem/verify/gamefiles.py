@@ -7,6 +7,7 @@ from one commit to the next, and a changed file has a new id (no unbounded cache
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -428,3 +429,16 @@ def read_game(
     inputs = Inputs(manifest.players, reports, per_player, dice_book(batches), sealed_book(secrets),
                     press_book(press), target_book(secrets))
     return Game(manifest, inputs, status, batches, secrets, press)
+
+
+def read_files(files: Mapping[str, bytes], cache: ParseCache | None = None) -> Game:
+    """Read game files given by content (a working tree, or a tree not committed yet), keyed by their git blob
+    ids so the parse cache serves them as it serves committed files."""
+    ids = {path: blob_id(data) for path, data in files.items()}
+    by_id = {ids[p]: data for p, data in files.items()}
+    return read_game({p: (ids[p], BLOB_MODE) for p in files}, by_id.__getitem__, cache)
+
+
+def blob_id(data: bytes) -> str:
+    """The id git gives a blob with this content."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
