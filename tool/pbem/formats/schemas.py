@@ -1,7 +1,10 @@
 """JSON Schema validation of game files (DESIGN §2): one schema file per kind, looked up by its `$id`.
 
 Every `*.json` in `schemas_dir()` is loaded once, checked against the 2020-12 meta-schema, and compiled into a
-Draft 2020-12 validator. Schemas refer to each other by id (`"$ref": "pbem/common/1#/$defs/time"`). Ids are
+Draft 2020-12 validator. That validator words the errors; checking valid data, the verifier's common case at
+every commit, goes through a validator fastjsonschema compiles to Python code (about 20 times faster, issue 7).
+The compiled one only answers "valid or not": when it says not, jsonschema decides and explains, so jsonschema
+stays the single authority on what is valid (tests check the two agree). Schemas refer to each other by id (`"$ref": "pbem/common/1#/$defs/time"`). Ids are
 relative URIs, which JSON Schema would resolve against the referring schema's own id ("pbem/game/pbem/common/1");
 so ids and references to known ids are made absolute under one private base before they are registered.
 """
@@ -9,11 +12,14 @@ so ids and references to known ids are made absolute under one private base befo
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
+import fastjsonschema
+from fastjsonschema import JsonSchemaValueException
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError, ValidationError, best_match
 from referencing import Registry, Resource
@@ -24,6 +30,7 @@ from pbem.errors import ILLEGAL, USAGE, PbemError
 from pbem.formats.resources import schemas_dir
 from pbem.formats.yamlsafe import Document
 
+_CROSSCHECK = os.environ.get("PBEM_SCHEMA_CROSSCHECK") == "1"  # the test suite's: both validators, every call
 _BASE = "https://schemas.pbem.invalid/"
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
 _MAX_MESSAGE = 300
@@ -41,6 +48,13 @@ def validate(schema_id: str, data: Any, *, file: str, doc: Document | None = Non
     part. `base` is the path of `data` inside `doc` (when checking one entry of a larger file), so the reported
     line and field path are those of the whole file.
     """
+    try:
+        _fast(schema_id)(data)
+        if _CROSSCHECK:
+            _agree(schema_id, data)
+        return
+    except JsonSchemaValueException:
+        pass
     error = best_match(_validator(schema_id).iter_errors(data))
     if error is None:
         return
@@ -95,6 +109,69 @@ def _catalog() -> tuple[dict[str, Draft202012Validator], Registry]:
     registry: Registry = Registry().with_resources(resources).crawl()
     validators = {sid: Draft202012Validator(_absolute(s, ids), registry=registry) for sid, s in raw.items()}
     return validators, registry
+
+
+def _agree(schema_id: str, data: Any) -> None:
+    error = best_match(_validator(schema_id).iter_errors(data))
+    if error is not None:
+        raise AssertionError(f"the compiled validator accepted what jsonschema refuses ({schema_id}): "
+                             f"{error.message}")
+
+
+@lru_cache(maxsize=None)
+def _fast(schema_id: str) -> Any:
+    """The compiled validator of one schema (or part), built on first use: a process compiles only what it reads."""
+    _validator(schema_id)  # the same "unknown schema" error as the explaining validator
+    root, _, pointer = schema_id.partition("#")
+    root = root.removeprefix(_BASE)
+    schema = {"$schema": _DRAFT7, **_inline(_resolve(root, pointer), root)}
+    return fastjsonschema.compile(schema, use_default=False, use_formats=False)
+
+
+@lru_cache(maxsize=1)
+def _fast_sources() -> dict[str, Any]:
+    return {sid: v.schema for sid, v in _catalog()[0].items()}
+
+
+def _resolve(root: str, pointer: str) -> Any:
+    node = _fast_sources()[root.removeprefix(_BASE)]
+    for part in filter(None, pointer.split("/")):
+        node = node[part.replace("~1", "/").replace("~0", "~")]
+    return node
+
+
+_DRAFT7 = "http://json-schema.org/draft-07/schema#"
+_SKIP = frozenset({"$id", "$schema", "$defs", "title", "description", "$comment", "examples", "default"})
+_DATA = frozenset({"const", "enum"})  # values, not schemas: copied as they are
+_MAPS = frozenset({"properties", "patternProperties", "dependencies"})  # name -> schema
+
+
+def _inline(schema: Any, root: str, depth: int = 0) -> Any:
+    """A self-contained draft-07 copy of a 2020-12 schema (of id `root`) for fastjsonschema: every `$ref`
+    replaced by what it points to (pbem's schemas are not recursive), `dependentSchemas` spelt as draft-07
+    `dependencies`."""
+    if depth > 64:
+        raise _broken(f"{root}: $ref nesting too deep (a cycle?)")
+    if isinstance(schema, list):
+        return [_inline(item, root, depth + 1) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in _SKIP:
+            continue
+        if key == "$ref":
+            target_root, _, pointer = value.partition("#")
+            target_root = target_root.removeprefix(_BASE) or root
+            out.setdefault("allOf", []).append(_inline(_resolve(target_root, pointer), target_root, depth + 1))
+        elif key in _DATA:
+            out[key] = value
+        elif key in _MAPS or key == "dependentSchemas":
+            out["dependencies" if key == "dependentSchemas" else key] = {
+                name: _inline(sub, root, depth + 1) for name, sub in value.items()}
+        else:
+            out[key] = _inline(value, root, depth + 1)
+    return out
 
 
 def _broken(what: str) -> PbemError:
