@@ -34,8 +34,9 @@ from hypothesis import settings
 settings.register_profile("pbem", deadline=None)
 settings.register_profile("ci", deadline=None, derandomize=True)
 settings.load_profile("ci" if os.environ.get("CI") else "pbem")
-# Every schema check in the suite runs both validators and fails on disagreement (formats/schemas.py).
-os.environ["PBEM_SCHEMA_CROSSCHECK"] = "1"
+# Every fast path in the suite is checked against the plain way on every use, failing on any disagreement:
+# compiled schema validators (formats/schemas.py), incremental tree and file reading (verify/history.py).
+os.environ["PBEM_CROSSCHECK"] = "1"
 from typer.testing import CliRunner
 
 from gitutil import Sandbox, clean_env

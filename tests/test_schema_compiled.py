@@ -3,7 +3,7 @@
 The compiled one is the fast path for valid data; if it ever accepted what jsonschema refuses, a file would
 pass unchecked. So every schema and every `$defs` part is fed values made from the schemas' own vocabulary
 (field names, enum and const values, numbers at the bounds), and the two must give the same answer. The whole
-suite also runs with PBEM_SCHEMA_CROSSCHECK=1 (conftest), checking both on every file any test reads.
+suite also runs with PBEM_CROSSCHECK=1 (conftest), checking both on every file any test reads.
 """
 
 from __future__ import annotations

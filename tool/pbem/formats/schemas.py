@@ -30,7 +30,7 @@ from pbem.errors import ILLEGAL, USAGE, PbemError
 from pbem.formats.resources import schemas_dir
 from pbem.formats.yamlsafe import Document
 
-_CROSSCHECK = os.environ.get("PBEM_SCHEMA_CROSSCHECK") == "1"  # the test suite's: both validators, every call
+_CROSSCHECK = os.environ.get("PBEM_CROSSCHECK") == "1"  # the test suite's: both validators, every call
 _BASE = "https://schemas.pbem.invalid/"
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
 _MAX_MESSAGE = 300

@@ -27,6 +27,24 @@ def changed_entries(before: Iterable[Entry], after: Iterable[Entry]) -> tuple[li
     return removed, added
 
 
+def entry_changes(before: Inputs, after: Inputs, files: set[str] | None) -> tuple[list[Entry], list[Entry]]:
+    """(removed, added) over the given report files (None: all). A file that only had lines appended costs
+    what was appended; any other change is compared as multisets (`changed_entries`)."""
+    names = sorted(set(before.files) | set(after.files)) if files is None else sorted(files)
+    removed: list[Entry] = []
+    added: list[Entry] = []
+    for name in names:
+        old, new = before.files.get(name), after.files.get(name)
+        appended = new.added_since(old) if new is not None else None
+        if appended is not None:
+            added.extend(appended)
+            continue
+        gone, came = changed_entries(old.entries if old else (), new.entries if new else ())
+        removed.extend(gone)
+        added.extend(came)
+    return removed, added
+
+
 def _take(entries: list[Entry], wanted: Counter) -> list[Entry]:
     left = Counter(wanted)
     out = []
@@ -44,7 +62,7 @@ def firm_findings(before: Inputs, after: Inputs, firm: Point | None,
     nor may a player pull his horizon back behind it. `files`: the report files that changed (None: all).
     `committed`: entries at the firm step already declared in an action auction: they may be added to, never
     withdrawn (DESIGN §4.4, seed §7.B)."""
-    removed, added = changed_entries(before.entries_in(files), after.entries_in(files))
+    removed, added = entry_changes(before, after, files)
     findings = []
     for entry in removed:
         if entry.key in committed:
@@ -73,7 +91,7 @@ def firm_findings(before: Inputs, after: Inputs, firm: Point | None,
 def ownership_findings(before: Inputs, after: Inputs, committer: str,
                        files: set[str] | None = None) -> list[Finding]:
     """A player adds, edits or removes only his own entries (DESIGN §2 rules of ownership)."""
-    removed, added = changed_entries(before.entries_in(files), after.entries_in(files))
+    removed, added = entry_changes(before, after, files)
     findings = []
     for entry in removed:
         if entry.by != committer:

@@ -8,8 +8,10 @@ player has given all his actions (DESIGN §4.1).
 
 from __future__ import annotations
 
+import itertools
+import os
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from pbem.formats.canonical import dumps as canonical_dumps
 from pbem.rulesets.base import Point, State
@@ -46,18 +48,45 @@ class Entry:
         return self.key
 
 
+# Unique within a process and, starting at random, across the processes whose states meet in the cache.
+_serials = itertools.count(int.from_bytes(os.urandom(6), "big") << 8 | 1)
+
+
 @dataclass(frozen=True)
 class ReportFile:
-    """The entries of one report file, indexed by game time once (files are cached by content)."""
+    """The entries of one report file, indexed by game time once (files are cached by content).
+
+    A file read as an earlier version plus appended lines (the common case: a turn appends its entries) records
+    that version's `serial` as `base`, so what changed is known without comparing the files (issue 7: cost per
+    commit is what it appended). Only the serial is kept, never the old version itself."""
 
     entries: tuple[Entry, ...]
     by_step: Mapping[Point, tuple[Entry, ...]] = field(default_factory=dict, compare=False, repr=False)
+    source: bytes = field(default=b"", compare=False, repr=False)  # the file as read, when read from bytes
+    base: int = field(default=0, compare=False, repr=False)  # serial of the version this one appends to
+    serial: int = field(default=0, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "serial", next(_serials))
+        if self.by_step:
+            return
         index: dict[Point, list[Entry]] = {}
         for entry in self.entries:
             index.setdefault(entry.at, []).append(entry)
         object.__setattr__(self, "by_step", {k: tuple(v) for k, v in index.items()})
+
+    def appended(self, more: tuple[Entry, ...], source: bytes) -> "ReportFile":
+        """This file with `more` entries after its last one; indexes only what was appended."""
+        index = dict(self.by_step)
+        for entry in more:
+            index[entry.at] = index.get(entry.at, ()) + (entry,)
+        return ReportFile(self.entries + more, index, source, self.serial)
+
+    def added_since(self, before: "ReportFile | None") -> tuple[Entry, ...] | None:
+        """The entries appended to `before` if this file is `before` plus appended lines, else None."""
+        if before is not None and self.base and self.base == before.serial:
+            return self.entries[len(before.entries):]
+        return None
 
 
 @dataclass(frozen=True)
@@ -112,6 +141,8 @@ class Inputs:
     sealed: Mapping[tuple[str, str], SealedInput] = field(default_factory=dict)  # (step, player) -> input
     press: Mapping[str, tuple[Message, ...]] = field(default_factory=dict)  # step -> messages sent during it
     targets: Mapping[str, SealedInput] = field(default_factory=dict)  # seeking unit -> its sealed target
+    # the report file a game time belongs in (`report/<period>.yaml`), so `at` reads one file, not all of them
+    period_of: Callable[[Point], str] | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of_entries(cls, players: tuple[str, ...], entries: tuple[Entry, ...],
@@ -128,6 +159,9 @@ class Inputs:
 
     def at(self, point: Point) -> tuple[Entry, ...]:
         """The entries at one step, from every file."""
+        if self.period_of is not None:
+            report = self.files.get(f"report/{self.period_of(point)}.yaml")
+            return report.by_step.get(point, ()) if report is not None else ()
         found: tuple[Entry, ...] = ()
         for report in self.files.values():
             found += report.by_step.get(point, ())

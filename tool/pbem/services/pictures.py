@@ -20,7 +20,6 @@ from pbem.services import report
 from pbem.store.commits import parse_commit
 from pbem.store.repo import GameRepo
 from pbem.verify import history
-from pbem.verify.gamefiles import ParseCache
 from pbem.verify.history import HistoryResult
 from pbem.verify.turns import Verified
 
@@ -33,18 +32,15 @@ def walk(repo: GameRepo, tip: str | None = None) -> tuple[HistoryResult, list[Ve
     if tip is None:
         raise PbemError("repo.empty", "this repository has no commits yet")
     sequence, history_findings = history.turn_sequence(repo, tip)
-    cache = ParseCache()
-    prev: Verified | None = None
-    prev_files: Mapping[str, tuple[str, int]] = {}
+    verifier = history.Verifier(repo)
     results = []
     known: list[Verified | None] = []
     for oid in sequence:
         # the verifier's own per-commit step, so the pictures can never disagree with `pbem verify`
-        result, after, prev_files = history._verify_commit(repo, oid, prev, prev_files, cache)
-        results.append(result)
-        known.append(after if after is not prev else None)
-        prev = after
-    return HistoryResult(results, history_findings, prev, prev_files), known
+        prev = verifier.verified
+        results.append(verifier.step(oid))
+        known.append(verifier.verified if verifier.verified is not prev else None)
+    return HistoryResult(results, history_findings, verifier.verified, verifier.files), known
 
 
 def resolve(repo: GameRepo, revision: str | None) -> str | None:

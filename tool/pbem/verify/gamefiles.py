@@ -115,15 +115,21 @@ def is_game_path(path: str) -> bool:
     return path in FIXED_PATHS or any(r.match(path) for r in (PLAYERS_RE, REPORT_RE, DICE_RE, SECRET_RE, PRESS_RE))
 
 
-def layout_findings(files: Mapping[str, tuple[str, int]]) -> list[Finding]:
-    """Only the paths the game layout allows, only regular files (DESIGN §3 Trees)."""
+def layout_findings(files: Mapping[str, tuple[str, int]], changed: set[str] | None = None,
+                    added: set[str] | None = None) -> list[Finding]:
+    """Only the paths the game layout allows, only regular files (DESIGN §3 Trees). With `changed` (and the
+    new paths among them, `added`), only those are looked at, the rest having passed at an earlier commit:
+    a commit costs what it changed."""
     found = []
-    folded: dict[str, str] = {}
-    for path, (_oid, mode) in sorted(files.items()):
-        if path.lower() in folded:
-            found.append(Finding("tree.case-twin", f"{path} and {folded[path.lower()]} differ only in case",
-                                 file=path))
-        folded[path.lower()] = path
+    if changed is None or added:
+        folded: dict[str, str] = {}
+        for path in sorted(files):
+            twin = folded.get(path.lower())
+            if twin is not None and (changed is None or path in added or twin in added):  # type: ignore[operator]
+                found.append(Finding("tree.case-twin", f"{path} and {twin} differ only in case", file=path))
+            folded[path.lower()] = path
+    for path in sorted(files) if changed is None else sorted(p for p in changed if p in files):
+        mode = files[path][1]
         if not is_game_path(path):
             found.append(Finding("tree.unexpected-path", f"{path} is not part of a game's layout "
                                  "(game.yaml, status.yaml, players/<id>.yaml, report/<period>.yaml, "
@@ -206,12 +212,27 @@ MAX_ENTRIES = 20_000  # schemas/report.json entries.maxItems
 ENTRY_LINE = re.compile(r"  - \{[^\n]*\}\Z")  # one entry per line, as pbem writes (DESIGN §2)
 
 
-def read_report(data: bytes, file: str, ruleset: Ruleset, lines: ParseCache | None = None) -> ReportFile:
+def read_report(data: bytes, file: str, ruleset: Ruleset, lines: ParseCache | None = None,
+                previous: ReportFile | None = None) -> ReportFile:
     """A report file's entries. A file in pbem's own layout (`entries:` then one flow mapping per line) is read
-    line by line, each line's parse cached by its text, so a commit that appends one entry parses one line;
-    any other valid layout is parsed whole (DESIGN §2)."""
-    text = data.decode("utf-8", "replace")
-    rows = text.split("\n")
+    line by line, each line's parse cached by its text; when it is `previous` (its version one commit back)
+    with lines appended, only those are read, so a commit that appends one entry parses one line. Any other
+    valid layout is parsed whole (DESIGN §2)."""
+    if (previous is not None and previous.source and len(data) <= yamlsafe.MAX_BYTES
+            and data.startswith(previous.source) and previous.source.endswith(b"\n")):
+        more = _utf8(data[len(previous.source):]).split("\n")
+        if more and more[-1] == "":
+            more.pop()
+        if more and all(ENTRY_LINE.match(r) for r in more):
+            first = len(previous.entries) + 2
+            if first - 2 + len(more) > MAX_ENTRIES:
+                raise PbemError("schema.invalid", f"entries: has {first - 2 + len(more)} items; expected at most "
+                                f"{MAX_ENTRIES}", file=file, line=MAX_ENTRIES + 2, exit_code=1)
+            period = file[len("report/"):-len(".yaml")]
+            added = tuple(_line_entry(row, file, number, ruleset, period, lines)
+                          for number, row in enumerate(more, start=first))
+            return previous.appended(added, data)
+    rows = _utf8(data).split("\n")
     if rows and rows[-1] == "":
         rows.pop()
     if (lines is not None and len(data) <= yamlsafe.MAX_BYTES and rows and rows[0] == "entries:"
@@ -220,13 +241,28 @@ def read_report(data: bytes, file: str, ruleset: Ruleset, lines: ParseCache | No
         if len(rows) - 1 > MAX_ENTRIES:  # the whole-file schema's cap, so both paths accept the same files
             raise PbemError("schema.invalid", f"entries: has {len(rows) - 1} items; expected at most {MAX_ENTRIES}",
                             file=file, line=MAX_ENTRIES + 2, exit_code=1)
-        entries = []
-        for number, row in enumerate(rows[1:], start=2):
-            at, item, key = lines.get((row, ruleset.name, period),
-                                      lambda: _read_entry_line(row, file, number, ruleset, period))
-            entries.append(Entry(at, item["at"], item["by"], item.get("unit"), item["do"], file, number, key))
-        return ReportFile(tuple(entries))
+        entries = tuple(_line_entry(row, file, number, ruleset, period, lines)
+                        for number, row in enumerate(rows[1:], start=2))
+        return ReportFile(entries, source=data)
     return _read_report_whole(data, file, ruleset)
+
+
+def _utf8(data: bytes) -> str:
+    """The text, or "" when it is not UTF-8 (then the whole-file reader names the offending byte)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "\x00"  # matches no entry line
+
+
+def _line_entry(row: str, file: str, number: int, ruleset: Ruleset, period: str,
+                lines: ParseCache | None) -> Entry:
+    if lines is None:
+        at, item, key = _read_entry_line(row, file, number, ruleset, period)
+    else:
+        at, item, key = lines.get((row, ruleset.name, period),
+                                  lambda: _read_entry_line(row, file, number, ruleset, period))
+    return Entry(at, item["at"], item["by"], item.get("unit"), item["do"], file, number, key)
 
 
 def _read_entry_line(row: str, file: str, number: int, ruleset: Ruleset, period: str) -> tuple[Any, dict, bytes]:
@@ -427,7 +463,76 @@ def read_game(
             press[path] = cache.get((oid, "press", manifest.ruleset_name, path),
                                     lambda: read_press(blob(oid), path, ruleset))
     inputs = Inputs(manifest.players, reports, per_player, dice_book(batches), sealed_book(secrets),
-                    press_book(press), target_book(secrets))
+                    press_book(press), target_book(secrets), ruleset.period_of)
+    return Game(manifest, inputs, status, batches, secrets, press)
+
+
+def read_changes(
+    base: Game,
+    files: Mapping[str, tuple[str, int]],
+    changed: set[str],
+    blob: Callable[[str], bytes],
+    cache: ParseCache | None = None,
+) -> Game:
+    """The game after a commit that changed `changed`, read on top of `base`, the game as read at its parent:
+    only the changed files are read, a report file that had lines appended only in its new lines (issue 7).
+    Gives what `read_game(files)` gives, and raises what it raises for the changed files."""
+    if GAME in changed or GAME not in files:
+        return read_game(files, blob, cache)  # other seats or rules: every file is read against them anew
+    manifest = base.manifest
+    ruleset = manifest.ruleset
+    status = base.status
+    if STATUS in changed:
+        status = read_status(blob(files[STATUS][0])) if STATUS in files else None
+    per_player = dict(base.inputs.per_player)
+    reports = dict(base.inputs.files)
+    batches, secrets, press = dict(base.batches), dict(base.secrets), dict(base.press)
+    kinds: set[str] = set()
+    for path in sorted(changed):
+        oid = files[path][0] if path in files else None
+        m = PLAYERS_RE.match(path)
+        if m:
+            if oid is None:
+                per_player.pop(m.group(1), None)
+                continue
+            if m.group(1) not in manifest.players:
+                raise PbemError("players.unknown", f"{path}: no player {m.group(1)!r} in game.yaml", file=path,
+                                exit_code=1)
+            per_player[m.group(1)] = read_players(blob(oid), path, ruleset)
+        elif REPORT_RE.match(path):
+            if oid is None:
+                reports.pop(path, None)
+                continue
+            before = reports.get(path)
+            report = read_report(blob(oid), path, ruleset, cache.lines if cache else None, before)
+            new = report.added_since(before)
+            _known_players(ReportFile(new) if new is not None else report, manifest.players)
+            reports[path] = report
+        elif DICE_RE.match(path):
+            kinds.add("dice")
+            batches = {b.id: b for b in batches.values() if b.file != path}
+            if oid is not None:
+                batch = read_batch(blob(oid), path)
+                batches[batch.id] = batch
+        elif SECRET_RE.match(path):
+            kinds.add("secrets")
+            secrets = {s.id: s for s in secrets.values() if s.file != path}
+            if oid is not None:
+                secret = read_secret(blob(oid), path)
+                secrets[secret.id] = secret
+        elif PRESS_RE.match(path):
+            kinds.add("press")
+            press.pop(path, None)
+            if oid is not None:
+                press[path] = read_press(blob(oid), path, ruleset)
+    old = base.inputs
+    if len(reports) != len(base.inputs.files) or reports.keys() != base.inputs.files.keys():
+        reports = dict(sorted(reports.items()))  # in path order, as read_game gives them
+    inputs = Inputs(manifest.players, reports, per_player,
+                    dice_book(batches) if "dice" in kinds else old.dice,
+                    sealed_book(secrets) if "secrets" in kinds else old.sealed,
+                    press_book(press) if "press" in kinds else old.press,
+                    target_book(secrets) if "secrets" in kinds else old.targets, ruleset.period_of)
     return Game(manifest, inputs, status, batches, secrets, press)
 
 

@@ -8,6 +8,7 @@ parent's chain; the turns are then the commits on the second-parent side, and th
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
@@ -18,7 +19,8 @@ from pbem.protocol.model import Status
 from pbem.store.commits import parse_commit
 from pbem.store.repo import GameRepo
 from pbem.verify import cache as verified_cache
-from pbem.verify.gamefiles import Game, ParseCache, layout_findings, read_game, seed_cache
+from pbem.store.trees import TreeWalker
+from pbem.verify.gamefiles import Game, ParseCache, layout_findings, read_changes, read_game, seed_cache
 from pbem.verify.turns import Verified, judge
 
 
@@ -85,6 +87,90 @@ def turn_sequence(repo: GameRepo, tip: str) -> tuple[list[str], list[Finding]]:
     return sequence, findings
 
 
+class Verifier:
+    """The per-commit step of the verifier, fed the turns in order (STYLE: a state machine fed commits).
+
+    It carries what is known after the last commit judged (`verified`), that commit's files, the game as read
+    there, and the tree walker, so each commit costs what it changed (issue 7): the folders whose ids changed
+    are listed, the files that changed are read, a report file that had lines appended is read in those
+    lines. A commit whose files cannot be read or whose signature fails leaves all of it as it was."""
+
+    def __init__(self, repo: GameRepo,
+                 kept: tuple[Verified, Mapping[str, tuple[str, int]], Game] | None = None) -> None:
+        self.repo = repo
+        self.cache = ParseCache()
+        self.trees = TreeWalker(repo)
+        self.verified: Verified | None = None
+        self.files: Mapping[str, tuple[str, int]] = {}
+        self.read: Game | None = None  # the game as read at `files` (the judged one may keep an old manifest)
+        if kept is not None:
+            self.verified, self.files, self.read = kept
+            self.trees.files = dict(self.files)
+            seed_cache(self.cache, self.read, self.files)
+
+    def step(self, oid: str) -> CommitResult:
+        """Judge one commit on top of the last one judged."""
+        result = CommitResult(oid, None, "")
+        signer: PublicKey | None = None
+        tree: str | None = None
+        try:
+            commit = parse_commit(self.repo.raw_commit(oid))
+            tree = commit.tree
+            result.summary = commit.message.decode("utf-8", "replace").strip().splitlines()[0:1][0] \
+                if commit.message.strip() else ""
+            if commit.signature is None:
+                raise PbemError("signature.missing", "the commit is not signed", exit_code=1)
+            signer = sshsig.verify(commit.signature, commit.signed_payload())
+        except PbemError as exc:
+            result.findings.append(exc.finding.at(commit=oid))
+        walked = self.trees.files
+        try:
+            files, changed = self.trees.advance(oid, tree or self.repo.tree_id(oid))
+        except PbemError as exc:
+            result.findings.append(exc.finding.at(commit=oid))
+            return result
+        if walked is not self.files:  # the walker moved past a commit not judged: compare with the last judged
+            changed = {p for p in set(files) | set(self.files) if files.get(p) != self.files.get(p)}
+        added = {p for p in changed if p not in self.files}
+        result.findings.extend(f.at(commit=oid) for f in layout_findings(files, changed, added))
+        try:
+            if self.read is None:
+                game = read_game(files, self.repo.read_blob, self.cache)
+            else:
+                game = read_changes(self.read, files, changed, self.repo.read_blob, self.cache)
+            if _CROSSCHECK:
+                _agree(self.repo, oid, files, game)
+        except PbemError as exc:
+            result.findings.append(exc.finding.at(commit=oid))
+            return result
+        if signer is None:
+            return result
+        findings, verified = judge(self.verified, game, changed, signer)
+        result.findings.extend(f.at(commit=oid) for f in findings)
+        result.actor = verified.actor
+        result.status = game.status
+        self.verified, self.files, self.read = verified, files, game
+        return result
+
+
+_CROSSCHECK = os.environ.get("PBEM_CROSSCHECK") == "1"  # the test suite's: every fast path against the plain one
+
+
+def _agree(repo: GameRepo, oid: str, files: Mapping[str, tuple[str, int]], game: Game) -> None:
+    """The tree walker and the incremental reader give what the full, plain readers give (tests only)."""
+    plain = repo.tree_files(oid)
+    assert dict(files) == plain, f"tree walker disagrees at {oid}"
+    full = read_game(plain, repo.read_blob)
+    assert full.manifest.raw == game.manifest.raw and full.status == game.status, f"reader disagrees at {oid}"
+    assert full.inputs.files == game.inputs.files and list(full.inputs.files) == list(game.inputs.files), oid
+    assert full.inputs.per_player == game.inputs.per_player, oid
+    for name in ("dice", "sealed", "press", "targets"):
+        assert getattr(full.inputs, name) == getattr(game.inputs, name), f"{name} disagree at {oid}"
+    assert {k: v.raw for k, v in full.batches.items()} == {k: v.raw for k, v in game.batches.items()}, oid
+    assert {k: v.raw for k, v in full.secrets.items()} == {k: v.raw for k, v in game.secrets.items()}, oid
+    assert full.press == game.press, oid
+
+
 def verify_history(repo: GameRepo, tip: str | None = None,
                    on_commit: Callable[[int], None] | None = None, cached: bool = False) -> HistoryResult:
     """Judge every turn from the root to `tip` (default HEAD); `on_commit(i)` after each (benchmarks).
@@ -96,66 +182,22 @@ def verify_history(repo: GameRepo, tip: str | None = None,
     if tip is None:
         raise PbemError("repo.empty", "this repository has no commits yet", exit_code=2)
     sequence, history_findings = turn_sequence(repo, tip)
-    cache = ParseCache()
-    prev: Verified | None = None
-    prev_files: Mapping[str, tuple[str, int]] = {}
+    verifier = Verifier(repo)
     start = 0
     if cached and not history_findings:
         for i in range(len(sequence) - 1, -1, -1):
             if verified_cache.has(repo.git_dir, sequence[i]):
                 kept = verified_cache.load(repo.git_dir, sequence[i])
                 if kept is not None:
-                    prev, prev_files = kept
+                    verifier = Verifier(repo, kept)
                     start = i + 1
-                    seed_cache(cache, prev.game, prev_files)
                 break
     results: list[CommitResult] = []
     for i, oid in enumerate(sequence[start:], start):
-        result, prev, prev_files = _verify_commit(repo, oid, prev, prev_files, cache)
-        results.append(result)
+        results.append(verifier.step(oid))
         if on_commit is not None:
             on_commit(i)
-    done = HistoryResult(results, history_findings, prev, prev_files, start, sequence)
-    if cached and results and prev is not None and not done.findings():
-        verified_cache.save(repo.git_dir, sequence[-1], prev, prev_files)
+    done = HistoryResult(results, history_findings, verifier.verified, verifier.files, start, sequence)
+    if cached and results and verifier.verified is not None and not done.findings():
+        verified_cache.save(repo.git_dir, sequence[-1], verifier.verified, verifier.files, verifier.read)
     return done
-
-
-def _verify_commit(
-    repo: GameRepo,
-    oid: str,
-    prev: Verified | None,
-    prev_files: Mapping[str, tuple[str, int]],
-    cache: ParseCache,
-) -> tuple[CommitResult, Verified | None, Mapping[str, tuple[str, int]]]:
-    raw = repo.raw_commit(oid)
-    result = CommitResult(oid, None, "")
-    signer: PublicKey | None = None
-    try:
-        commit = parse_commit(raw)
-        result.summary = commit.message.decode("utf-8", "replace").strip().splitlines()[0:1][0] \
-            if commit.message.strip() else ""
-        if commit.signature is None:
-            raise PbemError("signature.missing", "the commit is not signed", exit_code=1)
-        signer = sshsig.verify(commit.signature, commit.signed_payload())
-    except PbemError as exc:
-        result.findings.append(exc.finding.at(commit=oid))
-    try:
-        files = repo.tree_files(oid)
-    except PbemError as exc:
-        result.findings.append(exc.finding.at(commit=oid))
-        return result, prev, prev_files
-    result.findings.extend(f.at(commit=oid) for f in layout_findings(files))
-    try:
-        game: Game = read_game(files, repo.read_blob, cache)
-    except PbemError as exc:
-        result.findings.append(exc.finding.at(commit=oid))
-        return result, prev, prev_files
-    if signer is None:
-        return result, prev, prev_files
-    changed = {p for p in set(files) | set(prev_files) if files.get(p) != prev_files.get(p)}
-    findings, verified = judge(prev, game, changed, signer)
-    result.findings.extend(f.at(commit=oid) for f in findings)
-    result.actor = verified.actor
-    result.status = game.status
-    return result, verified, files
