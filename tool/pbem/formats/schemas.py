@@ -31,6 +31,8 @@ from pbem.formats.resources import schemas_dir
 from pbem.formats.yamlsafe import Document
 
 _CROSSCHECK = os.environ.get("PBEM_CROSSCHECK") == "1"  # the test suite's: both validators, every call
+_VALID: set[tuple[str, str]] = set()  # values found valid, with `memo` (bounded: cleared when full)
+_VALID_MAX = 4096
 _BASE = "https://schemas.pbem.invalid/"
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
 _MAX_MESSAGE = 300
@@ -41,17 +43,28 @@ def schema_ids() -> list[str]:
     return sorted(_catalog()[0])
 
 
-def validate(schema_id: str, data: Any, *, file: str, doc: Document | None = None, base: tuple[str | int, ...] = ()) -> None:
+def validate(schema_id: str, data: Any, *, file: str, doc: Document | None = None, base: tuple[str | int, ...] = (),
+             memo: bool = False) -> None:
     """Check `data` against schema `schema_id`; raise `PbemError("schema.invalid")` for the best error.
 
     `schema_id` is a schema's `$id`, optionally with a JSON pointer (`pbem/report/1#/$defs/entry`) to check one
     part. `base` is the path of `data` inside `doc` (when checking one entry of a larger file), so the reported
-    line and field path are those of the whole file.
+    line and field path are those of the whole file. `memo`: remember values found valid (for small values
+    that recur, like the `do` of report entries, under a schema slow to check).
     """
+    key = None
+    if memo:
+        key = (schema_id, json.dumps(data, sort_keys=True))
+        if key in _VALID:
+            return
     try:
         _fast(schema_id)(data)
         if _CROSSCHECK:
             _agree(schema_id, data)
+        if key is not None:
+            if len(_VALID) >= _VALID_MAX:
+                _VALID.clear()
+            _VALID.add(key)
         return
     except JsonSchemaValueException:
         pass

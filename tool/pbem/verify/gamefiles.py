@@ -291,7 +291,7 @@ class _ShiftedDoc:
 def _entry(item: dict, file: str, line: int, ruleset: Ruleset, period: str, doc: Any, base: tuple) -> Entry:
     action_schema = getattr(ruleset, "action_schema", None)
     if action_schema:
-        schemas.validate(action_schema, item["do"], file=file, doc=doc, base=base + ("do",))
+        schemas.validate(action_schema, item["do"], file=file, doc=doc, base=base + ("do",), memo=True)
     at = parse_time(ruleset, item["at"], file, line)
     if ruleset.period_of(at) != period:
         raise PbemError("report.wrong-file", f"entry at {item['at']} belongs in "
