@@ -34,6 +34,7 @@ from pbem.formats.writer import dump_mapping, dump_report
 from pbem.rulesets import get as get_ruleset
 from pbem.store.commits import commit_payload, parse_commit, with_signature
 from pbem.verify import gamefiles
+from pbem.verify.erratafile import read_erratum
 from pbem.verify.gamefiles import ParseCache
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
@@ -149,6 +150,25 @@ PRESS_DOW = b"""messages:
   - {by: russia, say: "hello", x-note: "free"}
   - {by: turkey, draw: true}
 """
+ERRATUM = b"""id: e0001
+by: fed
+reason: "CA was allocated speed 10"
+removed:
+  - {at: "1.0.alloc", by: fed, unit: CA, do: {speed: 12}}
+added:
+  - {at: "1.0.alloc", by: fed, unit: CA, do: {speed: 10}}
+  - {at: "1.3.move", by: fed, unit: CA, do: {move: TL}}
+signatures:
+  fed: "-----BEGIN SSH SIGNATURE-----\\nU1NIU0lHAAAAAQ==\\n-----END SSH SIGNATURE-----"
+applied: true
+"""
+
+
+def _erratum(data: bytes) -> Any:
+    """An erratum read, then what the verifier derives from it (its signed content, where it corrects from)."""
+    erratum = read_erratum(data, "errata/e0001.yaml", TACTICAL)
+    return erratum.content(), erratum.corrected_from(), erratum.corrected_from_text()
+
 
 # reader name -> (call on bytes, valid samples)
 READERS: dict[str, tuple[Callable[[bytes], Any], list[bytes]]] = {
@@ -164,6 +184,7 @@ READERS: dict[str, tuple[Callable[[bytes], Any], list[bytes]]] = {
     "read_secret": (lambda b: gamefiles.read_secret(b, "secrets/s0001.yaml"), [SECRET]),
     "read_press/tactical": (lambda b: gamefiles.read_press(b, "press/global.yaml", TACTICAL), [PRESS_TACTICAL]),
     "read_press/dow": (lambda b: gamefiles.read_press(b, "press/global.yaml", DOW), [PRESS_DOW]),
+    "read_erratum": (_erratum, [ERRATUM]),
     "yamlsafe.load": (lambda b: yamlsafe.load(b, "any.yaml"), [STATUS, DICE, REPORT_TACTICAL_WHOLE]),
 }
 
@@ -363,6 +384,7 @@ test_fuzz_read_secret = _reader_test("read_secret")
 test_fuzz_read_press_tactical = _reader_test("read_press/tactical")
 test_fuzz_read_press_dow = _reader_test("read_press/dow")
 test_fuzz_yamlsafe_load = _reader_test("yamlsafe.load")
+test_fuzz_read_erratum = _reader_test("read_erratum")
 
 
 def _entries(report: Any) -> list[tuple]:

@@ -162,9 +162,10 @@ def status(key: Optional[str] = KeyOption,
         except PbemError:
             me = None
         view = turn.outlook(ws, me)
+        errata = turn.errata_lines(ws)
         if output is OutputFormat.json:
             typer.echo(json.dumps({"status": view.status.to_data() if view.status else None, "me": view.me,
-                                   "you_owe": view.owes()}, indent=2))
+                                   "you_owe": view.owes(), "errata": errata}, indent=2))
             return
         if rich or (rich is None and sys.stdout.isatty()):
             from pbem.cli_pictures import status_screen
@@ -172,6 +173,8 @@ def status(key: Optional[str] = KeyOption,
             status_screen(ws, view.me)
             return
         typer.echo(_status_lines(view.status, view.me))
+        for line in errata:
+            typer.echo(f"erratum: {line}")
         typer.echo(f"you ({view.me or 'no seat'}) owe: {view.owes()}")
 
     _run(go)
@@ -466,6 +469,7 @@ def _register_more() -> None:
     register(app)
     __import__("pbem.cli_pictures").cli_pictures.register(app)
     __import__("pbem.cli_dow").cli_dow.register(app)
+    __import__("pbem.cli_errata").cli_errata.register(app)
 
 
 _register_more()

@@ -40,9 +40,14 @@ def replay(
     start: Checkpoint,
     after: str | None,
     served: str | None = None,
+    quiet_before: Point | None = None,
 ) -> Stop:
     """Replay from `start` to the next break; pending breaks are served in table order after `after`.
-    `served` is the player whose turn was just taken (it moves an open action auction on)."""
+    `served` is the player whose turn was just taken (it moves an open action auction on).
+
+    `quiet_before`: steps before this point were played and served already; they are resolved again (to rebuild
+    the state) but their breaks and action auctions are not served again. Replay after an erratum restarts from
+    the game start this way, so that the steps it corrected are the first to count again (DESIGN §4.8)."""
     if start.carried:
         return Stop(start, serving_order(start.carried, inputs.players, after), over=False)
     point, state = start.point, start.state
@@ -85,8 +90,9 @@ def replay(
         if unclear:
             return Stop(checkpoint(point, state), serving_order(unclear, inputs.players, after),
                         over=False, problems=tuple(problems), steps=steps - 1)
+        quiet = quiet_before is not None and point < quiet_before
         declared = _declaring(ruleset, point)
-        if declared:
+        if declared and not quiet:
             auction = _auction(ruleset, inputs, state, point, auction, served, after)
             if auction is not None and not auction.closed:
                 return Stop(checkpoint(point, state, auction=auction), auction_breaks(auction, when),
@@ -112,7 +118,7 @@ def replay(
                 return Stop(checkpoint(nxt, new_state, contacts=waiting),
                             serving_order(_reveals_owed(waiting, inputs, nxt, ruleset), inputs.players, after),
                             over=False, problems=tuple(problems), steps=steps)
-        met = _breaks_met(ruleset, inputs, point, when, state, new_state, events)
+        met = () if quiet else _breaks_met(ruleset, inputs, point, when, state, new_state, events)
         nxt = ruleset.next_step(setup, point)
         auction, served = None, None
         if met:

@@ -60,6 +60,12 @@ def log_text(result: HistoryResult) -> str:
             out.append(f"  break for {b.player}" + (f" at {b.at}" if b.at else "") + f": {b.why}")
         if status.note:
             out.append(f"  note from {status.yielded_by}: {status.note}")
+    if last.game.errata:
+        from pbem.services.errata import listing
+
+        out.append("")
+        out.append("Errata (corrections of the firm report, signed by every player):")
+        out.extend(f"  {line}" for line in listing(last.game))
     if last.stop is not None and hasattr(ruleset, "state_summary"):
         out.append("")
         out.append("Units at the firm point:")

@@ -10,7 +10,7 @@ from pbem.protocol.model import Status
 from pbem.crypto.keys import PrivateKey
 from pbem.protocol import secrets
 from pbem.protocol.dice import ESCROW
-from pbem.services import chance
+from pbem.services import chance, errata
 from pbem.services.workspace import Identity, PlannedCommit, Workspace
 from pbem.verify.gamefiles import STATUS
 from pbem.verify.turns import OWED, Verified, expected_after, takes_turn, who
@@ -58,6 +58,12 @@ def whoami(ws: Workspace, me: Identity | None) -> str | None:
 def outlook(ws: Workspace, me: Identity | None) -> Outlook:
     head = ws.head()
     return Outlook(head.game.status if head else None, whoami(ws, me))
+
+
+def errata_lines(ws: Workspace) -> list[str]:
+    """The errata not applied yet at HEAD, each with who still has to sign (DESIGN §4.8), for `pbem status`."""
+    head = ws.head()
+    return [] if head is None else errata.listing(head.game, with_applied=False)
 
 
 def check(ws: Workspace, me: Identity) -> Outlook:

@@ -17,11 +17,13 @@ from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
 from pbem.formats import schemas, yamlsafe
 from pbem.protocol.dice import ESCROW, Batch
+from pbem.protocol.errata import Erratum
 from pbem.protocol.model import (Entry, Inputs, Message, PlayerInputs, ReportFile, Rolled, SealedInput,
                                  Status)
 from pbem.protocol.secrets import Secret
 from pbem.rulesets import get as get_ruleset
 from pbem.rulesets.base import Ruleset
+from pbem.verify.erratafile import ERRATUM_RE, read_erratum
 
 GAME = "game.yaml"
 STATUS = "status.yaml"
@@ -89,6 +91,7 @@ class Game:
     batches: Mapping[str, Batch] = field(default_factory=dict)
     secrets: Mapping[str, Secret] = field(default_factory=dict)
     press: Mapping[str, tuple[Message, ...]] = field(default_factory=dict)  # file -> its messages
+    errata: Mapping[str, Erratum] = field(default_factory=dict)  # erratum id -> erratum (DESIGN §4.8)
 
 
 class ParseCache:
@@ -112,7 +115,8 @@ class ParseCache:
 
 def is_game_path(path: str) -> bool:
     """Whether a path belongs to the game layout (DESIGN §2); only these are ever committed."""
-    return path in FIXED_PATHS or any(r.match(path) for r in (PLAYERS_RE, REPORT_RE, DICE_RE, SECRET_RE, PRESS_RE))
+    return path in FIXED_PATHS or any(r.match(path) for r in (PLAYERS_RE, REPORT_RE, DICE_RE, SECRET_RE, PRESS_RE,
+                                                           ERRATUM_RE))
 
 
 def layout_findings(files: Mapping[str, tuple[str, int]], changed: set[str] | None = None,
@@ -133,7 +137,8 @@ def layout_findings(files: Mapping[str, tuple[str, int]], changed: set[str] | No
         if not is_game_path(path):
             found.append(Finding("tree.unexpected-path", f"{path} is not part of a game's layout "
                                  "(game.yaml, status.yaml, players/<id>.yaml, report/<period>.yaml, "
-                                 "dice/<batch>.yaml, secrets/<id>.yaml, press/<channel>.yaml, README.md)",
+                                 "dice/<batch>.yaml, secrets/<id>.yaml, press/<channel>.yaml, errata/<id>.yaml, "
+                                 "README.md)",
                                  file=path))
         elif mode != BLOB_MODE:
             found.append(Finding("tree.bad-mode", f"{path} has mode {mode:o}; only regular files (100644)",
@@ -440,6 +445,7 @@ def read_game(
     batches: dict[str, Batch] = {}
     secrets: dict[str, Secret] = {}
     press: dict[str, tuple[Message, ...]] = {}
+    errata: dict[str, Erratum] = {}
     for path, (oid, _mode) in sorted(files.items()):
         m = PLAYERS_RE.match(path)
         if m:
@@ -462,9 +468,12 @@ def read_game(
         elif PRESS_RE.match(path):
             press[path] = cache.get((oid, "press", manifest.ruleset_name, path),
                                     lambda: read_press(blob(oid), path, ruleset))
+        elif ERRATUM_RE.match(path):  # keyed by its file: a file whose id differs is judged, not hidden
+            errata[path[len("errata/"):-len(".yaml")]] = cache.get(
+                (oid, "erratum", manifest.ruleset_name, path), lambda: read_erratum(blob(oid), path, ruleset))
     inputs = Inputs(manifest.players, reports, per_player, dice_book(batches), sealed_book(secrets),
                     press_book(press), target_book(secrets), ruleset.period_of)
-    return Game(manifest, inputs, status, batches, secrets, press)
+    return Game(manifest, inputs, status, batches, secrets, press, errata)
 
 
 def read_changes(
@@ -487,6 +496,7 @@ def read_changes(
     per_player = dict(base.inputs.per_player)
     reports = dict(base.inputs.files)
     batches, secrets, press = dict(base.batches), dict(base.secrets), dict(base.press)
+    errata = dict(base.errata)
     kinds: set[str] = set()
     for path in sorted(changed):
         oid = files[path][0] if path in files else None
@@ -525,6 +535,10 @@ def read_changes(
             press.pop(path, None)
             if oid is not None:
                 press[path] = read_press(blob(oid), path, ruleset)
+        elif ERRATUM_RE.match(path):
+            errata.pop(path[len("errata/"):-len(".yaml")], None)
+            if oid is not None:
+                errata[path[len("errata/"):-len(".yaml")]] = read_erratum(blob(oid), path, ruleset)
     old = base.inputs
     if len(reports) != len(base.inputs.files) or reports.keys() != base.inputs.files.keys():
         reports = dict(sorted(reports.items()))  # in path order, as read_game gives them
@@ -533,7 +547,7 @@ def read_changes(
                     sealed_book(secrets) if "secrets" in kinds else old.sealed,
                     press_book(press) if "press" in kinds else old.press,
                     target_book(secrets) if "secrets" in kinds else old.targets, ruleset.period_of)
-    return Game(manifest, inputs, status, batches, secrets, press)
+    return Game(manifest, inputs, status, batches, secrets, press, errata)
 
 
 def read_files(files: Mapping[str, bytes], cache: ParseCache | None = None) -> Game:

@@ -14,6 +14,10 @@ allowed to make this change and whether status.yaml says what replay computes. S
   5. he made progress (progress.none, seed §4.C);
   6. replay from the firm point: illegal entries (rules.*); what is owed (dice, reveals) comes before the game's
      breaks; status.yaml must equal the result (status.mismatch).
+
+A commit that changes errata/ is an erratum commit (DESIGN §4.8): any player may make it without holding control;
+it proposes, signs or applies errata (erratum.*) and is no turn (no break served, no progress owed). The one that
+applies an erratum changes the report by exactly its entries, and replay restarts from the corrected step.
 """
 
 from __future__ import annotations
@@ -23,14 +27,16 @@ from typing import Iterable
 
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding
-from pbem.protocol import dice, secrets
+from pbem.protocol import dice, errata, secrets
 from pbem.protocol.control import progress_error, resume_from, status_of
 from pbem.protocol.history import firm_findings, ownership_findings
 from pbem.protocol.model import CLARIFY, SEALED, Break, Status, Stop
 from pbem.protocol.press import press_findings
 from pbem.protocol.replay import replay, start_checkpoint
 from pbem.protocol.serving import seat_before
-from pbem.verify.gamefiles import DICE_RE, GAME, PLAYERS_RE, PRESS_RE, README, SECRET_RE, STATUS, WORKFLOW, Game
+from pbem.verify.erratafile import ERRATUM_RE
+from pbem.verify.gamefiles import (DICE_RE, GAME, PLAYERS_RE, PRESS_RE, README, REPORT_RE, SECRET_RE, STATUS,
+                                   WORKFLOW, Game)
 
 PROTECTED = (GAME, WORKFLOW, README)
 SETUP_FILES = {GAME, WORKFLOW, README}
@@ -105,10 +111,18 @@ def takes_turn(prev: Verified, player: str) -> bool:
 
 def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> tuple[Stop, Status]:
     """Where replay stops after `player`'s commit, and the status it must write. A turn serves his break;
-    settling what he owed out of turn serves nothing, so the game's breaks stay as they were."""
+    settling what he owed out of turn serves nothing, so the game's breaks stay as they were. An erratum commit
+    is no turn; the one that applies an erratum makes replay restart from the corrected step (DESIGN §4.8)."""
     assert prev.stop is not None
     ruleset = game.manifest.ruleset
-    if takes_turn(prev, player):
+    corrected = errata.corrected_from(prev.game.errata, game.errata)
+    if corrected is not None:
+        # The firm point's state was built from the uncorrected report, so it is rebuilt from the game start. The
+        # steps before the correction are unchanged and were served: resolved again, never served again.
+        manifest = game.manifest
+        start = start_checkpoint(ruleset, manifest.setup, manifest.players)
+        stop = replay(ruleset, manifest.setup, game.inputs, start, prev.last_yielder, quiet_before=corrected)
+    elif takes_turn(prev, player) and prev.game.errata == game.errata:
         stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, player), player, player)
     else:
         stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, None), prev.last_yielder)
@@ -212,25 +226,29 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
     if prev.status.over:
         findings.append(Finding("game.over", "the game is over; no more turns"))
         return findings, unchanged
-    turn = takes_turn(prev, player)
-    mine = [b for b in prev.status.pending if b.player == player and b.kind in OWED]
+    erratum = any(ERRATUM_RE.match(p) for p in changed)
+    turn = takes_turn(prev, player) and not erratum
+    mine = [] if erratum else [b for b in prev.status.pending if b.player == player and b.kind in OWED]
     press_only = bool(changed - {STATUS}) and all(PRESS_RE.match(p) for p in changed - {STATUS})
-    if not turn and not mine and not press_only:
+    if not turn and not mine and not press_only and not erratum:
         head = prev.status.pending[0]
         findings.append(Finding("signature.not-in-control", f"{player} made a turn, but {head.player} holds "
                                 f"control ({head.why})", file=STATUS))
         return findings, unchanged
-    if not turn:
+    if erratum:
+        findings.extend(_erratum(prev, game, changed, player))
+    elif not turn:
         outside = sorted(p for p in changed if p != STATUS
                          and not (DICE_RE.match(p) or SECRET_RE.match(p) or PRESS_RE.match(p)))
         for path in outside:
             why = mine[0].why if mine else "press may be posted at any time"
             findings.append(Finding("signature.not-in-control", f"{player} may only settle what he owes now "
                                     f"({why}); {path} waits for his turn", file=path))
-    findings.extend(_ownership(prev, game, changed, player, turn))
+    if not erratum:
+        findings.extend(_ownership(prev, game, changed, player, turn))
     stop, expected = expected_after(prev, game, player)
     findings.extend(stop.problems)
-    if not press_only:
+    if not press_only and not erratum:
         findings.extend(_progress(prev, game, player, turn, mine, expected))
     findings.extend(_audits(prev, game, stop))
     if game.status is None:
@@ -293,6 +311,26 @@ def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn:
     if any(PRESS_RE.match(p) for p in changed):
         findings.extend(press_findings(prev.game.press, game.press, player, prev.status.firm))
         findings.extend(_press_refusals(prev, game))
+    return findings
+
+
+def _erratum(prev: Verified, game: Game, changed: set[str], player: str) -> list[Finding]:
+    """DESIGN §4.8: an erratum commit proposes, signs or applies errata and changes nothing else but, when it
+    applies one, the report: by exactly that erratum's entries (which everybody signed, so neither the firm
+    marker nor ownership applies to them)."""
+    assert prev.stop is not None
+    findings = [Finding("erratum.mixed", f"{path}: an erratum commit changes only errata/ and, when it applies "
+                        "one, the report; take your turn in a commit of its own", file=path)
+                for path in sorted(changed - {STATUS}) if not (ERRATUM_RE.match(path) or REPORT_RE.match(path))]
+    manifest = game.manifest
+    firm = None if prev.stop.over else prev.stop.checkpoint.point
+    findings.extend(errata.errata_findings(manifest.id, manifest.players, manifest.keys, prev.game.errata,
+                                           game.errata, player, firm))
+    reports = {p for p in changed if REPORT_RE.match(p)}
+    applied = errata.applied_now(prev.game.errata, game.errata)
+    if reports or applied:
+        findings.extend(errata.correction_findings(prev.game.inputs.entries_in(reports),
+                                                   game.inputs.entries_in(reports), applied))
     return findings
 
 

@@ -1,0 +1,427 @@
+"""Errata (DESIGN §4.8; seed 000 §3.C "firm to here ... other than potentially to correct errors", §4.A "Promptly
+bring up errors with other players"), through the real `pbem` in real game repositories with real keys.
+
+An erratum corrects entries before the firm marker. Any player proposes it (`pbem erratum propose`: his edits of
+the firm report become errata/<id>.yaml, signed by him), every other player signs it (`pbem erratum sign`), and
+the last signature applies it: the report changes by exactly its entries and replay restarts from the corrected
+step. None of this needs control. The games are the duel of tests/conftest.py (fed = alice's key, kli = bob's;
+carol holds no seat) and the three-player melee (rom = dave's key).
+
+Bad inputs are tried both ways: through pbem (refused: exit 1, one line naming file and rule, nothing changed)
+and written by hand, as a player with plain git could (`pbem verify` names the rule, the file and the commit).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import Table, copy_table
+from gitutil import Sandbox, clean_env, fixed_key
+from pbem.crypto import sshsig
+from pbem.crypto.keys import write_keypair
+from pbem.formats.writer import dump_mapping
+from test_dice_flow import ANYWHERE, cli, findings, found, ok, refused, sneak_as
+
+CA_SPEED = 'unit: CA, do: {speed: 12}'  # fed's firm 1.0.alloc entry in report/turn-01.yaml
+TURN_1 = "report/turn-01.yaml"
+E1 = "errata/e0001.yaml"
+
+
+# --- helpers ---------------------------------------------------------------------------------------------------
+
+def correct(table: Table, old: str, new: str, path: str = TURN_1) -> None:
+    """Edit a report file by hand as the correction should read."""
+    text = table.read(path)
+    assert old in text, text
+    table.write(path, text.replace(old, new, 1))
+
+
+def propose(table: Table, who: str, old: str, new: str, reason: str = "a slip of the pen") -> str:
+    correct(table, old, new)
+    return cli(table, "erratum", "propose", "--reason", reason, who=who)
+
+
+def erratum(table: Table, path: str = E1) -> dict[str, Any]:
+    return dict(table.data(path))
+
+
+def status(table: Table) -> dict[str, Any]:
+    return dict(table.data("status.yaml"))
+
+
+def documented_message(raw: dict[str, Any], game_id: str) -> bytes:
+    """What each player signs, written out from docs/protocol.md (not from pbem): the erratum without
+    `signatures` and `applied` as canonical JSON, hashed with SHA-256, behind the domain and the game id."""
+    content = {k: v for k, v in raw.items() if k not in ("signatures", "applied")}
+    canonical = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    return b"pbem-erratum-v1\0" + game_id.encode() + b"\0" + hashlib.sha256(canonical).digest()
+
+
+def hand_sign(table: Table, who: str, raw: dict[str, Any], key_of: str | None = None,
+              namespace: str = "pbem") -> str:
+    """A signature of `raw` made outside pbem with `key_of`'s key (default: `who`'s)."""
+    from pbem.crypto.keys import load_private_key
+
+    key = load_private_key(table.key(key_of or who))
+    return sshsig.sign(key, documented_message(raw, table.data("game.yaml")["id"]), namespace)
+
+
+def write_erratum(table: Table, raw: dict[str, Any], path: str = E1) -> None:
+    table.write(path, dump_mapping(raw))
+
+
+def head_rules(table: Table) -> set[str]:
+    return {f["rule"] for f in findings(table)}
+
+
+# --- bases -----------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def base_proposed(base_played: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
+    """In `played` (fed holds control at 1.9.move), fed proposes that CA's speed at 1.0.alloc was 10, not 12."""
+    table = copy_table(base_played, tmp_path_factory.mktemp("errata") / "proposed")
+    out = propose(table, "fed", CA_SPEED, "unit: CA, do: {speed: 10}", "CA was allocated speed 10")
+    assert "to sign: kli" in out
+    return table
+
+
+@pytest.fixture(scope="module")
+def base_close(base_played: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
+    """Both go straight on until range 8 meets both their break conditions at 1.14.move (firm 1.14.activity)."""
+    table = copy_table(base_played, tmp_path_factory.mktemp("errata") / "close")
+    table.turn("fed", through="1.16.damage", note="straight on")
+    table.turn("kli", through="1.24.damage", note="straight on")
+    assert status(table)["firm"] == "1.14.activity"
+    assert [(b["player"], b["at"]) for b in status(table)["pending"]] == [("fed", "1.14.move"), ("kli", "1.14.move")]
+    return table
+
+
+@pytest.fixture(scope="module")
+def base_turned(base_close: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
+    """Both served their range-8 break by turning at 1.16.move (keeping that condition: it would meet 1.14.move
+    again); kli holds control for the turn breaks there."""
+    table = copy_table(base_close, tmp_path_factory.mktemp("errata") / "turned")
+    table.turn("fed", through="1.20.damage", breaks=[{"range": 8}, {"range": 4}, {"turn": {"within": 10}}],
+               entries=[{"at": "1.16.move", "unit": "CA", "do": {"move": "TR"}}])
+    table.turn("kli", breaks=[{"range": 8}, {"range": 4}, {"turn": {"within": 10}}],
+               entries=[{"at": "1.16.move", "unit": "D7", "do": {"move": "TL"}}])
+    table.turn("fed", through="1.24.damage")
+    assert status(table)["firm"] == "1.16.activity"
+    return table
+
+
+@pytest.fixture
+def proposed(base_proposed: Table, tmp_path: Path) -> Table:
+    return copy_table(base_proposed, tmp_path / "table")
+
+
+def signed_not_applied(table: Table) -> dict[str, Any]:
+    """kli adds a valid signature by hand without applying (as plain git could): e0001 is fully signed."""
+    raw = erratum(table)
+    raw["signatures"] = {**raw["signatures"], "kli": hand_sign(table, "kli", raw)}
+    write_erratum(table, raw)
+    sneak_as(table, "kli", "kli: signs e0001")
+    assert findings(table) == []
+    return raw
+
+
+# --- the whole flow --------------------------------------------------------------------------------------------
+
+def test_a_proposal_is_signed_by_its_proposer_and_leaves_the_report_as_it_is(base_proposed: Table) -> None:
+    """The erratum lists the firm entry removed and the one added, with the reason; fed's signature verifies with
+    the real `ssh-keygen -Y verify` (namespace pbem) over the documented message; the report still reads speed
+    12 and the game's breaks are as they were (fed holds control at 1.9.move)."""
+    table = base_proposed
+    raw = erratum(table)
+    assert raw["id"] == "e0001" and raw["by"] == "fed" and raw["reason"] == "CA was allocated speed 10"
+    assert raw["removed"] == [{"at": "1.0.alloc", "by": "fed", "unit": "CA", "do": {"speed": 12}}]
+    assert raw["added"] == [{"at": "1.0.alloc", "by": "fed", "unit": "CA", "do": {"speed": 10}}]
+    assert set(raw["signatures"]) == {"fed"} and "applied" not in raw
+    assert CA_SPEED in table.read(TURN_1)
+    assert status(table)["control"] == "fed" and status(table)["firm"] == "1.9.move"
+    signers = table.root / "allowed_signers"
+    signers.write_text(f"fed {fixed_key('alice').public.to_line()}\n")
+    sig = table.root / "fed.sig"
+    sig.write_text(raw["signatures"]["fed"] + "\n")
+    done = subprocess.run(["ssh-keygen", "-Y", "verify", "-f", str(signers), "-I", "fed", "-n", "pbem", "-s",
+                           str(sig)], input=documented_message(raw, "duel-e2e"), capture_output=True,
+                          env=clean_env(table.home))
+    assert done.returncode == 0, done.stderr
+    assert findings(table) == []
+
+
+def test_status_and_log_say_who_still_has_to_sign(base_proposed: Table) -> None:
+    out = cli(base_proposed, "status", "--plain", who="kli")
+    assert "erratum: e0001 by fed" in out and "to sign: kli" in out
+    assert "to sign: kli" in cli(base_proposed, "log")
+    assert "to sign: kli (pbem erratum sign e0001)" in cli(base_proposed, "erratum", "show", "e0001")
+    data = json.loads(cli(base_proposed, "status", "--format", "json", who="kli"))
+    assert data["errata"] and "to sign: kli" in data["errata"][0]
+
+
+def test_the_last_signature_applies_the_correction_and_replay_restarts(proposed: Table, tmp_path: Path) -> None:
+    """kli signs out of turn (fed holds control); his commit applies e0001: the report reads speed 10, the
+    state at the firm point is rebuilt with it, and a fresh clone verifies the whole history."""
+    out = cli(proposed, "erratum", "sign", "e0001", who="kli")
+    assert "erratum e0001 applied" in out
+    raw = erratum(proposed)
+    assert raw["applied"] is True and set(raw["signatures"]) == {"fed", "kli"}
+    text = proposed.read(TURN_1)
+    assert CA_SPEED not in text and "unit: CA, do: {speed: 10}" in text
+    assert status(proposed)["control"] == "fed" and status(proposed)["firm"] == "1.9.move"
+    assert "speed=10" in next(line for line in cli(proposed, "log").splitlines() if "id=CA" in line)
+    assert "— applied" in cli(proposed, "log")
+    assert "erratum:" not in cli(proposed, "status", "--plain", who="fed")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(proposed.repo_dir), str(clone)], check=True,
+                   env=clean_env(proposed.home))
+    done = proposed.pbem("verify", cwd=clone)
+    assert done.returncode == 0 and "ok: 8 commits verified" in done.stdout, done.stdout + done.stderr
+    proposed.turn("fed", through="1.16.damage", note="the game goes on")  # and the game goes on
+
+
+def test_replay_restarts_from_the_corrected_step_and_the_firm_point_moves_back(base_close: Table,
+                                                                                tmp_path: Path) -> None:
+    """DESIGN §4.8 "Replay then restarts from the corrected point": a faster D7 meets range 8 earlier, so the
+    firm point moves back from 1.14.activity. D7's own move closes the range now, so only fed's condition is met
+    (DESIGN §4.2: nothing triggers on a player's own events)."""
+    table = copy_table(base_close, tmp_path / "table")
+    propose(table, "kli", "unit: D7, do: {speed: 12}", "unit: D7, do: {speed: 16}", "D7 allocated speed 16")
+    cli(table, "erratum", "sign", "e0001", who="fed")
+    now = status(table)
+    assert now["firm"] == "1.12.activity", now
+    assert [(b["player"], b["at"], b["kind"]) for b in now["pending"]] == [("fed", "1.12.move", "condition")]
+    assert findings(table) == []
+
+
+def test_breaks_served_before_the_corrected_step_are_not_served_again(base_turned: Table, tmp_path: Path) -> None:
+    """The range-8 breaks at 1.14.move were served; the correction is CA's turn at 1.16.move (port, not
+    starboard). Replay resolves 1.14.move again without serving it; the turn breaks at 1.16.move, which the
+    corrected move changes, are served again (with the new reason)."""
+    table = copy_table(base_turned, tmp_path / "table")
+    propose(table, "fed", "unit: CA, do: {move: TR}", "unit: CA, do: {move: TL}", "CA turned to port")
+    cli(table, "erratum", "sign", "e0001", who="kli")
+    now = status(table)
+    assert now["firm"] == "1.16.activity"
+    assert all(b["at"] == "1.16.move" for b in now["pending"]), now
+    assert any("CA turned left B to A" in b["why"] for b in now["pending"]), now
+    assert findings(table) == []
+    table.turn(now["control"], note="noted")  # the player served first goes on as usual
+
+
+def test_three_players_each_sign_before_it_applies(tmp_path: Path) -> None:
+    """In the three-player melee the erratum is applied only with the third signature; the second alone does
+    not apply it (`pbem erratum apply` is refused), and the hook-free verify of the whole history passes."""
+    table = _melee(tmp_path / "melee")
+    first = status(table)["control"]
+    assert first == "fed"
+    table.turn("fed", through="1.8.damage", entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 12}}])
+    table.turn("kli", through="1.8.damage", entries=[{"at": "1.0.alloc", "unit": "D7", "do": {"speed": 12}}])
+    table.turn("rom", through="1.8.damage", entries=[{"at": "1.0.alloc", "unit": "KR", "do": {"speed": 12}}])
+    out = propose(table, "rom", "unit: KR, do: {speed: 12}", "unit: KR, do: {speed: 8}", "KR meant speed 8")
+    assert "to sign: fed, kli" in out
+    assert "to sign: fed" in cli(table, "erratum", "sign", "e0001", who="kli")
+    refused(table, "erratum", "apply", "e0001", who="rom", rule="erratum.unsigned", where=E1)
+    assert "applied" in cli(table, "erratum", "sign", "e0001", who="fed")
+    assert "unit: KR, do: {speed: 8}" in table.read(TURN_1)
+    assert findings(table) == []
+
+
+def _melee(root: Path) -> Table:
+    """games/tactical-melee started: fed (alice), kli (bob), rom (dave's key, as keys/rom_ed25519)."""
+    box = Sandbox(root)
+    shutil.rmtree(box.home / ".ssh")
+    for name in ("alice", "bob", "carol"):
+        box.new_key(name)
+    write_keypair(root / "keys" / "rom_ed25519", fixed_key("dave"))
+    table = Table(root)
+    ok(table, "init", str(table.repo_dir), "--template", "tactical-melee", "--id", "melee-e2e", who="fed", cwd=root,
+       real=True)
+    for seat in ("fed", "kli", "rom"):
+        ok(table, "join", "--as", seat, who=seat)
+    ok(table, "start", "--first", "fed", who="fed")
+    return table
+
+
+def test_errata_pass_the_pre_receive_hook(proposed: Table) -> None:
+    """DESIGN §9: a server with the hook accepts the signing-and-applying commit, and refuses a hand-made one
+    that applies the erratum without kli's signature."""
+    from test_hook import push, serve, server_ref
+
+    server = serve(proposed)
+    bad = copy_table(proposed, proposed.root.parent / "bad")
+    cli(proposed, "erratum", "sign", "e0001", who="kli")
+    done = push(proposed)
+    assert done.returncode == 0, done.stderr
+    assert server_ref(server) == proposed.head()
+    raw = erratum(bad)
+    write_erratum(bad, {**raw, "applied": True})
+    correct(bad, CA_SPEED, "unit: CA, do: {speed: 10}")
+    sneak_as(bad, "fed", "fed: applies e0001 alone")
+    pushed = bad.git("push", str(server), "HEAD:refs/heads/sneaky", check=False)
+    assert pushed.returncode != 0 and b"erratum.unsigned" in pushed.stderr, pushed.stderr
+    assert server_ref(server, "refs/heads/sneaky") is None
+
+
+# --- bad inputs ------------------------------------------------------------------------------------------------
+
+def test_an_erratum_missing_a_signature_is_not_applied(proposed: Table) -> None:
+    """"An erratum missing a signature": `pbem erratum apply` refuses it (rule erratum.unsigned, naming the
+    erratum file; nothing changes); written by hand, `pbem verify` finds it in that commit."""
+    line = refused(proposed, "erratum", "apply", "e0001", who="fed", rule="erratum.unsigned", where=E1)
+    assert "kli" in line
+    raw = erratum(proposed)
+    write_erratum(proposed, {**raw, "applied": True})
+    correct(proposed, CA_SPEED, "unit: CA, do: {speed: 10}")
+    oid = sneak_as(proposed, "fed", "fed: applies e0001 without kli")
+    found(proposed, oid, "erratum.unsigned", E1)
+    done = proposed.pbem("verify")
+    assert done.returncode == 1 and f"{E1}: [erratum.unsigned]" in done.stdout and "Traceback" not in done.stderr
+
+
+def test_changing_firm_entries_without_an_erratum_stays_firm_changed(base_played: Table, tmp_path: Path) -> None:
+    table = copy_table(base_played, tmp_path / "table")
+    correct(table, CA_SPEED, "unit: CA, do: {speed: 10}")
+    table.edit("fed", through="1.16.damage")
+    refused(table, "yield", who="fed", rule="firm.changed", where=f"{TURN_1}:2")
+
+
+def test_a_forged_signature_is_found(proposed: Table) -> None:
+    """kli's name over a signature made with carol's key (no seat), and over one made in the `git` namespace."""
+    for key_of, namespace in (("carol", "pbem"), ("kli", "git")):
+        table = copy_table(proposed, proposed.root.parent / f"forged-{key_of}-{namespace}")
+        raw = erratum(table)
+        raw["signatures"] = {**raw["signatures"], "kli": hand_sign(table, "kli", raw, key_of, namespace)}
+        write_erratum(table, raw)
+        oid = sneak_as(table, "kli", "kli: signs e0001")
+        assert found(table, oid, "erratum.signature", E1) == {"erratum.signature"}
+
+
+def test_a_signature_over_other_content_is_found(proposed: Table) -> None:
+    """A valid signature of kli over a different erratum (another reason) does not count for this one."""
+    raw = erratum(proposed)
+    other = {**raw, "reason": "something else"}
+    raw["signatures"] = {**raw["signatures"], "kli": hand_sign(proposed, "kli", other)}
+    write_erratum(proposed, raw)
+    oid = sneak_as(proposed, "kli", "kli: signs e0001")
+    found(proposed, oid, "erratum.signature", E1)
+
+
+def test_a_stranger_cannot_sign(proposed: Table) -> None:
+    """carol holds no seat: her commit is refused outright, and her name under a signature is no player's."""
+    refused(proposed, "erratum", "sign", "e0001", who="carol", rule="signature.unknown-key")
+    raw = erratum(proposed)
+    write_erratum(proposed, {**raw, "signatures": {**raw["signatures"], "carol": hand_sign(proposed, "carol", raw)}})
+    oid = sneak_as(proposed, "kli", "kli: carol signs too")
+    found(proposed, oid, "erratum.foreign-signature", E1)
+
+
+def test_nobody_signs_for_another_player(proposed: Table) -> None:
+    """fed writes a signature in kli's name (his own, made with his key): a finding, even before its check."""
+    raw = erratum(proposed)
+    write_erratum(proposed, {**raw, "signatures": {**raw["signatures"], "kli": hand_sign(proposed, "kli", raw, "fed")}})
+    oid = sneak_as(proposed, "fed", "fed: signs for kli")
+    found(proposed, oid, "erratum.foreign-signature", E1)
+
+
+def test_applying_changes_not_in_the_erratum_is_found(proposed: Table) -> None:
+    """Fully signed, e0001 is applied with one more change (kli's speed too): that entry is named."""
+    raw = signed_not_applied(proposed)
+    write_erratum(proposed, {**raw, "applied": True})
+    correct(proposed, CA_SPEED, "unit: CA, do: {speed: 10}")
+    correct(proposed, "unit: D7, do: {speed: 12}", "unit: D7, do: {speed: 4}")
+    oid = sneak_as(proposed, "fed", "fed: applies e0001 and a bit more")
+    hits = [f for f in findings(proposed) if f["rule"] == "erratum.mismatch"]
+    assert hits and all(f["commit"] == oid and f["file"] == TURN_1 for f in hits), hits
+    assert any("D7" in f["message"] or "kli" in f["message"] for f in hits)
+
+
+def test_applying_without_changing_the_report_is_found(proposed: Table) -> None:
+    raw = signed_not_applied(proposed)
+    write_erratum(proposed, {**raw, "applied": True})
+    oid = sneak_as(proposed, "fed", "fed: marks e0001 applied")
+    found(proposed, oid, "erratum.mismatch", E1)
+
+
+def test_applying_twice_is_refused(proposed: Table) -> None:
+    """Once applied, `pbem erratum apply` refuses (erratum.applied); by hand, un-marking it is a finding, and the
+    report cannot be changed back by that erratum again (erratum.mismatch: no erratum applied in this commit)."""
+    cli(proposed, "erratum", "sign", "e0001", who="kli")
+    refused(proposed, "erratum", "apply", "e0001", who="fed", rule="erratum.applied", where=E1)
+    raw = erratum(proposed)
+    write_erratum(proposed, {k: v for k, v in raw.items() if k != "applied"})
+    oid = sneak_as(proposed, "fed", "fed: un-applies e0001")
+    found(proposed, oid, "erratum.changed", E1)
+
+
+def test_reapplying_a_copied_erratum_is_found(proposed: Table) -> None:
+    """A copy of an applied erratum under a new id carries signatures that do not cover it."""
+    cli(proposed, "erratum", "sign", "e0001", who="kli")
+    raw = erratum(proposed)
+    write_erratum(proposed, {**raw, "id": "e0002", "removed": raw["added"], "added": raw["removed"]},
+                  "errata/e0002.yaml")
+    correct(proposed, "unit: CA, do: {speed: 10}", CA_SPEED)
+    oid = sneak_as(proposed, "fed", "fed: applies a copy backwards")
+    rules = found(proposed, oid, "erratum.foreign-signature", "errata/e0002.yaml")
+    assert "erratum.unsigned" in rules or "erratum.signature" in rules
+
+
+def test_an_erratum_of_entries_after_the_firm_marker_is_refused(base_turned: Table, tmp_path: Path) -> None:
+    """An entry after the firm marker is its owner's to change in his turn: `pbem erratum propose` refuses it
+    naming the report line (erratum.not-firm); by hand, verify names the erratum file."""
+    table = copy_table(base_turned, tmp_path / "table")
+    table.edit("fed", entries=[{"at": "1.20.move", "unit": "CA", "do": {"move": "TL"}}])
+    refused(table, "erratum", "propose", "--reason", "later", who="fed", rule="erratum.not-firm", where=ANYWHERE)
+    table.git("checkout", "--", ".")
+    raw = {"id": "e0001", "by": "kli", "reason": "fed's later move", "removed": [],
+           "added": [{"at": "1.20.move", "by": "fed", "unit": "CA", "do": {"move": "TL"}}], "signatures": {}}
+    raw["signatures"] = {"kli": hand_sign(table, "kli", raw)}
+    write_erratum(table, raw)
+    oid = sneak_as(table, "kli", "kli: proposes e0001")
+    found(table, oid, "erratum.not-firm", E1)
+
+
+def test_a_malformed_erratum_is_refused_naming_file_and_line(proposed: Table) -> None:
+    """Schema errors name the erratum file and line, in `pbem verify` and when a player yields with it."""
+    raw = erratum(proposed)
+    text = dump_mapping({**raw, "reason": ""})
+    proposed.write(E1, text)
+    before = proposed.snapshot()
+    done = proposed.pbem("yield", who="fed")
+    assert done.returncode == 1 and done.stderr.startswith(f"pbem: {E1}:3: [schema.invalid]"), done.stderr
+    assert "Traceback" not in done.stderr and proposed.snapshot() == before
+    oid = proposed.sneak("kli", "kli: a broken erratum", status="keep")
+    got = findings(proposed)
+    assert [(f["rule"], f.get("file"), f.get("line"), f.get("commit")) for f in got] == [
+        ("schema.invalid", E1, 3, oid)]
+
+
+def test_an_erratum_commit_is_no_turn(proposed: Table) -> None:
+    """Signing while also taking one's turn mixes two commits: erratum.mixed names the other file."""
+    raw = erratum(proposed)
+    write_erratum(proposed, {**raw, "signatures": {**raw["signatures"], "kli": hand_sign(proposed, "kli", raw)}})
+    proposed.edit("kli", through="1.30.damage")
+    oid = sneak_as(proposed, "kli", "kli: signs and plays")
+    found(proposed, oid, "erratum.mixed", "players/kli.yaml")
+
+
+def test_what_was_signed_cannot_change(proposed: Table) -> None:
+    raw = signed_not_applied(proposed)
+    write_erratum(proposed, {**raw, "added": [{"at": "1.0.alloc", "by": "fed", "unit": "CA", "do": {"speed": 20}}]})
+    oid = sneak_as(proposed, "fed", "fed: a better correction")
+    found(proposed, oid, "erratum.changed", E1)
+
+
+def test_propose_needs_a_correction_and_keeps_other_edits_out(base_played: Table, tmp_path: Path) -> None:
+    table = copy_table(base_played, tmp_path / "table")
+    refused(table, "erratum", "propose", "--reason", "nothing", who="kli", rule="usage.erratum", code=2)
+    correct(table, CA_SPEED, "unit: CA, do: {speed: 10}")
+    table.edit("fed", through="1.12.damage")
+    refused(table, "erratum", "propose", "--reason", "mixed", who="fed", rule="usage.uncommitted", code=2)

@@ -1,0 +1,247 @@
+"""Errata from the player's side (DESIGN §4.8; seed 000 §4.A "Review the game report for errors up to the
+current firm point. Promptly bring up errors with other players"): propose a correction of the firm report, sign
+one, apply one once everybody has signed. Each is one signed commit, made without holding control.
+
+`propose` takes the correction from the working tree: the player edits the report files as they should read,
+pbem turns the difference into errata/<id>.yaml (signed by him), and the report files go back to what is firm
+until every player has signed. Other edits in the working tree are kept, and never mixed into these commits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from pbem.errors import ILLEGAL, PbemError
+from pbem.formats import yamlsafe
+from pbem.formats.canonical import dumps as canonical
+from pbem.formats.writer import dump_mapping, dump_report
+from pbem.protocol import errata
+from pbem.protocol.errata import Erratum
+from pbem.protocol.history import changed_entries
+from pbem.protocol.model import Entry, Status
+from pbem.services.workspace import Identity, Workspace
+from pbem.verify.erratafile import ERRATUM_RE, read_erratum
+from pbem.verify.gamefiles import REPORT_RE, STATUS, Game
+from pbem.verify.turns import Verified, expected_after, who
+
+Files = dict[str, bytes]
+ORDER = ("id", "by", "reason", "removed", "added", "signatures", "applied")
+
+
+@dataclass(frozen=True)
+class Done:
+    """What an errata command did: the erratum, whether it is now applied, who still has to sign, the status."""
+
+    erratum: str
+    applied: bool
+    unsigned: tuple[str, ...]
+    status: Status
+    commit: str
+
+
+def propose(ws: Workspace, me: Identity, reason: str) -> Done:
+    """Turn the working tree's changes to firm report entries into a new erratum signed by me, and commit it;
+    the report files go back to HEAD's (the correction takes effect once everyone has signed)."""
+    head, player = _seat(ws, me)
+    if not reason.strip():
+        raise PbemError("usage.erratum", "give the reason for the correction: --reason TEXT")
+    head_files, working = ws.head_files(), ws.worktree_files()
+    edited = sorted(p for p in set(head_files) | set(working)
+                    if p != STATUS and head_files.get(p) != working.get(p))
+    others = [p for p in edited if not REPORT_RE.match(p)]
+    if others:
+        raise PbemError("usage.uncommitted", f"you have edits to {', '.join(others)}: an erratum is proposed from "
+                        "the report files alone", hint=f"commit or discard them first (git stash), then propose")
+    before = head.game.inputs.entries_in(set(edited))
+    removed, added = changed_entries(before, ws.game_of(working).inputs.entries_in(set(edited)))
+    if not removed and not added:
+        raise PbemError("usage.erratum", "the report files are as at HEAD: edit them as the correction should read "
+                        "(only entries before the firm marker), then run `pbem erratum propose --reason TEXT`")
+    firm = head.stop.checkpoint.point if head.stop is not None else None
+    for entry in (*removed, *added):
+        if firm is not None and entry.at >= firm:
+            raise PbemError("erratum.not-firm", f"{entry.by}'s {dict(entry.do)} at {entry.at_text} is not firm yet "
+                            f"(firm to {head.status.firm}): its owner changes it in his turn; an erratum corrects "
+                            "only what lies before the firm marker", file=entry.file, line=entry.line,
+                            exit_code=ILLEGAL, hint="keep only the correction of firm entries in the working tree")
+    erratum_id = _next_id(head.game.errata)
+    raw: dict[str, Any] = {"id": erratum_id, "by": player, "reason": reason,
+                           "removed": [_entry_data(e) for e in removed], "added": [_entry_data(e) for e in added],
+                           "signatures": {}}
+    raw["signatures"] = {player: _signature(head.game, raw, me)}
+    files = dict(head_files)
+    files[f"errata/{erratum_id}.yaml"] = _dump(raw)
+    summary = f"proposes erratum {erratum_id}: {reason}"
+    return _commit(ws, head, me, player, files, erratum_id, summary, keep_edits=False)
+
+
+def sign(ws: Workspace, me: Identity, erratum_id: str) -> Done:
+    """Add my signature to an erratum; when it completes the set, the same commit applies the correction."""
+    head, player = _seat(ws, me)
+    erratum = _erratum(head.game, erratum_id)
+    if player in erratum.signatures:
+        raise PbemError("usage.erratum", f"you signed erratum {erratum_id} already"
+                        + (f"; waiting for {', '.join(erratum.unsigned(head.game.manifest.players))}"
+                           if erratum.unsigned(head.game.manifest.players) else ""))
+    raw = dict(erratum.raw)
+    raw["signatures"] = {**erratum.signatures, player: _signature(head.game, raw, me)}
+    files = ws.head_files()
+    signed = read_erratum(_dump(raw), erratum.file, head.game.manifest.ruleset)
+    if not signed.unsigned(head.game.manifest.players):
+        raw["applied"] = True
+        _correct(files, signed, head.game)
+        summary = f"signs and applies erratum {erratum_id}: {erratum.reason}"
+    else:
+        summary = f"signs erratum {erratum_id}"
+    files[erratum.file] = _dump(raw)
+    return _commit(ws, head, me, player, files, erratum_id, summary)
+
+
+def apply(ws: Workspace, me: Identity, erratum_id: str) -> Done:
+    """Apply an erratum every player has signed: the report changes by exactly its entries, and replay restarts
+    from the earliest corrected step (DESIGN §4.8)."""
+    head, player = _seat(ws, me)
+    erratum = _erratum(head.game, erratum_id)
+    missing = erratum.unsigned(head.game.manifest.players)
+    if missing:
+        raise PbemError("erratum.unsigned", f"erratum {erratum_id} cannot be applied: it lacks the signature of "
+                        f"{', '.join(missing)} (every player signs an erratum, DESIGN §4.8)", file=erratum.file,
+                        hint=f"{', '.join(missing)} runs `pbem erratum sign {erratum_id}`", exit_code=ILLEGAL)
+    files = ws.head_files()
+    _correct(files, erratum, head.game)
+    files[erratum.file] = _dump({**erratum.raw, "applied": True})
+    return _commit(ws, head, me, player, files, erratum_id, f"applies erratum {erratum_id}: {erratum.reason}")
+
+
+def listing(game: Game, with_applied: bool = True) -> list[str]:
+    """One line per erratum for `pbem status` and `pbem log`: what it corrects and who still has to sign."""
+    players = game.manifest.players
+    out = []
+    for _key, erratum in sorted(game.errata.items()):
+        if erratum.applied and not with_applied:
+            continue
+        changes = f"-{len(erratum.removed)} +{len(erratum.added)} entries from {erratum.corrected_from_text()}"
+        if erratum.applied:
+            state = "applied"
+        elif erratum.unsigned(players):
+            state = "to sign: " + ", ".join(erratum.unsigned(players))
+        else:
+            state = f"signed by all: apply it with `pbem erratum apply {erratum.id}`"
+        out.append(f"{erratum.id} by {erratum.by} ({changes}): {erratum.reason} — {state}")
+    return out
+
+
+def show(game: Game, erratum_id: str) -> str:
+    """An erratum's reason, its entries and its signatures (`pbem erratum show`)."""
+    erratum = _erratum(game, erratum_id)
+    lines = [f"erratum {erratum.id} by {erratum.by}: {erratum.reason}"]
+    for sign_, entries in (("-", erratum.removed), ("+", erratum.added)):
+        for e in entries:
+            what = " ".join(f"{k} {v}" for k, v in e.do.items())
+            lines.append(f"  {sign_} {e.file}: {e.at_text:<14} {e.by:<8} {e.unit or '':<6} {what}")
+    players = game.manifest.players
+    lines.append("  signed by: " + (", ".join(p for p in players if p in erratum.signatures) or "nobody"))
+    if erratum.applied:
+        lines.append("  applied")
+    elif erratum.unsigned(players):
+        lines.append("  to sign: " + ", ".join(erratum.unsigned(players)) + f" (pbem erratum sign {erratum.id})")
+    return "\n".join(lines) + "\n"
+
+
+# --- helpers ----------------------------------------------------------------------------------------------------
+
+def _seat(ws: Workspace, me: Identity) -> tuple[Verified, str]:
+    head = ws.head()
+    if head is None or not head.started or head.status is None:
+        raise PbemError("setup.not-started", "the game has not started yet: there is nothing firm to correct")
+    if head.status.over:
+        raise PbemError("game.over", "the game is over: its report is final", exit_code=ILLEGAL)
+    player = who(head.game, me.public)
+    if player is None or player not in head.game.manifest.players:
+        raise PbemError("signature.unknown-key", "your key holds no seat in this game", exit_code=ILLEGAL)
+    return head, player
+
+
+def _erratum(game: Game, erratum_id: str) -> Erratum:
+    erratum = game.errata.get(erratum_id)
+    if erratum is None:
+        known = ", ".join(sorted(game.errata)) or "none yet"
+        raise PbemError("usage.no-erratum", f"no erratum {erratum_id!r} (errata: {known})")
+    if erratum.applied:
+        raise PbemError("erratum.applied", f"erratum {erratum_id} was applied already; an erratum is applied once",
+                        file=erratum.file, exit_code=ILLEGAL)
+    return erratum
+
+
+def _next_id(existing: Mapping[str, Any]) -> str:
+    numbers = [int(i[1:]) for i in existing if ERRATUM_RE.match(f"errata/{i}.yaml")]
+    return f"e{(max(numbers) + 1) if numbers else 1:04d}"
+
+
+def _entry_data(entry: Entry) -> dict[str, Any]:
+    return {"at": entry.at_text, "by": entry.by, **({"unit": entry.unit} if entry.unit else {}),
+            "do": dict(entry.do)}
+
+
+def _signature(game: Game, raw: Mapping[str, Any], me: Identity) -> str:
+    ruleset = game.manifest.ruleset
+    draft = read_erratum(_dump({**raw, "signatures": {}}), f"errata/{raw['id']}.yaml", ruleset)
+    return me.signer.sign(errata.message(game.manifest.id, draft), errata.NAMESPACE)
+
+
+def _dump(raw: Mapping[str, Any]) -> bytes:
+    ordered = {k: raw[k] for k in ORDER if k in raw} | {k: v for k, v in raw.items() if k not in ORDER}
+    return dump_mapping(ordered).encode()
+
+
+def _identity(item: Mapping[str, Any]) -> bytes:
+    """An entry's identity as protocol.model.Entry computes it (at, by, unit, do)."""
+    return canonical({"at": item["at"], "by": item["by"], "unit": item.get("unit"), "do": dict(item["do"])})
+
+
+def _correct(files: Files, erratum: Erratum, game: Game) -> None:
+    """Change the report files in `files` by exactly the erratum's entries; refuse a stale erratum (one whose
+    removed entries are no longer in the report) before anything is written."""
+    parse_time = game.manifest.ruleset.parse_time
+    touched = sorted({e.file for e in (*erratum.removed, *erratum.added)})
+    for path in touched:
+        items = list((yamlsafe.load(files[path], path).data or {}).get("entries") or []) if path in files else []
+        for entry in (e for e in erratum.removed if e.file == path):
+            at = next((i for i, item in enumerate(items) if _identity(item) == entry.identity()), None)
+            if at is None:
+                raise PbemError("erratum.mismatch", f"erratum {erratum.id} removes {entry.by}'s {dict(entry.do)} at "
+                                f"{entry.at_text}, which {path} no longer holds", file=erratum.file,
+                                line=entry.line, exit_code=ILLEGAL)
+            del items[at]
+        for entry in (e for e in erratum.added if e.file == path):
+            # after the last entry at or before its time, so the file stays in game-time order
+            place = max((i + 1 for i, item in enumerate(items) if parse_time(item["at"]) <= entry.at), default=0)
+            items.insert(place, _entry_data(entry))
+        files[path] = dump_report(items).encode()
+
+
+def _commit(ws: Workspace, head: Verified, me: Identity, player: str, files: Files, erratum_id: str, summary: str,
+            keep_edits: bool = True) -> Done:
+    """Write the status replay computes, commit signed through the judging path (nothing is written when it is
+    refused), and put back the player's other edits in his working tree."""
+    game = ws.game_of(files)
+    _stop, status = expected_after(head, game, player)
+    files[STATUS] = dump_mapping(status.to_data()).encode()
+    head_files, working = ws.head_files(), ws.worktree_files()
+    edits = {p: d for p, d in working.items() if p != STATUS and head_files.get(p) != d} if keep_edits else {}
+    removed = [p for p in head_files if p != STATUS and p not in working] if keep_edits else []
+    clash = sorted(p for p in (*edits, *removed) if files.get(p) != head_files.get(p))
+    if clash:
+        raise PbemError("usage.uncommitted", f"you have uncommitted edits to {', '.join(clash)}, which this command "
+                        "writes too", hint=f"discard them (git checkout -- {' '.join(clash)}) or commit them first")
+    nxt = status.control or "game over"
+    if status.pending:
+        nxt += f" ({status.pending[0].why})"
+    oid = ws.commit(files, me, f"{player}: {summary}\n\nnext: {nxt}")
+    if edits or removed:
+        ws.write_files(edits)
+        for path in removed:
+            (ws.root / path).unlink(missing_ok=True)
+    erratum = ws.game_of(files).errata[erratum_id]
+    return Done(erratum_id, erratum.applied, tuple(erratum.unsigned(game.manifest.players)), status, oid)
