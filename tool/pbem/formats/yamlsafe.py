@@ -143,13 +143,24 @@ class _Builder:
     def build(self, text: str) -> Document:
         root: list[Any] = []  # [value, lines] once the single document's root node is seen
         stack: list[_Frame] = []
+        loader = _Loader(text)
+        handlers = self._handlers
         try:
-            for event in yaml.parse(text, Loader=_Loader):
-                self._event(event, stack, root)
+            while True:
+                event = loader.get_event()
+                if event is None:
+                    break
+                handler = handlers.get(type(event))
+                if handler is not None:
+                    handler(self, event, stack, root)
+                elif type(event) is yaml.StreamEndEvent:
+                    break
         except yaml.MarkedYAMLError as exc:
             raise self._syntax(exc, text) from None
         except yaml.YAMLError as exc:  # ReaderError and friends carry no mark
             raise _fail("yaml.syntax", f"malformed YAML: {exc}", self.file, 1) from None
+        finally:
+            loader.dispose()
         if not root:
             return Document(None, (1, None), self.file)
         return Document(root[0], (1, root[1][1]), self.file)
@@ -165,21 +176,21 @@ class _Builder:
         near = f" near {_brief(lines[line - 1].strip())}" if 0 < line <= len(lines) and lines[line - 1].strip() else ""
         return _fail("yaml.syntax", f"malformed YAML: {problem}{near}", self.file, line)
 
-    def _event(self, event: yaml.Event, stack: list[_Frame], root: list[Any]) -> None:
+    def _document(self, event: yaml.Event, stack: list[_Frame], root: list[Any]) -> None:
+        self.documents += 1
+        if self.documents > 1:
+            raise _fail("yaml.syntax", "more than one YAML document (a second '---'); one file is one document",
+                        self.file, event.start_mark.line + 1)
+
+    def _alias(self, event: yaml.AliasEvent, stack: list[_Frame], root: list[Any]) -> None:
+        raise _fail("yaml.alias", f"alias '*{event.anchor}' is not allowed; write the value out", self.file,
+                    event.start_mark.line + 1)
+
+    def _end(self, event: yaml.Event, stack: list[_Frame], root: list[Any]) -> None:
+        stack.pop()
+
+    def _node(self, event: yaml.NodeEvent, stack: list[_Frame], root: list[Any]) -> None:
         line = event.start_mark.line + 1
-        if isinstance(event, yaml.DocumentStartEvent):
-            self.documents += 1
-            if self.documents > 1:
-                raise _fail("yaml.syntax", "more than one YAML document (a second '---'); one file is one document",
-                            self.file, line)
-            return
-        if isinstance(event, yaml.AliasEvent):
-            raise _fail("yaml.alias", f"alias '*{event.anchor}' is not allowed; write the value out", self.file, line)
-        if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-            stack.pop()
-            return
-        if not isinstance(event, (yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            return  # stream/document start and end carry nothing
         self._check_node(event, line, len(stack))
         parent = stack[-1] if stack else None
 
@@ -187,10 +198,11 @@ class _Builder:
             self._key(event, parent, line)
             return
 
-        if isinstance(event, yaml.ScalarEvent):
+        kind = type(event)
+        if kind is yaml.ScalarEvent:
             value: Any = self._scalar(event, line)
             child: Any = None
-        elif isinstance(event, yaml.MappingStartEvent):
+        elif kind is yaml.MappingStartEvent:
             value, child = {}, {}
         else:
             value, child = [], []
@@ -207,7 +219,17 @@ class _Builder:
             parent.value.append(value)
             parent.lines.append((line, child))
         if child is not None:
-            stack.append(_Frame(value, child, isinstance(value, dict)))
+            stack.append(_Frame(value, child, kind is yaml.MappingStartEvent))
+
+    _handlers: dict[type, Any] = {
+        yaml.DocumentStartEvent: _document,
+        yaml.AliasEvent: _alias,
+        yaml.MappingEndEvent: _end,
+        yaml.SequenceEndEvent: _end,
+        yaml.ScalarEvent: _node,
+        yaml.MappingStartEvent: _node,
+        yaml.SequenceStartEvent: _node,
+    }
 
     def _check_node(self, event: yaml.NodeEvent, line: int, depth: int) -> None:
         self.nodes += 1
