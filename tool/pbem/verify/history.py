@@ -9,8 +9,12 @@ parent's chain; the turns are then the commits on the second-parent side, and th
 from __future__ import annotations
 
 import os
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Callable, Iterator, Mapping, Optional
+
+import pygit2
 
 from pbem.crypto import sshsig
 from pbem.crypto.keys import PublicKey
@@ -108,21 +112,12 @@ class Verifier:
             self.trees.files = dict(self.files)
             seed_cache(self.cache, self.read, self.files)
 
-    def step(self, oid: str) -> CommitResult:
-        """Judge one commit on top of the last one judged."""
-        result = CommitResult(oid, None, "")
-        signer: PublicKey | None = None
-        tree: str | None = None
-        try:
-            commit = parse_commit(self.repo.raw_commit(oid))
-            tree = commit.tree
-            result.summary = commit.message.decode("utf-8", "replace").strip().splitlines()[0:1][0] \
-                if commit.message.strip() else ""
-            if commit.signature is None:
-                raise PbemError("signature.missing", "the commit is not signed", exit_code=1)
-            signer = sshsig.verify(commit.signature, commit.signed_payload())
-        except PbemError as exc:
-            result.findings.append(exc.finding.at(commit=oid))
+    def step(self, oid: str, signed: Signed | None = None) -> CommitResult:
+        """Judge one commit on top of the last one judged; `signed`: its `check_signature`, if done already."""
+        summary, tree, signer, problem = signed if signed is not None else check_signature(self.repo, oid)
+        result = CommitResult(oid, None, summary)
+        if problem is not None:
+            result.findings.append(problem)
         walked = self.trees.files
         try:
             files, changed = self.trees.advance(oid, tree or self.repo.tree_id(oid))
@@ -151,6 +146,50 @@ class Verifier:
         result.status = game.status
         self.verified, self.files, self.read = verified, files, game
         return result
+
+
+Signed = tuple[str, Optional[str], Optional[PublicKey], Optional[Finding]]  # summary, tree, signer, finding
+
+
+def check_signature(repo: GameRepo, oid: str) -> Signed:
+    """The commit's first message line, its tree, and the key that signed it, or the finding why not (DESIGN
+    §3: strict layout, SSHSIG). Depends on nothing but the commit, so it may run ahead of the judging."""
+    summary, tree = "", None
+    try:
+        commit = parse_commit(repo.raw_commit(oid))
+        tree = commit.tree
+        summary = commit.message.decode("utf-8", "replace").strip().splitlines()[0:1][0] \
+            if commit.message.strip() else ""
+        if commit.signature is None:
+            raise PbemError("signature.missing", "the commit is not signed", exit_code=1)
+        return summary, tree, sshsig.verify(commit.signature, commit.signed_payload()), None
+    except PbemError as exc:
+        return summary, tree, None, exc.finding.at(commit=oid)
+
+
+def signatures_ahead(repo: GameRepo, oids: list[str], chunk: int = 256) -> Iterator[Signed]:
+    """`check_signature` of each commit, in order, worked out by a second thread a few hundred commits ahead:
+    the signature check (libsodium, which lets go of the interpreter lock) runs on the other core while this
+    one judges. The thread reads through its own handle on the repository (libgit2 handles are not shared
+    between threads); memory stays bounded by the chunks in flight."""
+    if len(oids) < 2 * chunk:
+        for oid in oids:
+            yield check_signature(repo, oid)
+        return
+    path = repo.git_dir
+
+    def work(part: list[str]) -> list[Signed]:
+        mine = GameRepo(pygit2.Repository(path))
+        return [check_signature(mine, oid) for oid in part]
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        parts = [oids[i:i + chunk] for i in range(0, len(oids), chunk)]
+        pending = deque(pool.submit(work, part) for part in parts[:2])
+        for i in range(len(parts)):
+            done = pending.popleft().result()
+            if i + 2 < len(parts):
+                pending.append(pool.submit(work, parts[i + 2]))
+            yield from done
 
 
 _CROSSCHECK = os.environ.get("PBEM_CROSSCHECK") == "1"  # the test suite's: every fast path against the plain one
@@ -194,8 +233,8 @@ def verify_history(repo: GameRepo, tip: str | None = None,
                     start = i + 1
                 break
     results: list[CommitResult] = []
-    for i, oid in enumerate(sequence[start:], start):
-        results.append(verifier.step(oid))
+    for i, (oid, signed) in enumerate(zip(sequence[start:], signatures_ahead(repo, sequence[start:])), start):
+        results.append(verifier.step(oid, signed))
         if on_commit is not None:
             on_commit(i)
     done = HistoryResult(results, history_findings, verifier.verified, verifier.files, start, sequence)
