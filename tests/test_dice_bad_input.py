@@ -16,6 +16,7 @@ that left the game with himself, kli contributed out of turn.
 from __future__ import annotations
 
 import base64
+import re
 from pathlib import Path
 from typing import Any, Callable
 
@@ -25,11 +26,12 @@ from conftest import Table, copy_table
 from gitutil import fixed_key
 from pbem.crypto import seal
 from pbem.crypto.keys import load_private_key
-from test_dice_flow import (ESCROW, add_escrow, announce_out_of_turn, batch, cli, derived, escrow_message, findings,
-                            found, joined, ok, private, refused, rederive, sneak_as, verify_text,
+from test_dice_flow import (A_LINE, ESCROW, add_escrow, announce_out_of_turn, batch, cli, derived, escrow_message,
+                            findings, found, joined, ok, private, refused, rederive, sneak_as, verify_text,
                             write_batch)
 
 B0001 = "dice/b0001.yaml"
+B0001_LINE = B0001 + A_LINE  # the batch file and the line of the field the finding is about
 FED_GOES_ON = dict(through="1.16.damage")  # fed's turn in `rolled`: progress past 1.11.move
 
 
@@ -112,7 +114,8 @@ def test_dice_bad_reveal__a_reveal_that_does_not_match_its_commitment(reveal_owe
     bad = sneak_as(reveal_owed, "fed", "fed: revealed b0001")
     assert found(reveal_owed, bad, "dice.bad-reveal", B0001) == {"dice.bad-reveal"}
     done = verify_text(reveal_owed)
-    assert done.returncode == 1 and f"{B0001}: [dice.bad-reveal] batch b0001: the reveal does not match" in done.stdout
+    assert done.returncode == 1 and re.search(rf"{B0001}:\d+: \[dice.bad-reveal\] batch b0001: the reveal does not "
+                                              "match", done.stdout), done.stdout
     assert f"(commit {bad[:10]})" in done.stdout
     script = rederive(reveal_owed.repo_dir)
     assert script.returncode == 1 and "MISMATCH b0001: the reveal does not match" in script.stderr
@@ -152,7 +155,7 @@ def test_dice_bad_contribution__yield_refuses_the_roller_s_own_contribution(roll
     raw = batch(rolled)
     write_batch(rolled, {**raw, "contributions": {**raw["contributions"], "fed": "cd" * 32}})
     rolled.edit("fed", **FED_GOES_ON)
-    line = refused(rolled, "yield", who="fed", rule="dice.bad-contribution", where=B0001)
+    line = refused(rolled, "yield", who="fed", rule="dice.bad-contribution", where=B0001_LINE)
     assert "fed owes no contribution to b0001" in line
 
 
@@ -173,7 +176,7 @@ def test_dice_bad_contribution__kli_contributes_again_or_for_another(kli_turn: T
     change the contribution he made nor write one in someone else's name; pbem refuses, verify finds it."""
     write_batch(kli_turn, cheat(batch(kli_turn)))
     kli_turn.edit("kli", through="1.16.damage")
-    assert says in refused(kli_turn, "yield", who="kli", rule="dice.bad-contribution", where=B0001)
+    assert says in refused(kli_turn, "yield", who="kli", rule="dice.bad-contribution", where=B0001_LINE)
     bad = sneak_as(kli_turn, "kli")
     assert found(kli_turn, bad, "dice.bad-contribution", B0001) == {"dice.bad-contribution"}
 
@@ -276,7 +279,7 @@ def test_dice_bad_void__yield_refuses_a_void_after_results_without_kli_s_co_sign
              "signed-by-fed": ["--cosign", _cosign(rolled, tmp_path, "fed", reason)]}[cosign]
     ok(rolled, "dice", "void", "b0001", "--reason", reason, *extra, who="fed")
     rolled.edit("fed", **FED_GOES_ON)
-    refused(rolled, "yield", who="fed", rule="dice.bad-void", where=B0001)
+    refused(rolled, "yield", who="fed", rule="dice.bad-void", where=B0001_LINE)
     bad = sneak_as(rolled, "fed")
     assert found(rolled, bad, "dice.bad-void", B0001) == {"dice.bad-void"}
 
@@ -285,7 +288,7 @@ def test_dice_bad_void__only_the_roller_voids_his_batch(kli_turn: Table, tmp_pat
     ok(kli_turn, "dice", "void", "b0001", "--reason", "it went against me",
        "--cosign", _cosign(kli_turn, tmp_path, "kli", "it went against me"), who="kli")
     kli_turn.edit("kli", through="1.20.damage")
-    assert "only the roller fed" in refused(kli_turn, "yield", who="kli", rule="dice.bad-void", where=B0001)
+    assert "only the roller fed" in refused(kli_turn, "yield", who="kli", rule="dice.bad-void", where=B0001_LINE)
 
 
 # --- through pbem while the reveal is owed --------------------------------------------------------------------------
@@ -322,7 +325,8 @@ def test_yield_refuses_a_hand_edited_batch_while_the_reveal_is_owed(reveal_owed:
     """Each cheat above, tried through pbem by the roller while he owes the reveal: `pbem yield` must refuse it
     with its rule and change nothing."""
     write_batch(reveal_owed, cheat(reveal_owed, batch(reveal_owed)))
-    refused(reveal_owed, "yield", who="fed", rule=rule, where=B0001, real=False)
+    refused(reveal_owed, "yield", who="fed", rule=rule, where=B0001 if rule == "dice.changed" else B0001_LINE,
+            real=False)
 
 
 # --- pbem roll refuses a batch the verifier would refuse ----------------------------------------------------------

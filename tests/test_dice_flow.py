@@ -43,6 +43,7 @@ REDERIVE = TESTS / "rederive_dice.py"
 PLAYERS = ["fed", "kli"]  # table order of the duel (game.yaml)
 ESCROW = "escrow"  # the dice escrow's seat name, and its key file keys/escrow_ed25519 (gitutil SEEDS)
 ANYWHERE = "*"  # refused(where=ANYWHERE): the rule, whichever file the message names
+A_LINE = ":LINE"  # refused(where=FILE + A_LINE): that file and a line in it, e.g. a field pbem itself wrote
 TWO_ROLLS = ("--for", "CA ph1 at D7, range 3", "--for", "CA ph2 at D7, range 3",
              "--ref", "1.4.fire/CA/ph1", "--ref", "1.4.fire/CA/ph2")
 
@@ -86,6 +87,9 @@ def refused(table: Table, *args: str, who: str | None, rule: str, where: str | N
     assert len(errors) == 1, stderr
     if where == ANYWHERE:
         assert re.match(rf"pbem: (\S+: )?\[{re.escape(rule)}\] ", errors[0]), errors[0]
+    elif where is not None and where.endswith(A_LINE):
+        file = where[:-len(A_LINE)]
+        assert re.match(rf"pbem: {re.escape(file)}:\d+: \[{re.escape(rule)}\] ", errors[0]), errors[0]
     else:
         prefix = f"pbem: {where}: [{rule}] " if where else f"pbem: [{rule}] "
         assert errors[0].startswith(prefix), errors[0]

@@ -1,19 +1,21 @@
 """Issue 4: `pbem demo --game twirling-aces` plays a scripted three-player battle with fire, an action auction, a
-special (clarify) break, a seeking weapon and energy allocations audited at the end, all verified.
+special (clarify) break, a seeking weapon and energy allocations audited at the end, all verified. The template
+says `allocation: sealed`, so turn 1's allocation is a sealed simultaneous step (DESIGN §4.7): speeds public,
+allocations sealed out of turn in any order, revealed at the end and audited.
 
 The demo is played once (module fixture), in process, through the same services the players use; the checks
 read what the game left behind: status.yaml at every commit (as verify_history judged it), the report and dice
 files at every commit, the final game and its replayed state. The dice are random on every run, so nothing here
 depends on a roll's value: only on the rules applied to it.
 
-What the protocol cannot do yet is pinned by the xfail(strict=True) tests at the end, each with the fix it needs
-(tool/pbem/protocol/ and tool/pbem/verify/ belong to another engineer): a firer cannot roll for his own shots
-once replay asks him to (the game deadlocks); an auction forgets the player whose horizon reached the declared
-fire; a seeking weapon never hits (replay ignores `seeking_contact`); the verifier does not audit allocations.
+The tests at the end play short scratch games on the same template: rolling for one's own shots, the auction
+asking the player whose horizon reached the declared fire, a seeking weapon's impact, the verifier's audit of
+an allocation that does not pay, and the script's own safeguards.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from dataclasses import dataclass
@@ -197,21 +199,54 @@ def test_a_seeking_weapon_is_launched_with_its_target_sealed_and_hits_it(played:
     assert target[0].revealed and target[0].value() == {"unit": "S1", "target": "KR"}
 
 
-def test_allocations_are_sealed_at_the_start_revealed_at_the_end_and_audited(played: Played) -> None:
-    """Seed §2.C: each captain seals his energy allocation; all are revealed when the game ends, and each pays for
-    what his ship did (kli's weapons line is short by his phaser, paid from his reserve). The verifier does not
-    run this audit yet (see the xfail below): the demo does, after verifying."""
+def test_allocation_is_a_sealed_simultaneous_step_speeds_public_revealed_at_the_end(played: Played) -> None:
+    """Issue 4 point 5, DESIGN §4.7, seed §2.C (game.yaml `allocation: sealed`): once every captain's orders reach
+    1.0.alloc (his speed there is a public entry), replay waits for all three sealed allocations; each captain
+    seals his own out of turn, in any order (rom, kli, fed), in a commit that changes nothing else; the turn
+    starts only when all are in, and no allocation is revealed before the game is over."""
+    game = played.result.last.game
+    assert game.manifest.setup["allocation"] == "sealed"
+    commits = played.commits
+    waiting = [i for i, (_, _, s) in enumerate(commits) if s is not None and s.pending
+               and all(b.kind == "sealed" for b in s.pending)]
+    first = waiting[0]
+    assert sorted(pending_of(commits[first][2])) == [("fed", "sealed"), ("kli", "sealed"), ("rom", "sealed")]
+    assert {b.at for b in commits[first][2].pending} == {"1.0.alloc"}
+    speeds = {(e["by"], e["unit"], e["do"]["speed"]) for e in map(json.loads, played.entries(commits[first][0]))
+              if e["at"] == "1.0.alloc"}
+    assert speeds == {("fed", "CA", 8), ("kli", "D7", 8), ("rom", "KR", 8)}  # public before anyone sealed
+    sealers, owed = [], {"fed", "kli", "rom"}
+    for i in range(first + 1, first + 4):
+        oid, actor, status = commits[i]
+        before, after = played.files(commits[i - 1][0]), played.files(oid)
+        changed = sorted(p for p in set(before) | set(after) if before.get(p) != after.get(p))
+        new_secret = [p for p in changed if p.startswith("secrets/")]
+        assert len(new_secret) == 1 and set(changed) == {"status.yaml", *new_secret}, changed
+        sealed = yamlsafe.load(after[new_secret[0]], new_secret[0]).data
+        assert (sealed["owner"], sealed["kind"], sealed["step"], "key" in sealed) == (actor, "allocation",
+                                                                                     "1.0.alloc", False)
+        owed.discard(actor)
+        assert {b.player for b in status.pending if b.kind == "sealed"} == owed
+        sealers.append(actor)
+    assert sealers == ["rom", "kli", "fed"]
+    assert commits[first + 1][2].control == "fed"  # rom sealed while the step named fed first: no control needed
+    assert [b.kind for b in commits[first + 3][2].pending] == ["horizon"]  # all in: turn 1 started
+    # revealed only at the end: no commit before the one that leaves nothing but reveals holds an allocation key
+    allocations = sorted((s for s in game.secrets.values() if s.raw["kind"] == "allocation"), key=lambda s: s.id)
+    revealing = [i for i, (oid, _, _) in enumerate(commits) for s in allocations
+                 if s.file in played.files(oid) and b"key:" in played.files(oid)[s.file]]
+    end = min(revealing)
+    assert all(b.kind == "secret" and "allocation" in b.why for b in commits[end][2].pending)
+    assert [(s.owner, s.revealed, s.value()["turn"]) for s in allocations] == [
+        ("rom", True, 1), ("kli", True, 1), ("fed", True, 1)]
+
+
+def test_allocations_are_audited_against_what_each_ship_did(played: Played) -> None:
+    """Seed §2.C: each revealed allocation pays for what its ship did in the turn (kli's weapons line is short by
+    his phaser, paid from his reserve); the verifier audits them (rules.allocation, no finding here) and the
+    demo prints the audit."""
     game = played.result.last.game
     allocations = sorted((s for s in game.secrets.values() if s.raw["kind"] == "allocation"), key=lambda s: s.id)
-    assert [(s.owner, s.revealed, s.value()["turn"]) for s in allocations] == [
-        ("fed", True, 1), ("kli", True, 1), ("rom", True, 1)]
-    # sealed in each player's first turn, before anyone fired: the box is there from that commit on
-    first_seen = {}
-    for oid, actor, _ in played.commits:
-        for s in allocations:
-            if s.file in played.files(oid) and s.id not in first_seen:
-                first_seen[s.id] = actor
-    assert first_seen == {s.id: s.owner for s in allocations}
     audits = demo.audit_results(played.result)
     assert [ok for ok, _ in audits] == [True, True, True], audits
     assert any(line.startswith("Energy allocations audited") for line in played.lines)
@@ -227,7 +262,7 @@ def test_the_duel_demo_still_plays(tmp_path: Path) -> None:
     assert demo.run_demo(tmp_path, "tactical-duel", lines.append) == 0, "\n".join(lines[-30:])
 
 
-# --- what the protocol does not do yet ----------------------------------------------------------------------------
+# --- scratch games on the same template -----------------------------------------------------------------------
 
 def _template(tmp: Path, game_text: str | None = None) -> Path:
     folder = tmp / "template"
@@ -275,11 +310,22 @@ ALL_ORDERS = [
 ]
 
 
+def sealing(who: str, unit: str, **lines: int) -> dict[str, Any]:
+    """`who` seals his allocation for turn 1 (the template's sealed step at 1.0.alloc), out of turn."""
+    return {"player": who, "seal": {"kind": "allocation",
+                                    "value": {"turn": 1, "units": {unit: lines or {"speed": 8, "weapons": 3}}}}}
+
+
+# every captain's allocation for 1.0.alloc: speed 8 and 3 for weapons pay for all these tests do
+SEALS = [sealing("fed", "CA"), sealing("kli", "D7"), sealing("rom", "KR")]
+
+
 def test_a_firer_rolls_for_his_shots_when_replay_asks_him(tmp_path: Path) -> None:
     turns = [
         {"player": "fed", "through": "1.11.damage", "entries": [{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 8}}]},
         {"player": "kli", "through": "1.16.damage", "entries": [{"at": "1.0.alloc", "unit": "D7", "do": {"speed": 8}}]},
         {"player": "rom", "through": "1.16.damage", "entries": [{"at": "1.0.alloc", "unit": "KR", "do": {"speed": 8}}]},
+        *SEALS,
         {"player": "fed", "through": "1.16.damage",
          "entries": [{"at": FIRE, "unit": "CA", "do": {"fire": {"weapon": "ph1", "target": "D7"}}}],
          "expect": "roll"},  # nobody has a fire break: no auction, the step waits for fed to roll his die
@@ -299,6 +345,7 @@ def test_the_player_whose_horizon_reaches_declared_fire_is_asked_in_the_auction(
          "entries": [{"at": "1.0.alloc", "unit": "D7", "do": {"speed": 8}}]},
         {"player": "rom", "through": "1.16.damage", "breaks": [{"fire": {}}],
          "entries": [{"at": "1.0.alloc", "unit": "KR", "do": {"speed": 8}}]},
+        *SEALS,
     ]
     ws, _players = _play(tmp_path, _template(tmp_path), turns)
     head = ws.head()
@@ -368,8 +415,8 @@ def test_a_seeking_weapon_meeting_its_revealed_target_hits_it(tmp_path: Path) ->
 
 
 def test_the_verifier_audits_a_revealed_allocation(tmp_path: Path) -> None:
-    short = {"player": "fed", "seal": {"kind": "allocation", "value": {"turn": 1, "units": {"CA": {"speed": 4}}}}}
-    ws, players = _play(tmp_path, _template(tmp_path), [{**ALL_ORDERS[0], **short}, *ALL_ORDERS[1:]])
+    short = sealing("fed", "CA", speed=4)
+    ws, players = _play(tmp_path, _template(tmp_path), [*ALL_ORDERS, short, *SEALS[1:]])
     head = ws.repo.head_oid()
     # revealing an allocation that does not pay is judged as the verifier will: refused, nothing written
     with pytest.raises(PbemError, match=r"rules\.allocation.*speed 8 used \(8\), speed 4 allocated"):

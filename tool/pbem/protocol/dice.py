@@ -32,6 +32,9 @@ ESCROW = "escrow"  # the pseudo-seat that owes escrow signatures; no player may 
 DICE = "dice"
 ANNOUNCED = ("id", "roller", "mode", "sides", "rolls", "at", "replaces", "commit", "owner_box")
 VOID_NAMESPACE = "pbem"
+# the field of a batch file each rule is about: the line a finding names (DESIGN §11: file, line and rule)
+RULE_FIELD = {"dice.bad-results": "results", "dice.bad-reveal": "reveal", "dice.bad-contribution": "contributions",
+              "dice.bad-escrow": "escrow", "dice.bad-void": "void"}
 
 
 @dataclass(frozen=True)
@@ -40,10 +43,15 @@ class Batch:
 
     raw: Mapping[str, Any] = field(repr=False)
     file: str = ""
+    lines: Mapping[str, int] = field(default_factory=dict, repr=False, compare=False)  # top-level field -> line
 
     @property
     def id(self) -> str:
         return self.raw["id"]
+
+    def line_of(self, key: str | None) -> int | None:
+        """The line of a top-level field of the batch file, if it was read from one and has it."""
+        return self.lines.get(key) if key is not None else None
 
     @property
     def roller(self) -> str:
@@ -147,7 +155,8 @@ def batch_findings(
         if old is not None and old.raw == new.raw:
             continue
         try:
-            findings.extend(_changes(game_id, players, keys, escrow_key, old, new, committer))
+            findings.extend(f.at(line=new.line_of(RULE_FIELD.get(f.rule)))
+                            for f in _changes(game_id, players, keys, escrow_key, old, new, committer))
         except PbemError as exc:  # malformed hex or base64 that slipped past the schema
             findings.append(exc.finding.at(file=new.file))
     return findings

@@ -188,9 +188,14 @@ def _check_pursuit(ruleset: Ruleset, inputs: Inputs, tracks: dict[str, tuple[Any
             continue
         target = (sealed.value or {}).get("target")
         for violation in check(list(track), unit, target):
+            # name the entry that made the move where there is one; a default or planned move has none
+            entry = next((e for e in inputs.at(violation.at) if e.unit == unit and "move" in e.do), None)
+            where = {"file": entry.file, "line": entry.line} if entry is not None else \
+                {"file": f"secrets/{sealed.secret}.yaml"}
             problems.append(Finding("rules.pursuit", f"{unit} did not pursue its target {target} at "
                                     f"{ruleset.format_time(violation.at)}: it made {violation.made}, pursuit allows "
-                                    f"{', '.join(sorted(violation.allowed))}", file=f"secrets/{sealed.secret}.yaml"))
+                                    f"{', '.join(sorted(violation.allowed))} (target revealed in secrets/"
+                                    f"{sealed.secret}.yaml)", **where))
     return left
 
 

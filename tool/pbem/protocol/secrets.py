@@ -30,6 +30,11 @@ class Secret:
 
     raw: Mapping[str, Any] = field(repr=False)
     file: str = ""
+    lines: Mapping[str, int] = field(default_factory=dict, repr=False, compare=False)  # top-level field -> line
+
+    def line_of(self, key: str) -> int | None:
+        """The line of a top-level field of the secret file (e.g. `key`, the reveal), if it has it."""
+        return self.lines.get(key)
 
     @property
     def id(self) -> str:

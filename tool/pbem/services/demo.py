@@ -111,9 +111,11 @@ def _play_turns(ws: Workspace, players: dict[str, Identity], turns: list[dict[st
             done = turn.commit_escrow(ws, escrow, chance.private_key(escrow))
             echo(f"  turn {number:>2}: the escrow signs: {'; '.join(done)}")
             continue
+        # a sealed step's input is committed without control (DESIGN §4.7): say so, not "yields"
+        verb = "seals" if step.get("seal") and _owed_sealed_step(ws, step["player"]) else "yields"
         status = play_turn(ws, players[step["player"]], step, number)
         nxt = f"{status.control} ({status.pending[0].why})" if status.pending else "game over"
-        echo(f"  turn {number:>2}: {step['player']} yields: {step.get('note', '')!s:<40} -> {nxt}")
+        echo(f"  turn {number:>2}: {step['player']} {verb}: {step.get('note', '')!s:<40} -> {nxt}")
         _expect(step, status, number)
 
 
@@ -133,7 +135,7 @@ def _expect(step: dict[str, Any], status: Status, number: int) -> None:
 def audit_results(result: HistoryResult) -> list[tuple[bool, str]]:
     """Each revealed `allocation` secret audited against the record of its turn in the final state, where the
     ruleset has an energy audit (tactical/1 `turn_record`, `audit_allocation`): (passed, text), by secret id.
-    The verifier does not run this audit yet, so the demo does."""
+    The verifier runs the same audit on every commit (rules.allocation); the demo prints it for the player."""
     last = result.last
     if last is None or last.stop is None:
         return []
@@ -259,10 +261,11 @@ def play_turn(ws: Workspace, me: Identity, step: dict[str, Any], number: int) ->
         roll = step["roll"]
         chance.announce(files, current, me, player, list(roll["for"]), list(roll.get("ref", [])),
                         roll.get("sides", 6), roll.get("mode"))
+    owed = _owed_sealed_step(ws, player)
     for secret in _listed(step.get("seal")):
         value = secret["value"] if "value" in secret else {"text": secret["text"]}
         chance.seal_secret(files, current, me, player, secret.get("kind", "note"), json.dumps(value).encode(),
-                           secret.get("reveal", "end"), secret.get("concerns", ""))
+                           secret.get("reveal", "end"), secret.get("concerns", ""), owed)
         current = ws.game_of(files)  # the next secret gets the next id
     ws.write_files(files)
     try:
@@ -272,6 +275,15 @@ def play_turn(ws: Workspace, me: Identity, step: dict[str, Any], number: int) ->
                                      exc.exit_code) from None
     assert status is not None
     return status
+
+
+def _owed_sealed_step(ws: Workspace, player: str) -> str | None:
+    """The sealed simultaneous step `player` owes his input for now, if any (DESIGN §4.7): a secret he seals
+    then answers it, as `pbem seal` does, and he may commit it without holding control."""
+    head = ws.head()
+    status = head.status if head is not None else None
+    owed = [b.at for b in status.pending if b.player == player and b.kind == SEALED] if status is not None else []
+    return owed[0] if owed else None
 
 
 def _listed(value: Any) -> list[Any]:

@@ -322,13 +322,18 @@ def read_status(data: bytes) -> Status:
 def read_batch(data: bytes, file: str) -> Batch:
     doc = yamlsafe.load(data, file)
     schemas.validate("pbem/dice/1", doc.data, file=file, doc=doc)
-    return Batch(doc.data, file)
+    return Batch(doc.data, file, _top_lines(doc))
 
 
 def read_secret(data: bytes, file: str) -> Secret:
     doc = yamlsafe.load(data, file)
     schemas.validate("pbem/secret/1", doc.data, file=file, doc=doc)
-    return Secret(doc.data, file)
+    return Secret(doc.data, file, _top_lines(doc))
+
+
+def _top_lines(doc: yamlsafe.Document) -> dict[str, int]:
+    """The line of each top-level field: findings about a dice batch or a secret name it (DESIGN §11)."""
+    return {key: doc.line_of((key,)) for key in doc.data} if isinstance(doc.data, dict) else {}
 
 
 def dice_book(batches: Mapping[str, Batch]) -> dict[str, Rolled]:

@@ -304,7 +304,8 @@ def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn:
             step = game.secrets[sid].raw.get("step")
             if step is not None and step not in owed_steps:
                 findings.append(Finding("secret.bad-secret", f"secret {sid} answers step {step}, for which "
-                                        f"{player} owes no sealed input", file=game.secrets[sid].file))
+                                        f"{player} owes no sealed input", file=game.secrets[sid].file,
+                                        line=game.secrets[sid].line_of("step")))
             elif step is None and not turn:
                 findings.append(Finding("secret.bad-secret", "secrets are sealed in one's own turn",
                                         file=game.secrets[sid].file))
@@ -353,8 +354,10 @@ def _audits(prev: Verified, game: Game, stop: Stop) -> list[Finding]:
         is_due = ruleset.turn_ended(None if stop.over else stop.checkpoint.point, turn)
         if is_due and not was_due:
             record = ruleset.turn_record(stop.checkpoint.state, secret.owner, turn)
+            # the reveal (its `key` line) is what shows the allocation does not pay
             found += [Finding("rules.allocation", f"{secret.id} ({secret.owner}, turn {turn}): {reason}",
-                              file=secret.file) for reason in audit(game.manifest.setup, record, value)]
+                              file=secret.file, line=secret.line_of("key"))
+                      for reason in audit(game.manifest.setup, record, value)]
     return found
 
 
