@@ -314,11 +314,9 @@ def schema_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
     folder = tmp_path / "schemas"
     shutil.copytree(resources.schemas_dir(), folder)
     monkeypatch.setattr(schemas, "schemas_dir", lambda: folder)
-    schemas._catalog.cache_clear()
-    schemas._part_validator.cache_clear()
+    schemas.reset()
     yield folder
-    schemas._catalog.cache_clear()
-    schemas._part_validator.cache_clear()
+    schemas.reset()
 
 
 def test_new_schema_files_are_picked_up_and_can_refer_to_others(schema_folder: Path) -> None:

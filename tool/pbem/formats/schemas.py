@@ -18,13 +18,15 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
+from typing import TYPE_CHECKING
+
 import fastjsonschema
 from fastjsonschema import JsonSchemaValueException
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError, ValidationError, best_match
-from referencing import Registry, Resource
-from referencing.exceptions import Unresolvable
-from referencing.jsonschema import DRAFT202012
+
+if TYPE_CHECKING:  # jsonschema is imported when an error needs wording: a clean verification never loads it
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
+    from referencing import Registry
 
 from pbem.errors import ILLEGAL, USAGE, PbemError
 from pbem.formats.resources import schemas_dir
@@ -39,8 +41,16 @@ _MAX_MESSAGE = 300
 
 
 def schema_ids() -> list[str]:
-    """The ids of all schemas shipped with pbem, sorted (e.g. `pbem/game/1`)."""
+    """The ids of all schemas shipped with pbem, sorted (e.g. `pbem/game/1`), each checked against the
+    2020-12 meta-schema (rule `schema.broken`)."""
     return sorted(_catalog()[0])
+
+
+def reset() -> None:
+    """Forget every loaded and compiled schema (tests that swap the schema folder)."""
+    for cached in (_files, _catalog, _part_validator, _fast, _fast_sources):
+        cached.cache_clear()
+    _VALID.clear()
 
 
 def validate(schema_id: str, data: Any, *, file: str, doc: Document | None = None, base: tuple[str | int, ...] = (),
@@ -68,6 +78,8 @@ def validate(schema_id: str, data: Any, *, file: str, doc: Document | None = Non
         return
     except JsonSchemaValueException:
         pass
+    from jsonschema.exceptions import best_match
+
     error = best_match(_validator(schema_id).iter_errors(data))
     if error is None:
         return
@@ -92,6 +104,9 @@ def _validator(schema_id: str) -> Draft202012Validator:
 
 @lru_cache(maxsize=None)
 def _part_validator(schema_id: str) -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+    from referencing.exceptions import Unresolvable
+
     registry = _catalog()[1]
     try:
         registry.resolver().lookup(_BASE + schema_id)  # fail now, not on first use, if the pointer is wrong
@@ -102,20 +117,18 @@ def _part_validator(schema_id: str) -> Draft202012Validator:
 
 @lru_cache(maxsize=1)
 def _catalog() -> tuple[dict[str, Draft202012Validator], Registry]:
-    """Load, check and compile every schema file once (the set is fixed for the life of the process)."""
-    raw: dict[str, Any] = {}
-    for path in sorted(schemas_dir().glob("*.json")):
+    """Check every schema file against the meta-schema and compile it for jsonschema, once."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
+    raw = _files()
+    for schema_id, schema in raw.items():
         try:
-            schema = json.loads(path.read_text(encoding="utf-8"))
             Draft202012Validator.check_schema(schema)
-        except (OSError, ValueError, SchemaError) as exc:
-            raise _broken(f"{path.name}: {exc}") from None
-        schema_id = schema.get("$id") if isinstance(schema, dict) else None
-        if not isinstance(schema_id, str) or not schema_id or "#" in schema_id:
-            raise _broken(f"{path.name} has no usable $id")
-        if schema_id in raw:
-            raise _broken(f"{path.name}: $id {schema_id!r} is used by two files")
-        raw[schema_id] = schema
+        except SchemaError as exc:
+            raise _broken(f"{_FILE_OF.get(schema_id, schema_id)}: {exc}") from None
     ids = frozenset(raw)
     resources = [(_BASE + sid, Resource.from_contents(_absolute(s, ids), default_specification=DRAFT202012))
                  for sid, s in raw.items()]
@@ -124,7 +137,31 @@ def _catalog() -> tuple[dict[str, Draft202012Validator], Registry]:
     return validators, registry
 
 
+@lru_cache(maxsize=1)
+def _files() -> dict[str, Any]:
+    """Every schema file by its `$id` (the set is fixed for the life of the process)."""
+    raw: dict[str, Any] = {}
+    for path in sorted(schemas_dir().glob("*.json")):
+        try:
+            schema = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise _broken(f"{path.name}: {exc}") from None
+        schema_id = schema.get("$id") if isinstance(schema, dict) else None
+        if not isinstance(schema_id, str) or not schema_id or "#" in schema_id:
+            raise _broken(f"{path.name} has no usable $id")
+        if schema_id in raw:
+            raise _broken(f"{path.name}: $id {schema_id!r} is used by two files")
+        raw[schema_id] = schema
+        _FILE_OF[schema_id] = path.name
+    return raw
+
+
+_FILE_OF: dict[str, str] = {}  # schema id -> its file's name, for messages
+
+
 def _agree(schema_id: str, data: Any) -> None:
+    from jsonschema.exceptions import best_match
+
     error = best_match(_validator(schema_id).iter_errors(data))
     if error is not None:
         raise AssertionError(f"the compiled validator accepted what jsonschema refuses ({schema_id}): "
@@ -134,16 +171,24 @@ def _agree(schema_id: str, data: Any) -> None:
 @lru_cache(maxsize=None)
 def _fast(schema_id: str) -> Any:
     """The compiled validator of one schema (or part), built on first use: a process compiles only what it reads."""
-    _validator(schema_id)  # the same "unknown schema" error as the explaining validator
     root, _, pointer = schema_id.partition("#")
-    root = root.removeprefix(_BASE)
-    schema = {"$schema": _DRAFT7, **_inline(_resolve(root, pointer), root)}
-    return fastjsonschema.compile(schema, use_default=False, use_formats=False)
+    try:
+        part = _resolve(root, pointer)
+    except (KeyError, TypeError, IndexError):
+        _validator(schema_id)  # words the "unknown schema" error
+        raise
+    schema = {"$schema": _DRAFT7, **_inline(part, root)}
+    try:
+        return fastjsonschema.compile(schema, use_default=False, use_formats=False)
+    except fastjsonschema.JsonSchemaDefinitionException as exc:
+        raise _broken(f"{schema_id}: {exc}") from None
 
 
 @lru_cache(maxsize=1)
 def _fast_sources() -> dict[str, Any]:
-    return {sid: v.schema for sid, v in _catalog()[0].items()}
+    raw = _files()
+    ids = frozenset(raw)
+    return {sid: _absolute(s, ids) for sid, s in raw.items()}
 
 
 def _resolve(root: str, pointer: str) -> Any:

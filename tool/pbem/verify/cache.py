@@ -36,15 +36,16 @@ def _folder(git_dir: str | os.PathLike[str]) -> Path:
     return Path(git_dir) / "pbem" / "verified" / _fingerprint()
 
 
-def load(git_dir: str | os.PathLike[str], oid: str) -> tuple[Any, Mapping[str, tuple[str, int]], Any] | None:
-    """(Verified, tree files, the game as read) after commit `oid`, if a clean verification of it was kept."""
+def load(git_dir: str | os.PathLike[str], oid: str) -> tuple[Any, Mapping[str, tuple[str, int]], Any, int] | None:
+    """(Verified, tree files, the game as read, turns from the root) after commit `oid`, if a clean
+    verification of it was kept."""
     path = _folder(git_dir) / f"{oid}.pickle"
     try:
         with path.open("rb") as handle:
-            stored_oid, verified, files, read = pickle.load(handle)  # noqa: S301 - our own file in .git
+            stored_oid, verified, files, read, count = pickle.load(handle)  # noqa: S301 - our own file
     except Exception:  # noqa: BLE001 - a missing or broken cache is no cache
         return None
-    return (verified, files, read) if stored_oid == oid else None
+    return (verified, files, read, count) if stored_oid == oid else None
 
 
 def has(git_dir: str | os.PathLike[str], oid: str) -> bool:
@@ -52,14 +53,14 @@ def has(git_dir: str | os.PathLike[str], oid: str) -> bool:
 
 
 def save(git_dir: str | os.PathLike[str], oid: str, verified: Any, files: Mapping[str, tuple[str, int]],
-         read: Any) -> None:
+         read: Any, count: int) -> None:
     """Keep the state after a clean `oid`; best effort (a read-only repository simply keeps nothing)."""
     folder = _folder(git_dir)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         temp = folder / f".{oid}.{os.getpid()}.tmp"
         with temp.open("wb") as handle:
-            pickle.dump((oid, verified, dict(files), read), handle, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump((oid, verified, dict(files), read, count), handle, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(temp, folder / f"{oid}.pickle")
         kept = sorted(folder.glob("*.pickle"), key=lambda p: p.stat().st_mtime, reverse=True)
         for old in kept[KEEP:]:

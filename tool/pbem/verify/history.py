@@ -60,14 +60,21 @@ class HistoryResult:
         return out
 
 
-def turn_sequence(repo: GameRepo, tip: str) -> tuple[list[str], list[Finding]]:
-    """The turns from the root to `tip`, root first, and any finding about the shape of history."""
+def turn_sequence(repo: GameRepo, tip: str,
+                  known: Callable[[str], bool] | None = None) -> tuple[list[str], list[Finding]]:
+    """The turns from the root to `tip`, root first, and any finding about the shape of history.
+
+    With `known`, the walk back stops at the first turn `known` accepts with no merge waiting for its first
+    parent further back: the sequence then starts at that turn (a clean state kept for it, verify.cache)."""
     sequence: list[str] = []
     findings: list[Finding] = []
     awaited: dict[str, str] = {}  # first parent of a merge -> the merge: must show up further back
     oid: str | None = tip
     while oid is not None:
         awaited.pop(oid, None)
+        if known is not None and not awaited and known(oid):
+            sequence.append(oid)
+            break
         try:
             parents = repo.parents(oid)
         except PbemError as exc:  # a commit not even git can read: nothing after it can be judged
@@ -211,33 +218,49 @@ def _agree(repo: GameRepo, oid: str, files: Mapping[str, tuple[str, int]], game:
     assert full.errata == dict(game.errata), f"errata disagree at {oid}"
 
 
-def verify_history(repo: GameRepo, tip: str | None = None,
-                   on_commit: Callable[[int], None] | None = None, cached: bool = False) -> HistoryResult:
+def verify_history(repo: GameRepo, tip: str | None = None, on_commit: Callable[[int], None] | None = None,
+                   cached: bool = False, whole_sequence: bool = False) -> HistoryResult:
     """Judge every turn from the root to `tip` (default HEAD); `on_commit(i)` after each (benchmarks).
 
-    With `cached`, start from the latest commit of the sequence whose clean verification was kept under
-    .git/pbem/ (verify.cache), and keep the result when the whole history is clean: `commits` then holds only
-    the commits judged now, `cached_commits` counts the others."""
+    With `cached`, start after the latest turn whose clean verification was kept under .git/pbem/
+    (verify.cache), walking history back only that far unless `whole_sequence` is asked for, and keep the
+    result when the whole history is clean: `commits` then holds only the commits judged now,
+    `cached_commits` counts the others."""
     tip = tip or repo.head_oid()
     if tip is None:
         raise PbemError("repo.empty", "this repository has no commits yet", exit_code=2)
-    sequence, history_findings = turn_sequence(repo, tip)
-    verifier = Verifier(repo)
-    start = 0
-    if cached and not history_findings:
-        for i in range(len(sequence) - 1, -1, -1):
-            if verified_cache.has(repo.git_dir, sequence[i]):
-                kept = verified_cache.load(repo.git_dir, sequence[i])
-                if kept is not None:
-                    verifier = Verifier(repo, kept)
-                    start = i + 1
-                break
+    kept, start = None, 0
+    if cached and not whole_sequence:
+        def known(oid: str) -> bool:
+            return verified_cache.has(repo.git_dir, oid)
+
+        sequence, history_findings = turn_sequence(repo, tip, known)
+        if not history_findings:
+            kept, start = _latest_kept(repo, sequence)
+        if kept is None and sequence and known(sequence[0]):  # the walk stopped early, in vain: walk it all
+            sequence, history_findings = turn_sequence(repo, tip)
+    else:
+        sequence, history_findings = turn_sequence(repo, tip)
+        if cached and not history_findings:
+            kept, start = _latest_kept(repo, sequence)
+    verifier = Verifier(repo, kept[:3] if kept is not None else None)
+    before = kept[3] - start if kept is not None else 0  # turns older than `sequence[0]`, judged before
     results: list[CommitResult] = []
     for i, (oid, signed) in enumerate(zip(sequence[start:], signatures_ahead(repo, sequence[start:])), start):
         results.append(verifier.step(oid, signed))
         if on_commit is not None:
-            on_commit(i)
-    done = HistoryResult(results, history_findings, verifier.verified, verifier.files, start, sequence)
+            on_commit(before + i)
+    done = HistoryResult(results, history_findings, verifier.verified, verifier.files, before + start, sequence)
     if cached and results and verifier.verified is not None and not done.findings():
-        verified_cache.save(repo.git_dir, sequence[-1], verifier.verified, verifier.files, verifier.read)
+        verified_cache.save(repo.git_dir, sequence[-1], verifier.verified, verifier.files, verifier.read,
+                            done.total)
     return done
+
+
+def _latest_kept(repo: GameRepo, sequence: list[str]) -> tuple[tuple | None, int]:
+    """The state kept for the latest turn of `sequence` that has one, and the index after that turn."""
+    for i in range(len(sequence) - 1, -1, -1):
+        if verified_cache.has(repo.git_dir, sequence[i]):
+            kept = verified_cache.load(repo.git_dir, sequence[i])
+            return (kept, i + 1) if kept is not None else (None, 0)
+    return None, 0
