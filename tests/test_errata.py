@@ -235,14 +235,20 @@ def test_three_players_each_sign_before_it_applies(tmp_path: Path) -> None:
 
 
 def _melee(root: Path) -> Table:
-    """games/tactical-melee started: fed (alice), kli (bob), rom (dave's key, as keys/rom_ed25519)."""
+    """games/tactical-melee started, with allocations open so that the speeds written at 1.0.alloc are firm
+    once all three have given orders: fed (alice), kli (bob), rom (dave's key, as keys/rom_ed25519)."""
+    template = root.parent / "melee-template"
+    template.mkdir()
+    text = (Path(__file__).resolve().parents[1] / "games" / "tactical-melee" / "game.yaml").read_text()
+    assert "allocation: sealed" in text
+    (template / "game.yaml").write_text(text.replace("allocation: sealed", "allocation: open"))
     box = Sandbox(root)
     shutil.rmtree(box.home / ".ssh")
     for name in ("alice", "bob", "carol"):
         box.new_key(name)
     write_keypair(root / "keys" / "rom_ed25519", fixed_key("dave"))
     table = Table(root)
-    ok(table, "init", str(table.repo_dir), "--template", "tactical-melee", "--id", "melee-e2e", who="fed", cwd=root,
+    ok(table, "init", str(table.repo_dir), "--template", str(template), "--id", "melee-e2e", who="fed", cwd=root,
        real=True)
     for seat in ("fed", "kli", "rom"):
         ok(table, "join", "--as", seat, who=seat)
