@@ -8,13 +8,15 @@ horizon one step past his opponent's and adds one entry, so control alternates a
 files grow as in a real game. The game is built with the same code the verifier uses (judge per commit), so it
 is fast to make. Then, in fresh processes:
 
-* floor:  `git rev-list` plus reading every blob that changed, with pygit2 (what any verifier must at least do);
+* floor:  `git rev-list`, each commit's SSH signature checked, and every blob that changed read with pygit2
+          (what any verifier must at least do);
 * verify: `pbem verify` of the whole history (signatures, schemas, YAML, ownership, firm, progress, replay);
 * tail:   the per-commit cost of the last 1,000 commits against commits 1,000–2,000 (flat means linear);
 * one:    `pbem verify` of one new commit on top of the game, the state after its parent kept in .git/pbem/
           (verify/cache.py), as a player's or a server's checkout has it.
 
-Numbers are printed as a Markdown table; peak memory is the child's maximum resident set size.
+Numbers are printed as a Markdown table; times are wall-clock times of the command, Python's start included;
+peak memory is the verifying process's maximum resident set size.
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -120,7 +121,11 @@ def make_game(path: Path, commits: int) -> None:
 
 
 FLOOR = """
-import sys, pygit2, subprocess
+import sys, subprocess, pygit2
+sys.path.insert(0, sys.argv[2])
+from pbem.crypto import sshsig
+from pbem.store.commits import parse_commit
+pygit2.settings.enable_caching(False)
 repo = pygit2.Repository(sys.argv[1])
 oids = subprocess.run(["git", "-C", sys.argv[1], "rev-list", "--reverse", "--first-parent", "HEAD"],
                       capture_output=True, text=True, check=True).stdout.split()
@@ -133,7 +138,8 @@ def walk(tree, base, out):
         else:
             out[base + e.name] = e.id
 for oid in oids:
-    raw = repo.odb.read(oid)[1]
+    commit = parse_commit(repo.odb.read(oid)[1])
+    sshsig.verify(commit.signature, commit.signed_payload())
     files = {}
     walk(repo[oid].tree, "", files)
     for path, blob in files.items():
@@ -144,16 +150,20 @@ print(len(oids), total)
 """
 
 
+# Runs one command as its only child and reports that child's peak resident memory: RUSAGE_CHILDREN of a
+# process with a single child is the child's own.
+PEAK = ("import resource, subprocess, sys, time; t = time.perf_counter(); done = subprocess.run(sys.argv[1:]); "
+        "t = time.perf_counter() - t; "
+        "print(t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(done.returncode)")
+
+
 def timed(cmd: list[str], cwd: Path) -> tuple[float, int, str]:
-    """Wall time, peak RSS (kB) of the child, stdout."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    start = time.perf_counter()
-    done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
-    elapsed = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    """Wall time and peak resident memory (kB) of the command alone, and its stdout."""
+    done = subprocess.run([sys.executable, "-c", PEAK, *cmd], cwd=cwd, capture_output=True, text=True)
     if done.returncode not in (0, 1):
         raise SystemExit(f"{cmd} failed: {done.stderr}")
-    return elapsed, max(peak, before), done.stdout
+    elapsed, peak = done.stderr.strip().splitlines()[-1].split()
+    return float(elapsed), int(peak), done.stdout
 
 
 def tail_ratio(path: Path) -> float | None:
@@ -185,7 +195,7 @@ def main() -> None:
             start = time.perf_counter()
             make_game(path, n)
             print(f"built {n} commits in {time.perf_counter() - start:.1f} s", file=sys.stderr)
-        floor_t, floor_mem, _ = timed([sys.executable, "-c", FLOOR, str(path)], path)
+        floor_t, floor_mem, _ = timed([sys.executable, "-c", FLOOR, str(path), str(ROOT / "tool")], path)
         shutil.rmtree(path / ".git" / "pbem", ignore_errors=True)  # a cold, full verification
         verify_t, verify_mem, out = timed([pbem, "verify"], path)
         shutil.rmtree(path / ".git" / "pbem", ignore_errors=True)

@@ -186,16 +186,25 @@ def corrupt(g: Game, kind: str, position: int, rng: random.Random, payload: Any)
     return tip
 
 
-def verify_or_pbem_error(g: Game, tip: str) -> list[str]:
+def verify_or_pbem_error(g: Game, tip: str, pipeline: bool | None = None) -> list[str]:
     """verify_history on `tip`: the rules it found, or the one PbemError that ended it."""
     try:
-        result = verify_history(GameRepo.open(g.path), tip)
+        result = verify_history(GameRepo.open(g.path), tip, pipeline=pipeline)
     except PbemError as exc:
         assert exc.exit_code in (1, 2)
         return [exc.finding.rule]
     rules = [f.rule for f in result.findings()]
     assert all(isinstance(r, str) and "." in r for r in rules), rules
     return rules
+
+
+def every_finding(g: Game, tip: str, pipeline: bool) -> list[tuple] | str:
+    try:
+        result = verify_history(GameRepo.open(g.path), tip, pipeline=pipeline)
+    except PbemError as exc:
+        return exc.finding.text()
+    assert result.fetched == (len(result.commits) if pipeline else 0)  # the helper did fetch every commit
+    return [(c.oid, c.actor, c.summary, tuple(f.text() for f in c.findings)) for c in result.commits]
 
 
 # --- the properties ------------------------------------------------------------------------------------------------
@@ -219,6 +228,17 @@ def test_fuzz_verify_history_on_a_corrupted_game(game: Game, kind: str, depth: i
     position = len(game.chain) - 1 - depth
     tip = corrupt(game, kind, position, random.Random(seed), payload)
     verify_or_pbem_error(game, tip)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                  HealthCheck.too_slow])
+@given(kind=st.sampled_from(KINDS), depth=st.integers(0, 30), seed=st.integers(0, 2**32 - 1), payload=YAML_VALUES)
+def test_the_fetching_process_changes_no_verdict(game: Game, kind: str, depth: int, seed: int, payload: Any) -> None:
+    """verify.fetch: with commits fetched by a second process the verifier finds exactly what it finds alone,
+    commit by commit, on corrupted histories too (bad signatures, unreadable trees, stray files)."""
+    position = len(game.chain) - 1 - depth
+    tip = corrupt(game, kind, position, random.Random(seed), payload)
+    assert every_finding(game, tip, pipeline=True) == every_finding(game, tip, pipeline=False)
 
 
 def test_the_uncorrupted_game_verifies(game: Game) -> None:

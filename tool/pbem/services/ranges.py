@@ -29,7 +29,7 @@ def verify_range(ws: Workspace, spec: str | None) -> tuple[list[Finding], int]:
             raise PbemError("repo.empty", "this repository has no commits yet")
     from pbem.verify.history import verify_history
 
-    result = verify_history(ws.repo, tip, cached=True, whole_sequence=only is not None)
+    result = verify_history(ws.repo, tip, cached=True, whole_sequence=only is not None, statuses=False)
     findings = result.findings(only)
     count = result.total if only is None else sum(1 for oid in result.sequence if oid in only)
     return findings, count

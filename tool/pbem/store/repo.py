@@ -18,6 +18,10 @@ from pbem.errors import ILLEGAL, USAGE, PbemError
 from pbem.store.commits import commit_payload, format_ident, with_signature
 from pbem.store.signer import Signer
 
+# libgit2's object cache keeps every object looked up (up to 256 MB): pbem reads each object about once per
+# verification and keeps what it needs itself, so the cache only costs memory (issue 7: peak memory).
+pygit2.settings.enable_caching(False)
+
 _TREE_CACHE_LIMIT = 4096  # flattened subtrees kept; unchanged directories share ids across commits
 _BAD_NAMES = {"", ".", "..", ".git"}
 

@@ -61,6 +61,11 @@ class TreeWalker:
         self.files, self._folders = files, folders
         return files, changed
 
+    def jump(self, files: Files) -> None:
+        """Stand at a tree whose files are known without having listed its folders (they are listed afresh,
+        against `files`, at the next `advance`)."""
+        self.files, self._folders = files, {}
+
     def _folder(self, folders: dict[str, tuple[bytes, Listing]], prefix: str, oid: bytes, depth: int,
                 changes: dict[str, tuple[str, int] | None]) -> None:
         known = folders.get(prefix)

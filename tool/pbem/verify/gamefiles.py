@@ -97,7 +97,7 @@ class Game:
 class ParseCache:
     """A bounded least-recently-used cache of parsed files keyed by (blob id, kind)."""
 
-    def __init__(self, size: int = 512, lines: int = 20_000) -> None:
+    def __init__(self, size: int = 512, lines: int = 4096) -> None:
         self.size = size
         self._items: OrderedDict[tuple[str, ...], Any] = OrderedDict()
         self.lines: ParseCache | None = ParseCache(lines, 0) if lines else None  # report lines by their text

@@ -9,21 +9,15 @@ parent's chain; the turns are then the commits on the second-parent side, and th
 from __future__ import annotations
 
 import os
-from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Mapping, Optional
+from typing import Callable, Mapping
 
-import pygit2
-
-from pbem.crypto import sshsig
-from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
 from pbem.protocol.model import Status
-from pbem.store.commits import parse_commit
 from pbem.store.repo import GameRepo
 from pbem.verify import cache as verified_cache
 from pbem.store.trees import TreeWalker
+from pbem.verify.fetch import PIPELINE_MIN, Fetched, Signed, check_signature, fetched_ahead, signatures_ahead
 from pbem.verify.gamefiles import Game, ParseCache, layout_findings, read_changes, read_game, seed_cache
 from pbem.verify.turns import Verified, judge
 
@@ -45,6 +39,7 @@ class HistoryResult:
     last_files: Mapping[str, tuple[str, int]] = field(default_factory=dict)
     cached_commits: int = 0  # commits before `commits` whose clean verification was kept (verify.cache)
     sequence: list[str] = field(default_factory=list)  # every turn from the root, oldest first
+    fetched: int = 0  # commits whose signature, tree changes and blobs a second process fetched (verify.fetch)
 
     @property
     def total(self) -> int:
@@ -119,27 +114,46 @@ class Verifier:
             self.trees.files = dict(self.files)
             seed_cache(self.cache, self.read, self.files)
 
-    def step(self, oid: str, signed: Signed | None = None) -> CommitResult:
-        """Judge one commit on top of the last one judged; `signed`: its `check_signature`, if done already."""
+    def step(self, oid: str, signed: Signed | None = None, fetched: Fetched | None = None) -> CommitResult:
+        """Judge one commit on top of the last one judged. `signed`: its `check_signature`, or `fetched`: all
+        that `fetch` gets, if worked out already (verify.fetch)."""
+        if fetched is not None:
+            signed = fetched.signed
         summary, tree, signer, problem = signed if signed is not None else check_signature(self.repo, oid)
         result = CommitResult(oid, None, summary)
         if problem is not None:
             result.findings.append(problem)
         walked = self.trees.files
-        try:
-            files, changed = self.trees.advance(oid, tree or self.repo.tree_id(oid))
-        except PbemError as exc:
-            result.findings.append(exc.finding.at(commit=oid))
+        blob = self.repo.read_blob
+        if fetched is None:
+            try:
+                files, changed = self.trees.advance(oid, tree or self.repo.tree_id(oid))
+            except PbemError as exc:
+                result.findings.append(exc.finding.at(commit=oid))
+                return result
+        elif fetched.problem is not None or fetched.changes is None:
+            result.findings.append(fetched.problem or Finding("tree.unreadable", "the tree cannot be read",
+                                                              commit=oid))
             return result
+        else:
+            files = dict(walked)
+            for path, value in fetched.changes.items():
+                if value is None:
+                    files.pop(path, None)
+                else:
+                    files[path] = value
+            changed = set(fetched.changes)
+            self.trees.jump(files)
+            blob = _fetched_first(fetched.blobs, self.repo.read_blob)
         if walked is not self.files:  # the walker moved past a commit not judged: compare with the last judged
             changed = {p for p in set(files) | set(self.files) if files.get(p) != self.files.get(p)}
         added = {p for p in changed if p not in self.files}
         result.findings.extend(f.at(commit=oid) for f in layout_findings(files, changed, added))
         try:
             if self.read is None:
-                game = read_game(files, self.repo.read_blob, self.cache)
+                game = read_game(files, blob, self.cache)
             else:
-                game = read_changes(self.read, files, changed, self.repo.read_blob, self.cache)
+                game = read_changes(self.read, files, changed, blob, self.cache)
             if _CROSSCHECK:
                 _agree(self.repo, oid, files, game)
         except PbemError as exc:
@@ -155,48 +169,11 @@ class Verifier:
         return result
 
 
-Signed = tuple[str, Optional[str], Optional[PublicKey], Optional[Finding]]  # summary, tree, signer, finding
-
-
-def check_signature(repo: GameRepo, oid: str) -> Signed:
-    """The commit's first message line, its tree, and the key that signed it, or the finding why not (DESIGN
-    §3: strict layout, SSHSIG). Depends on nothing but the commit, so it may run ahead of the judging."""
-    summary, tree = "", None
-    try:
-        commit = parse_commit(repo.raw_commit(oid))
-        tree = commit.tree
-        summary = commit.message.decode("utf-8", "replace").strip().splitlines()[0:1][0] \
-            if commit.message.strip() else ""
-        if commit.signature is None:
-            raise PbemError("signature.missing", "the commit is not signed", exit_code=1)
-        return summary, tree, sshsig.verify(commit.signature, commit.signed_payload()), None
-    except PbemError as exc:
-        return summary, tree, None, exc.finding.at(commit=oid)
-
-
-def signatures_ahead(repo: GameRepo, oids: list[str], chunk: int = 256) -> Iterator[Signed]:
-    """`check_signature` of each commit, in order, worked out by a second thread a few hundred commits ahead:
-    the signature check (libsodium, which lets go of the interpreter lock) runs on the other core while this
-    one judges. The thread reads through its own handle on the repository (libgit2 handles are not shared
-    between threads); memory stays bounded by the chunks in flight."""
-    if len(oids) < 2 * chunk:
-        for oid in oids:
-            yield check_signature(repo, oid)
-        return
-    path = repo.git_dir
-
-    def work(part: list[str]) -> list[Signed]:
-        mine = GameRepo(pygit2.Repository(path))
-        return [check_signature(mine, oid) for oid in part]
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        parts = [oids[i:i + chunk] for i in range(0, len(oids), chunk)]
-        pending = deque(pool.submit(work, part) for part in parts[:2])
-        for i in range(len(parts)):
-            done = pending.popleft().result()
-            if i + 2 < len(parts):
-                pending.append(pool.submit(work, parts[i + 2]))
-            yield from done
+def _fetched_first(blobs: Mapping[str, bytes], read: Callable[[str], bytes]) -> Callable[[str], bytes]:
+    def blob(oid: str) -> bytes:
+        found = blobs.get(oid)
+        return found if found is not None else read(oid)
+    return blob
 
 
 _CROSSCHECK = os.environ.get("PBEM_CROSSCHECK") == "1"  # the test suite's: every fast path against the plain one
@@ -219,13 +196,16 @@ def _agree(repo: GameRepo, oid: str, files: Mapping[str, tuple[str, int]], game:
 
 
 def verify_history(repo: GameRepo, tip: str | None = None, on_commit: Callable[[int], None] | None = None,
-                   cached: bool = False, whole_sequence: bool = False) -> HistoryResult:
+                   cached: bool = False, whole_sequence: bool = False, statuses: bool = True,
+                   pipeline: bool | None = None) -> HistoryResult:
     """Judge every turn from the root to `tip` (default HEAD); `on_commit(i)` after each (benchmarks).
 
     With `cached`, start after the latest turn whose clean verification was kept under .git/pbem/
     (verify.cache), walking history back only that far unless `whole_sequence` is asked for, and keep the
     result when the whole history is clean: `commits` then holds only the commits judged now,
-    `cached_commits` counts the others."""
+    `cached_commits` counts the others. Without `statuses`, commits keep their findings but not the status
+    they wrote (`pbem verify` needs none of them, and at 10,000 commits they weigh some 15 MB). `pipeline`:
+    fetch commits in a second process (verify.fetch); by default when there are PIPELINE_MIN or more."""
     tip = tip or repo.head_oid()
     if tip is None:
         raise PbemError("repo.empty", "this repository has no commits yet", exit_code=2)
@@ -246,11 +226,26 @@ def verify_history(repo: GameRepo, tip: str | None = None, on_commit: Callable[[
     verifier = Verifier(repo, kept[:3] if kept is not None else None)
     before = kept[3] - start if kept is not None else 0  # turns older than `sequence[0]`, judged before
     results: list[CommitResult] = []
-    for i, (oid, signed) in enumerate(zip(sequence[start:], signatures_ahead(repo, sequence[start:])), start):
-        results.append(verifier.step(oid, signed))
+
+    def judged(oid: str, signed: Signed | None = None, fetched: Fetched | None = None) -> None:
+        results.append(verifier.step(oid, signed, fetched))
+        if not statuses:
+            results[-1].status = None
         if on_commit is not None:
-            on_commit(before + i)
-    done = HistoryResult(results, history_findings, verifier.verified, verifier.files, before + start, sequence)
+            on_commit(before + start + len(results) - 1)
+
+    todo = sequence[start:]
+    fetched = 0
+    if pipeline or (pipeline is None and len(todo) >= PIPELINE_MIN and (os.cpu_count() or 1) > 1):
+        for oid, fetched in zip(todo, fetched_ahead(repo, todo, verifier.trees.files)):
+            judged(oid, fetched=fetched)
+        verifier.trees.jump(verifier.trees.files)  # if the helper stopped early: list every folder afresh
+        fetched = len(results)
+        todo = todo[fetched:]
+    for oid, signed in zip(todo, signatures_ahead(repo, todo)):
+        judged(oid, signed)
+    done = HistoryResult(results, history_findings, verifier.verified, verifier.files, before + start, sequence,
+                         fetched)
     if cached and results and verifier.verified is not None and not done.findings():
         verified_cache.save(repo.git_dir, sequence[-1], verifier.verified, verifier.files, verifier.read,
                             done.total)
