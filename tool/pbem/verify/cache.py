@@ -49,7 +49,15 @@ def load(git_dir: str | os.PathLike[str], oid: str) -> tuple[Any, Mapping[str, t
 
 
 def has(git_dir: str | os.PathLike[str], oid: str) -> bool:
-    return (_folder(git_dir) / f"{oid}.pickle").is_file()
+    return oid in kept(git_dir)
+
+
+def kept(git_dir: str | os.PathLike[str]) -> frozenset[str]:
+    """The commits with a kept state (a few at most): looked up once per walk, not once per commit."""
+    try:
+        return frozenset(name[:-len(".pickle")] for name in os.listdir(_folder(git_dir)) if name.endswith(".pickle"))
+    except OSError:
+        return frozenset()
 
 
 def save(git_dir: str | os.PathLike[str], oid: str, verified: Any, files: Mapping[str, tuple[str, int]],

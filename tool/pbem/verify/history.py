@@ -125,6 +125,7 @@ class Verifier:
             result.findings.append(problem)
         walked = self.trees.files
         blob = self.repo.read_blob
+        statuses = fetched.statuses if fetched is not None else None
         if fetched is None:
             try:
                 files, changed = self.trees.advance(oid, tree or self.repo.tree_id(oid))
@@ -153,7 +154,7 @@ class Verifier:
             if self.read is None:
                 game = read_game(files, blob, self.cache)
             else:
-                game = read_changes(self.read, files, changed, blob, self.cache)
+                game = read_changes(self.read, files, changed, blob, self.cache, statuses)
             if _CROSSCHECK:
                 _agree(self.repo, oid, files, game)
         except PbemError as exc:
@@ -211,9 +212,7 @@ def verify_history(repo: GameRepo, tip: str | None = None, on_commit: Callable[[
         raise PbemError("repo.empty", "this repository has no commits yet", exit_code=2)
     kept, start = None, 0
     if cached and not whole_sequence:
-        def known(oid: str) -> bool:
-            return verified_cache.has(repo.git_dir, oid)
-
+        known = verified_cache.kept(repo.git_dir).__contains__
         sequence, history_findings = turn_sequence(repo, tip, known)
         if not history_findings:
             kept, start = _latest_kept(repo, sequence)

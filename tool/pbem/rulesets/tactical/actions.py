@@ -155,7 +155,7 @@ def quote(value: Any) -> str:
 
 def kind_of(do: Any) -> tuple[str | None, str | None]:
     """(the action kind of a `do` mapping, None) or (None, why it has no single kind)."""
-    if not isinstance(do, Mapping) or not do:
+    if not (type(do) is dict or isinstance(do, Mapping)) or not do:
         return None, "an action must be a mapping with one key such as {move: F}"
     known = [k for k in do if k in KINDS or k in REFUSED]
     if len(known) != 1:

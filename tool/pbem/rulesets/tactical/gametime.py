@@ -13,6 +13,7 @@ has exactly one spelling.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any, Mapping
 
 from pbem.rulesets.base import Point
@@ -29,6 +30,31 @@ _SHAPE = re.compile(r"([0-9]+)\.([0-9]+)\.([a-z]+)\Z", re.ASCII)
 
 def parse_time(text: str) -> Point:
     """The point named by "T.I.step"; ValueError with the reason when `text` names none."""
+    if type(text) is str:
+        return _parse_cached(text)
+    return _parse(text)
+
+
+def format_time(point: Point) -> str:
+    """The canonical "T.I.step" of a point; ValueError for a tuple that is no point of this ruleset."""
+    if type(point) is tuple and len(point) == 3 and all(type(p) is int for p in point):  # exact: True == 1
+        return _format_cached(point)
+    return _format(point)
+
+
+# Game times are parsed and written many times per commit (entries, breaks, statuses, messages); a few thousand
+# recent ones are kept (ValueErrors are not: lru_cache keeps only results).
+@lru_cache(maxsize=4096)
+def _parse_cached(text: str) -> Point:
+    return _parse(text)
+
+
+@lru_cache(maxsize=4096)
+def _format_cached(point: Point) -> str:
+    return _format(point)
+
+
+def _parse(text: str) -> Point:
     if not isinstance(text, str):
         raise ValueError(f"game time must be a string like '1.12.move', got {type(text).__name__}")
     match = _SHAPE.match(text)
@@ -60,8 +86,7 @@ def _check(point: tuple[int, int, int], text: str) -> None:
         raise ValueError(f"{text!r}: {STEPS[step]} needs an impulse 1..{IMPULSES}")
 
 
-def format_time(point: Point) -> str:
-    """The canonical "T.I.step" of a point; ValueError for a tuple that is no point of this ruleset."""
+def _format(point: Point) -> str:
     if (
         not isinstance(point, tuple)
         or len(point) != 3
