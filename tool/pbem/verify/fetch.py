@@ -89,6 +89,11 @@ def fetch(repo: GameRepo, walker: TreeWalker, oid: str) -> Fetched:
     return Fetched(signed, {p: files.get(p) for p in changed}, None, blobs, statuses)
 
 
+def can_fetch_ahead() -> bool:
+    """A second core, and processes started by fork (the helper inherits the commit list, nothing is sent)."""
+    return (os.cpu_count() or 1) > 1 and "fork" in multiprocessing.get_all_start_methods()
+
+
 def fetched_ahead(repo: GameRepo, oids: list[str], start: Files) -> Iterator[Fetched]:
     """`fetch` of each commit in order, by a second process; `start`: the files of the tree before the first.
     Ends early (yielding fewer than `oids`) if the helper stops; the caller goes on alone."""

@@ -17,7 +17,8 @@ from pbem.protocol.model import Status
 from pbem.store.repo import GameRepo
 from pbem.verify import cache as verified_cache
 from pbem.store.trees import TreeWalker
-from pbem.verify.fetch import PIPELINE_MIN, Fetched, Signed, check_signature, fetched_ahead, signatures_ahead
+from pbem.verify.fetch import (PIPELINE_MIN, Fetched, Signed, can_fetch_ahead, check_signature, fetched_ahead,
+                               signatures_ahead)
 from pbem.verify.gamefiles import Game, ParseCache, layout_findings, read_changes, read_game, seed_cache
 from pbem.verify.turns import Verified, judge
 
@@ -235,7 +236,7 @@ def verify_history(repo: GameRepo, tip: str | None = None, on_commit: Callable[[
 
     todo = sequence[start:]
     fetched = 0
-    if pipeline or (pipeline is None and len(todo) >= PIPELINE_MIN and (os.cpu_count() or 1) > 1):
+    if pipeline or (pipeline is None and len(todo) >= PIPELINE_MIN and can_fetch_ahead()):
         for oid, fetched in zip(todo, fetched_ahead(repo, todo, verifier.trees.files)):
             judged(oid, fetched=fetched)
         verifier.trees.jump(verifier.trees.files)  # if the helper stopped early: list every folder afresh
