@@ -80,9 +80,7 @@ class TreeWalker:
             old = known[1]
         for name in old.keys() - listing.keys():
             self._gone(folders, prefix + _text(name), old[name][0], changes)
-        for name, (mode, entry) in listing.items():
-            if old.get(name) == (mode, entry):
-                continue
+        for name, (mode, entry) in listing.items() - old.items():  # only what changed (set difference in C)
             path = prefix + _text(name)
             if name in old and (old[name][0] == _TREE) != (mode == _TREE):
                 self._gone(folders, path, old[name][0], changes)

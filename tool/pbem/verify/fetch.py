@@ -4,7 +4,7 @@ Verifying a long history is two kinds of work. Checking a commit's signature, li
 reading the changed blobs depend on nothing but the commit and the tree before it; reading the files and
 judging the turn depend on everything before. The first kind runs in a second process, a chunk of commits
 ahead of the second: the judge receives, per commit, what `check_signature` found, the paths that changed and
-their contents (status.yaml read too, to even out the work of the two), and does the rest itself, exactly as
+their contents (status.yaml's YAML loaded too, to even out the work of the two), and does the rest itself, exactly as
 without a helper. If the helper stops early, for any
 reason, the judge goes on alone from where it got to.
 
@@ -30,9 +30,10 @@ from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
 from pbem.store.commits import parse_commit
 from pbem.store.repo import GameRepo
-from pbem.protocol.model import Status
+from pbem.formats import yamlsafe
+from pbem.formats.yamlsafe import Document
 from pbem.store.trees import TreeWalker
-from pbem.verify.gamefiles import STATUS, read_status
+from pbem.verify.gamefiles import STATUS
 
 PIPELINE_MIN = int(os.environ.get("PBEM_PIPELINE_MIN", "1000"))  # tests lower it to run the pipeline on small games
 CHUNK = 64
@@ -51,7 +52,7 @@ class Fetched:
     changes: dict[str, Optional[tuple[str, int]]] | None = None
     problem: Finding | None = None
     blobs: dict[str, bytes] = field(default_factory=dict)
-    statuses: dict[str, Status] = field(default_factory=dict)  # status.yaml read, by blob id (when readable)
+    statuses: dict[str, Document] = field(default_factory=dict)  # status.yaml loaded, by blob id (if it loads)
 
 
 def check_signature(repo: GameRepo, oid: str) -> Signed:
@@ -83,7 +84,7 @@ def fetch(repo: GameRepo, walker: TreeWalker, oid: str) -> Fetched:
             try:
                 blobs[files[path][0]] = repo.read_blob(files[path][0])
                 if path == STATUS:  # the one file every commit changes, read here to share the work out
-                    statuses[files[path][0]] = read_status(blobs[files[path][0]])
+                    statuses[files[path][0]] = yamlsafe.load(blobs[files[path][0]], STATUS)
             except PbemError:
                 pass  # the judge reads it again and meets the same finding there
     return Fetched(signed, {p: files.get(p) for p in changed}, None, blobs, statuses)
