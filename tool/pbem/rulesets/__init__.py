@@ -15,27 +15,32 @@ def register(name: str, factory: Callable[[], Ruleset]) -> None:
     _FACTORIES[name] = factory
 
 
+# Built-in rulesets, imported when first asked for: a tactical game never loads the Diplomacy ruleset.
+_BUILTIN = {"tactical/1": ("pbem.rulesets.tactical", "TacticalRuleset"), "dow/1": ("pbem.rulesets.dow", "DowRuleset")}
+
+
 def names() -> list[str]:
-    _load_builtin()
+    for name in _BUILTIN:
+        _load_builtin(name)
     return sorted(_FACTORIES)
 
 
 def get(name: str) -> Ruleset:
     """The ruleset registered as `name`; a clear error for an unknown one."""
-    _load_builtin()
+    _load_builtin(name)
     try:
         return _FACTORIES[name]()
     except KeyError:
         raise PbemError(
             "game.unknown-ruleset",
-            f"unknown ruleset {name!r}; known: {', '.join(sorted(_FACTORIES))}",
+            f"unknown ruleset {name!r}; known: {', '.join(names())}",
             exit_code=1,
         ) from None
 
 
-def _load_builtin() -> None:
-    if not _FACTORIES:
-        from pbem.rulesets import dow, tactical
+def _load_builtin(name: str) -> None:
+    if name in _BUILTIN and name not in _FACTORIES:
+        import importlib
 
-        register("tactical/1", tactical.TacticalRuleset)
-        register("dow/1", dow.DowRuleset)
+        module, factory = _BUILTIN[name]
+        register(name, getattr(importlib.import_module(module), factory))

@@ -10,6 +10,7 @@ The folder holds at most a few entries; a new one pushes the oldest out.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import pickle
@@ -42,7 +43,11 @@ def load(git_dir: str | os.PathLike[str], oid: str) -> tuple[Any, Mapping[str, t
     path = _folder(git_dir) / f"{oid}.pickle"
     try:
         with path.open("rb") as handle:
-            stored_oid, verified, files, read, count = pickle.load(handle)  # noqa: S301 - our own file
+            gc.disable()  # tens of thousands of new objects, none of them garbage: a third faster
+            try:
+                stored_oid, verified, files, read, count = pickle.load(handle)  # noqa: S301 - our own file
+            finally:
+                gc.enable()
     except Exception:  # noqa: BLE001 - a missing or broken cache is no cache
         return None
     return (verified, files, read, count) if stored_oid == oid else None

@@ -14,12 +14,10 @@ thread checks the signatures ahead instead (`signatures_ahead`).
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import pickle
 from collections import deque
 from collections.abc import Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -92,12 +90,16 @@ def fetch(repo: GameRepo, walker: TreeWalker, oid: str) -> Fetched:
 
 def can_fetch_ahead() -> bool:
     """A second core, and processes started by fork (the helper inherits the commit list, nothing is sent)."""
+    import multiprocessing  # here: one new commit on a kept state needs neither processes nor threads
+
     return (os.cpu_count() or 1) > 1 and "fork" in multiprocessing.get_all_start_methods()
 
 
 def fetched_ahead(repo: GameRepo, oids: list[str], start: Files) -> Iterator[Fetched]:
     """`fetch` of each commit in order, by a second process; `start`: the files of the tree before the first.
     Ends early (yielding fewer than `oids`) if the helper stops; the caller goes on alone."""
+    import multiprocessing
+
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
     helper = context.Process(target=_helper, args=(repo.git_dir, oids, dict(start), send), daemon=True)
@@ -142,6 +144,8 @@ def signatures_ahead(repo: GameRepo, oids: list[str], chunk: int = 256) -> Itera
         for oid in oids:
             yield check_signature(repo, oid)
         return
+    from concurrent.futures import ThreadPoolExecutor
+
     path = repo.git_dir
 
     def work(part: list[str]) -> list[Signed]:
