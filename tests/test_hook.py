@@ -239,3 +239,15 @@ def test_findings_of_commits_already_on_the_server_do_not_block_a_push(opened: T
     opened.git("remote", "add", "origin", server)
     done = push(opened, "main:refs/heads/copy")  # a new branch, no new commits
     assert done.returncode == 0 and "refs/heads/copy: ok, 0 new commits verified" in done.stderr
+
+
+def test_the_hook_s_helper_process_reads_the_quarantined_objects(started: Table) -> None:
+    """verify.fetch: the process that fetches commits ahead opens its own handle on the repository, and must see
+    the pushed objects still in git's quarantine, as the hook itself does (PBEM_PIPELINE_MIN=1 makes even a
+    short history use it)."""
+    server = serve(started)
+    started.turn("fed", through="1.8.damage", breaks=[{"range": 8}],
+                 entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 12}}], note="speed 12")
+    done = started.git("push", "origin", "main", check=False, env={"PBEM_PIPELINE_MIN": "1"})
+    assert done.returncode == 0, done.stderr.decode()
+    assert server_ref(server) == started.head()

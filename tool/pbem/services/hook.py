@@ -143,7 +143,7 @@ def open_pushed(git_dir: str | os.PathLike[str], env: Mapping[str, str]) -> Game
     repo = GameRepo.open(git_dir)
     quarantine = env.get("GIT_QUARANTINE_PATH") or env.get("GIT_OBJECT_DIRECTORY")
     if quarantine:
-        repo.repo.odb.add_disk_alternate(os.path.abspath(os.path.join(git_dir, quarantine)))
+        repo.add_alternate(os.path.abspath(os.path.join(git_dir, quarantine)))
     return repo
 
 

@@ -37,6 +37,20 @@ class GameRepo:
     def __init__(self, repo: pygit2.Repository) -> None:
         self.repo = repo
         self._trees: dict[tuple[str, int], FileList] = {}
+        self._alternates: list[str] = []
+
+    def add_alternate(self, objects: str) -> None:
+        """Read objects from another object folder too (a pre-receive hook's quarantine)."""
+        self.repo.odb.add_disk_alternate(objects)
+        self._alternates.append(objects)
+
+    def reopen(self) -> GameRepo:
+        """A new handle on the same repository and object folders, for another thread or process (libgit2
+        handles are not shared between them)."""
+        again = GameRepo(pygit2.Repository(self.repo.path))
+        for objects in self._alternates:
+            again.add_alternate(objects)
+        return again
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> GameRepo:

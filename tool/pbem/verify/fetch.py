@@ -21,8 +21,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Optional
 
-import pygit2
-
 from pbem.crypto import sshsig
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
@@ -102,7 +100,7 @@ def fetched_ahead(repo: GameRepo, oids: list[str], start: Files) -> Iterator[Fet
 
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
-    helper = context.Process(target=_helper, args=(repo.git_dir, oids, dict(start), send), daemon=True)
+    helper = context.Process(target=_helper, args=(repo, oids, dict(start), send), daemon=True)
     helper.start()
     send.close()
     try:
@@ -121,9 +119,9 @@ def fetched_ahead(repo: GameRepo, oids: list[str], start: Files) -> Iterator[Fet
             helper.terminate()
 
 
-def _helper(git_dir: str, oids: list[str], start: dict, send: object) -> None:
+def _helper(parent: GameRepo, oids: list[str], start: dict, send: object) -> None:
     try:
-        repo = GameRepo(pygit2.Repository(git_dir))
+        repo = parent.reopen()
         walker = TreeWalker(repo)
         walker.files = start
         for i in range(0, len(oids), CHUNK):
@@ -146,10 +144,8 @@ def signatures_ahead(repo: GameRepo, oids: list[str], chunk: int = 256) -> Itera
         return
     from concurrent.futures import ThreadPoolExecutor
 
-    path = repo.git_dir
-
     def work(part: list[str]) -> list[Signed]:
-        mine = GameRepo(pygit2.Repository(path))
+        mine = repo.reopen()
         return [check_signature(mine, oid) for oid in part]
 
     with ThreadPoolExecutor(max_workers=1) as pool:
