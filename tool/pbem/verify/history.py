@@ -125,28 +125,13 @@ class Verifier:
         if problem is not None:
             result.findings.append(problem)
         walked = self.trees.files
-        blob = self.repo.read_blob
-        statuses = fetched.statuses if fetched is not None else None
-        if fetched is None:
-            try:
-                files, changed = self.trees.advance(oid, tree or self.repo.tree_id(oid))
-            except PbemError as exc:
-                result.findings.append(exc.finding.at(commit=oid))
-                return result
-        elif fetched.problem is not None or fetched.changes is None:
-            result.findings.append(fetched.problem or Finding("tree.unreadable", "the tree cannot be read",
-                                                              commit=oid))
+        try:
+            files, changed = self._walk(oid, tree, fetched)
+        except PbemError as exc:
+            result.findings.append(exc.finding.at(commit=oid))
             return result
-        else:
-            files = dict(walked)
-            for path, value in fetched.changes.items():
-                if value is None:
-                    files.pop(path, None)
-                else:
-                    files[path] = value
-            changed = set(fetched.changes)
-            self.trees.jump(files)
-            blob = _fetched_first(fetched.blobs, self.repo.read_blob)
+        blob = self.repo.read_blob if fetched is None else _fetched_first(fetched.blobs, self.repo.read_blob)
+        statuses = fetched.statuses if fetched is not None else None
         if walked is not self.files:  # the walker moved past a commit not judged: compare with the last judged
             changed = {p for p in set(files) | set(self.files) if files.get(p) != self.files.get(p)}
         added = {p for p in changed if p not in self.files}
@@ -169,6 +154,24 @@ class Verifier:
         result.status = game.status
         self.verified, self.files, self.read = verified, files, game
         return result
+
+
+    def _walk(self, oid: str, tree: str | None,
+              fetched: Fetched | None) -> tuple[dict[str, tuple[str, int]], set[str]]:
+        """The commit's files and the paths that differ from the last tree walked: listed here, or applied
+        from what the fetching process listed."""
+        if fetched is None:
+            return self.trees.advance(oid, tree or self.repo.tree_id(oid))
+        if fetched.problem is not None or fetched.changes is None:
+            raise PbemError.from_finding(fetched.problem or Finding("tree.unreadable", "the tree cannot be read"))
+        files = dict(self.trees.files)
+        for path, value in fetched.changes.items():
+            if value is None:
+                files.pop(path, None)
+            else:
+                files[path] = value
+        self.trees.jump(files)
+        return files, set(fetched.changes)
 
 
 def _fetched_first(blobs: Mapping[str, bytes], read: Callable[[str], bytes]) -> Callable[[str], bytes]:
