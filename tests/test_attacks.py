@@ -273,8 +273,11 @@ def test_key_confusion__a_refused_key_swap_does_not_seat_the_accomplice(played: 
     played.edit("kli", **KLI_GOES_ON)
     played.write_status("kli")
     dave = _commit_at(played, "dave", 1700000000, "kli (really dave): on")
+    played.write_status("kli", "dave again")
+    again = _commit_at(played, "dave", 1700000060, "kli (really dave): on and on")  # the swap never takes hold
     code, findings, output = verdict(played)
-    assert ("signature.unknown-key", dave) in {(f["rule"], f.get("commit")) for f in findings}, findings
+    flagged = {(f["rule"], f.get("commit")) for f in findings}
+    assert {("signature.unknown-key", dave), ("signature.unknown-key", again)} <= flagged, findings
     code, findings, output = verdict(played, f"{swap}..HEAD")
     assert code == 1 and {f["rule"] for f in findings} == {"signature.unknown-key"}, output
 

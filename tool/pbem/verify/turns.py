@@ -212,6 +212,10 @@ def _same_but_key(old: dict, new: dict, seat_id: str) -> bool:
 def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> tuple[list[Finding], Verified]:
     assert prev.stop is not None and prev.status is not None
     findings: list[Finding] = []
+    if game.manifest is not prev.game.manifest and game.manifest.raw != prev.game.manifest.raw:
+        # game.yaml is frozen from the start: a change is refused below (protected.changed) and never takes
+        # effect, at this commit or any later one, or an accomplice's key swapped in would play on unchecked
+        game = replace(game, manifest=prev.game.manifest)
     unchanged = Verified(game, prev.stop, prev.founder, None, prev.status, prev.last_yielder)
     for path in PROTECTED:
         if path in changed:
@@ -260,10 +264,6 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
                                     file=STATUS))
         findings.extend(_status_findings(expected, game.status, game, stop))
     last = player if turn else prev.last_yielder
-    if GAME in changed:
-        # a refused change to game.yaml never takes effect: later commits are judged by the seats, keys and
-        # rules last accepted, or an accomplice's key swapped in here would play on with green checks
-        game = replace(game, manifest=prev.game.manifest)
     return findings, Verified(game, stop, prev.founder, player, expected, last)
 
 
