@@ -26,10 +26,9 @@ from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
 from pbem.store.commits import parse_commit
 from pbem.store.repo import GameRepo
-from pbem.formats import yamlsafe
-from pbem.formats.yamlsafe import Document
 from pbem.store.trees import TreeWalker
-from pbem.verify.gamefiles import STATUS
+from pbem.protocol.model import Status
+from pbem.verify.gamefiles import REPORT_RE, STATUS, read_status
 
 PIPELINE_MIN = int(os.environ.get("PBEM_PIPELINE_MIN", "1000"))  # tests lower it to run the pipeline on small games
 CHUNK = 64
@@ -48,7 +47,10 @@ class Fetched:
     changes: dict[str, Optional[tuple[str, int]]] | None = None
     problem: Finding | None = None
     blobs: dict[str, bytes] = field(default_factory=dict)
-    statuses: dict[str, Document] = field(default_factory=dict)  # status.yaml loaded, by blob id (if it loads)
+    # A report file that only grew is sent as what it appended to its version before: blob id -> (its path,
+    # the earlier version's blob id, the appended bytes). Most of a commit's bytes are its report file.
+    grown: dict[str, tuple[str, str, bytes]] = field(default_factory=dict)
+    statuses: dict[str, Status] = field(default_factory=dict)  # status.yaml read, by blob id (if it reads)
 
 
 def check_signature(repo: GameRepo, oid: str) -> Signed:
@@ -67,23 +69,38 @@ def check_signature(repo: GameRepo, oid: str) -> Signed:
         return summary, tree, None, exc.finding.at(commit=oid)
 
 
-def fetch(repo: GameRepo, walker: TreeWalker, oid: str) -> Fetched:
-    """One commit's `Fetched`, moving `walker` on to its tree (it stays put when the tree cannot be read)."""
+def fetch(repo: GameRepo, walker: TreeWalker, oid: str, reports: dict[str, tuple[str, bytes]] | None = None,
+          read_status_too: bool = True) -> Fetched:
+    """One commit's `Fetched`, moving `walker` on to its tree (it stays put when the tree cannot be read).
+    `reports`: the report files as last fetched (path -> (blob id, content)), to send only their growth;
+    `read_status_too`: read status.yaml here as well."""
     signed = check_signature(repo, oid)
     try:
         files, changed = walker.advance(oid, signed[1] or repo.tree_id(oid))
     except PbemError as exc:
         return Fetched(signed, problem=exc.finding.at(commit=oid))
-    blobs, statuses = {}, {}
+    fetched = Fetched(signed, {p: files.get(p) for p in changed})
     for path in changed:
-        if path in files:
+        if path not in files:
+            continue
+        blob = files[path][0]
+        try:
+            data = repo.read_blob(blob)
+        except PbemError:
+            continue  # the judge reads it again and meets the same finding there
+        before = reports.get(path) if reports is not None and REPORT_RE.match(path) else None
+        if before is not None and len(data) > len(before[1]) and data.startswith(before[1]):
+            fetched.grown[blob] = (path, before[0], data[len(before[1]):])
+        else:
+            fetched.blobs[blob] = data
+        if reports is not None and REPORT_RE.match(path):
+            reports[path] = (blob, data)
+        if path == STATUS and read_status_too:  # the one file every commit changes: work to share out
             try:
-                blobs[files[path][0]] = repo.read_blob(files[path][0])
-                if path == STATUS:  # the one file every commit changes, read here to share the work out
-                    statuses[files[path][0]] = yamlsafe.load(blobs[files[path][0]], STATUS)
+                fetched.statuses[blob] = read_status(data)
             except PbemError:
-                pass  # the judge reads it again and meets the same finding there
-    return Fetched(signed, {p: files.get(p) for p in changed}, None, blobs, statuses)
+                pass
+    return fetched
 
 
 def can_fetch_ahead() -> bool:
@@ -100,7 +117,8 @@ def fetched_ahead(repo: GameRepo, oids: list[str], start: Files) -> Iterator[Fet
 
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
-    helper = context.Process(target=_helper, args=(repo, oids, dict(start), send), daemon=True)
+    taken = context.Value("q", 0, lock=False)  # commits the judge has taken: how far ahead the helper is
+    helper = context.Process(target=_helper, args=(repo, oids, dict(start), send, taken), daemon=True)
     helper.start()
     send.close()
     try:
@@ -110,8 +128,9 @@ def fetched_ahead(repo: GameRepo, oids: list[str], start: Files) -> Iterator[Fet
                 chunk = pickle.loads(receive.recv_bytes())  # noqa: S301 - our own child, through our own pipe
             except (EOFError, OSError, pickle.UnpicklingError):
                 return
-            yield from chunk
             done += len(chunk)
+            taken.value = done
+            yield from chunk
     finally:
         receive.close()
         helper.join(timeout=1)
@@ -119,14 +138,18 @@ def fetched_ahead(repo: GameRepo, oids: list[str], start: Files) -> Iterator[Fet
             helper.terminate()
 
 
-def _helper(parent: GameRepo, oids: list[str], start: dict, send: object) -> None:
+def _helper(parent: GameRepo, oids: list[str], start: dict, send: object, taken: object) -> None:
     try:
         repo = parent.reopen()
         walker = TreeWalker(repo)
         walker.files = start
+        reports: dict[str, tuple[str, bytes]] = {}
         for i in range(0, len(oids), CHUNK):
-            send.send_bytes(pickle.dumps([fetch(repo, walker, oid) for oid in oids[i:i + CHUNK]],  # type: ignore[attr-defined]
-                                         protocol=pickle.HIGHEST_PROTOCOL))
+            # The work is shared out as it goes: the helper reads status.yaml too while it is more than a chunk
+            # ahead of the judge (the judge being the slower), and leaves it to the judge otherwise.
+            spare = i - taken.value > CHUNK  # type: ignore[attr-defined]
+            chunk = [fetch(repo, walker, oid, reports, spare) for oid in oids[i:i + CHUNK]]
+            send.send_bytes(pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL))  # type: ignore[attr-defined]
     except BaseException:  # noqa: BLE001 - the judge notices the early end and goes on alone
         pass
     finally:

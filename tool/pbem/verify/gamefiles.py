@@ -491,12 +491,12 @@ def read_changes(
     changed: set[str],
     blob: Callable[[str], bytes],
     cache: ParseCache | None = None,
-    statuses: Mapping[str, yamlsafe.Document] | None = None,
+    statuses: Mapping[str, Status] | None = None,
 ) -> Game:
     """The game after a commit that changed `changed`, read on top of `base`, the game as read at its parent:
     only the changed files are read, a report file that had lines appended only in its new lines (issue 7).
     Gives what `read_game(files)` gives, and raises what it raises for the changed files. `statuses`:
-    status.yaml files loaded already (as YAML), by blob id (verify.fetch)."""
+    status.yaml files read already, by blob id (verify.fetch)."""
     if GAME in changed or GAME not in files:
         return read_game(files, blob, cache)  # other seats or rules: every file is read against them anew
     manifest = base.manifest
@@ -505,8 +505,7 @@ def read_changes(
     if STATUS in changed:
         status = None
         if STATUS in files:
-            loaded = (statuses or {}).get(files[STATUS][0])
-            status = status_of(loaded) if loaded is not None else read_status(blob(files[STATUS][0]))
+            status = (statuses or {}).get(files[STATUS][0]) or read_status(blob(files[STATUS][0]))
     per_player = dict(base.inputs.per_player)
     reports = dict(base.inputs.files)
     batches, secrets, press = dict(base.batches), dict(base.secrets), dict(base.press)

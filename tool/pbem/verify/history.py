@@ -130,7 +130,8 @@ class Verifier:
         except PbemError as exc:
             result.findings.append(exc.finding.at(commit=oid))
             return result
-        blob = self.repo.read_blob if fetched is None else _fetched_first(fetched.blobs, self.repo.read_blob)
+        blob = self.repo.read_blob if fetched is None else _fetched_first(self._fetched_blobs(fetched),
+                                                                           self.repo.read_blob)
         statuses = fetched.statuses if fetched is not None else None
         if walked is not self.files:  # the walker moved past a commit not judged: compare with the last judged
             changed = {p for p in set(files) | set(self.files) if files.get(p) != self.files.get(p)}
@@ -155,6 +156,19 @@ class Verifier:
         self.verified, self.files, self.read = verified, files, game
         return result
 
+
+    def _fetched_blobs(self, fetched: Fetched) -> Mapping[str, bytes]:
+        """The blobs the fetching process sent, report files that grew put together again from their version
+        in the game as read (the content of the blob id they grew from), where that is the version at hand."""
+        if not fetched.grown:
+            return fetched.blobs
+        blobs = dict(fetched.blobs)
+        for blob, (path, earlier, more) in fetched.grown.items():
+            base = self.files.get(path)
+            report = self.read.inputs.files.get(path) if self.read is not None else None
+            if base is not None and base[0] == earlier and report is not None and report.source:
+                blobs[blob] = report.source + more
+        return blobs
 
     def _walk(self, oid: str, tree: str | None,
               fetched: Fetched | None) -> tuple[dict[str, tuple[str, int]], set[str]]:
