@@ -4,9 +4,9 @@ Verifying a long history is two kinds of work. Checking a commit's signature, li
 reading the changed blobs depend on nothing but the commit and the tree before it; reading the files and
 judging the turn depend on everything before. The first kind runs in a second process, a chunk of commits
 ahead of the second: the judge receives, per commit, what `check_signature` found, the paths that changed and
-their contents (status.yaml's YAML loaded too, to even out the work of the two), and does the rest itself, exactly as
-without a helper. If the helper stops early, for any
-reason, the judge goes on alone from where it got to.
+their contents (a report file that grew as its growth; status.yaml already read while the helper is ahead, so
+the work shares itself out), and does the rest itself, exactly as without a helper. If the helper stops early,
+for any reason, the judge goes on alone from where it got to.
 
 Only worth it for long histories (starting a process costs some milliseconds); below `PIPELINE_MIN` commits a
 thread checks the signatures ahead instead (`signatures_ahead`).
