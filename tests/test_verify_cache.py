@@ -77,3 +77,19 @@ def test_a_history_with_findings_is_never_kept(repo: GameRepo, tmp_path: Path) -
     assert result.findings()
     assert not cache.has(repo.git_dir, bad)
     assert verify_history(repo, bad, cached=True).findings()  # reported again, every time
+
+
+def test_a_kept_state_is_renewed_after_sixteen_commits_not_after_each(repo: GameRepo) -> None:
+    """Keeping a state costs about as much as judging twenty commits: one new commit is judged on top of the
+    kept state and not kept itself; once SAVE_AFTER commits were judged on top of it, the tip's state is kept."""
+    from pbem.verify.history import SAVE_AFTER, turn_sequence
+
+    sequence, _ = turn_sequence(repo, repo.head_oid())
+    old, one_more = sequence[-SAVE_AFTER - 2], sequence[-SAVE_AFTER - 1]
+    verify_history(repo, old, cached=True)
+    assert cache.has(repo.git_dir, old)
+    step = verify_history(repo, one_more, cached=True)
+    assert [c.oid for c in step.commits] == [one_more] and not cache.has(repo.git_dir, one_more)
+    later = verify_history(repo, cached=True)
+    assert len(later.commits) == SAVE_AFTER + 1 and later.cached_commits == step.cached_commits
+    assert cache.has(repo.git_dir, repo.head_oid()) and not later.findings()

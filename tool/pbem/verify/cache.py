@@ -5,7 +5,8 @@ Only a state reached by a history with no finding is kept, keyed by its commit i
 everything that could change a verdict: the pbem version, and the bytes of every shipped schema and of pbem's
 own code (so a changed checkout never trusts an old verdict). Anything
 unreadable, from another version, or not matching is ignored, and the verifier falls back to the full walk.
-The folder holds at most a few entries; a new one pushes the oldest out.
+The folder holds at most a few entries; a new one pushes the oldest out. verify.history renews the kept state
+only every SAVE_AFTER commits.
 """
 
 from __future__ import annotations

@@ -195,6 +195,11 @@ def _fetched_first(blobs: Mapping[str, bytes], read: Callable[[str], bytes]) -> 
     return blob
 
 
+# A kept state is renewed once this many commits were judged on top of it, not after every one: keeping one
+# costs about as much as judging twenty commits (pickling the game, writing a few MB), while each run judges
+# at most this many again.
+SAVE_AFTER = 16
+
 _CROSSCHECK = os.environ.get("PBEM_CROSSCHECK") == "1"  # the test suite's: every fast path against the plain one
 
 
@@ -263,7 +268,8 @@ def verify_history(repo: GameRepo, tip: str | None = None, on_commit: Callable[[
         judged(oid, signed)
     done = HistoryResult(results, history_findings, verifier.verified, verifier.files, before + start, sequence,
                          fetched)
-    if cached and results and verifier.verified is not None and not done.findings():
+    if (cached and verifier.verified is not None and (kept is None or len(results) >= SAVE_AFTER)
+            and results and not done.findings()):
         verified_cache.save(repo.git_dir, sequence[-1], verifier.verified, verifier.files, verifier.read,
                             done.total)
     return done
