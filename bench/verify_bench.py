@@ -22,6 +22,7 @@ peak memory is the verifying process's maximum resident set size.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import shutil
@@ -193,6 +194,9 @@ def main() -> None:
     parser.add_argument("--rebuild", action="store_true")
     args = parser.parse_args()
     pbem = shutil.which("pbem") or str(Path(sys.executable).parent / "pbem")
+    # byte-compiled as an installed package is (an editable checkout compiles on first import, unless
+    # PYTHONDONTWRITEBYTECODE is set: then every run would compile pbem's modules again)
+    compileall.compile_dir(str(ROOT / "tool" / "pbem"), quiet=1)
     rows = []
     for n in args.commits:
         path = HERE / ".games" / f"duel-{n}"
