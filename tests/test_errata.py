@@ -164,6 +164,8 @@ def test_status_and_log_say_who_still_has_to_sign(base_proposed: Table) -> None:
     assert "to sign: kli (pbem erratum sign e0001)" in cli(base_proposed, "erratum", "show", "e0001")
     data = json.loads(cli(base_proposed, "status", "--format", "json", who="kli"))
     assert data["errata"] and "to sign: kli" in data["errata"][0]
+    screen = " ".join(cli(base_proposed, "status", "--rich", who="kli").split())  # the terminal screen
+    assert "erratum e0001 by fed" in screen and "pbem erratum show e0001 && pbem erratum sign e0001" in screen
 
 
 def test_the_last_signature_applies_the_correction_and_replay_restarts(proposed: Table, tmp_path: Path) -> None:

@@ -54,6 +54,9 @@ class StatusView:
     sealed_command: str = "pbem seal KIND FILE && pbem yield"  # how this ruleset's sealed input is given
     reveal_command: str = "pbem yield"  # how a secret that is due is revealed (yield reveals those due)
     owes: str = ""  # the one-sentence answer of `pbem status` in plain text
+    errata: tuple[str, ...] = ()  # errata not applied yet, one line each (DESIGN §4.8)
+    to_sign: tuple[str, ...] = ()  # ids of those errata my signature is missing from
+    to_apply: tuple[str, ...] = ()  # ids of those errata everyone signed
 
 
 def todos(view: StatusView) -> list[Todo]:
@@ -75,7 +78,9 @@ def todos(view: StatusView) -> list[Todo]:
         if any(b.player == ESCROW for b in status.pending):
             return [Todo("sign the open escrow dice batches", "pbem escrow sign")]
         return [Todo("nothing: no escrow batch is open", "git pull && pbem status")]
-    out: list[Todo] = []
+    out: list[Todo] = [Todo(f"review erratum {e}, a correction before the firm marker; sign it if it is right",
+                            f"pbem erratum show {e} && pbem erratum sign {e}") for e in view.to_sign]
+    out += [Todo(f"erratum {e} is signed by everyone: apply it", f"pbem erratum apply {e}") for e in view.to_apply]
     in_control = status.control == me
     for i, b in enumerate(status.pending):
         if b.player != me:
@@ -100,7 +105,7 @@ def todos(view: StatusView) -> list[Todo]:
         elif not in_control:
             out.append(Todo(f"nothing yet: after {status.control} you get control ({b.why})",
                             "git pull && pbem status"))
-    if not out:
+    if not out or all(t.command.startswith("pbem erratum") for t in out):
         first = status.pending[0] if status.pending else None
         why = f" ({first.why})" if first is not None and first.player == status.control else ""
         out.append(Todo(f"nothing: {status.control} holds control{why}", "git pull && pbem status"))
@@ -140,6 +145,7 @@ def screen(view: StatusView) -> RenderableType:
         mine.append(f"last note, from {status.yielded_by}: “{status.note}”")
     if view.last:
         mine.append(f"last commit: {view.last}")
+    mine += [f"erratum {line}" for line in view.errata]
     if mine:
         parts.append(Text("\n".join(mine)))
     if len(view.units) > 1:

@@ -265,6 +265,11 @@ def status_view(ws: Any, me: str | None) -> StatusView:
         keys = [k for k in ("id", "owner", "hex", "facing", "speed", "hull") if listed and k in listed[0]]
         if listed and keys:
             units = (tuple(keys), *(tuple(_plain(u.get(k)) for k in keys) for u in listed[:8]))
+    from pbem.services.errata import listing
+
+    waiting = [e for _key, e in sorted(game.errata.items()) if not e.applied]
+    to_sign = tuple(e.id for e in waiting if me in e.unsigned(manifest.players))
+    to_apply = tuple(e.id for e in waiting if not e.unsigned(manifest.players))
     oid = ws.repo.head_oid()
     message = parse_commit(ws.repo.raw_commit(oid)).message.decode("utf-8", "replace").strip() if oid else ""
     last = f"{oid[:10]} {message.splitlines()[0]}" if oid and message else ""
@@ -273,6 +278,7 @@ def status_view(ws: Any, me: str | None) -> StatusView:
         players=manifest.players, open_seats=tuple(s.id for s in manifest.seats if s.key is None),
         report_file=report_file, horizon=mine.through_text if mine is not None else None,
         breaks=tuple(_condition(c) for c in mine.breaks) if mine is not None else (), last=last, units=units,
+        errata=tuple(listing(game, with_applied=False)), to_sign=to_sign, to_apply=to_apply,
         **_commands(manifest.ruleset_name))
 
 
