@@ -133,6 +133,7 @@ def test_legal_turns_pushed_from_two_clones_land(started: Table) -> None:
     assert done.returncode == 0, done.stderr
     assert "remote: pbem: refs/heads/main: ok, 1 new commit verified" in done.stderr
     assert server_ref(server) == started.head()
+    assert list((server / "pbem" / "verified").rglob("*.pickle"))  # the server keeps its verified state
     kli = clone_for(started, server, "kli")
     kli.turn("kli", **KLI_TURN_1)
     done = push(kli)

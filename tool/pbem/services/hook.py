@@ -178,7 +178,9 @@ def _check(repo: GameRepo, update: RefUpdate, default: str | None, existing: lis
     if not new:
         return verdict
     try:
-        result = verify_history(repo, tip)
+        # the state kept after the last clean push (verify.cache, in the bare repository): a push of one turn on
+        # a long game costs one turn
+        result = verify_history(repo, tip, cached=True, statuses=False)
     except PbemError as exc:
         verdict.findings.append(exc.finding)
         return verdict
