@@ -79,17 +79,21 @@ def test_a_history_with_findings_is_never_kept(repo: GameRepo, tmp_path: Path) -
     assert verify_history(repo, bad, cached=True).findings()  # reported again, every time
 
 
-def test_a_kept_state_is_renewed_after_sixteen_commits_not_after_each(repo: GameRepo) -> None:
-    """Keeping a state costs about as much as judging twenty commits: one new commit is judged on top of the
-    kept state and not kept itself; once SAVE_AFTER commits were judged on top of it, the tip's state is kept."""
-    from pbem.verify.history import SAVE_AFTER, turn_sequence
+def test_a_kept_state_is_renewed_only_when_judging_took_longer_than_keeping_one(
+        repo: GameRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keeping a state costs some 30 ms on a long game: commits judged on top of the kept state are not kept
+    themselves until judging them took that long; then the tip's state is kept. Only time is at stake."""
+    from pbem.verify import history
+    from pbem.verify.history import turn_sequence
 
     sequence, _ = turn_sequence(repo, repo.head_oid())
-    old, one_more = sequence[-SAVE_AFTER - 2], sequence[-SAVE_AFTER - 1]
+    old, one_more = sequence[-4], sequence[-3]
     verify_history(repo, old, cached=True)
     assert cache.has(repo.git_dir, old)
+    monkeypatch.setattr(history, "SAVE_AFTER_SECONDS", float("inf"))  # judging is never slow enough
     step = verify_history(repo, one_more, cached=True)
     assert [c.oid for c in step.commits] == [one_more] and not cache.has(repo.git_dir, one_more)
+    monkeypatch.setattr(history, "SAVE_AFTER_SECONDS", 0.0)  # always
     later = verify_history(repo, cached=True)
-    assert len(later.commits) == SAVE_AFTER + 1 and later.cached_commits == step.cached_commits
+    assert len(later.commits) == 3 and later.cached_commits == step.cached_commits
     assert cache.has(repo.git_dir, repo.head_oid()) and not later.findings()

@@ -6,7 +6,7 @@ everything that could change a verdict: the pbem version, and the bytes of every
 own code (so a changed checkout never trusts an old verdict). Anything
 unreadable, from another version, or not matching is ignored, and the verifier falls back to the full walk.
 The folder holds at most a few entries; a new one pushes the oldest out. verify.history renews the kept state
-only every SAVE_AFTER commits.
+only once judging on top of it took longer than keeping one (SAVE_AFTER_SECONDS).
 """
 
 from __future__ import annotations

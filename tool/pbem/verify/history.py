@@ -9,6 +9,7 @@ parent's chain; the turns are then the commits on the second-parent side, and th
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
@@ -195,10 +196,10 @@ def _fetched_first(blobs: Mapping[str, bytes], read: Callable[[str], bytes]) -> 
     return blob
 
 
-# A kept state is renewed once this many commits were judged on top of it, not after every one: keeping one
-# costs about as much as judging twenty commits (pickling the game, writing a few MB), while each run judges
-# at most this many again.
-SAVE_AFTER = 16
+# A kept state is renewed once judging on top of it took longer than keeping a new one would (pickling the
+# game and writing a few MB: some 30 ms on a long game), not after every commit: each run then spends at most
+# about that again. Only time is at stake; what is kept is the same either way.
+SAVE_AFTER_SECONDS = 0.03
 
 _CROSSCHECK = os.environ.get("PBEM_CROSSCHECK") == "1"  # the test suite's: every fast path against the plain one
 
@@ -258,9 +259,10 @@ def verify_history(repo: GameRepo, tip: str | None = None, on_commit: Callable[[
 
     todo = sequence[start:]
     fetched = 0
+    began = time.perf_counter()
     if pipeline or (pipeline is None and len(todo) >= PIPELINE_MIN and can_fetch_ahead()):
-        for oid, fetched in zip(todo, fetched_ahead(repo, todo, verifier.trees.files)):
-            judged(oid, fetched=fetched)
+        for oid, item in zip(todo, fetched_ahead(repo, todo, verifier.trees.files)):
+            judged(oid, fetched=item)
         verifier.trees.jump(verifier.trees.files)  # if the helper stopped early: list every folder afresh
         fetched = len(results)
         todo = todo[fetched:]
@@ -268,8 +270,8 @@ def verify_history(repo: GameRepo, tip: str | None = None, on_commit: Callable[[
         judged(oid, signed)
     done = HistoryResult(results, history_findings, verifier.verified, verifier.files, before + start, sequence,
                          fetched)
-    if (cached and verifier.verified is not None and (kept is None or len(results) >= SAVE_AFTER)
-            and results and not done.findings()):
+    renew = kept is None or time.perf_counter() - began >= SAVE_AFTER_SECONDS
+    if cached and renew and verifier.verified is not None and results and not done.findings():
         verified_cache.save(repo.git_dir, sequence[-1], verifier.verified, verifier.files, verifier.read,
                             done.total)
     return done
