@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from pbem.crypto import sshsig
 from pbem.crypto.keys import PublicKey
@@ -183,8 +183,8 @@ def _proposal(players: Sequence[str], new: Erratum, proposer: str, firm: Point |
     if new.by != proposer:
         out.append(Finding("erratum.malformed", f"{proposer} proposed erratum {new.id} in {new.by}'s name", file=f))
     if set(new.signatures) - {proposer}:
-        out.append(Finding("erratum.foreign-signature", f"a new erratum carries only its proposer's signature; "
-                           f"the others sign it in commits of their own", file=f))
+        out.append(Finding("erratum.foreign-signature", "a new erratum carries only its proposer's signature; "
+                           "the others sign it in commits of their own", file=f))
     if len(players) > 1 and new.applied:
         out.append(Finding("erratum.unsigned", f"erratum {new.id} cannot be applied as it is proposed: the other "
                            "players sign it first", file=f))
@@ -204,11 +204,11 @@ def _proposal(players: Sequence[str], new: Erratum, proposer: str, firm: Point |
     return out
 
 
-def correction_findings(before: Iterable[Entry], after: Iterable[Entry],
+def correction_findings(removed: Sequence[Entry], added: Sequence[Entry],
                         applied: Sequence[Erratum]) -> list[Finding]:
     """The report must change by exactly the entries of the errata applied in this commit, no more, no less.
-    Entries are compared by identity and report file, as `firm.changed` compares them."""
-    removed, added = changed_entries(before, after)
+    `removed`, `added`: how the report changed (`history.entry_changes`, as `firm.changed` compares them);
+    entries are matched by identity and report file."""
     want_removed = Counter((e.identity(), e.file) for x in applied for e in x.removed)
     want_added = Counter((e.identity(), e.file) for x in applied for e in x.added)
     got_removed = Counter((e.identity(), e.file) for e in removed)

@@ -167,12 +167,6 @@ class Inputs:
             found += report.by_step.get(point, ())
         return found
 
-    def entries_in(self, files: set[str] | None) -> tuple[Entry, ...]:
-        """The entries of the given files only (all when None)."""
-        if files is None:
-            return self.entries
-        return tuple(e for f in sorted(files) if f in self.files for e in self.files[f].entries)
-
     def of(self, player: str) -> PlayerInputs:
         return self.per_player.get(player, PlayerInputs())
 

@@ -18,7 +18,7 @@ from pbem.formats.canonical import dumps as canonical
 from pbem.formats.writer import dump_mapping, dump_report
 from pbem.protocol import errata
 from pbem.protocol.errata import Erratum
-from pbem.protocol.history import changed_entries
+from pbem.protocol.history import entry_changes
 from pbem.protocol.model import Entry, Status
 from pbem.services.workspace import Identity, Workspace
 from pbem.verify.erratafile import ERRATUM_RE, read_erratum
@@ -52,9 +52,8 @@ def propose(ws: Workspace, me: Identity, reason: str) -> Done:
     others = [p for p in edited if not REPORT_RE.match(p)]
     if others:
         raise PbemError("usage.uncommitted", f"you have edits to {', '.join(others)}: an erratum is proposed from "
-                        "the report files alone", hint=f"commit or discard them first (git stash), then propose")
-    before = head.game.inputs.entries_in(set(edited))
-    removed, added = changed_entries(before, ws.game_of(working).inputs.entries_in(set(edited)))
+                        "the report files alone", hint="commit or discard them first (git stash), then propose")
+    removed, added = entry_changes(head.game.inputs, ws.game_of(working).inputs, set(edited))
     if not removed and not added:
         raise PbemError("usage.erratum", "the report files are as at HEAD: edit them as the correction should read "
                         "(only entries before the firm marker), then run `pbem erratum propose --reason TEXT`")

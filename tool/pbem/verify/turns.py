@@ -29,7 +29,7 @@ from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding
 from pbem.protocol import dice, errata, secrets
 from pbem.protocol.control import progress_error, resume_from, status_of
-from pbem.protocol.history import firm_findings, ownership_findings
+from pbem.protocol.history import entry_changes, firm_findings, ownership_findings
 from pbem.protocol.model import CLARIFY, SEALED, Break, Status, Stop
 from pbem.protocol.press import press_findings
 from pbem.protocol.replay import replay, start_checkpoint
@@ -330,8 +330,8 @@ def _erratum(prev: Verified, game: Game, changed: set[str], player: str) -> list
     reports = {p for p in changed if REPORT_RE.match(p)}
     applied = errata.applied_now(prev.game.errata, game.errata)
     if reports or applied:
-        findings.extend(errata.correction_findings(prev.game.inputs.entries_in(reports),
-                                                   game.inputs.entries_in(reports), applied))
+        findings.extend(errata.correction_findings(*entry_changes(prev.game.inputs, game.inputs, reports),
+                                                   applied))
     return findings
 
 
