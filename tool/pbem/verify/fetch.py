@@ -88,13 +88,14 @@ def fetch(repo: GameRepo, walker: TreeWalker, oid: str, reports: dict[str, tuple
             data = repo.read_blob(blob)
         except PbemError:
             continue  # the judge reads it again and meets the same finding there
-        before = reports.get(path) if reports is not None and REPORT_RE.match(path) else None
+        report = reports is not None and REPORT_RE.match(path) is not None
+        before = reports.get(path) if report else None  # type: ignore[union-attr]
         if before is not None and len(data) > len(before[1]) and data.startswith(before[1]):
             fetched.grown[blob] = (path, before[0], data[len(before[1]):])
         else:
             fetched.blobs[blob] = data
-        if reports is not None and REPORT_RE.match(path):
-            reports[path] = (blob, data)
+        if report:
+            reports[path] = (blob, data)  # type: ignore[index]
         if path == STATUS and read_status_too:  # the one file every commit changes: work to share out
             try:
                 fetched.statuses[blob] = read_status(data)

@@ -157,7 +157,6 @@ class Verifier:
         self.verified, self.files, self.read = verified, files, game
         return result
 
-
     def _fetched_blobs(self, fetched: Fetched) -> Mapping[str, bytes]:
         """The blobs the fetching process sent, report files that grew put together again from their version
         in the game as read (the content of the blob id they grew from), where that is the version at hand."""
@@ -279,8 +278,9 @@ def verify_history(repo: GameRepo, tip: str | None = None, on_commit: Callable[[
 
 def _latest_kept(repo: GameRepo, sequence: list[str]) -> tuple[tuple | None, int]:
     """The state kept for the latest turn of `sequence` that has one, and the index after that turn."""
+    kept = verified_cache.kept(repo.git_dir)  # listed once, not once per turn
     for i in range(len(sequence) - 1, -1, -1):
-        if verified_cache.has(repo.git_dir, sequence[i]):
+        if sequence[i] in kept:
             kept = verified_cache.load(repo.git_dir, sequence[i])
             return (kept, i + 1) if kept is not None else (None, 0)
     return None, 0
