@@ -4,9 +4,12 @@ Every `*.json` in `schemas_dir()` is loaded once, checked against the 2020-12 me
 Draft 2020-12 validator. That validator words the errors; checking valid data, the verifier's common case at
 every commit, goes through a validator fastjsonschema compiles to Python code (about 20 times faster, issue 7).
 The compiled one only answers "valid or not": when it says not, jsonschema decides and explains, so jsonschema
-stays the single authority on what is valid (tests check the two agree). Schemas refer to each other by id (`"$ref": "pbem/common/1#/$defs/time"`). Ids are
-relative URIs, which JSON Schema would resolve against the referring schema's own id ("pbem/game/pbem/common/1");
-so ids and references to known ids are made absolute under one private base before they are registered.
+stays the single authority on what is valid (tests check the two agree).
+
+Schemas refer to each other by id (`"$ref": "pbem/common/1#/$defs/time"`). Ids are relative URIs, which JSON
+Schema would resolve against the referring schema's own id ("pbem/game/pbem/common/1"); so for jsonschema, ids
+and references to known ids are made absolute under one private base before they are registered. The compiled
+validators need no resolving: every reference is inlined.
 """
 
 from __future__ import annotations
@@ -20,9 +23,7 @@ import sys
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import fastjsonschema
 from fastjsonschema import JsonSchemaValueException
@@ -52,7 +53,7 @@ def schema_ids() -> list[str]:
 
 def reset() -> None:
     """Forget every loaded and compiled schema (tests that swap the schema folder)."""
-    for cached in (_files, _catalog, _part_validator, _fast, _fast_sources):
+    for cached in (_files, _catalog, _part_validator, _fast):
         cached.cache_clear()
     _VALID.clear()
 
@@ -82,9 +83,7 @@ def validate(schema_id: str, data: Any, *, file: str, doc: Document | None = Non
         return
     except JsonSchemaValueException:
         pass
-    from jsonschema.exceptions import best_match
-
-    error = best_match(_validator(schema_id).iter_errors(data))
+    error = _best_error(schema_id, data)
     if error is None:
         return
     path = base + tuple(error.absolute_path)
@@ -163,10 +162,15 @@ def _files() -> dict[str, Any]:
 _FILE_OF: dict[str, str] = {}  # schema id -> its file's name, for messages
 
 
-def _agree(schema_id: str, data: Any) -> None:
+def _best_error(schema_id: str, data: Any) -> ValidationError | None:
+    """jsonschema's verdict: the error that best explains why `data` is invalid, or None when it is valid."""
     from jsonschema.exceptions import best_match
 
-    error = best_match(_validator(schema_id).iter_errors(data))
+    return best_match(_validator(schema_id).iter_errors(data))
+
+
+def _agree(schema_id: str, data: Any) -> None:
+    error = _best_error(schema_id, data)
     if error is not None:
         raise AssertionError(f"the compiled validator accepted what jsonschema refuses ({schema_id}): "
                              f"{error.message}")
@@ -219,15 +223,8 @@ def _cache_dir() -> Path:
     return Path(base) / "pbem" / "validators"
 
 
-@lru_cache(maxsize=1)
-def _fast_sources() -> dict[str, Any]:
-    raw = _files()
-    ids = frozenset(raw)
-    return {sid: _absolute(s, ids) for sid, s in raw.items()}
-
-
 def _resolve(root: str, pointer: str) -> Any:
-    node = _fast_sources()[root.removeprefix(_BASE)]
+    node = _files()[root]
     for part in filter(None, pointer.split("/")):
         node = node[part.replace("~1", "/").replace("~0", "~")]
     return node
@@ -255,7 +252,7 @@ def _inline(schema: Any, root: str, depth: int = 0) -> Any:
             continue
         if key == "$ref":
             target_root, _, pointer = value.partition("#")
-            target_root = target_root.removeprefix(_BASE) or root
+            target_root = target_root or root  # "#/$defs/x" points into the schema itself
             out.setdefault("allOf", []).append(_inline(_resolve(target_root, pointer), target_root, depth + 1))
         elif key in _DATA:
             out[key] = value
