@@ -225,39 +225,39 @@ def read_report(data: bytes, file: str, ruleset: Ruleset, lines: ParseCache | No
     valid layout is parsed whole (DESIGN §2)."""
     if (previous is not None and previous.source and len(data) <= yamlsafe.MAX_BYTES
             and data.startswith(previous.source) and previous.source.endswith(b"\n")):
-        more = _utf8(data[len(previous.source):]).split("\n")
-        if more and more[-1] == "":
-            more.pop()
+        more = _rows(data[len(previous.source):])
         if more and all(ENTRY_LINE.match(r) for r in more):
-            first = len(previous.entries) + 2
-            if first - 2 + len(more) > MAX_ENTRIES:
-                raise PbemError("schema.invalid", f"entries: has {first - 2 + len(more)} items; expected at most "
-                                f"{MAX_ENTRIES}", file=file, line=MAX_ENTRIES + 2, exit_code=1)
-            period = file[len("report/"):-len(".yaml")]
-            added = tuple(_line_entry(row, file, number, ruleset, period, lines)
-                          for number, row in enumerate(more, start=first))
+            added = _line_entries(more, len(previous.entries) + 2, file, ruleset, lines)
             return previous.appended(added, data)
-    rows = _utf8(data).split("\n")
-    if rows and rows[-1] == "":
-        rows.pop()
+    rows = _rows(data)
     if (lines is not None and len(data) <= yamlsafe.MAX_BYTES and rows and rows[0] == "entries:"
             and all(ENTRY_LINE.match(r) for r in rows[1:])):
-        period = file[len("report/"):-len(".yaml")]
-        if len(rows) - 1 > MAX_ENTRIES:  # the whole-file schema's cap, so both paths accept the same files
-            raise PbemError("schema.invalid", f"entries: has {len(rows) - 1} items; expected at most {MAX_ENTRIES}",
-                            file=file, line=MAX_ENTRIES + 2, exit_code=1)
-        entries = tuple(_line_entry(row, file, number, ruleset, period, lines)
-                        for number, row in enumerate(rows[1:], start=2))
-        return ReportFile(entries, source=data)
+        return ReportFile(_line_entries(rows[1:], 2, file, ruleset, lines), source=data)
     return _read_report_whole(data, file, ruleset)
 
 
-def _utf8(data: bytes) -> str:
-    """The text, or "" when it is not UTF-8 (then the whole-file reader names the offending byte)."""
+def _rows(data: bytes) -> list[str]:
+    """The lines of `data`, without the empty one a final newline leaves; a single line that is no entry when
+    `data` is not UTF-8 (the whole-file reader then names the offending byte)."""
     try:
-        return data.decode("utf-8")
+        rows = data.decode("utf-8").split("\n")
     except UnicodeDecodeError:
-        return "\x00"  # matches no entry line
+        return ["\x00"]
+    if rows and rows[-1] == "":
+        rows.pop()
+    return rows
+
+
+def _line_entries(rows: list[str], first: int, file: str, ruleset: Ruleset,
+                  lines: ParseCache | None) -> tuple[Entry, ...]:
+    """The entries of `rows`, one per line, the first at line `first` of the file (line 1 is `entries:`)."""
+    count = first - 2 + len(rows)
+    if count > MAX_ENTRIES:  # the whole-file schema's cap, so both paths accept the same files
+        raise PbemError("schema.invalid", f"entries: has {count} items; expected at most {MAX_ENTRIES}",
+                        file=file, line=MAX_ENTRIES + 2, exit_code=1)
+    period = file[len("report/"):-len(".yaml")]
+    return tuple(_line_entry(row, file, number, ruleset, period, lines)
+                 for number, row in enumerate(rows, start=first))
 
 
 def _line_entry(row: str, file: str, number: int, ruleset: Ruleset, period: str,
