@@ -9,5 +9,5 @@
 * `status_screen` — what `pbem status` shows on a terminal (rich), and the exact command for what you owe.
 
 No git, files, clock or printing here: the services gather the data (`pbem.services.pictures`), the CLI
-prints (`pbem.cli_pictures`).
+prints (`pbem.cli.report`, `pbem.cli.play`).
 """

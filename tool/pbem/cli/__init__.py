@@ -1,0 +1,43 @@
+"""The `pbem` command line (DESIGN §8): parse arguments, call services, print. No rules here.
+
+One module per command group, each with its own `commands`; they share options.py, which imports none of them
+back. Exit codes: 0 success/legal, 1 illegal or verification failed, 2 usage or environment error. Every user
+mistake is one clear line on stderr (PbemError), never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import List, Optional
+
+import typer
+
+from pbem.cli import chance, dow, enforce, errata, play, report, setup
+from pbem.errors import ILLEGAL, USAGE, PbemError
+
+app = typer.Typer(
+    help="pbem: self-moderated play-by-email games on git. Signed turns, verified rules.",
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,  # keys live in locals
+    add_completion=True,
+)
+for group in (setup, play, chance, report, enforce, dow, errata):
+    app.add_typer(group.commands)
+
+
+def main(argv: Optional[List[str]] = None) -> None:
+    """Console entry point."""
+    for stream in (sys.stdout, sys.stderr):
+        # a path or note in a finding may hold any bytes a git tree allows: show them, never crash on them
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+    try:
+        app(args=argv, prog_name="pbem")
+    except PbemError as exc:  # pragma: no cover - commands catch their own
+        typer.echo(f"pbem: {exc}", err=True)
+        sys.exit(exc.exit_code if exc.exit_code in (ILLEGAL, USAGE) else USAGE)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,232 @@
+"""Diplomacy commands (`dow/1`, DESIGN §7.2, §8).
+
+`pbem orders FILE` seals a power's orders for the phase open now (`pbem orders --reveal` reveals them once every
+power has sealed); `pbem say`, `propose`, `accept`, `declare`, `reaffirm`, `gift`, `draw`, and the director's
+`warn` and `lift` post one message to the press and commit it at once; `pbem relations` prints the matrix in
+force and what is pending; `pbem results [PHASE]` tells what resolved phases did.
+"""
+
+import json  # no `from __future__ import annotations`: typer reads the annotations of these commands
+from pathlib import Path
+from typing import Any, List, Optional
+
+import typer
+
+from pbem.cli.options import KeyOption, OutputFormat, identity, run, workspace
+from pbem.errors import PbemError
+
+STATE_HELP = "WAR, HOSTILE, NEUTRAL, FRIENDLY or ALLIED"
+
+commands = typer.Typer()
+
+
+def state_of(text: str) -> str:
+    state = text.strip().upper()
+    if state not in ("WAR", "HOSTILE", "NEUTRAL", "FRIENDLY", "ALLIED"):
+        raise PbemError("usage.bad-state", f"{text!r} is no relationship state: use {STATE_HELP} (LIMBO is only "
+                        "entered when two allies go to war)")
+    return state
+
+
+def press(body: dict[str, Any], key: Optional[str]) -> None:
+    from pbem.services import diplomacy
+
+    def go() -> None:
+        done = diplomacy.post(workspace(), identity(key), body)
+        typer.echo(f"posted at {done.message['at']}: {diplomacy.describe_message(done.message)}")
+        if done.changes:
+            typer.echo(f"recognised now: {diplomacy.changes_text(done.changes)} (in force from the start of the "
+                       "next Spring or Fall retreats)")
+
+    run(go)
+
+
+# --- orders ----------------------------------------------------------------------------------------------
+@commands.command()
+def orders(source: Optional[Path] = typer.Argument(None, help="a YAML or JSON file: {orders: [ORDER, ...]}"),
+           reveal: bool = typer.Option(False, "--reveal", help="reveal your sealed orders (once every power "
+                                                               "has sealed)"),
+           key: Optional[str] = KeyOption) -> None:
+    """Seal your power's orders for the phase open now and commit; reveal them once every power has sealed.
+
+    Orders the engine refuses or the relationship states forbid are reported, but sealed as you wrote them:
+    they will be void (a forbidden one also earns a public warning).
+
+    Example: echo 'orders: ["A PAR - BUR", "A MAR S A PAR - BUR", "F BRE - MAO"]' > o.yaml && pbem orders o.yaml
+    then, when all have sealed: pbem orders --reveal
+    """
+    from pbem.services import diplomacy
+
+    def go() -> None:
+        ws, me = workspace(), identity(key)
+        if reveal == (source is not None):
+            raise PbemError("usage.orders", "give either FILE (seal) or --reveal")
+        if reveal:
+            done = diplomacy.reveal_orders(ws, me)
+            typer.echo(f"revealed {done.secret}: your orders for {done.phase}: "
+                       f"{'; '.join(done.orders) or 'none'}")
+            for report in done.resolved:
+                typer.echo("\n".join(report.lines()))
+            typer.echo(_next(done.status))
+            return
+        assert source is not None
+        if not source.is_file():
+            raise PbemError("usage.no-file", f"{source}: no such file")
+        done = diplomacy.seal_orders(ws, me, source.read_bytes(), str(source))
+        for line in done.warnings():
+            typer.echo(line, err=True)
+        typer.echo(f"sealed {done.secret}: your orders for {done.phase} ({len(done.orders)}); they are revealed "
+                   "once every power has sealed (`pbem orders --reveal`)")
+        typer.echo(_next(done.status))
+
+    run(go)
+
+
+# --- press -------------------------------------------------------------------------------------------------
+@commands.command()
+def say(text: str = typer.Argument(..., help="what you say in global press"),
+        key: Optional[str] = KeyOption) -> None:
+    """Say something in global press (press/global.yaml), committed at once.
+
+    Example: pbem say "France and England stand together"
+    """
+    press({"say": text}, key)
+
+
+@commands.command()
+def propose(power: str = typer.Argument(..., help="the power you propose to"),
+            state: str = typer.Argument(..., help=f"the higher state: {STATE_HELP}"),
+            key: Optional[str] = KeyOption) -> None:
+    """Publicly propose a higher relationship state to a power; it stands until that power accepts it.
+
+    Example: pbem propose germany ALLIED
+    """
+    run(lambda: press({"propose": {"to": power, "state": state_of(state)}}, key))
+
+
+@commands.command()
+def accept(power: str = typer.Argument(..., help="the power whose proposal you accept"),
+           state: str = typer.Argument(..., help="exactly the state it proposed"),
+           key: Optional[str] = KeyOption) -> None:
+    """Publicly accept a power's standing proposal: the raise is recognised now (seed 001).
+
+    Example: pbem accept france ALLIED
+    """
+    run(lambda: press({"accept": {"from": power, "state": state_of(state)}}, key))
+
+
+@commands.command()
+def declare(power: str = typer.Argument(..., help="the power you declare towards"),
+            state: str = typer.Argument(..., help="the lower state, e.g. WAR"),
+            key: Optional[str] = KeyOption) -> None:
+    """Publicly announce a lower state with a power; WAR cascades to both sides' allies (HOSTILE or LIMBO).
+
+    Example: pbem declare england WAR
+    """
+    run(lambda: press({"declare": {"to": power, "state": state_of(state)}}, key))
+
+
+@commands.command()
+def reaffirm(choices: List[str] = typer.Argument(..., help="POWER=ALLIED or POWER=HOSTILE, one per power "
+                                                            "you are in LIMBO with"),
+             key: Optional[str] = KeyOption) -> None:
+    """Leave LIMBO by publicly reaffirming ALLIED or HOSTILE, without creating new conflicts.
+
+    Example: pbem reaffirm france=ALLIED germany=HOSTILE
+    """
+    def go() -> None:
+        chosen = {}
+        for item in choices:
+            power, _, state = item.partition("=")
+            if not state:
+                raise PbemError("usage.reaffirm", f"{item!r}: expected POWER=ALLIED or POWER=HOSTILE")
+            chosen[power] = state_of(state)
+        press({"reaffirm": chosen}, key)
+
+    run(go)
+
+
+@commands.command()
+def gift(power: str = typer.Argument(..., help="the ally you give it to"),
+         province: str = typer.Argument(..., help="a province of your colour or a centre you own, e.g. BEL"),
+         key: Optional[str] = KeyOption) -> None:
+    """Publicly gift a province (and its centre, if you own it) to an ally; realised with the states.
+
+    Example: pbem gift germany BEL
+    """
+    press({"gift": {"to": power, "province": province.upper()}}, key)
+
+
+@commands.command()
+def draw(withdraw: bool = typer.Option(False, "--withdraw", help="withdraw your draw vote"),
+         key: Optional[str] = KeyOption) -> None:
+    """Vote for a draw of all surviving powers (signed press); unanimous standing votes end the game.
+
+    Example: pbem draw    or    pbem draw --withdraw
+    """
+    press({"draw": not withdraw}, key)
+
+
+@commands.command()
+def warn(power: str = typer.Argument(..., help="the power warned"),
+         reason: str = typer.Option(..., "--reason", help="why, in global press"),
+         key: Optional[str] = KeyOption) -> None:
+    """As the game director: warn a power (an offence; the second puts it into civil disorder).
+
+    Example: pbem warn turkey --reason "orders for a unit Turkey does not have, twice"
+    """
+    press({"warn": power, "reason": reason}, key)
+
+
+@commands.command()
+def lift(power: str = typer.Argument(..., help="the power whose warning is lifted"),
+         key: Optional[str] = KeyOption) -> None:
+    """As the game director: lift one warning of a power (below two it leaves civil disorder).
+
+    Example: pbem lift austria
+    """
+    press({"lift": power}, key)
+
+
+# --- reading -------------------------------------------------------------------------------------------------
+@commands.command()
+def relations(at: Optional[str] = typer.Option(None, "--at", help="a phase already begun, e.g. S1901M: the "
+                                                                  "states in force during it"),
+              output: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text or json")) -> None:
+    """The relationship matrix in force and the changes recognised but not yet realised.
+
+    Example: pbem relations    or    pbem relations --at S1901M --format json
+    """
+    from pbem.services import diplomacy
+
+    def go() -> None:
+        data = diplomacy.relations(workspace(), at)
+        typer.echo(json.dumps(data, indent=2) if output is OutputFormat.json else diplomacy.relations_text(data),
+                   nl=output is OutputFormat.json)
+
+    run(go)
+
+
+@commands.command()
+def results(phase: Optional[str] = typer.Argument(None, help="one phase, e.g. F1901M (default: all)")) -> None:
+    """What resolved phases did: press recognised, orders revealed, warnings, dislodgements, centres,
+    relationships realised (re-adjudicated from the revealed orders).
+
+    Example: pbem results W1901A
+    """
+    from pbem.services import diplomacy
+
+    def go() -> None:
+        for report in diplomacy.results(workspace(), phase):
+            typer.echo("\n".join(report.lines()))
+
+    run(go)
+
+
+def _next(status: Any) -> str:
+    if status is None or status.over:
+        return "the game is over"
+    waiting = sorted({b.player for b in status.pending})
+    kind = status.pending[0].kind if status.pending else ""
+    doing = {"sealed": "to seal orders", "secret": "to reveal orders"}.get(kind, "")
+    return f"now at {status.firm}: waiting for {', '.join(waiting)} {doing}".rstrip()

@@ -1,0 +1,73 @@
+"""Where players meet (DESIGN §4.9, §9): `pbem hook install`, `pbem hook pre-receive` (self-hosted git) and
+`pbem push` (publish, replaying my own commits onto another player's out-of-turn commit)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from pbem.cli.options import KeyOption, identity, run, workspace
+
+commands = typer.Typer()
+hook_app = typer.Typer(help="The pre-receive hook that guards a self-hosted game repository.", no_args_is_help=True)
+
+
+@hook_app.command("install")
+def hook_install(repository: Path = typer.Argument(..., help="the (bare) repository the players push to"),
+                 force: bool = typer.Option(False, "--force",
+                                            help="replace a pre-receive hook that pbem did not write")) -> None:
+    """Install a pre-receive hook that refuses every push whose new commits fail verification.
+
+    The hook runs this pbem (this Python, by absolute path), so it works without PATH. Run it again after
+    upgrading pbem.
+
+    Example: pbem hook install /srv/git/duel-1.git
+    """
+    from pbem.services import hook
+
+    def go() -> None:
+        target = hook.install(repository, force)
+        typer.echo(f"installed {target}: pushes whose new commits fail `pbem verify` are refused")
+
+    run(go)
+
+
+@hook_app.command("pre-receive")
+def hook_pre_receive() -> None:
+    """What the installed hook runs: verify the pushed refs; exit 1 refuses the push.
+
+    Reads `OLD NEW REF` lines on stdin, as git gives them, and prints the findings of the new commits on stderr
+    (the pusher reads them as `remote:` lines).
+
+    Example (inside the bare repository): echo "$OLD $NEW refs/heads/main" | pbem hook pre-receive
+    """
+    from pbem.services import hook
+
+    raise typer.Exit(run(lambda: hook.pre_receive(sys.stdin, sys.stderr)))
+
+
+@commands.command()
+def push(remote: Optional[str] = typer.Option(None, "--remote", help="the git remote (default: the "
+                                                                      "branch's, else origin)"),
+         key: Optional[str] = KeyOption) -> None:
+    """Fetch, and push your commits; if another player's out-of-turn commit landed first and touches other
+    parts of the game, rebase yours onto it, re-sign and verify them first. Otherwise say what to do.
+
+    Example: pbem yield -m "contributing" && pbem push
+    """
+    from pbem.services.push import push as service
+
+    def go() -> int:
+        outcome = service(workspace(), lambda: identity(key), remote)
+        for finding in outcome.findings:
+            typer.echo(finding.text(), err=True)
+        typer.echo(outcome.message, err=outcome.code != 0)
+        return outcome.code
+
+    raise typer.Exit(run(go))
+
+
+commands.add_typer(hook_app, name="hook")

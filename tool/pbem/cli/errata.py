@@ -1,0 +1,83 @@
+"""`pbem erratum …`: correct the firm part of the report with every player's signature (DESIGN §4.8, seed §4.A)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from pbem.cli.options import KeyOption, identity, run, workspace
+
+commands = typer.Typer()
+errata_app = typer.Typer(help="Errata: correct an error before the firm marker, signed by every player.",
+                         no_args_is_help=True)
+
+
+def said(done) -> None:  # type: ignore[no-untyped-def]
+    typer.echo(f"committed {done.commit[:10]}")
+    if done.applied:
+        typer.echo(f"erratum {done.erratum} applied: replay restarted from the corrected step; "
+                   f"{done.status.control or 'nobody'} holds control (firm to {done.status.firm})")
+    else:
+        typer.echo(f"erratum {done.erratum}: to sign: {', '.join(done.unsigned)} "
+                   f"(pbem erratum sign {done.erratum})")
+
+
+@errata_app.command("propose")
+def propose(reason: str = typer.Option(..., "--reason", help="what was wrong, for the other players"),
+            key: Optional[str] = KeyOption) -> None:
+    """Turn your edits of firm report entries into an erratum signed by you, and commit it; the report goes
+    back to what is firm until every player has signed. You need not hold control.
+
+    Example: (edit report/turn-01.yaml as it should read) pbem erratum propose --reason "CA turned TR, not TL"
+    """
+    from pbem.services import errata
+
+    run(lambda: said(errata.propose(workspace(), identity(key), reason)))
+
+
+@errata_app.command("sign")
+def sign(erratum: str = typer.Argument(..., help="the erratum's id, e.g. e0001"),
+         key: Optional[str] = KeyOption) -> None:
+    """Sign an erratum (review it first with `pbem erratum show`); the last signature applies it.
+
+    Example: pbem erratum show e0001 && pbem erratum sign e0001
+    """
+    from pbem.services import errata
+
+    run(lambda: said(errata.sign(workspace(), identity(key), erratum)))
+
+
+@errata_app.command("apply")
+def apply(erratum: str = typer.Argument(..., help="the erratum's id, e.g. e0001"),
+          key: Optional[str] = KeyOption) -> None:
+    """Apply an erratum every player has signed (`pbem erratum sign` does it by itself with the last
+    signature).
+
+    Example: pbem erratum apply e0001
+    """
+    from pbem.services import errata
+
+    run(lambda: said(errata.apply(workspace(), identity(key), erratum)))
+
+
+@errata_app.command("show")
+def show(erratum: Optional[str] = typer.Argument(None, help="an erratum's id (default: list them all)")) -> None:
+    """An erratum's reason, entries and signatures, or the list of errata with who still has to sign.
+
+    Example: pbem erratum show    or    pbem erratum show e0001
+    """
+    from pbem.services import errata
+
+    def go() -> str:
+        ws = workspace()
+        game = ws.game_of(ws.head_files())
+        if erratum is not None:
+            return errata.show(game, erratum)
+        lines = errata.listing(game)
+        return "\n".join(lines) + "\n" if lines else "no errata\n"
+
+    typer.echo(run(go), nl=False)
+
+
+commands.add_typer(errata_app, name="erratum")

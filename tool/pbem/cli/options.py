@@ -1,0 +1,77 @@
+"""What every command group shares: the output formats, the `--key` option, running an action with one clear
+line for a user mistake, the workspace and identity of the current folder, and the status lines that status,
+check and yield print. Command modules import from here; nothing here imports a command module back.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Optional, TypeVar
+
+import typer
+
+from pbem.errors import PbemError
+
+if TYPE_CHECKING:
+    from pbem.protocol.model import Status
+    from pbem.services.workspace import Identity, Workspace
+
+T = TypeVar("T")
+
+
+class OutputFormat(str, Enum):
+    text = "text"
+    json = "json"
+    github = "github"
+
+
+KeyOption = typer.Option(None, "--key", help="private key file (else PBEM_KEY, git user.signingkey, "
+                         "~/.ssh/id_ed25519)")
+
+
+def run(action: Callable[[], T]) -> T:
+    """Run a command's action; a PbemError becomes one line on stderr and its exit code (never a traceback)."""
+    try:
+        return action()
+    except PbemError as exc:
+        typer.echo(f"pbem: {exc}", err=True)
+        raise typer.Exit(exc.exit_code) from None
+
+
+def workspace() -> "Workspace":
+    """The game repository of the current folder."""
+    from pbem.services.workspace import Workspace
+
+    return Workspace.open(Path.cwd())
+
+
+def identity(key: Optional[str]) -> "Identity":
+    """The signing key, found in the order of DESIGN §8."""
+    from pbem.services.workspace import load_identity
+
+    return load_identity(key, Path.cwd())
+
+
+def my_seat(ws: "Workspace", key: Optional[str]) -> Optional[str]:
+    """My seat by my key, or None when no key is found or it holds no seat (reading needs no key)."""
+    from pbem.services import turn
+
+    try:
+        return turn.whoami(ws, identity(key))
+    except PbemError:
+        return None
+
+
+def status_lines(status: "Status | None", me: Optional[str]) -> str:
+    """Control, firm point, pending breaks and the yield note, one per line."""
+    if status is None:
+        return "setting up: seats are being claimed"
+    if status.over:
+        return "the game is over"
+    lines = [f"control: {status.control}" + (" (you)" if status.control == me else ""), f"firm:    {status.firm}"]
+    for b in status.pending:
+        lines.append(f"break:   {b.player} at {b.at} — {b.why}")
+    if status.note:
+        lines.append(f"note:    {status.yielded_by}: {status.note}")
+    return "\n".join(lines)

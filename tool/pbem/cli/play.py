@@ -1,0 +1,97 @@
+"""Taking a turn (DESIGN §4, §8): `pbem status`, `pbem check`, `pbem yield`."""
+
+from __future__ import annotations
+
+import sys
+from typing import Optional
+
+import typer
+
+from pbem.cli.options import KeyOption, OutputFormat, identity, run, status_lines, workspace
+from pbem.errors import ILLEGAL, PbemError
+
+commands = typer.Typer()
+
+
+@commands.command()
+def status(key: Optional[str] = KeyOption,
+           output: OutputFormat = typer.Option(OutputFormat.text, "--format"),
+           rich: Optional[bool] = typer.Option(None, "--rich/--plain",
+                                               help="one screen with colours, or plain lines (default: rich on "
+                                                    "a terminal, plain otherwise)")) -> None:
+    """Who is in control, the firm point, pending breaks, and what you owe next (with the command to do it).
+
+    Example: pbem status    or    pbem status --plain    or    pbem status --format json
+    """
+    import json
+
+    from pbem.services import turn
+
+    def go() -> None:
+        ws = workspace()
+        try:
+            me = identity(key)
+        except PbemError:
+            me = None
+        view = turn.outlook(ws, me)
+        errata = turn.errata_lines(ws)
+        if output is OutputFormat.json:
+            typer.echo(json.dumps({"status": view.status.to_data() if view.status else None, "me": view.me,
+                                   "you_owe": view.owes(), "errata": errata}, indent=2))
+            return
+        if rich or (rich is None and sys.stdout.isatty()):
+            status_screen(ws, view.me)
+            return
+        typer.echo(status_lines(view.status, view.me))
+        for line in errata:
+            typer.echo(f"erratum: {line}")
+        typer.echo(f"you ({view.me or 'no seat'}) owe: {view.owes()}")
+
+    run(go)
+
+
+def status_screen(ws, me: Optional[str]) -> None:  # type: ignore[no-untyped-def]
+    """`pbem status` on a terminal (or with --rich): one screen, rendered with rich."""
+    from rich.console import Console
+
+    from pbem.render.status_screen import screen
+    from pbem.services import pictures
+
+    Console(highlight=False).print(screen(pictures.status_view(ws, me)))
+
+
+@commands.command()
+def check(key: Optional[str] = KeyOption) -> None:
+    """Judge the working tree as if you committed it now: what is illegal, who would get control.
+
+    Example: pbem check
+    """
+    from pbem.services import turn
+
+    def go() -> int:
+        view = turn.check(workspace(), identity(key))
+        for f in view.findings:
+            typer.echo(f.text())
+        if view.would_be is not None:
+            typer.echo("if you yield now:\n" + status_lines(view.would_be, view.me))
+        return ILLEGAL if view.findings else 0
+
+    code = run(go)
+    raise typer.Exit(code)
+
+
+@commands.command("yield")
+def yield_(message: str = typer.Option("", "-m", "--message", help="the yield note for the other players"),
+           key: Optional[str] = KeyOption) -> None:
+    """Write status.yaml as replay computes it and commit your turn, signed.
+
+    Example: pbem yield -m "closing to range 8"
+    """
+    from pbem.services import turn
+
+    def go() -> None:
+        oid, new = turn.yield_turn(workspace(), identity(key), message)
+        typer.echo(f"committed {oid[:10]}")
+        typer.echo(status_lines(new, None) if new is not None else "settled your dice for who starts")
+
+    run(go)

@@ -1,0 +1,114 @@
+"""Setting a game up (DESIGN §2, §8): `pbem version`, `keygen`, `init`, `join`, `start`, and `demo`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from pbem import __version__
+from pbem.cli.options import KeyOption, identity, run, workspace
+from pbem.errors import PbemError
+
+commands = typer.Typer()
+
+
+@commands.command()
+def version() -> None:
+    """Print the pbem version.  Example: pbem version"""
+    typer.echo(__version__)
+
+
+@commands.command()
+def keygen(out: Path = typer.Option(Path.home() / ".ssh" / "id_ed25519", "--out", help="where to write the key"),
+           comment: str = typer.Option("", "--comment", help="comment for the public key")) -> None:
+    """Write a new OpenSSH Ed25519 key pair (private file 0600, and PATH.pub); print the public key line.
+
+    Example: pbem keygen --out ~/.ssh/pbem_ed25519
+    """
+    from pbem.crypto.keys import PrivateKey, write_keypair
+
+    def go() -> None:
+        key = PrivateKey.generate(comment)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        write_keypair(out, key)
+        typer.echo(key.public.to_line())
+
+    run(go)
+
+
+@commands.command()
+def init(directory: Path = typer.Argument(..., help="new folder for the game repository"),
+         template: str = typer.Option("tactical-duel", "--template", help="a template in games/ or a folder"),
+         game_id: str = typer.Option(..., "--id", help="the game's id (lower-case, digits, '-')"),
+         pbem_spec: Optional[str] = typer.Option(None, "--pbem-spec",
+                                                 help="pip requirement the workflow installs (default: this "
+                                                      "version)"),
+         key: Optional[str] = KeyOption) -> None:
+    """Create a game repository from a template, with README and the enforcing workflow.
+
+    Example: pbem init duel-1 --template tactical-duel --id duel-1
+    """
+    from pbem.services import setup
+
+    def go() -> None:
+        setup.init(directory, template, game_id, identity(key), pbem_spec)
+        typer.echo(f"created {directory} ({game_id}); players now run `pbem join --as ID` there")
+
+    run(go)
+
+
+@commands.command()
+def join(seat: str = typer.Option(..., "--as", help="the seat (player id) to claim"),
+         code: Optional[str] = typer.Option(None, "--code", help="the invite code from the game description "
+                                                                 "(games with setup.invite_hash)"),
+         key: Optional[str] = KeyOption) -> None:
+    """Claim a seat with your public key (a commit signed by that key).
+
+    Example: pbem join --as kli --key ~/.ssh/pbem_ed25519    or    pbem join --as france --code CODE
+    """
+    from pbem.services import setup
+
+    run(lambda: setup.join(workspace(), seat, identity(key), code))
+    typer.echo(f"you hold seat {seat}")
+
+
+@commands.command()
+def start(first: Optional[str] = typer.Option(None, "--first", help="the player who starts in control"),
+          roll: bool = typer.Option(False, "--roll", help="decide who starts by dice (run it again once rolled)"),
+          key: Optional[str] = KeyOption) -> None:
+    """Freeze game.yaml and give control to the first player, chosen by consent or by dice.
+
+    Example: pbem start --first fed    or    pbem start --roll
+    """
+    from pbem.services import setup
+
+    def go() -> None:
+        if roll == (first is not None):
+            raise PbemError("usage.start", "give either --first ID or --roll")
+        if first is not None:
+            setup.start(workspace(), first, identity(key))
+            typer.echo(f"started: {first} has control")
+            return
+        _oid, chosen = setup.start_roll(workspace(), identity(key))
+        if chosen is None:
+            typer.echo("dice for who starts announced: every other player runs `pbem yield` to contribute, then "
+                       "the roller `pbem yield` to reveal; then `pbem start --roll` again")
+        else:
+            typer.echo(f"started: the dice chose {chosen}, who has control")
+
+    run(go)
+
+
+@commands.command()
+def demo(directory: Optional[Path] = typer.Argument(None, help="where to build the demo game (default: a "
+                                                                 "temporary folder)"),
+         game: str = typer.Option("tactical-duel", "--game", help="which example game to play")) -> None:
+    """Play a complete example game from games/ with generated keys, verify it, print the log.
+
+    Example: pbem demo /tmp/duel
+    """
+    from pbem.services.demo import run_demo
+
+    raise typer.Exit(run(lambda: run_demo(directory, game, typer.echo)))
