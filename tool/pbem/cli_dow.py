@@ -2,7 +2,7 @@
 
 `pbem orders FILE` seals a power's orders for the phase open now (`pbem orders --reveal` reveals them once every
 power has sealed); `pbem say`, `propose`, `accept`, `declare`, `reaffirm`, `gift`, `draw`, and the director's
-`warn` and `lift` post one message to press/global.yaml and commit it at once; `pbem relations` prints the
+`warn` and `lift` post one message to the power's own press/<power>.yaml and commit it at once; `pbem relations` prints the
 matrix in force and what is pending; `pbem results [PHASE]` tells what resolved phases did. `pbem join` gains
 `--code` for games with an invite code. Same rules as cli.py: parse arguments, call services, print; exit 0
 success, 1 illegal or refused, 2 usage or environment.
@@ -109,7 +109,7 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def say(text: str = typer.Argument(..., help="what you say in global press"),
             key: Optional[str] = KeyOption) -> None:
-        """Say something in global press (press/global.yaml), committed at once.
+        """Say something in global press (your own press/<power>.yaml), committed at once.
 
         Example: pbem say "France and England stand together"
         """
