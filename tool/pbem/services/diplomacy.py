@@ -30,7 +30,7 @@ from pbem.protocol.secrets import SECRET
 from pbem.rulesets.base import Action, Event, Point
 from pbem.services import chance
 from pbem.services.workspace import Identity, Workspace
-from pbem.verify.gamefiles import ENTRY_LINE, STATUS, Game
+from pbem.verify.gamefiles import ENTRY_LINE, STATUS, Game, in_commit_order
 from pbem.verify.turns import Verified, expected_after, who
 
 
@@ -247,7 +247,7 @@ def reveal_orders(ws: Workspace, me: Identity) -> RevealedOrders:
                         exit_code=ILLEGAL)
     files = ws.head_files()
     value = chance.reveal_secret(files, ws.game_of(files), me, player, mine.secret)
-    game = ws.game_of(files)
+    game = in_commit_order(head.game, ws.game_of(files))  # press in the order it was sent (DESIGN §7.2)
     stop = expected_after(head, game, player)[0]
     until = None if stop.over else stop.checkpoint.point
     reports, _ = chronicle(game, head.stop.checkpoint.point, head.stop.checkpoint.state, until)
