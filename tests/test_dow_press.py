@@ -88,3 +88,26 @@ def test_four_powers_post_press_at_the_same_moment_and_pbem_push_lands_all_of_th
         assert last.data(diplomacy.press_file(power))["messages"][0]["by"] == power
     assert last.pbem("verify", cwd=hub).returncode == 0  # the hub itself verifies
     assert verify_history(GameRepo.open(hub)).findings() == []
+
+
+def test_only_a_seat_posts_and_only_in_its_own_file() -> None:
+    """DESIGN §2, the rule itself (protocol.press.press_findings): a press file of no seat is no game file; a
+    seat's file is written by that seat only; the dice escrow, which may act out of turn, holds no seat and posts
+    nothing; press/global.yaml of older games takes any seat's message in its own name."""
+    from pbem.protocol.model import Message, PressFile
+    from pbem.protocol.press import press_findings
+
+    def one(path: str, by: str) -> dict[str, PressFile]:
+        return {path: PressFile((Message(by, "S1901P", {"by": by, "at": "S1901P", "say": "hi"}, path, 2),))}
+
+    seats = ("england", "france")
+
+    def rules(path: str, by: str, committer: str) -> list[str]:
+        return [f.rule for f in press_findings({}, one(path, by), committer, "S1901P", seats)]
+
+    assert rules("press/france.yaml", "france", "france") == []
+    assert rules("press/global.yaml", "england", "england") == []
+    assert rules("press/global.yaml", "england", "france") == ["press.foreign"]
+    assert rules("press/france.yaml", "france", "england") == ["ownership.foreign-press"]
+    assert rules("press/france.yaml", "escrow", "escrow") == ["ownership.foreign-press"]
+    assert rules("press/a.yaml", "france", "france") == ["tree.unexpected-path"]

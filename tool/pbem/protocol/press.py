@@ -22,7 +22,7 @@ def author_of(path: str) -> str:
 def press_findings(before: Mapping[str, PressFile], after: Mapping[str, PressFile], committer: str,
                    now: str | None, seats: Collection[str]) -> list[Finding]:
     """DESIGN §2: a press file is press/<seat>.yaml of a seat in game.yaml (else tree.unexpected-path), changed
-    only by that seat's key (ownership.foreign-press), only by appending (press.changed); each appended message
+    only by that seat's key (ownership.foreign-press; the dice escrow holds no seat and posts nothing), only by appending (press.changed); each appended message
     is in the committer's own name (press.foreign) and dated `now`, the firm point when sent (press.bad-time)."""
     out: list[Finding] = []
     for path in sorted(set(before) | set(after)):
@@ -31,6 +31,10 @@ def press_findings(before: Mapping[str, PressFile], after: Mapping[str, PressFil
         if new is old or added == ():
             continue  # no message added, changed or removed
         author = author_of(path)
+        if committer not in seats:  # the dice escrow may settle dice out of turn, never talk
+            out.append(Finding("ownership.foreign-press", f"{committer} holds no seat: only seats post press",
+                               file=path))
+            continue
         if author not in seats and path != LEGACY:
             out.append(Finding("tree.unexpected-path", f"{path} is no press file of this game: each seat posts in "
                                f"press/<seat>.yaml, and no seat is called {author!r}", file=path))
