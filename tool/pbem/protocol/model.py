@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from pbem.formats.canonical import dumps as canonical_dumps
 from pbem.rulesets.base import Point, State
@@ -147,7 +147,7 @@ class PressFile:
     def __post_init__(self) -> None:
         object.__setattr__(self, "serial", next(_serials))
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[Message]:
         return iter(self.messages)
 
     def __len__(self) -> int:
