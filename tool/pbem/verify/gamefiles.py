@@ -35,7 +35,6 @@ REPORT_RE = re.compile(r"report/([a-z0-9][a-z0-9-]{0,31})\.yaml\Z")
 DICE_RE = re.compile(r"dice/(b[0-9]{4,6})\.yaml\Z")
 SECRET_RE = re.compile(r"secrets/(s[0-9]{4,6})\.yaml\Z")
 PRESS_RE = re.compile(r"press/([a-z][a-z0-9-]{0,31})\.yaml\Z")  # press/<author>.yaml: judged against the seats
-LEGACY_PRESS = "press/global.yaml"  # one file for every author, as games before per-author press wrote it
 BLOB_MODE = 0o100644
 
 
@@ -445,10 +444,14 @@ def press_book(press: Mapping[str, PressFile]) -> dict[str, tuple[Message, ...]]
 
 
 def _booked(book: Mapping[str, tuple[Message, ...]], more: list[Message]) -> dict[str, tuple[Message, ...]]:
-    out = dict(book)
+    """`book` with `more` after the messages of their steps (grouped first: one tuple built per step)."""
+    grown: dict[str, list[Message]] = {}
     for message in more:
         if message.at is not None:
-            out[message.at] = out.get(message.at, ()) + (message,)
+            grown.setdefault(message.at, []).append(message)
+    out = dict(book)
+    for at, messages in grown.items():
+        out[at] = out.get(at, ()) + tuple(messages)
     return out
 
 
