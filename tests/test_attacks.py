@@ -1081,3 +1081,159 @@ def test_server__the_pre_receive_hook_refuses_the_attack_and_main_does_not_move(
     push_refused(done, rule)
     assert "Traceback" not in done.stderr
     assert server_ref(server) == before
+
+
+# === Press files and the order press is recognised in (DESIGN §2 press/<author>.yaml, §7.2) ===================
+# Each seat posts in its own press/<seat>.yaml, written only by that seat's key, append-only; messages are
+# recognised in the order of the commits that added them, never by file name. press/global.yaml of older games
+# stays valid (each message in its author's name).
+
+def post_in(table: Table, path: str, *messages: Mapping[str, Any]) -> None:
+    """Append messages to a press file by hand, one per line, as pbem writes them."""
+    old = table.data(path)["messages"] if (table.repo_dir / path).exists() else []
+    table.write(path, dump_mapping({"messages": [*old, *map(dict, messages)]}))
+
+
+def test_press_file__kli_posts_in_fed_s_file(played: Table) -> None:
+    """Threat: kli writes in press/fed.yaml (his own words, or words he puts in fed's file). Defence: a press file
+    is written only by its seat's key (ownership.foreign-press)."""
+    post_in(played, "press/fed.yaml", {"by": "kli", "at": "1.9.move", "say": "fed concedes."})
+    bad = sneak_as(played, "kli", "kli: press")
+    assert rejected(played, bad, "ownership.foreign-press", "press/fed.yaml") == {"ownership.foreign-press"}
+
+
+def test_press_file__a_message_in_fed_s_name_in_fed_s_file_signed_by_kli(played: Table) -> None:
+    """Threat: the message says by fed and stands in fed's file, but kli signed the commit. Defence: the file's
+    seat must be the signer (ownership.foreign-press); the author must be the signer (press.foreign)."""
+    post_in(played, "press/fed.yaml", {"by": "fed", "at": "1.9.move", "say": "I resign."})
+    bad = sneak_as(played, "kli", "kli: press")
+    assert rejected(played, bad, "ownership.foreign-press", "press/fed.yaml") == {"ownership.foreign-press"}
+    played.git("reset", "-q", "--hard", "HEAD~1")
+    post_in(played, "press/kli.yaml", {"by": "fed", "at": "1.9.move", "say": "I resign."})  # in his own file
+    bad = sneak_as(played, "kli", "kli: press")
+    assert rejected(played, bad, "press.foreign", "press/kli.yaml") == {"press.foreign"}
+
+
+@pytest.mark.parametrize("path", ["press/a.yaml", "press/sub/x.yaml", "press/Fed.yaml"])
+def test_press_file__a_press_file_at_a_path_no_seat_owns(played: Table, path: str) -> None:
+    """Threat: a file of one's own naming sorts before the others (press/a.yaml) or hides in a folder. Defence:
+    the only press files are press/<seat>.yaml (tree.unexpected-path)."""
+    post_in(played, path, {"by": "kli", "at": "1.9.move", "say": "first!"})
+    played.write_status("kli")
+    bad = played.git_commit("kli: press", signer="kli")  # plain git: pbem would not even pick the file up
+    assert "tree.unexpected-path" in rejected(played, bad, "tree.unexpected-path", path)
+
+
+def _edit_first(table: Table, path: str) -> None:
+    data = table.data(path)
+    table.write(path, dump_mapping({"messages": [{**data["messages"][0], "say": "I never said that."},
+                                                 *data["messages"][1:]]}))
+
+
+def _remove_first(table: Table, path: str) -> None:
+    data = table.data(path)
+    table.write(path, dump_mapping({"messages": data["messages"][1:]}))
+
+
+def _remove_file(table: Table, path: str) -> None:
+    (table.repo_dir / path).unlink()
+
+
+@pytest.mark.parametrize("change", [_edit_first, _remove_first, _remove_file], ids=["edited", "removed", "file-gone"])
+def test_press_file__fed_takes_back_what_he_said(played: Table, change: Callable[[Table, str], None]) -> None:
+    """Threat: fed edits or removes a message he sent (his own file, his own key), through plain git and through
+    pbem. Defence: press is append-only (press.changed); pbem refuses it and changes nothing."""
+    post_in(played, "press/fed.yaml", {"by": "fed", "at": "1.9.move", "say": "I will not fire."},
+            {"by": "fed", "at": "1.9.move", "say": "Promise."})
+    sneak_as(played, "fed", "fed: press")
+    change(played, "press/fed.yaml")
+    before = played.snapshot()
+    done = played.cli("yield", who="fed")
+    assert done.exit_code == 1 and "[press.changed]" in done.output, done.output
+    assert played.snapshot() == before
+    bad = sneak_as(played, "fed", "fed: press")
+    assert rejected(played, bad, "press.changed", "press/fed.yaml") == {"press.changed"}
+
+
+def test_press_file__a_foreign_press_file_pushed_to_the_hooked_server(played: Table) -> None:
+    """DESIGN §9: kli's message in fed's file, pushed to a bare repository with pbem's pre-receive hook: refused,
+    the server's main stays."""
+    server = serve(played)
+    before = server_ref(server)
+    post_in(played, "press/fed.yaml", {"by": "fed", "at": "1.9.move", "say": "I resign."})
+    sneak_as(played, "kli", "kli: press")
+    done = push(played)
+    push_refused(done, "ownership.foreign-press")
+    assert server_ref(server) == before
+
+
+def test_press_file__old_games_press_global_yaml_still_verifies(played: Table) -> None:
+    """Games from before per-author press: every seat appended to press/global.yaml in its own name. It stays
+    valid, recognised in commit order (each message by the signer, else press.foreign)."""
+    post_in(played, "press/global.yaml", {"by": "kli", "at": "1.9.move", "say": "Qapla'!"})
+    sneak_as(played, "kli", "kli: press")
+    post_in(played, "press/global.yaml", {"by": "fed", "at": "1.9.move", "say": "Good hunting."})
+    sneak_as(played, "fed", "fed: press")
+    assert_clean(played)
+
+
+# --- the press-order attack in a Diplomacy game (seed 001: the order press was sent in is the public order) --------
+
+@pytest.fixture(scope="module")
+def base_dow_allied(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A dow game at S1901P where England proposed ALLIED to France and France accepted (through the CLI)."""
+    from test_dow_flow import new_dow
+
+    dow = new_dow(tmp_path_factory.mktemp("press-order") / "dow")
+    dow.ok("propose", "france", "ALLIED", who="england")
+    dow.ok("accept", "england", "ALLIED", who="france")
+    return dow
+
+
+@pytest.fixture
+def dow_allied(base_dow_allied: Any, tmp_path: Path) -> Any:
+    from test_dow_flow import copy_dow
+
+    return copy_dow(base_dow_allied, tmp_path / "dow")
+
+
+def _recognised(dow: Any) -> dict[tuple[str, str], str]:
+    """The recognised state of each pair of powers after the press sent so far (pbem relations --format json)."""
+    from pbem.services import diplomacy
+
+    head = dow.ws().head()
+    relations = head.game.manifest.ruleset.relations(diplomacy.current_state(head)).recognised
+    return {(a, b): relations.get(a, b) for a, b in [("england", "france"), ("austria", "england"),
+                                                     ("austria", "france")]}
+
+
+@pytest.mark.parametrize("how", ["cli", "git"])
+def test_press_order__a_later_declaration_in_an_alphabetically_earlier_file(dow_allied: Any, how: str) -> None:
+    """Threat (seen): a declaration of war posted after an alliance was accepted, in a file that sorts first
+    (press/austria.yaml before press/england.yaml and press/france.yaml), was recognised before the alliance,
+    so the acceptance already made became illegal and the war took effect without its cascade. Defence: press
+    is recognised in the order of the commits that added it (DESIGN §7.2): the alliance stands, and the war
+    forces France's ally England into HOSTILE with Austria."""
+    assert _recognised(dow_allied)[("england", "france")] == "ALLIED"
+    if how == "cli":
+        dow_allied.ok("declare", "france", "WAR", who="austria")
+    else:
+        files = dow_allied.ws().head_files()
+        files["press/austria.yaml"] = (b"messages:\n  - {by: austria, at: S1901P, declare: "
+                                       b"{to: france, state: WAR}}\n")
+        dow_allied.sneak("austria", files, "austria: press")
+    assert _recognised(dow_allied) == {("england", "france"): "ALLIED", ("austria", "england"): "HOSTILE",
+                                       ("austria", "france"): "WAR"}
+    assert dow_allied.verify() == []
+    assert dow_allied.pbem("verify").returncode == 0
+
+
+def test_press_order__the_declaration_in_a_file_of_one_s_own_naming(dow_allied: Any) -> None:
+    """Threat (seen): the same declaration in press/a.yaml, a name no seat has. Defence: refused
+    (tree.unexpected-path); nothing in it is recognised."""
+    files = dow_allied.ws().head_files()
+    files["press/a.yaml"] = b"messages:\n  - {by: austria, at: S1901P, declare: {to: france, state: WAR}}\n"
+    bad = dow_allied.sneak("austria", files, "austria: press")
+    assert ("tree.unexpected-path", bad) in dow_allied.verify()
+    done = dow_allied.pbem("verify")
+    assert done.returncode == 1 and "[tree.unexpected-path]" in done.stdout + done.stderr

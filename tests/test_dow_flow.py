@@ -4,7 +4,7 @@ Seven powers hold seven keys; Italy is the game director and plays (seed 001: "G
 too)"). Each power seals its orders for the phase with `pbem orders FILE` (no control needed: DESIGN §4.7) and
 reveals them with `pbem orders --reveal` once every power owing orders has sealed; the last reveal resolves the
 phase. Press (`pbem say`, `propose`, `accept`, `declare`, `warn`, `lift`, `draw`) is one line of
-press/global.yaml dated with the phase open now, committed at once. `pbem relations` prints the matrix in force
+the power's own press/<power>.yaml dated with the phase open now, committed at once. `pbem relations` prints the matrix in force
 and what is recognised but not yet realised.
 
 Bases, built once per module through the services (fast) and copied per test: `first_half` (started, at the
@@ -299,14 +299,17 @@ def test_press_commands_commit_one_signed_line_each_dated_with_the_phase(first_h
         assert out.startswith("posted at S1901P:"), out
         repo = GameRepo.open(first_half.repo_dir)
         assert repo.parents(first_half.head()) == [head]
-    messages = first_half.data("press/global.yaml")["messages"]
-    assert messages == [
-        {"by": "england", "at": "S1901P", "say": "Peace in our time"},
+    # each power posts in its own file (DESIGN §2), one line per message
+    assert first_half.data("press/england.yaml")["messages"] == [
+        {"by": "england", "at": "S1901P", "say": "Peace in our time"}]
+    assert first_half.data("press/france.yaml")["messages"] == [
         {"by": "france", "at": "S1901P", "propose": {"to": "germany", "state": "ALLIED"}},
-        {"by": "germany", "at": "S1901P", "accept": {"from": "france", "state": "ALLIED"}},
         {"by": "france", "at": "S1901P", "declare": {"to": "england", "state": "HOSTILE"}},
     ]
-    assert (first_half.repo_dir / "press/global.yaml").read_text().count("\n") == 5  # one line per message
+    assert first_half.data("press/germany.yaml")["messages"] == [
+        {"by": "germany", "at": "S1901P", "accept": {"from": "france", "state": "ALLIED"}}]
+    assert (first_half.repo_dir / "press/france.yaml").read_text().count("\n") == 3
+    assert not (first_half.repo_dir / "press/global.yaml").exists()
     assert first_half.pbem("verify").returncode == 0
 
 

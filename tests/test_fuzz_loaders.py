@@ -464,3 +464,29 @@ def crafted_sshsig(draw: st.DrawFn) -> str:
 def test_fuzz_sshsig_verify(armored: str, message: bytes) -> None:
     """crypto.sshsig.verify: the signer's key or PbemError (signature.*), for any text."""
     only_pbem_errors(lambda: sshsig.verify(armored, message))
+
+
+# --- press files: read line by line (a commit's appended lines) and whole agree (DESIGN §2, §7.2) ----------------
+
+def _messages(press: Any) -> list[tuple]:
+    return [(m.by, m.at, dict(m.body), m.file, m.line) for m in press.messages]
+
+
+@FUZZ
+@given(data=any_input([PRESS_DOW]), tail=any_input([b"  - {by: france, at: S1901P, say: hi}\n"]))
+def test_fuzz_read_press_line_by_line_appended_and_whole_agree(data: bytes, tail: bytes) -> None:
+    """A press file read line by line, or as a valid earlier version plus appended bytes, gives what the whole-file
+    reader gives (the same messages on the same lines), and refuses what it refuses."""
+    file = "press/france.yaml"
+    whole = only_pbem_errors(lambda: gamefiles._read_press_whole(data, file, DOW))
+    by_line = only_pbem_errors(lambda: gamefiles.read_press(data, file, DOW))
+    assert (whole is None) == (by_line is None), (whole, by_line)
+    if whole is not None:
+        assert _messages(whole) == _messages(by_line)
+    previous = gamefiles.read_press(PRESS_DOW, file, DOW)
+    grown = PRESS_DOW + tail
+    whole = only_pbem_errors(lambda: gamefiles._read_press_whole(grown, file, DOW))
+    appended = only_pbem_errors(lambda: gamefiles.read_press(grown, file, DOW, previous))
+    assert (whole is None) == (appended is None), (grown, whole, appended)
+    if whole is not None:
+        assert _messages(whole) == _messages(appended)

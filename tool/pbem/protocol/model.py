@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from pbem.formats.canonical import dumps as canonical_dumps
 from pbem.rulesets.base import Point, State
@@ -121,13 +121,53 @@ class SealedInput:
 
 @dataclass(frozen=True)
 class Message:
-    """One press message, in recognition order (DESIGN §2 press/<channel>.yaml)."""
+    """One press message (DESIGN §2 press/<author>.yaml); messages are recognised in the order of the commits that
+    added them (§7.2)."""
 
     by: str
     at: str | None
     body: Mapping[str, Any]
     file: str
     line: int
+
+
+@dataclass(frozen=True)
+class PressFile:
+    """One press file's messages in file order (DESIGN §2 press/<author>.yaml, append-only).
+
+    As with `ReportFile`, a version read as an earlier one plus appended lines records that version's `serial`
+    as `base`, so the messages a commit appended are known without comparing the files (DESIGN §11); `source`
+    is the file as read, kept only when it is in pbem's own layout (one message per line)."""
+
+    messages: tuple[Message, ...]
+    source: bytes = field(default=b"", compare=False, repr=False)
+    base: int = field(default=0, compare=False, repr=False)
+    serial: int = field(default=0, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "serial", next(_serials))
+
+    def __iter__(self) -> Iterator[Message]:
+        return iter(self.messages)
+
+    def __len__(self) -> int:
+        return len(self.messages)
+
+    def appended(self, more: tuple[Message, ...], source: bytes) -> "PressFile":
+        """This file with `more` messages after its last one."""
+        return PressFile(self.messages + more, source, self.serial)
+
+    def added_since(self, before: "PressFile | None") -> tuple[Message, ...] | None:
+        """The messages appended to `before` (all of them when there was no `before`), or None when this file
+        is not `before` with messages appended (one was changed or removed)."""
+        if before is None:
+            return self.messages
+        if self.base and self.base == before.serial:
+            return self.messages[len(before.messages):]
+        n = len(before.messages)
+        if len(self.messages) >= n and self.messages[:n] == before.messages:
+            return self.messages[n:]
+        return None
 
 
 @dataclass(frozen=True)
@@ -139,7 +179,8 @@ class Inputs:
     per_player: Mapping[str, PlayerInputs]
     dice: Mapping[str, "Rolled"] = field(default_factory=dict)  # dice ref -> its batch and result
     sealed: Mapping[tuple[str, str], SealedInput] = field(default_factory=dict)  # (step, player) -> input
-    press: Mapping[str, tuple[Message, ...]] = field(default_factory=dict)  # step -> messages sent during it
+    # step -> messages sent during it, in recognition order: the order of the commits that added them (§7.2)
+    press: Mapping[str, tuple[Message, ...]] = field(default_factory=dict)
     targets: Mapping[str, SealedInput] = field(default_factory=dict)  # seeking unit -> its sealed target
     # the report file a game time belongs in (`report/<period>.yaml`), so `at` reads one file, not all of them
     period_of: Callable[[Point], str] | None = field(default=None, compare=False, repr=False)

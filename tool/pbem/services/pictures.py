@@ -152,9 +152,12 @@ def game_log(repo: GameRepo, revision: str | None = None) -> GameLog:
     listed.sort(key=lambda e: (e[0], table.index(e[2]) if e[2] in table else 99))
     rows = tuple(EntryRow(text, by, unit, " ".join(f"{k} {_plain(v)}" for k, v in do.items()),
                           ruleset.period_of(at), firm is None or at < firm) for at, text, by, unit, do in listed)
-    press = tuple(PressRow(path.removeprefix("press/").removesuffix(".yaml"), m.at or "", m.by,
+    # in recognition order (the order of the commits that sent them, DESIGN §7.2); undated messages after them
+    dated = [m for messages in game.inputs.press.values() for m in messages]
+    undated = [m for path in sorted(game.press) for m in game.press[path] if m.at is None]
+    press = tuple(PressRow(m.file.removeprefix("press/").removesuffix(".yaml"), m.at or "", m.by,
                            " ".join(f"{k} {_plain(v)}" for k, v in m.body.items() if k not in ("by", "at")))
-                  for path in sorted(game.press) for m in game.press[path])
+                  for m in [*dated, *undated])
     commits = []
     turn = 0
     board = Board(with_control=False)

@@ -36,7 +36,7 @@ from pbem.protocol.replay import replay, start_checkpoint
 from pbem.protocol.serving import seat_before
 from pbem.verify.erratafile import ERRATUM_RE
 from pbem.verify.gamefiles import (DICE_RE, GAME, PLAYERS_RE, PRESS_RE, README, REPORT_RE, SECRET_RE, STATUS,
-                                   WORKFLOW, Game)
+                                   WORKFLOW, Game, in_commit_order, press_added)
 
 PROTECTED = (GAME, WORKFLOW, README)
 SETUP_FILES = {GAME, WORKFLOW, README}
@@ -114,6 +114,7 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
     settling what he owed out of turn serves nothing, so the game's breaks stay as they were. An erratum commit
     is no turn; the one that applies an erratum makes replay restart from the corrected step (DESIGN §4.8)."""
     assert prev.stop is not None
+    game = in_commit_order(prev.game, game)
     ruleset = game.manifest.ruleset
     corrected = errata.corrected_from(prev.game.errata, game.errata)
     if corrected is not None:
@@ -134,6 +135,7 @@ def judge(prev: Verified | None, game: Game, changed: Iterable[str], signer: Pub
     changed = set(changed)
     if prev is None:
         return _root(game, changed, signer)
+    game = in_commit_order(prev.game, game)  # a tree alone does not know the order press was sent in (§7.2)
     if not prev.started:
         return _setup(prev, game, changed, signer)
     return _turn(prev, game, changed, signer)
@@ -310,7 +312,8 @@ def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn:
                 findings.append(Finding("secret.bad-secret", "secrets are sealed in one's own turn",
                                         file=game.secrets[sid].file))
     if any(PRESS_RE.match(p) for p in changed):
-        findings.extend(press_findings(prev.game.press, game.press, player, prev.status.firm))
+        findings.extend(press_findings(prev.game.press, game.press, player, prev.status.firm,
+                                       [seat.id for seat in manifest.seats]))
         findings.extend(_press_refusals(prev, game))
     return findings
 
@@ -369,11 +372,11 @@ def _press_refusals(prev: Verified, game: Game) -> list[Finding]:
     if recognise is None or prev.stop is None or prev.status is None or prev.status.firm is None:
         return []
     state = prev.stop.checkpoint.state
-    old = {(m.file, m.line) for path in prev.game.press for m in prev.game.press[path]}
+    new = {id(m) for m in press_added(prev.game.press, game.press) or ()}  # a changed file: press.changed
     found = []
     for message in game.inputs.press.get(prev.status.firm, ()):
         state, refusal = recognise(state, message.body, message.by)
-        if refusal is not None and (message.file, message.line) not in old:
+        if refusal is not None and id(message) in new:
             found.append(Finding(getattr(refusal, "rule", "press.refused"), str(refusal), file=message.file,
                                  line=message.line))
     return found
