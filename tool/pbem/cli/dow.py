@@ -2,8 +2,8 @@
 
 `pbem orders FILE` seals a power's orders for the phase open now (`pbem orders --reveal` reveals them once every
 power has sealed); `pbem say`, `propose`, `accept`, `declare`, `reaffirm`, `gift`, `draw`, and the director's
-`warn` and `lift` post one message to the power's own press/<power>.yaml and commit it at once; `pbem relations` prints the matrix in
-force and what is pending; `pbem results [PHASE]` tells what resolved phases did.
+`warn` and `lift` post one message to the power's own press/<power>.yaml and commit it at once; `pbem relations`
+prints the matrix in force and what is pending; `pbem results [PHASE]` tells what resolved phases did.
 """
 
 import json  # no `from __future__ import annotations`: typer reads the annotations of these commands
