@@ -86,7 +86,7 @@ def full_status(game: Game, stop: Stop, yielded_by: str | None, note: str = "") 
     return replace(base, control=pending[0].player, pending=pending, over=False)
 
 
-def start_roll(batch: dice.Batch, players: tuple[str, ...] | list[str]) -> str | None:
+def start_choice(batch: dice.Batch, players: tuple[str, ...] | list[str]) -> str | None:
     """Who the start batch's die chose, or None while it is not rolled or is no die of one side per seat
     (DESIGN §2: a start by dice uses `sides` = number of seats)."""
     results = batch.results
@@ -204,7 +204,7 @@ def _setup(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> 
         return findings, Verified(game, None, prev.founder, actor)
     batch = start_batch(game)
     if batch is not None:
-        rolled = start_roll(batch, new.players)
+        rolled = start_choice(batch, new.players)
         if batch.sides != len(new.players):
             findings.append(Finding("dice.bad-sides", f"dice {batch.id} for who starts roll a d{batch.sides}, but "
                                     f"the table has {len(new.players)} seats", file=batch.file,
