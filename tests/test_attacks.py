@@ -518,7 +518,7 @@ def test_merge__a_second_root_merged_in_transparently(played: Table) -> None:
 
 @pytest.fixture(scope="module")
 def base_dice_owed(base_played: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    """fed announced b0001 in a turn that left control with himself: kli owes his contribution out of turn."""
+    """fed announced fed-0001 in a turn that left control with himself: kli owes his contribution out of turn."""
     return announce_out_of_turn(base_played, tmp_path_factory.mktemp("attacks") / "dice-owed")
 
 
@@ -532,7 +532,7 @@ def base_reveal_owed(base_dice_owed: Table, tmp_path_factory: pytest.TempPathFac
 
 @pytest.fixture(scope="module")
 def base_rolled(base_reveal_owed: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    """fed revealed; b0001 has its result; fed holds control for a turn."""
+    """fed revealed; fed-0001 has its result; fed holds control for a turn."""
     table = copy_table(base_reveal_owed, tmp_path_factory.mktemp("attacks") / "rolled")
     cli(table, "yield", who="fed")
     assert batch(table)["results"]
@@ -554,14 +554,14 @@ def rolled(base_rolled: Table, tmp_path: Path) -> Table:
     return private(base_rolled, tmp_path)
 
 
-B0001 = "dice/b0001.yaml"
+B0001 = "dice/fed-0001.yaml"
 
 
 def test_dice_grinding__the_roller_voids_after_the_results_were_knowable(reveal_owed: Table) -> None:
     """Threat (grinding): fed, who can compute the results once kli contributed, voids the batch to re-roll it.
     Defence: after results are knowable a void needs every other player's co-signature (dice.bad-void)."""
     write_batch(reveal_owed, {**batch(reveal_owed), "void": {"reason": "the D7 was out of arc"}})
-    bad = sneak_as(reveal_owed, "fed", "fed: void b0001")
+    bad = sneak_as(reveal_owed, "fed", "fed: void fed-0001")
     assert rejected(reveal_owed, bad, "dice.bad-void", B0001) == {"dice.bad-void"}
 
 
@@ -574,7 +574,7 @@ def test_dice_grinding__the_roller_swaps_his_commitment_after_seeing_the_contrib
                   if derived({**raw, "reveal": s.hex()}) == [6])  # a six, found by grinding
     ground = {**raw, "commit": dice_crypto.commitment(secret).hex(), "reveal": secret.hex()}
     write_batch(reveal_owed, {**ground, "results": derived(ground)})
-    bad = sneak_as(reveal_owed, "fed", "fed: revealed b0001")
+    bad = sneak_as(reveal_owed, "fed", "fed: revealed fed-0001")
     assert rejected(reveal_owed, bad, "dice.changed", B0001) == {"dice.changed"}
 
 
@@ -605,7 +605,7 @@ def test_dice_bad_reveal__a_reveal_that_does_not_match_the_commitment(reveal_owe
     the commitment (dice.bad-reveal)."""
     forged = {**batch(reveal_owed), "reveal": "ab" * 32}
     write_batch(reveal_owed, {**forged, "results": derived(forged)})
-    bad = sneak_as(reveal_owed, "fed", "fed: revealed b0001")
+    bad = sneak_as(reveal_owed, "fed", "fed: revealed fed-0001")
     assert rejected(reveal_owed, bad, "dice.bad-reveal", B0001) == {"dice.bad-reveal"}
 
 
