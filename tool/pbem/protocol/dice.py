@@ -395,12 +395,14 @@ def binding_findings(before: Mapping[str, Batch], after: Mapping[str, Batch], ow
                 out.append(Finding("dice.unbound-ref", f"batch {batch.id} rolls for {ref}: {why}"
                                    + (f" (owed now: {', '.join(owed_refs)})" if owed_refs else ""),
                                    file=batch.file, line=batch.line_of("rolls")))
-            elif len(live.get(ref, ())) > 1:
-                others = [b for b in live[ref] if b != batch.id]
-                out.append(Finding("dice.rebound-ref", f"batch {batch.id} rolls for {ref}, which "
-                                   f"{', '.join(others) or batch.id} already rolls: one batch per ref; to re-roll, "
-                                   "void the first whole (pbem dice void, co-signed once its results are knowable)",
-                                   file=batch.file, line=batch.line_of("rolls")))
+            else:
+                # the batch that stood first keeps the ref: one announced before this commit, else the lowest id
+                first = [b for b in live.get(ref, ()) if b != batch.id and (b in before or b < batch.id)]
+                if first or batch.refs.count(ref) > 1:
+                    out.append(Finding("dice.rebound-ref", f"batch {batch.id} rolls for {ref}, which "
+                                       f"{', '.join(first) or batch.id} already rolls: one batch per ref; to "
+                                       "re-roll, void the first whole (pbem dice void, co-signed once its results "
+                                       "are knowable)", file=batch.file, line=batch.line_of("rolls")))
     return out
 
 

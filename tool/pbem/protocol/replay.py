@@ -98,7 +98,7 @@ def replay(
                 return Stop(checkpoint(point, state, auction=auction), auction_breaks(auction, when),
                             over=False, problems=tuple(problems), steps=steps - 1,
                             dice_refs=tuple(_needed(ruleset, state, point, actions)))
-        blocked = _dice_missing(ruleset, state, point, when, actions, inputs, problems)
+        blocked = _dice_missing(ruleset, state, point, when, actions, inputs)
         if blocked:
             return Stop(checkpoint(point, state, auction=auction), serving_order(blocked, inputs.players, after),
                         over=False, problems=tuple(problems), steps=steps - 1,
@@ -341,12 +341,13 @@ def _needed(ruleset: Ruleset, state: Any, point: Point, actions: Sequence[Action
 
 
 def _dice_missing(ruleset: Ruleset, state: Any, point: Point, when: str, actions: Sequence[Action],
-                  inputs: Inputs, problems: list[Finding]) -> list[Break]:
+                  inputs: Inputs) -> list[Break]:
     """DESIGN §4.2 point 4: the step waits for its dice. Unannounced dice are owed by whoever acted; announced
     but unrolled ones by their roller (what the others owe him comes first, from the batch itself).
 
-    DESIGN §5 binding: a die of another size than the ruleset's for its ref never resolves it (a d2 for a d6
-    shot); it is a problem (`dice.bad-sides`, judged in the commit that announced it) and the step waits."""
+    DESIGN §5 binding: a die of another size than the ruleset's for its ref never resolves it (a d2 or a d1000
+    for a d6 shot): the step waits for its roller, who voids the batch and rolls again. The commit that announced
+    it was refused for it (`dice.bad-sides`); replay only never scores with it."""
     owed: dict[str, list[str]] = {}
     sides_of = getattr(ruleset, "dice_sides", None)
     for ref in _needed(ruleset, state, point, actions):
@@ -355,10 +356,8 @@ def _dice_missing(ruleset: Ruleset, state: Any, point: Point, when: str, actions
         if rolled is not None and wanted is not None and (
                 (rolled.sides and rolled.sides != wanted)
                 or (rolled.result is not None and not 1 <= rolled.result <= wanted)):
-            problems.append(Finding("dice.bad-sides", f"dice {rolled.batch} roll a d{rolled.sides} "
-                                    f"({rolled.result}) for {ref}, which the rules roll with a d{wanted}",
-                                    file=f"dice/{rolled.batch}.yaml"))
-            owed.setdefault(rolled.roller, []).append(f"{ref} in {rolled.batch}")
+            owed.setdefault(rolled.roller, []).append(f"{ref} in {rolled.batch}, a d{rolled.sides} where the "
+                                                      f"rules roll a d{wanted}: void it")
             continue
         if rolled is not None and rolled.result is not None:
             continue

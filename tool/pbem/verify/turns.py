@@ -342,7 +342,7 @@ def _binding(prev: Verified, game: Game, stop: Stop) -> list[Finding]:
     assert prev.stop is not None
     ruleset = game.manifest.ruleset
     sides = getattr(ruleset, "dice_sides", None)
-    firm = None if stop.over else stop.checkpoint.point
+    firm = None if prev.stop.over else prev.stop.checkpoint.point  # what was resolved before this commit
 
     def resolved(ref: str) -> bool:
         try:
