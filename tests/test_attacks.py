@@ -1433,3 +1433,38 @@ def test_collusion__a_commitment_cannot_change_and_the_roller_cannot_void_alone_
     before = {raw["id"]: dice_protocol.Batch(fresh, "dice/fed-0001.yaml")}
     after = {raw["id"]: dice_protocol.Batch({**fresh, "void": {"reason": "wrong purpose"}}, "dice/fed-0001.yaml")}
     assert dice_protocol.batch_findings("melee-e2e", MELEE, {}, None, before, after, "fed") == []
+
+
+def test_collusion__who_starts_at_a_table_of_three_is_rolled_with_committed_contributions(tmp_path: Path) -> None:
+    """`pbem start --roll` at three seats: a d3, kli commits, rom commits and reveals, kli reveals, fed reveals
+    (each with `pbem yield`), and the game starts with the seat the die names; every commit verifies."""
+    import shutil
+
+    from gitutil import Sandbox
+    from pbem.crypto.keys import write_keypair
+    from test_dice_flow import ok
+
+    root = tmp_path / "melee"
+    template = tmp_path / "template"
+    template.mkdir()
+    (template / "game.yaml").write_text(
+        (Path(__file__).resolve().parents[1] / "games" / "tactical-melee" / "game.yaml").read_text())
+    box = Sandbox(root)
+    shutil.rmtree(box.home / ".ssh")
+    for name in ("alice", "bob", "carol"):
+        box.new_key(name)
+    write_keypair(root / "keys" / "rom_ed25519", fixed_key("dave"))
+    table = Table(root)
+    ok(table, "init", str(table.repo_dir), "--template", str(template), "--id", "melee-e2e", who="fed", cwd=root,
+       real=True)
+    for seat in MELEE:
+        ok(table, "join", "--as", seat, who=seat)
+    ok(table, "start", "--roll", who="fed")
+    assert batch(table)["sides"] == 3
+    for who in ("kli", "rom", "kli", "fed"):
+        ok(table, "yield", who=who)
+    raw = batch(table)
+    assert set(raw["contribution_commits"]) == set(raw["contributions"]) == {"kli", "rom"}
+    first = MELEE[raw["results"][0] - 1]
+    assert ok(table, "start", "--roll", who="rom").strip() == f"started: the dice chose {first}, who has control"
+    assert_clean(table)
