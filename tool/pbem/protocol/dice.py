@@ -1,8 +1,13 @@
 """Dice batches in the protocol (DESIGN §5, seed 000 §2.D): who owes what, and what one commit may change.
 
 A batch is announced before anything about its rolls can be known. In commit-reveal mode every other player
-then owes a contribution, and once all are in the roller owes his reveal; in escrow mode the escrow owes its
-signature. While anything is owed the game waits: those obligations come before the game's own breaks.
+then owes a contribution (at a table of three or more, first a commitment to it, and the contribution itself
+once every commitment is in, so that no coalition can choose its contribution knowing the honest ones), and
+once all are in the roller owes his reveal; in escrow mode the escrow owes its signature. While anything is owed
+the game waits: those obligations come before the game's own breaks.
+
+A batch is bound to the rules (DESIGN §5 "Binding", `binding_findings`): it rolls only for refs owed now, with
+the ruleset's die for each, one standing batch per ref, and a scored batch is never voided.
 
 Results are "knowable" as soon as someone could compute them: in commit-reveal mode when every contribution is
 in (the roller knows his own secret), in escrow mode when the escrow has signed. From then on a batch may be
@@ -111,7 +116,7 @@ class Batch:
         """Whether the results are fixed, so that some players together could know them before the others: once
         every contribution (at a table of three or more, every commitment) is in. From then on the roller alone
         may not void the batch: he or an accomplice might have seen the dice (seed §2.D)."""
-        if self.mode == "commit-reveal" and self.committed_first(players):
+        if self.committed_first(players):
             return self.all_committed(players)
         return self.knowable(players)
 
