@@ -518,7 +518,7 @@ def test_merge__a_second_root_merged_in_transparently(played: Table) -> None:
 
 @pytest.fixture(scope="module")
 def base_dice_owed(base_played: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    """fed announced b0001 in a turn that left control with himself: kli owes his contribution out of turn."""
+    """fed announced fed-0001 in a turn that left control with himself: kli owes his contribution out of turn."""
     return announce_out_of_turn(base_played, tmp_path_factory.mktemp("attacks") / "dice-owed")
 
 
@@ -532,7 +532,7 @@ def base_reveal_owed(base_dice_owed: Table, tmp_path_factory: pytest.TempPathFac
 
 @pytest.fixture(scope="module")
 def base_rolled(base_reveal_owed: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    """fed revealed; b0001 has its result; fed holds control for a turn."""
+    """fed revealed; fed-0001 has its result; fed holds control for a turn."""
     table = copy_table(base_reveal_owed, tmp_path_factory.mktemp("attacks") / "rolled")
     cli(table, "yield", who="fed")
     assert batch(table)["results"]
@@ -554,14 +554,14 @@ def rolled(base_rolled: Table, tmp_path: Path) -> Table:
     return private(base_rolled, tmp_path)
 
 
-B0001 = "dice/b0001.yaml"
+B0001 = "dice/fed-0001.yaml"
 
 
 def test_dice_grinding__the_roller_voids_after_the_results_were_knowable(reveal_owed: Table) -> None:
     """Threat (grinding): fed, who can compute the results once kli contributed, voids the batch to re-roll it.
     Defence: after results are knowable a void needs every other player's co-signature (dice.bad-void)."""
     write_batch(reveal_owed, {**batch(reveal_owed), "void": {"reason": "the D7 was out of arc"}})
-    bad = sneak_as(reveal_owed, "fed", "fed: void b0001")
+    bad = sneak_as(reveal_owed, "fed", "fed: void fed-0001")
     assert rejected(reveal_owed, bad, "dice.bad-void", B0001) == {"dice.bad-void"}
 
 
@@ -574,7 +574,7 @@ def test_dice_grinding__the_roller_swaps_his_commitment_after_seeing_the_contrib
                   if derived({**raw, "reveal": s.hex()}) == [6])  # a six, found by grinding
     ground = {**raw, "commit": dice_crypto.commitment(secret).hex(), "reveal": secret.hex()}
     write_batch(reveal_owed, {**ground, "results": derived(ground)})
-    bad = sneak_as(reveal_owed, "fed", "fed: revealed b0001")
+    bad = sneak_as(reveal_owed, "fed", "fed: revealed fed-0001")
     assert rejected(reveal_owed, bad, "dice.changed", B0001) == {"dice.changed"}
 
 
@@ -605,7 +605,7 @@ def test_dice_bad_reveal__a_reveal_that_does_not_match_the_commitment(reveal_owe
     the commitment (dice.bad-reveal)."""
     forged = {**batch(reveal_owed), "reveal": "ab" * 32}
     write_batch(reveal_owed, {**forged, "results": derived(forged)})
-    bad = sneak_as(reveal_owed, "fed", "fed: revealed b0001")
+    bad = sneak_as(reveal_owed, "fed", "fed: revealed fed-0001")
     assert rejected(reveal_owed, bad, "dice.bad-reveal", B0001) == {"dice.bad-reveal"}
 
 
@@ -1237,3 +1237,389 @@ def test_press_order__the_declaration_in_a_file_of_one_s_own_naming(dow_allied: 
     assert ("tree.unexpected-path", bad) in dow_allied.verify()
     done = dow_allied.pbem("verify")
     assert done.returncode == 1 and "[tree.unexpected-path]" in done.stdout + done.stderr
+
+# === Dice bound to the rules (DESIGN §5 "Binding"; docs/dice.md, docs/threats.md "Dice bound to the rules") ======
+# The tactical game of tests/test_tactical_cli_bad_input.py: fed's CA and kli's D7 three hexes apart. In `armed`
+# fed holds control at 1.4.move and nobody has declared a shot; in `fire_owed` both declared ph1 at 1.4.fire, the
+# auction is over and each firer owes the die for his shot (ref 1.4.fire/UNIT/ph1, a d6); in `shot_resolved`
+# both dice were rolled and 1.4.fire is resolved (fed holds control at 1.9.move).
+
+from test_dice_bad_input import honest_reveal  # noqa: E402
+from test_tactical_cli_bad_input import base_armed, base_auction, base_game, base_resolved  # noqa: E402,F401
+from pbem.crypto.keys import load_private_key  # noqa: E402
+from pbem.protocol import dice as dice_protocol  # noqa: E402
+
+SHOT = "1.4.fire/CA/ph1"
+FED_DIE = "dice/fed-0001.yaml"
+
+
+@pytest.fixture
+def armed(base_armed: Table, tmp_path: Path) -> Table:
+    return private(base_armed, tmp_path)
+
+
+@pytest.fixture
+def fire_owed(base_auction: Table, tmp_path: Path) -> Table:
+    return private(base_auction, tmp_path)
+
+
+@pytest.fixture
+def shot_resolved(base_resolved: Table, tmp_path: Path) -> Table:
+    return private(base_resolved, tmp_path)
+
+
+def hand_batch(table: Table, roller: str, batch_id: str, refs: Sequence[str], sides: int = 6,
+               secret: bytes = bytes(range(32)), **more: Any) -> dict[str, Any]:
+    """A commit-reveal batch announced by hand (no pbem), as a cheater's editor would write it: the roller's
+    commitment, and his secret sealed to his own key."""
+    public = load_private_key(table.key(roller)).public
+    return {"id": batch_id, "roller": roller, "mode": "commit-reveal", "sides": sides,
+            "rolls": [{"for": f"shot {ref}", "ref": ref} for ref in refs],
+            "commit": dice_crypto.commitment(secret).hex(),
+            "owner_box": base64.b64encode(seal.seal_to(secret, public)).decode(), **more}
+
+
+def one_line(done: Any, rule: str) -> str:
+    """A refused command's output: exit 1, no traceback, one `pbem: … [rule] …` line (a hint may follow)."""
+    text = done.stdout + done.stderr
+    assert done.returncode == 1, text
+    assert "Traceback" not in text, text
+    errors = [line for line in done.stderr.splitlines() if line.startswith("pbem: ")]
+    assert len(errors) == 1 and f"[{rule}]" in errors[0], text
+    return errors[0]
+
+
+def test_dice_bound__pbem_roll_refuses_a_d2_for_a_d6_shot(fire_owed: Table) -> None:
+    """Threat: fed announces a d2 for his phaser shot (a d2 always scores the top rows of the damage table).
+    Defence: the die has the sides the rules give the ref (`dice_sides`): `pbem roll` refuses it at once."""
+    line = refused(fire_owed, "roll", "--for", "CA ph1", "--ref", SHOT, "--sides", "2", who="fed",
+                   rule="dice.bad-sides")
+    assert "d6" in line
+
+
+def test_dice_bound__a_d2_for_a_d6_shot_written_by_hand_is_found_and_refused_by_the_hook(fire_owed: Table) -> None:
+    """The same d2 written by hand: `pbem yield` refuses it, `pbem verify` finds it (naming the `sides` line),
+    and a server with the hook refuses the push."""
+    server = serve(fire_owed)
+    before = server_ref(server)
+    write_batch(fire_owed, hand_batch(fire_owed, "fed", "fed-0001", [SHOT], sides=2))
+    refused(fire_owed, "yield", who="fed", rule="dice.bad-sides", where=FED_DIE + ":4")
+    bad = sneak_as(fire_owed, "fed", "fed: my die")
+    assert rejected(fire_owed, bad, "dice.bad-sides", FED_DIE) == {"dice.bad-sides"}
+    done = push(fire_owed)
+    push_refused(done, "dice.bad-sides")
+    assert server_ref(server) == before
+
+
+def test_dice_bound__a_d1000_for_a_d6_shot_rolled_to_the_end_gives_one_line_not_a_traceback(
+        fire_owed: Table) -> None:
+    """Threat: a d1000 batch for a d6 shot carried through to its results (a result of 7 to 1000 once crashed
+    yield, verify, status and log). Defence: replay never scores a shot with a die of another size (the step
+    waits: dice.bad-sides); each command says so in one line and changes nothing."""
+    fed_secret = next(s for s in (bytes([i]) * 32 for i in range(256))
+                      if derived({**hand_batch(fire_owed, "fed", "fed-0001", [SHOT], 1000, s),
+                                  "reveal": s.hex(), "contributions": {"kli": "77" * 32}})[0] > 6)
+    raw = hand_batch(fire_owed, "fed", "fed-0001", [SHOT], sides=1000, secret=fed_secret)
+    write_batch(fire_owed, raw)
+    announced = sneak_as(fire_owed, "fed", "fed: my die")
+    raw = {**raw, "contributions": {"kli": "77" * 32}}
+    write_batch(fire_owed, raw)
+    sneak_as(fire_owed, "kli", "kli: contributed")
+    revealed = {**raw, "reveal": fed_secret.hex()}
+    write_batch(fire_owed, {**revealed, "results": derived(revealed)})
+    sneak_as(fire_owed, "fed", "fed: revealed")
+    assert batch(fire_owed, "fed-0001")["results"][0] > 6
+    code, found_, output = verdict(fire_owed)
+    assert code == 1 and ("dice.bad-sides", announced) in {(f["rule"], f.get("commit")) for f in found_}, output
+    fire_owed.edit("kli", through="1.32.final")
+    before = fire_owed.snapshot()
+    done = fire_owed.pbem("verify")
+    assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr
+    assert [line for line in done.stdout.splitlines() if "[" in line] == [
+        f"{FED_DIE}:4: [dice.bad-sides] batch fed-0001 rolls a d1000 for {SHOT}, which the rules roll with a d6 "
+        f"(commit {announced[:10]})"]
+    for args in (("status",), ("yield",)):
+        assert "a d1000" in one_line(fire_owed.pbem(*args, who="kli"), "dice.bad-sides")
+    done = fire_owed.pbem("log")  # the report as it stands: the step waits, the d1000 scores nothing
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "a d1000 where the rules roll a d6: void it" in done.stdout
+    assert fire_owed.snapshot() == before
+
+
+def test_dice_bound__a_die_rolled_before_the_shot_is_declared_is_refused(armed: Table) -> None:
+    """Threat (pre-rolling): fed rolls for a shot he has not declared, and declares it only if the die is good.
+    Defence: a batch rolls only for refs owed now, the declared shots of the step being resolved
+    (dice.unbound-ref): refused by `pbem yield`, found by `pbem verify`, refused by the hook."""
+    server = serve(armed)
+    before = server_ref(server)
+    armed.edit("fed", through="1.8.damage")
+    cli(armed, "roll", "--for", "CA ph1 at D7, before I decide", "--ref", SHOT, who="fed")
+    line = refused(armed, "yield", who="fed", rule="dice.unbound-ref", where=ANY_LINE(FED_DIE))
+    assert "never before it is declared" in line
+    bad = sneak_as(armed, "fed", "fed: a die for later")
+    assert "dice.unbound-ref" in rejected(armed, bad, "dice.unbound-ref", FED_DIE)
+    push_refused(push(armed), "dice.unbound-ref")
+    assert server_ref(server) == before
+
+
+def ANY_LINE(file: str) -> str:  # noqa: N802 (reads like the `where` it builds)
+    from test_dice_flow import A_LINE
+    return file + A_LINE
+
+
+def test_dice_bound__a_second_batch_for_the_same_shot_is_refused(fire_owed: Table) -> None:
+    """Threat (re-rolling): fed announces a second batch for his shot and keeps whichever die he likes.
+    Defence: one batch that stands per ref (dice.rebound-ref): `pbem roll` refuses the second, and one
+    written by hand is found."""
+    cli(fire_owed, "roll", "--for", "CA ph1", "--ref", SHOT, who="fed")
+    line = refused(fire_owed, "roll", "--for", "CA ph1 again", "--ref", SHOT, who="fed", rule="dice.rebound-ref")
+    assert "fed-0001" in line
+    write_batch(fire_owed, hand_batch(fire_owed, "fed", "fed-0002", [SHOT], secret=bytes([9]) * 32))
+    refused(fire_owed, "yield", who="fed", rule="dice.rebound-ref", where=ANY_LINE("dice/fed-0002.yaml"))
+    bad = sneak_as(fire_owed, "fed", "fed: two dice for one shot")
+    assert rejected(fire_owed, bad, "dice.rebound-ref", "dice/fed-0002.yaml") == {"dice.rebound-ref"}
+
+
+def test_dice_bound__a_re_roll_goes_through_a_void_made_before_anything_was_knowable(fire_owed: Table) -> None:
+    """The legal way to replace a batch: fed voids his own before any contribution (alone, with a reason), and
+    announces the re-roll whole; the game goes on and every commit verifies."""
+    cli(fire_owed, "roll", "--for", "CA ph1", "--ref", SHOT, who="fed")
+    cli(fire_owed, "yield", who="fed")
+    cli(fire_owed, "yield", who="kli")  # kli contributes: fed could know his die now, he owes the reveal
+    reason = "announced with the wrong purpose text"
+    sig = fire_owed.root / "kli.sig"
+    sig.write_text(cli(fire_owed, "dice", "cosign", "fed-0001", "--reason", reason, who="kli"))
+    cli(fire_owed, "dice", "void", "fed-0001", "--reason", reason, "--cosign", f"kli={sig}", who="fed")
+    cli(fire_owed, "yield", who="fed")
+    assert ("fed", "roll") in [(p, k) for p, k, _ in pending(fire_owed)]  # the shot waits for its die again
+    for _ in range(12):  # each firer rolls, the other contributes, the roller reveals: 1.4.fire resolves
+        (who, kind, _why), *_ = pending(fire_owed)
+        if kind == "horizon":
+            break
+        if kind == "roll":
+            unit = "CA" if who == "fed" else "D7"
+            cli(fire_owed, "roll", "--for", f"{unit} ph1 at last", "--ref", f"1.4.fire/{unit}/ph1", who=who)
+        cli(fire_owed, "yield", who=who)
+    assert batch(fire_owed, "fed-0002")["rolls"] == [{"for": "CA ph1 at last", "ref": SHOT}]
+    assert batch(fire_owed, "fed-0002")["results"]
+    assert_clean(fire_owed)
+
+
+def test_dice_bound__a_shot_already_resolved_is_not_rolled_again(shot_resolved: Table) -> None:
+    """Threat (re-scoring): fed rolls a new die for his shot at 1.4.fire, already resolved, hoping a later
+    erratum replays it with the new die. Defence: no batch for a resolved step (dice.unbound-ref, "resolved"),
+    and a scored batch cannot be voided (dice.bad-void), even with every co-signature."""
+    shot_resolved.edit("fed", through="1.16.damage")
+    write_batch(shot_resolved, hand_batch(shot_resolved, "fed", "fed-0002", [SHOT], secret=bytes([5]) * 32))
+    line = refused(shot_resolved, "yield", who="fed", rule="dice.unbound-ref", where=ANY_LINE("dice/fed-0002.yaml"))
+    assert "resolved already" in line
+    bad = sneak_as(shot_resolved, "fed", "fed: a new die for an old shot")
+    assert "dice.unbound-ref" in rejected(shot_resolved, bad, "dice.unbound-ref", "dice/fed-0002.yaml")
+
+
+def test_dice_bound__a_scored_batch_cannot_be_voided_even_with_every_co_signature(shot_resolved: Table,
+                                                                                  tmp_path: Path) -> None:
+    reason = "let us roll that again"
+    (tmp_path / "kli.sig").write_text(cli(shot_resolved, "dice", "cosign", "fed-0001", "--reason", reason,
+                                          who="kli"))
+    cli(shot_resolved, "dice", "void", "fed-0001", "--reason", reason, "--cosign", f"kli={tmp_path / 'kli.sig'}",
+        who="fed")
+    shot_resolved.edit("fed", through="1.16.damage")
+    refused(shot_resolved, "yield", who="fed", rule="dice.bad-void", where=ANY_LINE(FED_DIE))
+    bad = sneak_as(shot_resolved, "fed", "fed: void a scored die")
+    assert "dice.bad-void" in rejected(shot_resolved, bad, "dice.bad-void", FED_DIE)
+
+
+def test_dice_bound__after_an_erratum_replays_the_fire_step_each_shot_keeps_its_die(shot_resolved: Table) -> None:
+    """DESIGN §5: replay resolves each step with the batch bound to it then. An erratum (both sign) corrects
+    fed's shot at 1.4.fire to his ph2; replay restarts from the start and the fire step waits for the die of the
+    corrected shot only: kli's shot keeps kli-0001, and a new die for it is refused (dice.rebound-ref)."""
+    from test_errata import propose
+
+    kept = batch(shot_resolved, "kli-0001")["results"]
+    propose(shot_resolved, "fed", "unit: CA, do: {fire: {weapon: ph1, target: D7}}",
+            "unit: CA, do: {fire: {weapon: ph2, target: D7}}", "I fired ph2, not ph1")
+    assert "applied" in cli(shot_resolved, "erratum", "sign", "e0001", who="kli")
+    status = shot_resolved.data("status.yaml")
+    assert status["firm"] == "1.4.fire"  # its action auction runs again: fed first
+    cli(shot_resolved, "yield", who="fed")  # fed passes; kli is asked
+    write_batch(shot_resolved, hand_batch(shot_resolved, "kli", "kli-0002", ["1.4.fire/D7/ph1"],
+                                          secret=bytes([3]) * 32))
+    bad = sneak_as(shot_resolved, "kli", "kli: a new die for my old shot")
+    assert "dice.rebound-ref" in rejected(shot_resolved, bad, "dice.rebound-ref", "dice/kli-0002.yaml",
+                                          also=())
+    assert batch(shot_resolved, "kli-0001")["results"] == kept
+
+
+def test_dice_bound__a_start_die_with_more_sides_than_seats_gives_one_line(base_started: Table,
+                                                                          tmp_path: Path) -> None:
+    """Threat: before the start fed announces the die for who starts with five sides at a table of two (a 3, 4
+    or 5 once crashed `pbem start --roll`). Defence: a start die has as many sides as seats (dice.bad-sides):
+    found by `pbem verify`, and `pbem start --roll` says so in one line, changing nothing."""
+    from test_dice_flow import joined
+
+    table = joined(base_started, tmp_path / "joined")
+    secret = next(s for s in (bytes([i]) * 32 for i in range(256))
+                  if derived({**hand_batch(table, "fed", "fed-0001", ["start"], 5, s), "reveal": s.hex(),
+                              "contributions": {"kli": "66" * 32}})[0] > 2)
+    raw = hand_batch(table, "fed", "fed-0001", ["start"], sides=5, secret=secret)
+    write_batch(table, raw)
+    table.git_commit("fed: who starts", signer="fed")
+    raw = {**raw, "contributions": {"kli": "66" * 32}}
+    write_batch(table, raw)
+    table.git_commit("kli: contributed", signer="kli")
+    revealed = {**raw, "reveal": secret.hex()}
+    write_batch(table, {**revealed, "results": derived(revealed)})
+    table.git_commit("fed: revealed", signer="fed")
+    code, found_, output = verdict(table)
+    assert code == 1 and "dice.bad-sides" in {f["rule"] for f in found_}, output
+    before = table.snapshot()
+    done = table.pbem("start", "--roll", who="fed")
+    assert done.returncode in (1, 2) and "Traceback" not in done.stderr, done.stderr
+    assert len([line for line in done.stderr.splitlines() if line.startswith("pbem: ")]) == 1, done.stderr
+    assert table.snapshot() == before
+
+
+def test_ownership_id_author__a_batch_whose_id_names_another_player(fire_owed: Table) -> None:
+    """Threat: fed writes his batch as dice/kli-0001.yaml (a path kli will write when he rolls, or one that
+    misleads a reader). Defence: an id made out of turn carries its author (ownership.id-author); the hook
+    refuses the push."""
+    server = serve(fire_owed)
+    before = server_ref(server)
+    write_batch(fire_owed, hand_batch(fire_owed, "fed", "kli-0009", [SHOT]))
+    bad = sneak_as(fire_owed, "fed", "fed: my die, under kli's name")
+    assert "ownership.id-author" in rejected(fire_owed, bad, "ownership.id-author", "dice/kli-0009.yaml")
+    push_refused(push(fire_owed), "ownership.id-author")
+    assert server_ref(server) == before
+
+
+# --- collusion: at a table of three, contributions are committed before any is revealed ------------------------
+
+@pytest.fixture(scope="module")
+def base_melee_dice(tmp_path_factory: pytest.TempPathFactory) -> Table:
+    """The three-player melee (tests/test_errata.py): fed announces a table die in his first turn; kli and rom
+    owe their contribution commitments."""
+    from test_errata import _melee
+
+    table = _melee(tmp_path_factory.mktemp("attacks") / "melee")
+    table.edit("fed", through="1.8.damage", entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 12}}])
+    cli(table, "roll", "--for", "boarding party", who="fed")
+    cli(table, "yield", who="fed")
+    assert [(b["player"], b["why"]) for b in table.data("status.yaml")["pending"]][:2] == [
+        ("kli", "contribution commitment owed to dice fed-0001 of fed"),
+        ("rom", "contribution commitment owed to dice fed-0001 of fed")]
+    return table
+
+
+@pytest.fixture
+def melee_dice(base_melee_dice: Table, tmp_path: Path) -> Table:
+    return private(base_melee_dice, tmp_path)
+
+
+MELEE = ["fed", "kli", "rom"]
+
+
+def test_collusion__pbem_yield_commits_then_reveals_each_contribution(melee_dice: Table) -> None:
+    """The honest flow costs one handoff more than at two: kli commits; rom commits and, every other
+    contribution being committed, reveals in the same commit; kli reveals; fed reveals; all verify."""
+    cli(melee_dice, "yield", who="kli")
+    assert set(batch(melee_dice)) >= {"contribution_commits", "contribution_boxes"}
+    assert "contributions" not in batch(melee_dice)
+    cli(melee_dice, "yield", who="rom")
+    assert set(batch(melee_dice)["contributions"]) == {"rom"}
+    assert melee_dice.data("status.yaml")["pending"][0]["why"] == "contribution owed to dice fed-0001 of fed"
+    cli(melee_dice, "yield", who="kli")
+    cli(melee_dice, "yield", who="fed")
+    raw = batch(melee_dice)
+    for player in ("kli", "rom"):
+        opened = dice_crypto.contribution_commitment(bytes.fromhex(raw["contributions"][player])).hex()
+        assert opened == raw["contribution_commits"][player]
+    assert raw["results"] == derived(raw, "melee-e2e", MELEE)
+    assert_clean(melee_dice)
+
+
+def test_collusion__the_last_contributor_cannot_choose_his_contribution_after_the_others(
+        melee_dice: Table) -> None:
+    """Threat (hole 4): kli, told fed's secret, waits for rom's contribution and grinds his own until the die
+    suits them. Defence: every contribution is committed before any is revealed: a plain contribution written
+    before every commitment is in is found (dice.bad-contribution), and so is a reveal that does not open its
+    commitment or a commitment changed after rom revealed; the hook refuses the push."""
+    server = serve(melee_dice)
+    before = server_ref(server)
+    write_batch(melee_dice, {**batch(melee_dice), "contributions": {"kli": "42" * 32}})
+    bad = sneak_as(melee_dice, "kli", "kli: my contribution, in the clear")
+    assert "dice.bad-contribution" in rejected(melee_dice, bad, "dice.bad-contribution", "dice/fed-0001.yaml")
+    push_refused(push(melee_dice), "dice.bad-contribution")
+    assert server_ref(server) == before
+
+
+def test_collusion__a_reveal_must_open_its_commitment(melee_dice: Table) -> None:
+    cli(melee_dice, "yield", who="kli")
+    cli(melee_dice, "yield", who="rom")  # rom commits and reveals: now kli, with fed's secret, could grind
+    fed_secret = seal.recover_key(base64.b64decode(batch(melee_dice)["owner_box"]),
+                                  load_private_key(melee_dice.key("fed")))
+    raw = batch(melee_dice)
+    ground = next(v for v in (bytes([i]) * 32 for i in range(256))
+                  if derived({**raw, "reveal": fed_secret.hex(),
+                              "contributions": {**raw["contributions"], "kli": v.hex()}}, "melee-e2e",
+                             MELEE)[0] == 6)
+    write_batch(melee_dice, {**raw, "contributions": {**raw["contributions"], "kli": ground.hex()}})
+    bad = sneak_as(melee_dice, "kli", "kli: my contribution (ground)")
+    assert "dice.bad-contribution" in rejected(melee_dice, bad, "dice.bad-contribution", "dice/fed-0001.yaml")
+
+
+def test_collusion__a_commitment_cannot_change_and_the_roller_cannot_void_alone_once_all_are_in(
+        melee_dice: Table) -> None:
+    cli(melee_dice, "yield", who="kli")
+    cli(melee_dice, "yield", who="rom")
+    raw = batch(melee_dice)
+    changed = {**raw, "contribution_commits": {**raw["contribution_commits"], "kli": "ab" * 32}}
+    write_batch(melee_dice, changed)
+    bad = sneak_as(melee_dice, "kli", "kli: a new commitment")
+    assert "dice.bad-contribution" in rejected(melee_dice, bad, "dice.bad-contribution", "dice/fed-0001.yaml")
+    # fed and kli could know the die now (rom revealed, kli holds his own): fed may not void it alone. He cannot
+    # commit now at all (kli owes his reveal); the batch rule holds whenever he could
+    before = {raw["id"]: dice_protocol.Batch(raw, "dice/fed-0001.yaml")}
+    after = {raw["id"]: dice_protocol.Batch({**raw, "void": {"reason": "wrong purpose"}}, "dice/fed-0001.yaml")}
+    got = dice_protocol.batch_findings("melee-e2e", MELEE, {}, None, before, after, "fed")
+    assert {f.rule for f in got} == {"dice.bad-void"}
+    fresh = {k: v for k, v in raw.items() if k not in ("contributions", "contribution_commits",
+                                                        "contribution_boxes")}
+    before = {raw["id"]: dice_protocol.Batch(fresh, "dice/fed-0001.yaml")}
+    after = {raw["id"]: dice_protocol.Batch({**fresh, "void": {"reason": "wrong purpose"}}, "dice/fed-0001.yaml")}
+    assert dice_protocol.batch_findings("melee-e2e", MELEE, {}, None, before, after, "fed") == []
+
+
+def test_collusion__who_starts_at_a_table_of_three_is_rolled_with_committed_contributions(tmp_path: Path) -> None:
+    """`pbem start --roll` at three seats: a d3, kli commits, rom commits and reveals, kli reveals, fed reveals
+    (each with `pbem yield`), and the game starts with the seat the die names; every commit verifies."""
+    import shutil
+
+    from gitutil import Sandbox
+    from pbem.crypto.keys import write_keypair
+    from test_dice_flow import ok
+
+    root = tmp_path / "melee"
+    template = tmp_path / "template"
+    template.mkdir()
+    (template / "game.yaml").write_text(
+        (Path(__file__).resolve().parents[1] / "games" / "tactical-melee" / "game.yaml").read_text())
+    box = Sandbox(root)
+    shutil.rmtree(box.home / ".ssh")
+    for name in ("alice", "bob", "carol"):
+        box.new_key(name)
+    write_keypair(root / "keys" / "rom_ed25519", fixed_key("dave"))
+    table = Table(root)
+    ok(table, "init", str(table.repo_dir), "--template", str(template), "--id", "melee-e2e", who="fed", cwd=root,
+       real=True)
+    for seat in MELEE:
+        ok(table, "join", "--as", seat, who=seat)
+    ok(table, "start", "--roll", who="fed")
+    assert batch(table)["sides"] == 3
+    for who in ("kli", "rom", "kli", "fed"):
+        ok(table, "yield", who=who)
+    raw = batch(table)
+    assert set(raw["contribution_commits"]) == set(raw["contributions"]) == {"kli", "rom"}
+    first = MELEE[raw["results"][0] - 1]
+    assert ok(table, "start", "--roll", who="rom").strip() == f"started: the dice chose {first}, who has control"
+    assert_clean(table)

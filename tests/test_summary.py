@@ -53,14 +53,14 @@ def test_summary_text_tells_who_acted_what_changed_the_dice_the_secrets_and_who_
                                    f"{base[:10]}..{tip[:10]}, no findings")
     blocks = out.split("\n    then:")
     assert f"fed      fed: {FIRING}" in out
-    assert "files:   dice/b0001.yaml, players/fed.yaml, report/turn-01.yaml, secrets/s0001.yaml, status.yaml" in out
+    assert "files:   dice/fed-0001.yaml, players/fed.yaml, report/turn-01.yaml, secrets/s0001.yaml, status.yaml" in out
     assert "entries: fed +1" in out
-    assert "fed announced dice b0001 (2d6, commit-reveal)" in out
+    assert "fed announced dice fed-0001 (2d6, commit-reveal)" in out
     assert "fed sealed secret s0001 (note, fed's plan; due end)" in out
-    assert "kli contributed to b0001" in out
-    assert "fed revealed b0001" in out and "dice b0001 results: CA ph1 at D7: " in out
+    assert "kli contributed to fed-0001" in out
+    assert "fed revealed fed-0001" in out and "dice fed-0001 results: CA ph1 at D7: " in out
     assert 'fed revealed secret s0001: {"text": "turn to starboard at range 8"}' in out
-    assert "then:    kli (contribution owed to dice b0001 of fed)" in out
+    assert "then:    kli (contribution owed to dice fed-0001 of fed)" in out
     assert len(blocks) == 6
     assert out.splitlines()[-2].startswith("now: kli holds control (")
     assert "firm to " in out.splitlines()[-2]
@@ -77,8 +77,8 @@ def test_summary_markdown_is_one_table_row_per_commit_with_player_text_made_iner
     assert len(rows) == 5
     assert all(row.count(" | ") == 6 for row in rows)  # seven cells each, no stray pipes
     assert "fed: firing \\| \\<b\\>bold\\</b\\> \\[link\\](x)" in rows[0]
-    assert "`dice/b0001.yaml`<br>`players/fed.yaml`" in rows[0]
-    assert "dice b0001 results:" in rows[2]
+    assert "`dice/fed-0001.yaml`<br>`players/fed.yaml`" in rows[0]
+    assert "dice fed-0001 results:" in rows[2]
     assert any(line.startswith("**Now:** kli holds control") for line in lines)
     assert "### Findings" not in done.stdout
 

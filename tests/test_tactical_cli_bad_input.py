@@ -214,7 +214,7 @@ def test_dice_bad_results__a_roller_writes_other_results_for_his_shot(auction: T
             unit = "CA" if who == "fed" else "D7"
             cli(auction, "roll", "--for", f"{unit} ph1", "--ref", f"1.4.fire/{unit}/ph1", who=who)
         cli(auction, "yield", who=who)
-    mine = next(bid for bid in ("b0001", "b0002") if batch(auction, bid)["roller"] == "fed")
+    mine = next(bid for bid in ("fed-0001", "kli-0001") if batch(auction, bid)["roller"] == "fed")
     path = f"dice/{mine}.yaml"
     raw = honest_reveal(auction, batch(auction, mine))
     cheat = {**raw, "results": [1 if raw["results"][0] != 1 else 2]}  # a 1 does the most damage

@@ -100,8 +100,8 @@ def reveal(secret_id: str = typer.Argument(..., help="the secret's id, e.g. s000
 
 
 @dice_app.command("show")
-def dice_show(batch: str = typer.Argument(..., help="a batch id, e.g. b0001")) -> None:
-    """A batch's purposes and results in the order announced.  Example: pbem dice show b0001"""
+def dice_show(batch: str = typer.Argument(..., help="a batch id, e.g. fed-0001")) -> None:
+    """A batch's purposes and results in the order announced.  Example: pbem dice show fed-0001"""
     from pbem.services import chance
 
     def go() -> None:
@@ -116,7 +116,7 @@ def dice_cosign(batch: str = typer.Argument(...), reason: str = typer.Option(...
                 key: Optional[str] = KeyOption) -> None:
     """Print your signature agreeing to void a batch whose results were knowable (give it to the roller).
 
-    Example: pbem dice cosign b0003 --reason "ph2 was out of arc" > kli.sig
+    Example: pbem dice cosign fed-0003 --reason "ph2 was out of arc" > kli.sig
     """
     from pbem.services import chance
 
@@ -133,7 +133,7 @@ def dice_void(batch: str = typer.Argument(...), reason: str = typer.Option(..., 
               key: Optional[str] = KeyOption) -> None:
     """Void a batch whole with a reason, to re-roll it whole (seed §2.D); then yield and roll again.
 
-    Example: pbem dice void b0003 --reason "ph2 was out of arc" --cosign kli=kli.sig
+    Example: pbem dice void fed-0003 --reason "ph2 was out of arc" --cosign kli=kli.sig
     """
     from pbem.services import chance
 

@@ -107,6 +107,7 @@ class Rolled:
     batch: str
     roller: str
     result: int | None
+    sides: int = 0  # the batch's die; replay uses a result only if it is the die the ruleset names for the ref
 
 
 @dataclass(frozen=True)
@@ -303,3 +304,6 @@ class Stop:
     over: bool
     problems: tuple[Any, ...] = field(default=())
     steps: int = 0  # how many steps this replay resolved (for tests and benchmarks)
+    # the dice refs owed now (DESIGN §5 binding): those the step replay stopped at needs, when it stopped there
+    # for its action auction or its dice; a batch may roll for these and no others
+    dice_refs: tuple[str, ...] = ()

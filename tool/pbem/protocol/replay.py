@@ -96,11 +96,13 @@ def replay(
             auction = _auction(ruleset, inputs, state, point, auction, served, after)
             if auction is not None and not auction.closed:
                 return Stop(checkpoint(point, state, auction=auction), auction_breaks(auction, when),
-                            over=False, problems=tuple(problems), steps=steps - 1)
+                            over=False, problems=tuple(problems), steps=steps - 1,
+                            dice_refs=tuple(_needed(ruleset, state, point, actions)))
         blocked = _dice_missing(ruleset, state, point, when, actions, inputs)
         if blocked:
             return Stop(checkpoint(point, state, auction=auction), serving_order(blocked, inputs.players, after),
-                        over=False, problems=tuple(problems), steps=steps - 1)
+                        over=False, problems=tuple(problems), steps=steps - 1,
+                        dice_refs=tuple(_needed(ruleset, state, point, actions)))
         state = _recognise(ruleset, state, inputs.press.get(when, ()), problems)
         rolls = {ref: inputs.dice[ref].result for ref in _needed(ruleset, state, point, actions)}
         new_state, events = (ruleset.apply(state, point, actions, rolls) if rolls
@@ -341,10 +343,22 @@ def _needed(ruleset: Ruleset, state: Any, point: Point, actions: Sequence[Action
 def _dice_missing(ruleset: Ruleset, state: Any, point: Point, when: str, actions: Sequence[Action],
                   inputs: Inputs) -> list[Break]:
     """DESIGN §4.2 point 4: the step waits for its dice. Unannounced dice are owed by whoever acted; announced
-    but unrolled ones by their roller (what the others owe him comes first, from the batch itself)."""
+    but unrolled ones by their roller (what the others owe him comes first, from the batch itself).
+
+    DESIGN §5 binding: a die of another size than the ruleset's for its ref never resolves it (a d2 or a d1000
+    for a d6 shot): the step waits for its roller, who voids the batch and rolls again. The commit that announced
+    it was refused for it (`dice.bad-sides`); replay only never scores with it."""
     owed: dict[str, list[str]] = {}
+    sides_of = getattr(ruleset, "dice_sides", None)
     for ref in _needed(ruleset, state, point, actions):
         rolled = inputs.dice.get(ref)
+        wanted = sides_of(ref) if sides_of is not None else None
+        if rolled is not None and wanted is not None and (
+                (rolled.sides and rolled.sides != wanted)
+                or (rolled.result is not None and not 1 <= rolled.result <= wanted)):
+            owed.setdefault(rolled.roller, []).append(f"{ref} in {rolled.batch}, a d{rolled.sides} where the "
+                                                      f"rules roll a d{wanted}: void it")
+            continue
         if rolled is not None and rolled.result is not None:
             continue
         parts = ref.split("/")  # DESIGN §5: "1.4.fire/CA/ph1" names the acting unit second

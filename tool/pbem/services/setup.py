@@ -6,13 +6,13 @@ import re
 from pathlib import Path
 
 import pbem
-from pbem.errors import PbemError
+from pbem.errors import ILLEGAL, PbemError
 from pbem.formats import resources, yamlsafe
 from pbem.formats.writer import dump_flow, dump_mapping
 from pbem.services.workspace import Identity, Workspace
 from pbem.store.repo import GameRepo
 from pbem.verify.gamefiles import GAME, README, STATUS, WORKFLOW
-from pbem.verify.turns import expected_start, start_batch, who
+from pbem.verify.turns import expected_start, start_batch, start_choice, who
 
 ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,62}\Z")
 
@@ -160,5 +160,9 @@ def start_roll(ws: Workspace, me: Identity) -> tuple[str, str | None]:
         waiting = "; ".join(f"{b.player}: {b.why}" for b in owed(game.manifest.players, [batch], None))
         raise PbemError("dice.owed", f"dice {batch.id} for who starts are not rolled yet ({waiting}); each runs "
                         "`pbem yield` (or the escrow `pbem escrow sign`)")
-    first = game.manifest.players[batch.results[0] - 1]
+    first = start_choice(batch, game.manifest.players)
+    if first is None:
+        raise PbemError("dice.bad-sides", f"dice {batch.id} for who starts roll a d{batch.sides}, but the table has "
+                        f"{len(game.manifest.players)} seats: void it (pbem dice void) and roll again",
+                        file=batch.file, line=batch.line_of("sides"), exit_code=ILLEGAL)
     return start(ws, first, me), first

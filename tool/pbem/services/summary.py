@@ -179,6 +179,9 @@ def _dice(before: Game | None, after: Game) -> tuple[str, ...]:
         new, old = after.batches[batch_id], old_batches.get(batch_id)
         if old is None:
             out.append(f"{new.roller} announced dice {batch_id} ({len(new.raw['rolls'])}d{new.sides}, {new.mode})")
+        for player in new.contribution_commits:
+            if old is None or player not in old.contribution_commits:
+                out.append(f"{player} committed a contribution to {batch_id}")
         for player in new.contributions:
             if old is None or player not in old.contributions:
                 out.append(f"{player} contributed to {batch_id}")

@@ -89,7 +89,12 @@ def yield_turn(ws: Workspace, me: Identity, note: str = "") -> tuple[str, Status
         raise PbemError("signature.unknown-key", "your key holds no seat in this game", exit_code=ILLEGAL)
     files = ws.worktree_files()
     if not head.started:
-        done = chance.settle_dice(files, ws.game_of(files), me, player)
+        done: list[str] = []
+        for _ in range(4):  # a commitment may make the contribution due at once (the last to commit reveals)
+            step = chance.settle_dice(files, ws.game_of(files), me, player)
+            if not step:
+                break
+            done += step
         if not _edits(ws, files):
             raise PbemError("setup.not-started", "the game has not started yet (pbem start --first ID) and you "
                             "owe no dice")

@@ -32,7 +32,7 @@ WORKFLOW = ".github/workflows/pbem.yml"
 FIXED_PATHS = {GAME, STATUS, README, WORKFLOW}
 PLAYERS_RE = re.compile(r"players/([a-z][a-z0-9_]{0,15})\.yaml\Z")
 REPORT_RE = re.compile(r"report/([a-z0-9][a-z0-9-]{0,31})\.yaml\Z")
-DICE_RE = re.compile(r"dice/(b[0-9]{4,6})\.yaml\Z")
+DICE_RE = re.compile(r"dice/(b[0-9]{4,6}|[a-z][a-z0-9_-]{0,15}-[0-9]{4,6})\.yaml\Z")
 SECRET_RE = re.compile(r"secrets/(s[0-9]{4,6})\.yaml\Z")
 PRESS_RE = re.compile(r"press/([a-z][a-z0-9-]{0,31})\.yaml\Z")  # press/<author>.yaml: judged against the seats
 BLOB_MODE = 0o100644
@@ -349,7 +349,8 @@ def dice_book(batches: Mapping[str, Batch]) -> dict[str, Rolled]:
         results = batch.results or []
         for j, purpose in enumerate(batch.raw["rolls"]):
             if "ref" in purpose:
-                book[purpose["ref"]] = Rolled(batch.id, batch.roller, results[j] if j < len(results) else None)
+                book[purpose["ref"]] = Rolled(batch.id, batch.roller, results[j] if j < len(results) else None,
+                                               batch.sides)
     return book
 
 

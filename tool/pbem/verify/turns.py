@@ -41,6 +41,7 @@ from pbem.verify.gamefiles import (DICE_RE, GAME, PLAYERS_RE, PRESS_RE, README, 
 PROTECTED = (GAME, WORKFLOW, README)
 SETUP_FILES = {GAME, WORKFLOW, README}
 OWED = (dice.DICE, secrets.SECRET, SEALED)
+START_REF = "start"  # the ref of the die that decides who starts (`pbem start --roll`)
 
 
 @dataclass(frozen=True)
@@ -85,10 +86,19 @@ def full_status(game: Game, stop: Stop, yielded_by: str | None, note: str = "") 
     return replace(base, control=pending[0].player, pending=pending, over=False)
 
 
+def start_choice(batch: dice.Batch, players: tuple[str, ...] | list[str]) -> str | None:
+    """Who the start batch's die chose, or None while it is not rolled or is no die of one side per seat
+    (DESIGN §2: a start by dice uses `sides` = number of seats)."""
+    results = batch.results
+    if not results or batch.sides != len(players) or not 1 <= results[0] <= len(players):
+        return None
+    return players[results[0] - 1]
+
+
 def start_batch(game: Game) -> dice.Batch | None:
     """The batch that decides who starts (`pbem start --roll`), if any: its first roll's ref is "start"."""
     for batch in sorted(game.batches.values(), key=lambda b: b.id):
-        if not batch.voided and batch.raw["rolls"][0].get("ref") == "start":
+        if not batch.voided and batch.raw["rolls"][0].get("ref") == START_REF:
             return batch
     return None
 
@@ -176,6 +186,11 @@ def _setup(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> 
     if any(DICE_RE.match(p) for p in changed):
         findings.extend(dice.batch_findings(new.id, new.players, new.keys, new.escrow_key, prev.game.batches,
                                             game.batches, actor or ""))
+        # before the start the only die owed is the one for who starts, with as many sides as seats (DESIGN §2)
+        seats = len(new.players)
+        findings.extend(dice.binding_findings(prev.game.batches, game.batches, {START_REF},
+                                              lambda ref: seats if ref == START_REF else None, lambda ref: False))
+        findings.extend(dice.void_binding_findings(prev.game.batches, game.batches, {START_REF}))
     if game.status is None:
         return findings, Verified(game, None, prev.founder, actor)
     # the start commit (pbem start): game.yaml frozen from here on
@@ -191,8 +206,12 @@ def _setup(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> 
         return findings, Verified(game, None, prev.founder, actor)
     batch = start_batch(game)
     if batch is not None:
-        rolled = new.players[batch.results[0] - 1] if batch.results else None
-        if rolled != first:
+        rolled = start_choice(batch, new.players)
+        if batch.sides != len(new.players):
+            findings.append(Finding("dice.bad-sides", f"dice {batch.id} for who starts roll a d{batch.sides}, but "
+                                    f"the table has {len(new.players)} seats", file=batch.file,
+                                    line=batch.line_of("sides")))
+        elif rolled != first:
             findings.append(Finding("dice.start-mismatch", f"dice {batch.id} decide who starts: "
                                     f"{rolled or 'not rolled yet'}, but control went to {first}", file=STATUS))
     stop, expected = expected_start(game, first)
@@ -254,6 +273,8 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
         findings.extend(_ownership(prev, game, changed, player, turn))
     stop, expected = expected_after(prev, game, player)
     findings.extend(stop.problems)
+    if not erratum and any(DICE_RE.match(p) for p in changed):
+        findings.extend(_binding(prev, game, stop))
     if not press_only and not erratum:
         findings.extend(_progress(prev, game, player, turn, mine, expected))
     findings.extend(_audits(prev, game, stop))
@@ -316,6 +337,28 @@ def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn:
                                        [seat.id for seat in manifest.seats]))
         findings.extend(_press_refusals(prev, game))
     return findings
+
+
+def _binding(prev: Verified, game: Game, stop: Stop) -> list[Finding]:
+    """DESIGN §5 "Binding": the dice this commit announces or voids, against what is owed now: the refs of the
+    step replay stops at once this commit is in (announced with the shot, or once it is declared)."""
+    assert prev.stop is not None
+    ruleset = game.manifest.ruleset
+    sides = getattr(ruleset, "dice_sides", None)
+    firm = None if prev.stop.over else prev.stop.checkpoint.point  # what was resolved before this commit
+
+    def resolved(ref: str) -> bool:
+        try:
+            point = ruleset.parse_time(ref.split("/", 1)[0])
+        except (ValueError, TypeError, KeyError, IndexError):
+            return False
+        return firm is None or point < firm
+
+    owed = set(stop.dice_refs)
+    found = dice.binding_findings(prev.game.batches, game.batches, owed,
+                                  lambda ref: sides(ref) if sides is not None and ref != START_REF else None,
+                                  resolved)
+    return found + dice.void_binding_findings(prev.game.batches, game.batches, owed | set(prev.stop.dice_refs))
 
 
 def _erratum(prev: Verified, game: Game, changed: set[str], player: str) -> list[Finding]:
