@@ -17,7 +17,7 @@ from typing import Any, Mapping, Sequence
 
 from pbem.errors import Finding
 from pbem.protocol.model import (AT, CLARIFY, CONDITION, HORIZON, ROLL, SEALED, Break, Checkpoint, Entry, Inputs,
-                                 Message, Stop)
+                                 Message, Stop, Void)
 from pbem.protocol.auction import Auction, open_or_go_on
 from pbem.protocol.auction import breaks as auction_breaks
 from pbem.protocol.secrets import SECRET
@@ -53,22 +53,25 @@ def replay(
     point, state = start.point, start.state
     auction = start.auction
     problems: list[Finding] = []
+    voids: list[Void] = list(start.voids)
+    known = len(voids)
     tracks = _check_pursuit(ruleset, inputs, dict(start.tracks), problems)
 
     def checkpoint(at: Point | None, now: Any, **more: Any) -> Checkpoint:
-        return Checkpoint(at, now, tracks=dict(tracks), **more)
+        return Checkpoint(at, now, tracks=dict(tracks), voids=tuple(voids), **more)
 
     if start.contacts:
         state, waiting, more = _impacts(ruleset, state, start.contacts, inputs)
         if waiting:
-            return Stop(replace(start, carried=(), state=state, contacts=waiting, tracks=dict(tracks)),
+            return Stop(replace(start, carried=(), state=state, contacts=waiting, tracks=dict(tracks),
+                                voids=tuple(voids)),
                         serving_order(_reveals_owed(waiting, inputs, start.point, ruleset), inputs.players, after),
-                        over=False, problems=tuple(problems), steps=0)
+                        over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=0)
         met = _breaks_met(ruleset, inputs, start.point, ruleset.format_time(start.point), start.state, state, more,
                           explicit=False) if more and start.point is not None else ()
         if met:
             return Stop(checkpoint(start.point, state), serving_order(met, inputs.players, after), over=False,
-                        problems=tuple(problems))
+                        problems=tuple(problems), voids=tuple(voids[known:]))
     steps = 0
     while point is not None and not ruleset.is_over(state):
         steps += 1
@@ -80,31 +83,33 @@ def replay(
         if needing:
             pending = tuple(Break(p, when, HORIZON, f"needs orders from {when}") for p in needing)
             return Stop(checkpoint(point, state), serving_order(pending, inputs.players, after),
-                        over=False, problems=tuple(problems), steps=steps - 1)
+                        over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps - 1)
         sealed_actions, waiting = _sealed(ruleset, state, point, when, inputs)
         if waiting is not None:
             return Stop(checkpoint(point, state), serving_order(waiting, inputs.players, after),
-                        over=False, problems=tuple(problems), steps=steps - 1)
-        actions, unclear = _gather(ruleset, state, point, inputs, inputs.at(point), problems)
+                        over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps - 1)
+        step_voids: list[Void] = []  # kept once the step resolves: a replay stopping before it meets them again
+        actions, unclear = _gather(ruleset, state, point, inputs, inputs.at(point), step_voids)
         actions += sealed_actions
         if unclear:
             return Stop(checkpoint(point, state), serving_order(unclear, inputs.players, after),
-                        over=False, problems=tuple(problems), steps=steps - 1)
+                        over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps - 1)
         quiet = quiet_before is not None and point < quiet_before
         declared = _declaring(ruleset, point)
         if declared and not quiet:
             auction = _auction(ruleset, inputs, state, point, auction, served, after)
             if auction is not None and not auction.closed:
                 return Stop(checkpoint(point, state, auction=auction), auction_breaks(auction, when),
-                            over=False, problems=tuple(problems), steps=steps - 1)
+                            over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps - 1)
         blocked = _dice_missing(ruleset, state, point, when, actions, inputs)
         if blocked:
             return Stop(checkpoint(point, state, auction=auction), serving_order(blocked, inputs.players, after),
-                        over=False, problems=tuple(problems), steps=steps - 1)
+                        over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps - 1)
         state = _recognise(ruleset, state, inputs.press.get(when, ()), problems)
         rolls = {ref: inputs.dice[ref].result for ref in _needed(ruleset, state, point, actions)}
         new_state, events = (ruleset.apply(state, point, actions, rolls) if rolls
                              else ruleset.apply(state, point, actions))
+        voids.extend(step_voids)
         if declared:  # checked when declared (the auction); resolution must not trigger them twice
             events = [e for e in events if e.kind not in getattr(ruleset, "declared_kinds", ())]
         _record_moves(ruleset, inputs, tracks, point, state, events)
@@ -117,15 +122,16 @@ def replay(
                 nxt = ruleset.next_step(setup, point)
                 return Stop(checkpoint(nxt, new_state, contacts=waiting),
                             serving_order(_reveals_owed(waiting, inputs, nxt, ruleset), inputs.players, after),
-                            over=False, problems=tuple(problems), steps=steps)
+                            over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps)
         met = () if quiet else _breaks_met(ruleset, inputs, point, when, state, new_state, events)
         nxt = ruleset.next_step(setup, point)
         auction, served = None, None
         if met:
             return Stop(checkpoint(nxt, new_state), serving_order(met, inputs.players, after), over=False,
-                        problems=tuple(problems), steps=steps)
+                        problems=tuple(problems), voids=tuple(voids[known:]), steps=steps)
         state, point = new_state, nxt
-    return Stop(checkpoint(None, state), (), over=True, problems=tuple(problems), steps=steps)
+    return Stop(checkpoint(None, state), (), over=True, problems=tuple(problems), voids=tuple(voids[known:]),
+                steps=steps)
 
 
 def _sealed(ruleset: Ruleset, state: Any, point: Point, when: str,
@@ -266,10 +272,15 @@ def _gather(
     point: Point,
     inputs: Inputs,
     entries: Sequence[Entry],
-    problems: list[Finding],
+    voids: list[Void],
 ) -> tuple[list[Action], list[Break]]:
     """Every player's actions at this step: legal entries first, then his plans (§4.5), then the ruleset's
-    defaults for units without either. A plan that ties gives a clarify break for its owner instead."""
+    defaults for units without either. A plan that ties gives a clarify break for its owner instead.
+
+    An entry that is illegal here (or a second one for the same unit and slot) is void (DESIGN §4.2 "Entries and
+    time"): recorded in `voids`, never a finding. What its author alone could have known was refused in his own
+    commit (pbem.protocol.legality); what is left became impossible through others' later actions, and must not
+    make anybody's commit illegal, or the game could stick."""
     actions: list[Action] = []
     unclear: list[Break] = []
     slot_of = getattr(ruleset, "slot_of", None)
@@ -280,13 +291,11 @@ def _gather(
             verb = next(iter(entry.do), "")
             slot = (slot_of(entry.do) if slot_of is not None else None) or verb  # ph1 and ph2 may both fire
             if (entry.unit, slot) in acted:
-                problems.append(Finding("rules.duplicate-action",
-                                        f"{player} gave {entry.unit} a second {verb!r} at {entry.at_text}",
-                                        file=entry.file, line=entry.line))
+                voids.append(void_of(entry, f"a second {verb!r} for {entry.unit} at {entry.at_text}"))
                 continue
             reason = ruleset.legal(state, action)
             if reason is not None:
-                problems.append(Finding("rules.illegal-action", reason, file=entry.file, line=entry.line))
+                voids.append(void_of(entry, reason))
                 continue
             acted.add((entry.unit, slot))
             actions.append(action)
@@ -298,6 +307,11 @@ def _gather(
             if default.unit not in covered:
                 actions.append(default)
     return actions, unclear
+
+
+def void_of(entry: Entry, reason: str) -> Void:
+    """The record of an entry replay found void, and why."""
+    return Void(entry.by, entry.at_text, entry.unit, dict(entry.do), reason, entry.file, entry.line)
 
 
 def _plans(ruleset: Ruleset, state: Any, point: Point, player: str, inputs: Inputs, explicit: set[str | None],

@@ -12,7 +12,10 @@ allowed to make this change and whether status.yaml says what replay computes. S
   4. he changed only his own players file and entries (ownership.*), nothing before the firm marker
      (firm.changed), and dice and secrets only as §5 and §6 allow (dice.*, secret.*);
   5. he made progress (progress.none, seed §4.C);
-  6. replay from the firm point: illegal entries (rules.*); what is owed (dice, reveals) comes before the game's
+  6. the entries he added, judged with what he could know when writing them (rules.illegal-action,
+     rules.duplicate-action; DESIGN §4.2 "Entries and time"); what others made impossible later is void at
+     replay, never a finding;
+  7. replay from the firm point: what is owed (dice, reveals) comes before the game's
      breaks; status.yaml must equal the result (status.mismatch).
 
 A commit that changes errata/ is an erratum commit (DESIGN §4.8): any player may make it without holding control;
@@ -30,6 +33,7 @@ from pbem.errors import Finding
 from pbem.protocol import dice, errata, secrets
 from pbem.protocol.control import progress_error, resume_from, status_of
 from pbem.protocol.history import entry_changes, firm_findings, ownership_findings
+from pbem.protocol.legality import own_findings
 from pbem.protocol.model import CLARIFY, SEALED, Break, Status, Stop
 from pbem.protocol.press import press_findings
 from pbem.protocol.replay import replay, start_checkpoint
@@ -250,6 +254,8 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
                                     f"({why}); {path} waits for his turn", file=path))
     if not erratum:
         findings.extend(_ownership(prev, game, changed, player, turn))
+    if turn:
+        findings.extend(_own_legality(prev, game, changed, player))
     stop, expected = expected_after(prev, game, player)
     findings.extend(stop.problems)
     if not press_only and not erratum:
@@ -313,6 +319,18 @@ def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn:
         findings.extend(press_findings(prev.game.press, game.press, player, prev.status.firm))
         findings.extend(_press_refusals(prev, game))
     return findings
+
+
+def _own_legality(prev: Verified, game: Game, changed: set[str], player: str) -> list[Finding]:
+    """DESIGN §4.2 "Entries and time": the entries this turn adds are judged with what their author could know
+    (the firm point and his own orders since); what others may still change is left to replay, which voids it."""
+    reports = {p for p in changed if REPORT_RE.match(p)}
+    if not reports:
+        return []
+    assert prev.stop is not None
+    _removed, added = entry_changes(prev.game.inputs, game.inputs, reports)
+    return own_findings(game.manifest.ruleset, game.manifest.setup, game.inputs, prev.stop.checkpoint, player,
+                        added)
 
 
 def _erratum(prev: Verified, game: Game, changed: set[str], player: str) -> list[Finding]:
