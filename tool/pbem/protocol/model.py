@@ -206,8 +206,7 @@ class Void:
 
     def text(self) -> str:
         """One line for `pbem status` and `pbem log`."""
-        what = " ".join(f"{k} {v}" for k, v in self.do.items())
-        return f"{self.file}:{self.line}: {self.player}'s {self.unit or ''} {{{what}}} at {self.at} is void: {self.reason}"
+        return f"{self.file}:{self.line}: {self.player}'s entry at {self.at} is void: {self.reason}"
 
 
 @dataclass(frozen=True)
