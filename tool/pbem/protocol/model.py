@@ -221,6 +221,7 @@ class Checkpoint:
     contacts: tuple[tuple[str, tuple[str, ...]], ...] = ()  # seeking weapons met possible targets, reveal owed
     tracks: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)  # seeking weapon -> its moves, unchecked
     voids: tuple[Void, ...] = ()  # every entry void so far, in game-time order (DESIGN §4.2)
+    armed: tuple[tuple[str, bytes], ...] = ()  # (player, condition) written while it held: met when next seen (§4.3)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 from pbem.errors import Finding
+from pbem.formats.canonical import dumps as canonical_dumps
 from pbem.protocol.model import (AT, CLARIFY, CONDITION, HORIZON, ROLL, SEALED, Break, Checkpoint, Entry, Inputs,
                                  Message, Stop, Void)
 from pbem.protocol.auction import Auction, open_or_go_on
@@ -41,30 +42,37 @@ def replay(
     after: str | None,
     served: str | None = None,
     quiet_before: Point | None = None,
+    fresh: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
 ) -> Stop:
     """Replay from `start` to the next break; pending breaks are served in table order after `after`.
     `served` is the player whose turn was just taken (it moves an open action auction on).
 
     `quiet_before`: steps before this point were played and served already; they are resolved again (to rebuild
     the state) but their breaks and action auctions are not served again. Replay after an erratum restarts from
-    the game start this way, so that the steps it corrected are the first to count again (DESIGN §4.8)."""
+    the game start this way, so that the steps it corrected are the first to count again (DESIGN §4.8).
+
+    `fresh`: the break conditions each player wrote in the commit being judged. One that already holds at the
+    start (a range condition written at a closer range) is armed: it is met at the next step where it still holds
+    and an event counts for it, and disarmed as soon as it stops holding (DESIGN §4.3, seed 000 §6.D)."""
     if start.carried:
-        return Stop(start, serving_order(start.carried, inputs.players, after), over=False)
+        kept = replace(start, armed=tuple(sorted(_arm(ruleset, inputs, start, fresh)))) if fresh else start
+        return Stop(kept, serving_order(start.carried, inputs.players, after), over=False)
     point, state = start.point, start.state
     auction = start.auction
     problems: list[Finding] = []
     voids: list[Void] = list(start.voids)
     known = len(voids)
+    armed = _arm(ruleset, inputs, start, fresh)
     tracks = _check_pursuit(ruleset, inputs, dict(start.tracks), problems)
 
     def checkpoint(at: Point | None, now: Any, **more: Any) -> Checkpoint:
-        return Checkpoint(at, now, tracks=dict(tracks), voids=tuple(voids), **more)
+        return Checkpoint(at, now, tracks=dict(tracks), voids=tuple(voids), armed=tuple(sorted(armed)), **more)
 
     if start.contacts:
         state, waiting, more = _impacts(ruleset, state, start.contacts, inputs)
         if waiting:
             return Stop(replace(start, carried=(), state=state, contacts=waiting, tracks=dict(tracks),
-                                voids=tuple(voids)),
+                                voids=tuple(voids), armed=tuple(sorted(armed))),
                         serving_order(_reveals_owed(waiting, inputs, start.point, ruleset), inputs.players, after),
                         over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=0)
         met = _breaks_met(ruleset, inputs, start.point, ruleset.format_time(start.point), start.state, state, more,
@@ -123,7 +131,7 @@ def replay(
                 return Stop(checkpoint(nxt, new_state, contacts=waiting),
                             serving_order(_reveals_owed(waiting, inputs, nxt, ruleset), inputs.players, after),
                             over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps)
-        met = () if quiet else _breaks_met(ruleset, inputs, point, when, state, new_state, events)
+        met = () if quiet else _breaks_met(ruleset, inputs, point, when, state, new_state, events, armed=armed)
         nxt = ruleset.next_step(setup, point)
         auction, served = None, None
         if met:
@@ -379,9 +387,11 @@ def _breaks_met(
     after: Any,
     events: Sequence[Event],
     explicit: bool = True,
+    armed: set[tuple[str, bytes]] | None = None,
 ) -> tuple[Break, ...]:
     """One break per player whose conditions this step meets (reasons joined), DESIGN §4.2 point 2.
-    `explicit`: whether explicit break points count (not for a declaration, only for a resolved step)."""
+    `explicit`: whether explicit break points count (not for a declaration, only for a resolved step).
+    `armed`: conditions written while they held (see `replay`); one met here, or no longer holding, is removed."""
     met: list[Break] = []
     for player in inputs.players:
         reasons: list[str] = []
@@ -393,6 +403,14 @@ def _breaks_met(
                 continue
             # Seed §6 / DESIGN §4.2: a player's own events never trigger him unless he says `by: any`.
             seen = events if condition.get("by") == "any" else [e for e in events if e.by != player]
+            if armed and (player, canonical_dumps(condition)) in armed:
+                holds = ruleset.condition_holds(condition, player, after)  # type: ignore[attr-defined]
+                if holds is None or seen:
+                    armed.discard((player, canonical_dumps(condition)))
+                if holds is not None and seen:
+                    reasons.append(holds)
+                    explicit_only = False
+                    continue
             if not seen:
                 continue
             reason = ruleset.condition_met(condition, player, before, after, seen)
@@ -402,6 +420,22 @@ def _breaks_met(
         if reasons:
             met.append(Break(player, when, AT if explicit_only else CONDITION, "; ".join(reasons)))
     return tuple(met)
+
+
+def _arm(ruleset: Ruleset, inputs: Inputs, start: Checkpoint,
+         fresh: Mapping[str, Sequence[Mapping[str, Any]]] | None) -> set[tuple[str, bytes]]:
+    """The armed conditions (DESIGN §4.3): those still armed at `start` that their players still have, and the
+    fresh ones that hold in the state at `start`."""
+    holds = getattr(ruleset, "condition_holds", None)
+    if holds is None:
+        return set()
+    have = {(p, canonical_dumps(c)) for p in {p for p, _ in start.armed} for c in inputs.of(p).breaks}
+    armed = set(start.armed) & have
+    for player, conditions in (fresh or {}).items():
+        for condition in conditions:
+            if "at" not in condition and holds(condition, player, start.state) is not None:
+                armed.add((player, canonical_dumps(condition)))
+    return armed
 
 
 def _explicit_point(ruleset: Ruleset, text: Any) -> Point | None:

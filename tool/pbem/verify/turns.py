@@ -127,10 +127,18 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
         start = start_checkpoint(ruleset, manifest.setup, manifest.players)
         stop = replay(ruleset, manifest.setup, game.inputs, start, prev.last_yielder, quiet_before=corrected)
     elif takes_turn(prev, player) and prev.game.errata == game.errata:
-        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, player), player, player)
+        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, player), player, player,
+                      fresh={player: new_conditions(prev.game, game, player)})
     else:
         stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, None), prev.last_yielder)
     return stop, full_status(game, stop, player, note)
+
+
+def new_conditions(before: Game, after: Game, player: str) -> tuple[dict, ...]:
+    """The break conditions `player` has in `after` and did not have in `before` (DESIGN §4.3: one written while
+    it already holds is met at the next step it still holds)."""
+    old = before.inputs.of(player).breaks
+    return tuple(c for c in after.inputs.of(player).breaks if c not in old)
 
 
 def judge(prev: Verified | None, game: Game, changed: Iterable[str], signer: PublicKey) -> tuple[list[Finding], Verified]:

@@ -187,6 +187,11 @@ class TacticalRuleset:
         """The reason text if the condition is met by this step, else None."""
         return conditions.condition_met(condition, player, before, after, events)
 
+    def condition_holds(self, condition: Mapping[str, Any], player: str, game: state.TacticalState) -> str | None:
+        """The reason text if the situation `condition` watches for already holds in `game` (a range), else None;
+        DESIGN §4.3: a condition that holds when written is met at the next step it still holds."""
+        return conditions.condition_holds(condition, player, game)
+
     def is_over(self, game: state.TacticalState) -> bool:
         """Whether at most one player still has units in play (of at least two who started with units)."""
         started = {u.owner for u in game.units if u.seeking is None}
