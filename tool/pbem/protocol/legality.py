@@ -22,6 +22,7 @@ again (if his later change made it impossible, replay voids it).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Iterable, Mapping
 
 from pbem.errors import Finding
@@ -32,10 +33,14 @@ ILLEGAL = "rules.illegal-action"
 DUPLICATE = "rules.duplicate-action"
 
 
+@lru_cache(maxsize=None)
+def _judges_ahead(kind: type) -> bool:
+    return all(getattr(kind, name, None) is not None for name in ("own_view", "own_state", "own_step", "own_legality"))
+
+
 def judges_ahead(ruleset: Ruleset) -> bool:
     """Whether the ruleset can judge entries with their author's view (`own_legality` and its view)."""
-    return all(getattr(ruleset, name, None) is not None
-               for name in ("own_view", "own_state", "own_step", "own_legality"))
+    return _judges_ahead(type(ruleset))
 
 
 def own_findings(ruleset: Ruleset, setup: Mapping[str, Any], inputs: Inputs, firm: Checkpoint, player: str,
@@ -55,7 +60,7 @@ def own_findings(ruleset: Ruleset, setup: Mapping[str, Any], inputs: Inputs, fir
     slot_of = getattr(ruleset, "slot_of", None)
     found: list[Finding] = []
     first = True
-    while point is not None and point <= last and (first or ahead):
+    while point is not None and point <= last:
         taken: dict[tuple[str | None, Any], bool] = {}  # slot -> whether the entry that took it is new
         actions: list[Action] = []
         for entry in (e for e in inputs.at(point) if e.by == player):
@@ -79,11 +84,13 @@ def own_findings(ruleset: Ruleset, setup: Mapping[str, Any], inputs: Inputs, fir
                 continue
             taken[(entry.unit, slot)] = judged
             actions.append(action)
-        if ahead:
-            actions += _planned_and_default(ruleset, view, point, player, inputs, {a.unit for a in actions})
-            view = ruleset.own_step(view, point, actions)  # type: ignore[attr-defined]
+        following = ruleset.next_step(setup, point)
+        if following is None or following > last or not ahead:
+            break
+        actions += _planned_and_default(ruleset, view, point, player, inputs, {a.unit for a in actions})
+        view = ruleset.own_step(view, point, actions)  # type: ignore[attr-defined]
         first = False
-        point = ruleset.next_step(setup, point)
+        point = following
     return found
 
 
@@ -94,8 +101,9 @@ def _planned_and_default(ruleset: Ruleset, view: Any, point: Any, player: str, i
     state = ruleset.own_state(view)  # type: ignore[attr-defined]
     out: list[Action] = []
     done = set(explicit)
-    resolve = getattr(ruleset, "resolve_plan", None)
-    for plan in inputs.of(player).plans if resolve is not None else ():
+    plans = inputs.of(player).plans
+    resolve = getattr(ruleset, "resolve_plan", None) if plans else None
+    for plan in plans if resolve is not None else ():
         unit = plan.get("unit")
         if unit in done or not _window(ruleset, plan, point):
             continue

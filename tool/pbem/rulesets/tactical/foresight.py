@@ -52,7 +52,11 @@ def own_step(view: OwnView, point: Point, given: Sequence[Action]) -> OwnView:
         known = not speeds_open and not any(
             u.active and (u.seeking is not None or (u.owner != view.player and movement.moves_in(u.speed, point[1])))
             for u in view.state.units)
-    after, _ = actions.resolve(view.state, point, [a for a in given if a.by == view.player])
+    mine = [a for a in given if a.by == view.player]
+    if not mine and (point[2] != MOVE or not any(
+            u.owner == view.player and u.active and movement.moves_in(u.speed, point[1]) for u in view.state.units)):
+        return replace(view, others_known=known, speeds_open=speeds_open)  # nothing of his changes here
+    after, _ = actions.resolve(view.state, point, mine)
     planned = {a.unit for a in given if a.source == "plan" and a.unit is not None}
     return OwnView(after, view.player, view.guessed | planned if planned else view.guessed, known, speeds_open)
 
