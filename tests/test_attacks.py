@@ -1228,6 +1228,7 @@ def test_blocking_entry__a_pre_plotted_shot_whose_target_leaves_the_arc_is_void_
     assert void.startswith(f"void: {REPORT_1}:{line}: fed's entry at 1.4.fire is void: CA cannot fire fwd at D7")
     assert "outside fwd's arcs A" in void
     assert "void:" not in void_arc.cli("status", "--plain", who="kli").output  # shown to its owner
+    assert "void: " in void_arc.cli("status", "--rich", who="fed").output  # the terminal screen too
     log = void_arc.cli("log", who="kli").output
     assert "Void entries" in log and f"{REPORT_1}:{line}: fed's entry at 1.4.fire is void" in log
     code, findings, output = verdict(void_arc)
