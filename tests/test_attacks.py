@@ -1623,3 +1623,192 @@ def test_collusion__who_starts_at_a_table_of_three_is_rolled_with_committed_cont
     first = MELEE[raw["results"][0] - 1]
     assert ok(table, "start", "--roll", who="rom").strip() == f"started: the dice chose {first}, who has control"
     assert_clean(table)
+
+# === 11. Entries planted to block the next player (DESIGN §4.2 "Entries and time") ==============================
+# A player who wants to win writes, past the firm point, an entry that replay will find illegal only once his
+# opponent's turn reaches it: before, that refused the opponent's own clean commit, and nobody could fix it (the
+# opponent may not edit it; its owner no longer holds control). Now what its author alone could know is refused in
+# his own commit (rules.illegal-action, at his line), and what only others' later actions make impossible is void
+# when replay reaches it: the game goes on, and the void is shown to its owner (pbem status, pbem log).
+# In `played` fed holds control at 1.9.move; CA moves at speed 12 (impulses 3, 6, 8, 11, 14, …); once fed gives
+# orders to 1.16.damage, kli's turn replays 1.13 and 1.14 (where a range 8 break stops it).
+
+REPORT_1 = "report/turn-01.yaml"
+
+
+def plant_raw(table: Table, line: str) -> int:
+    """Append one entry line to turn 1's report exactly as written (e.g. a YAML float); its line number."""
+    text = table.read(REPORT_1)
+    table.write(REPORT_1, text + ("" if text.endswith("\n") else "\n") + f"  - {line}\n")
+    return len(table.read(REPORT_1).splitlines())
+
+
+def _turn_where_it_does_not_move(table: Table) -> tuple[int, str]:
+    table.edit("fed", **FED_GOES_ON, entries=[{"at": "1.13.move", "unit": "CA", "do": {"move": "TL"}}])
+    return len(table.read(REPORT_1).splitlines()), "does not move in impulse 13"
+
+
+def _the_enemy_s_unit(table: Table) -> tuple[int, str]:
+    table.edit("fed", **FED_GOES_ON, entries=[{"at": "1.13.move", "unit": "D7", "do": {"move": "TL"}}])
+    return len(table.read(REPORT_1).splitlines()), "D7 belongs to kli, not to fed"
+
+
+def _a_unit_that_does_not_exist(table: Table) -> tuple[int, str]:
+    table.edit("fed", **FED_GOES_ON, entries=[{"at": "1.14.move", "unit": "XX", "do": {"move": "F"}}])
+    return len(table.read(REPORT_1).splitlines()), "there is no unit XX"
+
+
+def _speed_as_a_float(table: Table) -> tuple[int, str]:
+    table.edit("fed", **FED_GOES_ON)
+    return plant_raw(table, '{at: "1.13.activity", by: fed, unit: CA, do: {speed: 1.2e1}}'), "got 12.0"
+
+
+def _a_second_het(table: Table) -> tuple[int, str]:
+    table.edit("fed", **FED_GOES_ON, entries=[{"at": "1.10.activity", "unit": "CA", "do": {"het": "C"}},
+                                              {"at": "1.13.activity", "unit": "CA", "do": {"het": "D"}}])
+    return len(table.read(REPORT_1).splitlines()), "already made a high energy turn in turn 1"
+
+
+PLANTS = {"turn-where-it-does-not-move": _turn_where_it_does_not_move, "the-enemy-s-unit": _the_enemy_s_unit,
+          "a-unit-that-does-not-exist": _a_unit_that_does_not_exist, "speed-as-a-float": _speed_as_a_float,
+          "a-second-HET": _a_second_het}
+
+
+@pytest.mark.parametrize("plant", PLANTS.values(), ids=PLANTS.keys())
+def test_blocking_entry__refused_in_its_author_s_own_yield_and_check(
+        played: Table, plant: Callable[[Table], tuple[int, str]]) -> None:
+    """Threat: fed plants an entry that kli's turn would meet. Defence: what fed alone could know is judged when he
+    writes it: `pbem check` and `pbem yield` refuse it at his line (rules.illegal-action), nothing changes."""
+    line, says = plant(played)
+    error = refused(played, "yield", who="fed", rule="rules.illegal-action", where=f"{REPORT_1}:{line}")
+    assert says in error, error
+    check = played.pbem("check", who="fed")
+    assert check.returncode == 1 and f"{REPORT_1}:{line}: [rules.illegal-action]" in check.stdout, check.stdout
+
+
+@pytest.mark.parametrize("plant", PLANTS.values(), ids=PLANTS.keys())
+def test_blocking_entry__plain_git_the_finding_is_on_the_planter_s_commit_and_the_next_turn_is_clean(
+        played: Table, plant: Callable[[Table], tuple[int, str]]) -> None:
+    """The same entry committed with plain git and fed's own key, then kli's honest turn on top (which replays the
+    step of the planted entry): `pbem verify` finds rules.illegal-action on fed's commit only; kli's is clean."""
+    line, _ = plant(played)
+    bad = sneak_as(played, "fed", "fed: a trap for kli")
+    played.edit("kli", **KLI_GOES_ON)
+    sneak_as(played, "kli", "kli: on")
+    assert pending(played)[0][0] == "fed"  # kli's turn replayed past the planted step: a range 8 break
+    assert rejected(played, bad, "rules.illegal-action", REPORT_1) == {"rules.illegal-action"}
+
+
+def test_blocking_entry__the_hook_refuses_the_planted_turn_and_the_game_goes_on(played: Table) -> None:
+    """Pushed into a hooked bare repository, the planted turn is refused (main stays); the honest turn lands."""
+    server = serve(played)
+    before = server_ref(server)
+    _turn_where_it_does_not_move(played)
+    sneak_as(played, "fed", "fed: a trap for kli")
+    push_refused(push(played), "rules.illegal-action")
+    assert server_ref(server) == before
+    played.git("reset", "-q", "--hard", before)
+    played.turn("fed", **FED_GOES_ON)
+    assert push(played).returncode == 0 and server_ref(server) == played.head()
+
+
+VOID_ARC = """\
+format: pbem/1
+id: void-arc
+title: "A shot pre-plotted at a ship that will not stay in the arc"
+ruleset: tactical/1
+pbem: "0.1.0"
+players:
+  - {id: fed, name: Federation}
+  - {id: kli, name: Klingon}
+dice: {mode: commit-reveal}
+setup:
+  map: {columns: 20, rows: 20}
+  turns: 1
+  units:
+    - {id: CA, owner: fed, hex: "1010", facing: A, speed: 0, turn_mode: 2, shields: [20, 20, 20, 20, 20, 20],
+       hull: 30, power: 10, weapons: [{id: fwd, type: long, arcs: [A]}]}
+    - {id: D7, owner: kli, hex: "1007", facing: C, speed: 0, turn_mode: 2, shields: [20, 20, 20, 20, 20, 20],
+       hull: 30, power: 10, weapons: []}
+  weapons:
+    long: {heavy: false, max_range: 15, energy: 1, brackets: [[0, 15]], damage: [[3, 3, 2, 2, 1, 1]]}
+  costs: {speed_point: 1}
+"""
+SHOT = {"at": "1.4.fire", "unit": "CA", "do": {"fire": {"weapon": "fwd", "target": "D7"}}}
+
+
+@pytest.fixture(scope="module")
+def base_void_arc(tmp_path_factory: pytest.TempPathFactory) -> Table:
+    """CA (fed) at 1010 facing A, its `fwd` gun bearing dead ahead on D7 (kli) three hexes off at 1007, facing C;
+    both at speed 0. fed holds control at 1.0.alloc."""
+    from conftest import GAME_ID, _build
+
+    root = tmp_path_factory.mktemp("void-arc")
+    (root / "template").mkdir()
+    (root / "template" / "game.yaml").write_text(VOID_ARC)
+    return _build(root / "started", str(root / "template"), GAME_ID)
+
+
+@pytest.fixture
+def void_arc(base_void_arc: Table, tmp_path: Path) -> Table:
+    return copy_table(base_void_arc, tmp_path / "table")
+
+
+def test_blocking_entry__a_pre_plotted_shot_whose_target_leaves_the_arc_is_void_and_the_game_goes_on(
+        void_arc: Table) -> None:
+    """Threat: fed pre-plots a shot at 1.4.fire while D7 sits in his arc; kli runs at speed 16 and is out of the
+    arc by then. Defence: the shot is void when kli's turn replays 1.4.fire (fed could not know; kli did nothing
+    wrong): kli's commit lands, `pbem verify` is clean, fed reads the void in `pbem status` and `pbem log`."""
+    void_arc.turn("fed", through="1.4.damage", entries=[SHOT])  # legal when written: D7 is dead ahead
+    void_arc.turn("kli", through="1.4.damage", entries=[{"at": "1.0.alloc", "unit": "D7", "do": {"speed": 16}}])
+    assert void_arc.data("status.yaml")["firm"] == "1.5.move"
+    line = next(n for n, text in enumerate(void_arc.read(REPORT_1).splitlines(), 1) if "fwd" in text)
+    status = void_arc.cli("status", "--plain", who="fed")
+    assert status.exit_code == 0
+    (void,) = [text for text in status.output.splitlines() if text.startswith("void: ")]
+    assert void.startswith(f"void: {REPORT_1}:{line}: fed's entry at 1.4.fire is void: CA cannot fire fwd at D7")
+    assert "outside fwd's arcs A" in void
+    assert "void:" not in void_arc.cli("status", "--plain", who="kli").output  # shown to its owner
+    assert "void: " in void_arc.cli("status", "--rich", who="fed").output  # the terminal screen too
+    log = void_arc.cli("log", who="kli").output
+    assert "Void entries" in log and f"{REPORT_1}:{line}: fed's entry at 1.4.fire is void" in log
+    code, findings, output = verdict(void_arc)
+    assert code == 0 and not findings, output
+
+
+def test_blocking_entry__the_void_shot_through_a_hooked_hub(void_arc: Table) -> None:
+    """The same two turns pushed to a hooked bare repository: both land (the void is no finding)."""
+    server = serve(void_arc)
+    void_arc.turn("fed", through="1.4.damage", entries=[SHOT])
+    assert push(void_arc).returncode == 0
+    void_arc.turn("kli", through="1.4.damage", entries=[{"at": "1.0.alloc", "unit": "D7", "do": {"speed": 16}}])
+    done = push(void_arc)
+    assert done.returncode == 0, done.stderr
+    assert server_ref(server) == void_arc.head()
+
+
+def test_blocking_entry__his_own_later_speed_change_voids_his_turn_and_blocks_nobody(played: Table) -> None:
+    """fed writes TL at 1.19.move (CA moves there at speed 12), then in a later turn slows to 10 from 1.15, where
+    CA no longer moves at 1.19. The old entry is not judged again (only what a commit adds is); replay voids it
+    in whoever's turn reaches it, and that turn lands."""
+    played.turn("fed", through="1.12.damage", entries=[{"at": "1.19.move", "unit": "CA", "do": {"move": "TL"}}])
+    assert pending(played)[0][0] == "kli"
+    played.turn("kli", through="1.24.damage")
+    while pending(played)[0][0] != "fed":
+        played.turn(pending(played)[0][0])
+    played.turn("fed", through="1.24.damage",
+                entries=[{"at": "1.14.activity", "unit": "CA", "do": {"speed": 10}}])
+    for _ in range(8):  # whoever holds control goes on until 1.19 is resolved
+        status = played.data("status.yaml")
+        if _past(status.get("firm"), (1, 19, 1)):
+            break
+        played.turn(status["control"], through="1.32.final")
+    assert "fed's entry at 1.19.move is void: CA cannot turn left" in played.cli("log", who="kli").output
+    code, findings, output = verdict(played)
+    assert code == 0 and not findings, output
+
+
+def _past(firm: str | None, point: tuple[int, int, int]) -> bool:
+    from pbem.rulesets.tactical import TacticalRuleset
+
+    return firm is None or TacticalRuleset().parse_time(firm) > point

@@ -37,7 +37,8 @@ def status(key: Optional[str] = KeyOption,
         errata = turn.errata_lines(ws)
         if output is OutputFormat.json:
             typer.echo(json.dumps({"status": view.status.to_data() if view.status else None, "me": view.me,
-                                   "you_owe": view.owes(), "errata": errata}, indent=2))
+                                   "you_owe": view.owes(), "errata": errata,
+                                   "void": [v.text() for v in view.voids]}, indent=2))
             return
         if rich or (rich is None and sys.stdout.isatty()):
             status_screen(ws, view.me)
@@ -45,6 +46,8 @@ def status(key: Optional[str] = KeyOption,
         typer.echo(status_lines(view.status, view.me))
         for line in errata:
             typer.echo(f"erratum: {line}")
+        for line in turn.void_lines(view):
+            typer.echo(line)
         typer.echo(f"you ({view.me or 'no seat'}) owe: {view.owes()}")
 
     run(go)

@@ -232,6 +232,26 @@ class Break:
 
 
 @dataclass(frozen=True)
+class Void:
+    """An entry replay could not carry out when it reached it, because of what others did after it was written
+    (the target left the arc, the firing unit was destroyed): it is void, logged and shown to its owner, and never
+    a finding against anybody's commit (DESIGN §4.2 "Entries and time"). What its author alone could have known is
+    refused in his own commit instead (pbem.protocol.legality)."""
+
+    player: str
+    at: str
+    unit: str | None
+    do: Mapping[str, Any]
+    reason: str
+    file: str
+    line: int
+
+    def text(self) -> str:
+        """One line for `pbem status` and `pbem log`."""
+        return f"{self.file}:{self.line}: {self.player}'s entry at {self.at} is void: {self.reason}"
+
+
+@dataclass(frozen=True)
 class Checkpoint:
     """Where replay resumes: `point` is the next unresolved step (the firm point; None = game over),
     `state` the game state before it, `carried` the breaks already found there that are not yet served."""
@@ -242,6 +262,8 @@ class Checkpoint:
     auction: Any = None  # an action auction at `point` (pbem.protocol.auction.Auction), open or closed
     contacts: tuple[tuple[str, tuple[str, ...]], ...] = ()  # seeking weapons met possible targets, reveal owed
     tracks: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)  # seeking weapon -> its moves, unchecked
+    voids: tuple[Void, ...] = ()  # every entry void so far, in game-time order (DESIGN §4.2)
+    armed: tuple[tuple[str, bytes], ...] = ()  # (player, condition) written while it held: met when next seen (§4.3)
 
 
 @dataclass(frozen=True)
@@ -296,8 +318,9 @@ class Status:
 
 @dataclass(frozen=True)
 class Stop:
-    """Where replay stopped: the checkpoint to resume from, the pending breaks in serving order, and the
-    problems met on the way (illegal entries), each a Finding."""
+    """Where replay stopped: the checkpoint to resume from, the pending breaks in serving order, the problems met
+    on the way (a seeking weapon that did not pursue its revealed target), each a Finding, and the entries this
+    replay found void (`voids`; the checkpoint keeps all of the game's)."""
 
     checkpoint: Checkpoint
     pending: tuple[Break, ...]
@@ -307,3 +330,4 @@ class Stop:
     # the dice refs owed now (DESIGN §5 binding): those the step replay stopped at needs, when it stopped there
     # for its action auction or its dice; a batch may roll for these and no others
     dice_refs: tuple[str, ...] = ()
+    voids: tuple[Void, ...] = ()

@@ -16,8 +16,9 @@ from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 from pbem.errors import Finding
+from pbem.formats.canonical import dumps as canonical_dumps
 from pbem.protocol.model import (AT, CLARIFY, CONDITION, HORIZON, ROLL, SEALED, Break, Checkpoint, Entry, Inputs,
-                                 Message, Stop)
+                                 Message, Stop, Void)
 from pbem.protocol.auction import Auction, open_or_go_on
 from pbem.protocol.auction import breaks as auction_breaks
 from pbem.protocol.secrets import SECRET
@@ -41,34 +42,44 @@ def replay(
     after: str | None,
     served: str | None = None,
     quiet_before: Point | None = None,
+    fresh: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
 ) -> Stop:
     """Replay from `start` to the next break; pending breaks are served in table order after `after`.
     `served` is the player whose turn was just taken (it moves an open action auction on).
 
     `quiet_before`: steps before this point were played and served already; they are resolved again (to rebuild
     the state) but their breaks and action auctions are not served again. Replay after an erratum restarts from
-    the game start this way, so that the steps it corrected are the first to count again (DESIGN §4.8)."""
+    the game start this way, so that the steps it corrected are the first to count again (DESIGN §4.8).
+
+    `fresh`: the break conditions each player wrote in the commit being judged. One that already holds at the
+    start (a range condition written at a closer range) is armed: it is met at the next step where it still holds
+    and an event counts for it, and disarmed as soon as it stops holding (DESIGN §4.3, seed 000 §6.D)."""
     if start.carried:
-        return Stop(start, serving_order(start.carried, inputs.players, after), over=False)
+        kept = replace(start, armed=tuple(sorted(_arm(ruleset, inputs, start, fresh)))) if fresh else start
+        return Stop(kept, serving_order(start.carried, inputs.players, after), over=False)
     point, state = start.point, start.state
     auction = start.auction
     problems: list[Finding] = []
+    voids: list[Void] = list(start.voids)
+    known = len(voids)
+    armed = _arm(ruleset, inputs, start, fresh)
     tracks = _check_pursuit(ruleset, inputs, dict(start.tracks), problems)
 
     def checkpoint(at: Point | None, now: Any, **more: Any) -> Checkpoint:
-        return Checkpoint(at, now, tracks=dict(tracks), **more)
+        return Checkpoint(at, now, tracks=dict(tracks), voids=tuple(voids), armed=tuple(sorted(armed)), **more)
 
     if start.contacts:
         state, waiting, more = _impacts(ruleset, state, start.contacts, inputs)
         if waiting:
-            return Stop(replace(start, carried=(), state=state, contacts=waiting, tracks=dict(tracks)),
+            return Stop(replace(start, carried=(), state=state, contacts=waiting, tracks=dict(tracks),
+                                voids=tuple(voids), armed=tuple(sorted(armed))),
                         serving_order(_reveals_owed(waiting, inputs, start.point, ruleset), inputs.players, after),
-                        over=False, problems=tuple(problems), steps=0)
+                        over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=0)
         met = _breaks_met(ruleset, inputs, start.point, ruleset.format_time(start.point), start.state, state, more,
                           explicit=False) if more and start.point is not None else ()
         if met:
             return Stop(checkpoint(start.point, state), serving_order(met, inputs.players, after), over=False,
-                        problems=tuple(problems))
+                        problems=tuple(problems), voids=tuple(voids[known:]))
     steps = 0
     while point is not None and not ruleset.is_over(state):
         steps += 1
@@ -80,33 +91,35 @@ def replay(
         if needing:
             pending = tuple(Break(p, when, HORIZON, f"needs orders from {when}") for p in needing)
             return Stop(checkpoint(point, state), serving_order(pending, inputs.players, after),
-                        over=False, problems=tuple(problems), steps=steps - 1)
+                        over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps - 1)
         sealed_actions, waiting = _sealed(ruleset, state, point, when, inputs)
         if waiting is not None:
             return Stop(checkpoint(point, state), serving_order(waiting, inputs.players, after),
-                        over=False, problems=tuple(problems), steps=steps - 1)
-        actions, unclear = _gather(ruleset, state, point, inputs, inputs.at(point), problems)
+                        over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps - 1)
+        step_voids: list[Void] = []  # kept once the step resolves: a replay stopping before it meets them again
+        actions, unclear = _gather(ruleset, state, point, inputs, inputs.at(point), step_voids)
         actions += sealed_actions
         if unclear:
             return Stop(checkpoint(point, state), serving_order(unclear, inputs.players, after),
-                        over=False, problems=tuple(problems), steps=steps - 1)
+                        over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps - 1)
         quiet = quiet_before is not None and point < quiet_before
         declared = _declaring(ruleset, point)
         if declared and not quiet:
             auction = _auction(ruleset, inputs, state, point, auction, served, after)
             if auction is not None and not auction.closed:
                 return Stop(checkpoint(point, state, auction=auction), auction_breaks(auction, when),
-                            over=False, problems=tuple(problems), steps=steps - 1,
+                            over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps - 1,
                             dice_refs=tuple(_needed(ruleset, state, point, actions)))
         blocked = _dice_missing(ruleset, state, point, when, actions, inputs)
         if blocked:
             return Stop(checkpoint(point, state, auction=auction), serving_order(blocked, inputs.players, after),
-                        over=False, problems=tuple(problems), steps=steps - 1,
+                        over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps - 1,
                         dice_refs=tuple(_needed(ruleset, state, point, actions)))
         state = _recognise(ruleset, state, inputs.press.get(when, ()), problems)
         rolls = {ref: inputs.dice[ref].result for ref in _needed(ruleset, state, point, actions)}
         new_state, events = (ruleset.apply(state, point, actions, rolls) if rolls
                              else ruleset.apply(state, point, actions))
+        voids.extend(step_voids)
         if declared:  # checked when declared (the auction); resolution must not trigger them twice
             events = [e for e in events if e.kind not in getattr(ruleset, "declared_kinds", ())]
         _record_moves(ruleset, inputs, tracks, point, state, events)
@@ -119,15 +132,16 @@ def replay(
                 nxt = ruleset.next_step(setup, point)
                 return Stop(checkpoint(nxt, new_state, contacts=waiting),
                             serving_order(_reveals_owed(waiting, inputs, nxt, ruleset), inputs.players, after),
-                            over=False, problems=tuple(problems), steps=steps)
-        met = () if quiet else _breaks_met(ruleset, inputs, point, when, state, new_state, events)
+                            over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps)
+        met = () if quiet else _breaks_met(ruleset, inputs, point, when, state, new_state, events, armed=armed)
         nxt = ruleset.next_step(setup, point)
         auction, served = None, None
         if met:
             return Stop(checkpoint(nxt, new_state), serving_order(met, inputs.players, after), over=False,
-                        problems=tuple(problems), steps=steps)
+                        problems=tuple(problems), voids=tuple(voids[known:]), steps=steps)
         state, point = new_state, nxt
-    return Stop(checkpoint(None, state), (), over=True, problems=tuple(problems), steps=steps)
+    return Stop(checkpoint(None, state), (), over=True, problems=tuple(problems), voids=tuple(voids[known:]),
+                steps=steps)
 
 
 def _sealed(ruleset: Ruleset, state: Any, point: Point, when: str,
@@ -268,10 +282,15 @@ def _gather(
     point: Point,
     inputs: Inputs,
     entries: Sequence[Entry],
-    problems: list[Finding],
+    voids: list[Void],
 ) -> tuple[list[Action], list[Break]]:
     """Every player's actions at this step: legal entries first, then his plans (§4.5), then the ruleset's
-    defaults for units without either. A plan that ties gives a clarify break for its owner instead."""
+    defaults for units without either. A plan that ties gives a clarify break for its owner instead.
+
+    An entry that is illegal here (or a second one for the same unit and slot) is void (DESIGN §4.2 "Entries and
+    time"): recorded in `voids`, never a finding. What its author alone could have known was refused in his own
+    commit (pbem.protocol.legality); what is left became impossible through others' later actions, and must not
+    make anybody's commit illegal, or the game could stick."""
     actions: list[Action] = []
     unclear: list[Break] = []
     slot_of = getattr(ruleset, "slot_of", None)
@@ -282,13 +301,11 @@ def _gather(
             verb = next(iter(entry.do), "")
             slot = (slot_of(entry.do) if slot_of is not None else None) or verb  # ph1 and ph2 may both fire
             if (entry.unit, slot) in acted:
-                problems.append(Finding("rules.duplicate-action",
-                                        f"{player} gave {entry.unit} a second {verb!r} at {entry.at_text}",
-                                        file=entry.file, line=entry.line))
+                voids.append(void_of(entry, f"a second {verb!r} for {entry.unit} at {entry.at_text}"))
                 continue
             reason = ruleset.legal(state, action)
             if reason is not None:
-                problems.append(Finding("rules.illegal-action", reason, file=entry.file, line=entry.line))
+                voids.append(void_of(entry, reason))
                 continue
             acted.add((entry.unit, slot))
             actions.append(action)
@@ -300,6 +317,11 @@ def _gather(
             if default.unit not in covered:
                 actions.append(default)
     return actions, unclear
+
+
+def void_of(entry: Entry, reason: str) -> Void:
+    """The record of an entry replay found void, and why."""
+    return Void(entry.by, entry.at_text, entry.unit, dict(entry.do), reason, entry.file, entry.line)
 
 
 def _plans(ruleset: Ruleset, state: Any, point: Point, player: str, inputs: Inputs, explicit: set[str | None],
@@ -379,9 +401,11 @@ def _breaks_met(
     after: Any,
     events: Sequence[Event],
     explicit: bool = True,
+    armed: set[tuple[str, bytes]] | None = None,
 ) -> tuple[Break, ...]:
     """One break per player whose conditions this step meets (reasons joined), DESIGN §4.2 point 2.
-    `explicit`: whether explicit break points count (not for a declaration, only for a resolved step)."""
+    `explicit`: whether explicit break points count (not for a declaration, only for a resolved step).
+    `armed`: conditions written while they held (see `replay`); one met here, or no longer holding, is removed."""
     met: list[Break] = []
     for player in inputs.players:
         reasons: list[str] = []
@@ -393,6 +417,14 @@ def _breaks_met(
                 continue
             # Seed §6 / DESIGN §4.2: a player's own events never trigger him unless he says `by: any`.
             seen = events if condition.get("by") == "any" else [e for e in events if e.by != player]
+            if armed and (player, canonical_dumps(condition)) in armed:
+                holds = ruleset.condition_holds(condition, player, after)  # type: ignore[attr-defined]
+                if holds is None or seen:
+                    armed.discard((player, canonical_dumps(condition)))
+                if holds is not None and seen:
+                    reasons.append(holds)
+                    explicit_only = False
+                    continue
             if not seen:
                 continue
             reason = ruleset.condition_met(condition, player, before, after, seen)
@@ -402,6 +434,22 @@ def _breaks_met(
         if reasons:
             met.append(Break(player, when, AT if explicit_only else CONDITION, "; ".join(reasons)))
     return tuple(met)
+
+
+def _arm(ruleset: Ruleset, inputs: Inputs, start: Checkpoint,
+         fresh: Mapping[str, Sequence[Mapping[str, Any]]] | None) -> set[tuple[str, bytes]]:
+    """The armed conditions (DESIGN §4.3): those still armed at `start` that their players still have, and the
+    fresh ones that hold in the state at `start`."""
+    holds = getattr(ruleset, "condition_holds", None)
+    if holds is None:
+        return set()
+    have = {(p, canonical_dumps(c)) for p in {p for p, _ in start.armed} for c in inputs.of(p).breaks}
+    armed = set(start.armed) & have
+    for player, conditions in (fresh or {}).items():
+        for condition in conditions:
+            if "at" not in condition and holds(condition, player, start.state) is not None:
+                armed.add((player, canonical_dumps(condition)))
+    return armed
 
 
 def _explicit_point(ruleset: Ruleset, text: Any) -> Point | None:

@@ -57,6 +57,7 @@ class StatusView:
     errata: tuple[str, ...] = ()  # errata not applied yet, one line each (DESIGN §4.8)
     to_sign: tuple[str, ...] = ()  # ids of those errata my signature is missing from
     to_apply: tuple[str, ...] = ()  # ids of those errata everyone signed
+    voids: tuple[str, ...] = ()  # my entries replay found void, one line each (DESIGN §4.2)
 
 
 def todos(view: StatusView) -> list[Todo]:
@@ -146,6 +147,7 @@ def screen(view: StatusView) -> RenderableType:
     if view.last:
         mine.append(f"last commit: {view.last}")
     mine += [f"erratum {line}" for line in view.errata]
+    mine += [f"void: {line}" for line in view.voids]
     if mine:
         parts.append(Text("\n".join(mine)))
     if len(view.units) > 1:

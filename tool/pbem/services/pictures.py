@@ -282,7 +282,13 @@ def status_view(ws: Any, me: str | None) -> StatusView:
         report_file=report_file, horizon=mine.through_text if mine is not None else None,
         breaks=tuple(_condition(c) for c in mine.breaks) if mine is not None else (), last=last, units=units,
         errata=tuple(listing(game, with_applied=False)), to_sign=to_sign, to_apply=to_apply,
-        **_commands(manifest.ruleset_name))
+        voids=tuple(v.text() for v in _my_voids(head, me)), **_commands(manifest.ruleset_name))
+
+
+def _my_voids(head: Any, me: str | None) -> tuple[Any, ...]:
+    from pbem.services.turn import SHOWN_VOIDS, voids_of
+
+    return voids_of(head, me)[-SHOWN_VOIDS:]
 
 
 def _commands(ruleset: str) -> dict[str, str]:

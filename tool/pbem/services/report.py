@@ -60,6 +60,11 @@ def log_text(result: HistoryResult) -> str:
             out.append(f"  break for {b.player}" + (f" at {b.at}" if b.at else "") + f": {b.why}")
         if status.note:
             out.append(f"  note from {status.yielded_by}: {status.note}")
+    voids = last.stop.checkpoint.voids if last.stop is not None else ()
+    if voids:
+        out.append("")
+        out.append("Void entries (others' later actions made them impossible; the game went on without them):")
+        out.extend(f"  {v.text()}" for v in voids)
     if last.game.errata:
         from pbem.services.errata import listing
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from pbem.errors import ILLEGAL, Finding, PbemError
 from pbem.formats.writer import dump_mapping
-from pbem.protocol.model import Status
+from pbem.protocol.model import Status, Void
 from pbem.crypto.keys import PrivateKey
 from pbem.protocol import secrets
 from pbem.protocol.dice import ESCROW
@@ -24,6 +24,7 @@ class Outlook:
     me: str | None
     findings: list[Finding] = field(default_factory=list)
     would_be: Status | None = None  # the status if the working tree were committed now
+    voids: tuple[Void, ...] = ()  # my entries replay found void, most recent last (DESIGN §4.2)
 
     def owes(self) -> str:
         """What *I* must do next, in one sentence with the command."""
@@ -57,7 +58,27 @@ def whoami(ws: Workspace, me: Identity | None) -> str | None:
 
 def outlook(ws: Workspace, me: Identity | None) -> Outlook:
     head = ws.head()
-    return Outlook(head.game.status if head else None, whoami(ws, me))
+    player = whoami(ws, me)
+    return Outlook(head.game.status if head else None, player, voids=voids_of(head, player))
+
+
+SHOWN_VOIDS = 5
+
+
+def voids_of(head: Verified | None, player: str | None) -> tuple[Void, ...]:
+    """`player`'s entries that replay found void so far (DESIGN §4.2 "Entries and time"): what others did after
+    he wrote them made them impossible. The game went on without them."""
+    if head is None or head.stop is None or player is None:
+        return ()
+    return tuple(v for v in head.stop.checkpoint.voids if v.player == player)
+
+
+def void_lines(view: Outlook) -> list[str]:
+    """`pbem status` lines for my void entries: the latest few, and how to see them all."""
+    lines = [f"void: {v.text()}" for v in view.voids[-SHOWN_VOIDS:]]
+    if len(view.voids) > SHOWN_VOIDS:
+        lines.insert(0, f"void: {len(view.voids) - SHOWN_VOIDS} earlier entries of yours are void too (pbem log)")
+    return lines
 
 
 def errata_lines(ws: Workspace) -> list[str]:

@@ -12,7 +12,10 @@ allowed to make this change and whether status.yaml says what replay computes. S
   4. he changed only his own players file and entries (ownership.*), nothing before the firm marker
      (firm.changed), and dice and secrets only as §5 and §6 allow (dice.*, secret.*);
   5. he made progress (progress.none, seed §4.C);
-  6. replay from the firm point: illegal entries (rules.*); what is owed (dice, reveals) comes before the game's
+  6. the entries he added, judged with what he could know when writing them (rules.illegal-action,
+     rules.duplicate-action; DESIGN §4.2 "Entries and time"); what others made impossible later is void at
+     replay, never a finding;
+  7. replay from the firm point: what is owed (dice, reveals) comes before the game's
      breaks; status.yaml must equal the result (status.mismatch).
 
 A commit that changes errata/ is an erratum commit (DESIGN §4.8): any player may make it without holding control;
@@ -30,6 +33,7 @@ from pbem.errors import Finding
 from pbem.protocol import dice, errata, secrets
 from pbem.protocol.control import progress_error, resume_from, status_of
 from pbem.protocol.history import entry_changes, firm_findings, ownership_findings
+from pbem.protocol.legality import own_findings
 from pbem.protocol.model import CLARIFY, SEALED, Break, Status, Stop
 from pbem.protocol.press import press_findings
 from pbem.protocol.replay import replay, start_checkpoint
@@ -134,10 +138,18 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
         start = start_checkpoint(ruleset, manifest.setup, manifest.players)
         stop = replay(ruleset, manifest.setup, game.inputs, start, prev.last_yielder, quiet_before=corrected)
     elif takes_turn(prev, player) and prev.game.errata == game.errata:
-        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, player), player, player)
+        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, player), player, player,
+                      fresh={player: new_conditions(prev.game, game, player)})
     else:
         stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, None), prev.last_yielder)
     return stop, full_status(game, stop, player, note)
+
+
+def new_conditions(before: Game, after: Game, player: str) -> tuple[dict, ...]:
+    """The break conditions `player` has in `after` and did not have in `before` (DESIGN §4.3: one written while
+    it already holds is met at the next step it still holds)."""
+    old = before.inputs.of(player).breaks
+    return tuple(c for c in after.inputs.of(player).breaks if c not in old)
 
 
 def judge(prev: Verified | None, game: Game, changed: Iterable[str], signer: PublicKey) -> tuple[list[Finding], Verified]:
@@ -271,6 +283,8 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
                                     f"({why}); {path} waits for his turn", file=path))
     if not erratum:
         findings.extend(_ownership(prev, game, changed, player, turn))
+    if turn:
+        findings.extend(_own_legality(prev, game, changed, player))
     stop, expected = expected_after(prev, game, player)
     findings.extend(stop.problems)
     if not erratum and any(DICE_RE.match(p) for p in changed):
@@ -359,6 +373,18 @@ def _binding(prev: Verified, game: Game, stop: Stop) -> list[Finding]:
                                   lambda ref: sides(ref) if sides is not None and ref != START_REF else None,
                                   resolved)
     return found + dice.void_binding_findings(prev.game.batches, game.batches, owed | set(prev.stop.dice_refs))
+
+
+def _own_legality(prev: Verified, game: Game, changed: set[str], player: str) -> list[Finding]:
+    """DESIGN §4.2 "Entries and time": the entries this turn adds are judged with what their author could know
+    (the firm point and his own orders since); what others may still change is left to replay, which voids it."""
+    reports = {p for p in changed if REPORT_RE.match(p)}
+    if not reports:
+        return []
+    assert prev.stop is not None
+    _removed, added = entry_changes(prev.game.inputs, game.inputs, reports)
+    return own_findings(game.manifest.ruleset, game.manifest.setup, game.inputs, prev.stop.checkpoint, player,
+                        added)
 
 
 def _erratum(prev: Verified, game: Game, changed: set[str], player: str) -> list[Finding]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from pbem.rulesets.base import Action, Ambiguous, Event, Point
-from pbem.rulesets.tactical import actions, conditions, energy, gametime, plans, seeking, state
+from pbem.rulesets.tactical import actions, conditions, energy, foresight, gametime, plans, seeking, state
 from pbem.rulesets.tactical.weapons import DIE_SIDES
 
 
@@ -93,6 +93,24 @@ class TacticalRuleset:
     def legal(self, game: state.TacticalState, action: Action) -> str | None:
         """None if the action is legal at its step, else the reason quoting it."""
         return actions.legal(game, action)
+
+    # --- what an entry's author alone could know (DESIGN §4.2 "Entries and time"; pbem.protocol.legality) -------
+    def own_view(self, game: state.TacticalState, player: str) -> foresight.OwnView:
+        """`player`'s view of the game at the firm point (foresight.py)."""
+        return foresight.own_view(game, player)
+
+    def own_state(self, view: foresight.OwnView) -> state.TacticalState:
+        """The state inside a view (for plans and defaults)."""
+        return view.state
+
+    def own_step(self, view: foresight.OwnView, point: Point, given: Sequence[Action]) -> foresight.OwnView:
+        """The view carried over `point` by the player's own actions."""
+        return foresight.own_step(view, point, given)
+
+    def own_legality(self, view: foresight.OwnView, action: Action) -> str | None:
+        """None if the author could not have known `action` to be illegal, else the reason: a finding on his
+        commit. What only others' later actions make impossible is left to `legal` at replay (void)."""
+        return foresight.own_legality(view, action)
 
     def slot_of(self, do: Mapping[str, Any]) -> tuple[str, ...] | None:
         """The slot an action takes (one action per unit, slot and step): ("move",), ("fire", "ph1"), …"""
@@ -168,6 +186,11 @@ class TacticalRuleset:
     ) -> str | None:
         """The reason text if the condition is met by this step, else None."""
         return conditions.condition_met(condition, player, before, after, events)
+
+    def condition_holds(self, condition: Mapping[str, Any], player: str, game: state.TacticalState) -> str | None:
+        """The reason text if the situation `condition` watches for already holds in `game` (a range), else None;
+        DESIGN §4.3: a condition that holds when written is met at the next step it still holds."""
+        return conditions.condition_holds(condition, player, game)
 
     def is_over(self, game: state.TacticalState) -> bool:
         """Whether at most one player still has units in play (of at least two who started with units)."""
