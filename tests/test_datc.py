@@ -53,3 +53,42 @@ def test_datc(case: Case) -> None:
     assert _by_power(board.units) == {p: sorted(u) for p, u in case.after.items() if u}
     assert _by_power(board.dislodged) == {p: sorted(u) for p, u in case.dislodged.items() if u}
     assert sorted(void) == sorted(case.void)
+
+
+# --- orders the engine would read with another meaning (refused: rules.order-rewritten) -------------------------
+
+def _spain_board() -> Board:
+    info = engine.standard_map()
+    units = {"france": ["F POR", "F MAO"], "italy": ["F LYO", "F WES"]}
+    return Board.of(info.powers, units, dict(info.start.centres), {p: [] for p in info.powers})
+
+
+def test_a_support_keeps_the_coast_given() -> None:
+    """6.B.9: the engine drops the coast of "F POR S F MAO - SPA/NC"; the adapter keeps it (and voids the
+    support when the fleet moves to the other coast), so the order is not rewritten."""
+    [checked] = engine.check_orders(_spain_board(), "S1901M", "france", ["F POR S F MAO - SPA/NC"])
+    assert checked.normal == "F POR S F MAO - SPA/NC" and not checked.rewritten
+
+
+def test_a_support_the_engine_would_count_for_the_other_coast_is_refused() -> None:
+    """The fleet in the Gulf of Lyon reaches only Spain's south coast: the engine would read a support "to the
+    north coast" as one to the south coast. Refused, naming the order."""
+    [checked] = engine.check_orders(_spain_board(), "S1901M", "france", ["F MAO S F LYO - SPA/NC"])
+    assert checked.normal is None and checked.rewritten
+    assert "SPA/SC" in (checked.reason or "") and "another coast" in (checked.reason or "")
+
+
+def test_a_rewritten_order_is_void_at_resolution_with_its_own_verdict() -> None:
+    """The verifier voids it like an invalid order (the unit holds, no offence); `pbem orders` refuses to seal
+    it (rules.order-rewritten, services/diplomacy.py)."""
+    from dataclasses import replace
+
+    from pbem.rulesets.dow import DowRuleset
+    from pbem.rulesets.dow.resolve import judge
+    from pbem.rulesets.dow.state import POWERS
+
+    rules = DowRuleset()
+    start = rules.initial_state({"map": "standard"}, POWERS)
+    state = replace(start, phase=rules.parse_time("S1901M"), board=_spain_board())
+    [(order, normal, verdict, reason)] = judge(state, "france", ["F MAO S F LYO - SPA/NC"])
+    assert (normal, verdict) == (None, "rewritten") and "F MAO S F LYO - SPA/NC" in str(reason)
