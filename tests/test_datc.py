@@ -19,7 +19,7 @@ def _board(case: Case) -> Board:
     return Board.of(info.powers, case.units, centres, {})
 
 
-def _play(case: Case) -> tuple[Board, list[str]]:
+def _play(case: Case, edition: str = "2023") -> tuple[Board, list[str]]:
     board, phase, void = _board(case), case.phase, []
     for given in case.orders:
         orders = {}
@@ -27,7 +27,7 @@ def _play(case: Case) -> tuple[Board, list[str]]:
             checked = engine.check_orders(board, phase, power, texts)
             orders[power] = [c.normal for c in checked if c.normal is not None]
             void += [c.order for c in checked if c.normal is None]
-        result = engine.adjudicate(board, phase, orders, 18)
+        result = engine.adjudicate(board, phase, orders, 18, edition)
         board, phase = result.board, result.next_phase
     return board, void
 
@@ -53,6 +53,40 @@ def test_datc(case: Case) -> None:
     assert _by_power(board.units) == {p: sorted(u) for p, u in case.after.items() if u}
     assert _by_power(board.dislodged) == {p: sorted(u) for p, u in case.dislodged.items() if u}
     assert sorted(void) == sorted(case.void)
+
+
+# --- the 2000 rulebook where DATC v3.0 gives it as the alternative (game.yaml setup `edition: "2000"`) ------------
+
+OLDER = {
+    # 4.B.4: coasts in supports are not specified in the 2000 rules; the support counts and Italy bounces
+    "6.B.9": {"france": ["F MAO", "F POR"], "italy": ["F LYO", "F WES"]},
+    # 4.A.3: with fallback, the army ordered via a convoy that is not there moves over land
+    "6.G.8": {"england": ["A KIE", "F HEL"], "france": ["A HOL"]},
+    # 4.D.8: "under older rulebooks the army in Tuscany was kept" (distance to home centres)
+    "6.J.11": {"italy": ["A TUS"]},
+}
+
+
+@pytest.mark.parametrize("case_id", sorted(OLDER))
+def test_datc_2000_edition(case_id: str) -> None:
+    [case] = [c for c in CASES if c.id == case_id]
+    board, _ = _play(case, "2000")
+    assert _by_power(board.units) == OLDER[case_id]
+
+
+def test_an_unknown_edition_is_refused() -> None:
+    with pytest.raises(engine.EngineError, match="edition"):
+        engine.adjudicate(_board(CASES[0]), "S1901M", {}, 18, "1971")
+
+
+def test_the_edition_is_a_setup_option() -> None:
+    from pbem.rulesets.dow.state import initial_state
+
+    players = ("austria", "england", "france", "germany", "italy", "russia", "turkey")
+    assert initial_state({"map": "standard"}, players).edition == "2023"
+    assert initial_state({"map": "standard", "edition": "2000"}, players).edition == "2000"
+    with pytest.raises(ValueError, match="setup.edition"):
+        initial_state({"map": "standard", "edition": "1982"}, players)
 
 
 # --- orders the engine would read with another meaning (refused: rules.order-rewritten) -------------------------

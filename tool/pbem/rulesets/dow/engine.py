@@ -316,24 +316,35 @@ def _real(orders: Sequence[str]) -> list[str]:
     return [o for o in orders if o != "WAIVE"]
 
 
-def adjudicate(board: Board, phase: str, orders: Mapping[str, Sequence[str]], victory: int) -> Adjudication:
+EDITIONS = ("2023", "2000")  # the rulebook where DATC v3.0 offers alternatives; 2023 is DATC's preference
+
+
+def adjudicate(board: Board, phase: str, orders: Mapping[str, Sequence[str]], victory: int,
+               edition: str = "2023") -> Adjudication:
     """Adjudicate one phase: every power's orders (normal forms, all of them accepted by `check_orders`) on a
-    fresh game holding `board`; EngineError if the engine refuses any of them."""
-    return _adjudicate(board, phase, tuple(sorted((p, tuple(sorted(o))) for p, o in orders.items() if o)), victory)
+    fresh game holding `board`; EngineError if the engine refuses any of them.
+
+    `edition` "2023" (default) applies DATC v3.0's preferred rulings where the engine departs from them
+    (datc.py); "2000" keeps the engine's own older-rulebook choices (coasts in supports ignored, a move via
+    convoy falls back to the land route, civil disorder by distance to home centres)."""
+    if edition not in EDITIONS:
+        raise EngineError(f"unknown rulebook edition {edition!r} (known: {', '.join(EDITIONS)})")
+    return _adjudicate(board, phase, tuple(sorted((p, tuple(sorted(o))) for p, o in orders.items() if o)), victory,
+                       edition)
 
 
 @lru_cache(maxsize=64)
 def _adjudicate(
-    board: Board, phase: str, orders: tuple[tuple[str, tuple[str, ...]], ...], victory: int
+    board: Board, phase: str, orders: tuple[tuple[str, tuple[str, ...]], ...], victory: int, edition: str
 ) -> Adjudication:
     info = standard_map()
     game = _game(board, phase, victory)
     for power, _given in orders:
         if power not in info.powers:
             raise EngineError(f"orders for unknown power {power!r}")
-    fed = _corrected(board, phase, dict(orders))
+    fed = _corrected(board, phase, dict(orders), edition)
     _feed(game, fed)
-    if phase.endswith("M") and any(o.endswith(" VIA") for given in fed.values() for o in given):
+    if edition == "2023" and phase.endswith("M") and any(o.endswith(" VIA") for given in fed.values() for o in given):
         carried = datc.no_land_fallback(fed, lambda start, end: _carried(fed, start, end))
         if carried is not None:
             _feed(game, carried)
@@ -365,13 +376,15 @@ def _feed(game: Any, orders: Mapping[str, Sequence[str]]) -> None:
                               f" (held {held}, given {list(given)})")
 
 
-def _corrected(board: Board, phase: str, orders: dict[str, Sequence[str]]) -> dict[str, list[str]]:
+def _corrected(board: Board, phase: str, orders: dict[str, Sequence[str]], edition: str) -> dict[str, list[str]]:
     """The orders the engine is given, corrected where its rules depart from DATC v3.0 (see datc.py); each
-    correction runs only when its situation is there."""
+    correction runs only when its situation is there. The 2000 edition only drops the coasts of supports."""
     out = {p: list(o) for p, o in orders.items()}
     if any(datc.has_support_coast(o) for given in out.values() for o in given):
+        if edition != "2023":
+            return {p: [datc.strip_support_coast(o) for o in given] for p, given in out.items()}
         out = datc.void_unmatched_coast_supports(out)
-    if phase.endswith("A"):
+    if edition == "2023" and phase.endswith("A"):
         for power in standard_map().powers:
             due = adjustment_due(board, power)
             given = out.get(power, [])

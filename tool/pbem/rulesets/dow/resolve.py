@@ -132,7 +132,7 @@ def resolve(state: DowState, point: Point, actions: Sequence[Action]) -> tuple[D
         return replace(state, phase=phases.next_step({}, point)), events
     state, orders = _gather(state, point, actions, events)
     phase = phases.engine_phase(point)
-    result = engine.adjudicate(state.board, phase, orders, state.victory)
+    result = engine.adjudicate(state.board, phase, orders, state.victory, state.edition)
     expected = phases.next_step({}, point)
     engine_next = result.next_phase
     if engine_next != engine.COMPLETED and (expected is None or engine_next != phases.format_time(expected)):
