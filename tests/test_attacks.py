@@ -1623,3 +1623,22 @@ def test_collusion__who_starts_at_a_table_of_three_is_rolled_with_committed_cont
     first = MELEE[raw["results"][0] - 1]
     assert ok(table, "start", "--roll", who="rom").strip() == f"started: the dice chose {first}, who has control"
     assert_clean(table)
+
+
+# === DATC v3.0: orders the engine would carry out with another meaning (rules.order-rewritten) ==================
+
+def test_a_support_the_engine_would_count_for_another_coast_is_refused_when_sealed(tmp_path: Path) -> None:
+    """Russia's fleet in Rumania reaches only Bulgaria's east coast. Turkey's "F BLA S F RUM - BUL/SC" names the
+    south coast; the engine would silently read it as a support to the east coast (DATC 6.B.9: a coast given
+    in a support must match). `pbem orders` refuses it, naming the order, and writes nothing; the verifier voids
+    it if it is sealed around pbem (resolve.judge verdict "rewritten", tests/test_datc.py)."""
+    from test_dow_flow import new_dow
+
+    game = new_dow(tmp_path / "datc")
+    game.phase()  # S1901P: press only
+    game.phase({"turkey": ["F ANK - BLA"], "russia": ["F SEV - RUM"]})
+    assert game.status()["firm"] == "F1901M"
+    out = game.refused("orders", game.orders_file(["F BLA S F RUM - BUL/SC"]), who="turkey",
+                       rule="rules.order-rewritten")
+    assert "F BLA S F RUM - BUL/SC" in out and "another coast" in out
+    game.ok("orders", game.orders_file(["F BLA S F RUM - BUL/EC"]), who="turkey")

@@ -126,3 +126,12 @@ def test_a_rewritten_order_is_void_at_resolution_with_its_own_verdict() -> None:
     state = replace(start, phase=rules.parse_time("S1901M"), board=_spain_board())
     [(order, normal, verdict, reason)] = judge(state, "france", ["F MAO S F LYO - SPA/NC"])
     assert (normal, verdict) == (None, "rewritten") and "F MAO S F LYO - SPA/NC" in str(reason)
+
+
+def test_a_support_to_a_coast_the_fleet_cannot_reach_is_void() -> None:
+    """6.A.10 with a coast: the engine keeps "A MAR S F GAS - SPA/SC" as written although Gascony reaches only
+    the north coast; the support is impossible and void (not a rewrite)."""
+    info = engine.standard_map()
+    board = Board.of(info.powers, {"france": ["F GAS", "A MAR"]}, dict(info.start.centres), {})
+    [checked] = engine.check_orders(board, "F1901M", "france", ["A MAR S F GAS - SPA/SC"])
+    assert checked.normal is None and not checked.rewritten and "cannot move to SPA/SC" in str(checked.reason)

@@ -26,26 +26,34 @@ _SUPPORT_MOVE = re.compile(r"^([AF] [A-Z]{3}(?:/[NESW]C)?) S ([AF]) ([A-Z]{3}(?:
 _GIVEN_SUPPORT = re.compile(r"\bS\s+(?:F\s+)?[A-Z]{3}(?:/[NESW]C)?\s*-\s*([A-Z]{3})\s*/\s*([NESW]C)\b")
 
 
-def keep_support_coast(given: str, normal: str, reaches: Callable[[str, str], bool]) -> tuple[str, str | None]:
-    """DATC 6.B.9: (the normal form keeping the coast the player gave, None), or (normal, why) when the engine
-    would read the support for a coast other than the one given (the order changes meaning: refused).
+def keep_support_coast(given: str, normal: str, reaches: Callable[[str, str], bool]
+                       ) -> tuple[str | None, str | None, bool]:
+    """DATC 6.B.9 (and 6.A.10): a support naming a coast, as (normal form, reason, rewritten).
 
-    `given` is the order as written, `normal` the engine's form ("F POR S F MAO - SPA": the engine drops the
-    coast), `reaches(fleet location, "SPA/NC")` whether the supported fleet can move to that coast."""
+    (the normal form keeping the coast the player gave, None, False) when the supported fleet can move there;
+    (None, why, False) when it cannot and the engine keeps the coast (an impossible support, void like any
+    order the engine refuses); (None, why, True) when the engine would read the support for another coast than
+    the one given: the order changes meaning and is refused (`rules.order-rewritten`). `given` is the order as
+    written, `normal` the engine's form (it drops or changes the coast of a fleet's support), `reaches(fleet
+    location, "SPA/NC")` whether the supported fleet can move to that coast."""
     found = _SUPPORT_MOVE.match(normal)
     if found is None or found.group(2) != "F":
-        return normal, None
+        return normal, None, False
     asked = _GIVEN_SUPPORT.search(re.sub(r"\s+", " ", given.upper()))
     if asked is None or asked.group(1) != found.group(4):
-        return normal, None
+        return normal, None, False
     coast = f"{asked.group(1)}/{asked.group(2)}"
     engine_coast = found.group(4) + (found.group(5) or "")
+    if not reaches(found.group(3), coast):
+        if engine_coast == coast:
+            return None, f"the fleet in {found.group(3)} cannot move to {coast}", False
+        return None, (f"the engine would read it as {normal!r}: the fleet in {found.group(3)} cannot move to "
+                      f"{coast}, and the support would count for another coast"), True
     if engine_coast == coast:
-        return normal, None
-    if engine_coast != found.group(4) or not reaches(found.group(3), coast):
-        return normal, (f"the engine would read it as {normal!r}: the fleet in {found.group(3)} cannot move to "
-                        f"{coast}, and the support would count for another coast")
-    return f"{found.group(1)} S F {found.group(3)} - {coast}", None
+        return normal, None, False
+    if engine_coast != found.group(4):
+        return None, f"the engine would read it as {normal!r}, a support for another coast", True
+    return f"{found.group(1)} S F {found.group(3)} - {coast}", None, False
 
 
 def strip_support_coast(order: str) -> str:

@@ -239,11 +239,10 @@ def _check_orders(board: Board, phase: str, power: str, orders: tuple[str, ...])
     out: list[Checked] = []
     for order in orders:
         reason, normal = _try(game, power, order)
-        rewritten = None
         if reason is None and normal is not None and "/" in order:
-            normal, rewritten = datc.keep_support_coast(order, normal, _fleet_reaches)
-            if rewritten is not None:
-                out.append(Checked(order, None, rewritten, True))
+            normal, reason, rewritten = datc.keep_support_coast(order, normal, _fleet_reaches)
+            if reason is not None:
+                out.append(Checked(order, None, reason, rewritten))
                 continue
         if reason is None and normal is not None:
             unit = " ".join(normal.split()[:2]) if normal != "WAIVE" else None
