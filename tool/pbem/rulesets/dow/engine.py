@@ -16,6 +16,12 @@ in, so this module wraps it tightly and hands the rest of pbem only immutable da
   the zobrist hash are dropped; the engine's version is returned with every adjudication.
 
 Unknown names are refused before they reach the engine (`set_centers` drops unknown centres silently).
+
+Where the engine departs from the DATC v3.0 preferred rulings (2023 rulebook), the orders it is given are
+corrected first (datc.py: 6.B.9 support coasts, 6.G.8 no land fallback via convoy, 6.J civil disorder by
+distance to owned centres), each only when its situation applies; a game's `edition: "2000"` skips them. A
+support the engine would read for another coast than the one written is refused by `check_orders`
+(`Checked.rewritten`), never silently carried out.
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ phase S1901M. `apply(state, phase, ...)` returns the state at the next phase.
 Setup (game.yaml `setup`, schema pbem/dow/setup/1): `map: standard`, optional `start` (S1901P, the default, or
 S1901M to skip the press-only first half), `victory` (centres to win, default 18), `director` (the player id
 that may issue and lift warnings), `edition` (the rulebook where the Diplomacy Adjudicator Test Cases offer
-alternatives: "2023", the default and DATC v3.0's preference, or "2000"), `invite_hash` (the invite code as "sha256:SALT:DIGEST", see invite.py).
+alternatives: "2023", the default and DATC v3.0's preference, or "2000"), `invite_hash` (the invite code as
+"sha256:SALT:DIGEST", see invite.py).
 The players must include the seven powers by their ids (austria, england, france, germany, italy, russia,
 turkey); any other player id is a seat without a power (a director who does not play).
 """
