@@ -340,7 +340,7 @@ def adjudicate(board: Board, phase: str, orders: Mapping[str, Sequence[str]], vi
 
 @lru_cache(maxsize=64)
 def _adjudicate(
-    board: Board, phase: str, orders: tuple[tuple[str, tuple[str, ...]], ...], victory: int, edition: str
+    board: Board, phase: str, orders: tuple[tuple[str, tuple[str, ...]], ...], victory: int, edition: str = "2023"
 ) -> Adjudication:
     info = standard_map()
     game = _game(board, phase, victory)
