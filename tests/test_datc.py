@@ -151,3 +151,22 @@ def test_a_support_to_a_coast_the_fleet_cannot_reach_is_void() -> None:
     board = Board.of(info.powers, {"france": ["F GAS", "A MAR"]}, dict(info.start.centres), {})
     [checked] = engine.check_orders(board, "F1901M", "france", ["A MAR S F GAS - SPA/SC"])
     assert checked.normal is None and not checked.rewritten and "cannot move to SPA/SC" in str(checked.reason)
+
+
+def test_corrections_run_only_where_their_situation_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Verification speed: an ordinary phase (no support naming a coast, no move via convoy, no power short of
+    disbands) never enters a correction."""
+    from pbem.rulesets.dow import datc
+
+    def boom(*_: object) -> None:
+        raise AssertionError("a correction ran where it does not apply")
+
+    for name in ("void_unmatched_coast_supports", "no_land_fallback", "civil_disorder_disbands"):
+        monkeypatch.setattr(datc, name, boom)
+    info = engine.standard_map()
+    start = info.start
+    spring = engine._adjudicate.__wrapped__(  # type: ignore[attr-defined]
+        start, "S1901M", (("france", ("A PAR - BUR", "F BRE - MAO")), ("italy", ("A VEN - TYR",))), 18)
+    assert ("france", "A BUR") in spring.board.units
+    builds = Board.of(info.powers, {"france": ["A PAR"]}, dict(start.centres), {})
+    engine._adjudicate.__wrapped__(builds, "W1901A", (("france", ("A MAR B",)),), 18)  # type: ignore[attr-defined]
