@@ -1812,3 +1812,22 @@ def _past(firm: str | None, point: tuple[int, int, int]) -> bool:
     from pbem.rulesets.tactical import TacticalRuleset
 
     return firm is None or TacticalRuleset().parse_time(firm) > point
+
+
+# === DATC v3.0: orders the engine would carry out with another meaning (rules.order-rewritten) ==================
+
+def test_a_support_the_engine_would_count_for_another_coast_is_refused_when_sealed(tmp_path: Path) -> None:
+    """Russia's fleet in Rumania reaches only Bulgaria's east coast. Turkey's "F BLA S F RUM - BUL/SC" names the
+    south coast; the engine would silently read it as a support to the east coast (DATC 6.B.9: a coast given
+    in a support must match). `pbem orders` refuses it, naming the order, and writes nothing; the verifier voids
+    it if it is sealed around pbem (resolve.judge verdict "rewritten", tests/test_datc.py)."""
+    from test_dow_flow import new_dow
+
+    game = new_dow(tmp_path / "datc")
+    game.phase()  # S1901P: press only
+    game.phase({"turkey": ["F ANK - BLA"], "russia": ["F SEV - RUM"]})
+    assert game.status()["firm"] == "F1901M"
+    out = game.refused("orders", game.orders_file(["F BLA S F RUM - BUL/SC"]), who="turkey",
+                       rule="rules.order-rewritten")
+    assert "F BLA S F RUM - BUL/SC" in out and "another coast" in out
+    game.ok("orders", game.orders_file(["F BLA S F RUM - BUL/EC"]), who="turkey")

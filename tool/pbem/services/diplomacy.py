@@ -194,6 +194,9 @@ def seal_orders(ws: Workspace, me: Identity, content: bytes, name: str) -> Seale
         raise PbemError("orders.not-owed", why, exit_code=ILLEGAL)
     value = read_orders(content, name)
     problem, verdicts = judge_orders(ruleset, seat.state, seat.point, player, value)
+    for v in verdicts:  # DATC 6.B.9: never seal an order the engine would carry out with another meaning
+        if v.verdict == "rewritten":
+            raise PbemError("rules.order-rewritten", f"{name}: {v.order!r} refused: {v.reason}", exit_code=ILLEGAL)
     files = ws.head_files()
     sid = chance.seal_secret(files, ws.game_of(files), me, player, ORDERS_KIND, canonical(value), when,
                              f"{player}'s orders for {when}")
