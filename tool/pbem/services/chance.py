@@ -18,7 +18,7 @@ from pbem.errors import ILLEGAL, PbemError
 from pbem.formats import schemas, yamlsafe
 from pbem.formats.canonical import dumps as canonical
 from pbem.formats.writer import dump_mapping
-from pbem.protocol import dice
+from pbem.protocol import dice, secrets
 from pbem.protocol.dice import Batch
 from pbem.protocol.secrets import Secret
 from pbem.services.workspace import Identity
@@ -145,7 +145,7 @@ def seal_secret(files: Files, game: Game, me: Identity, owner: str, kind: str, c
     value = yamlsafe.load(content, "the secret").data
     schemas.validate(f"pbem/secret/{kind}/1", value, file="the secret")
     sealed = seal.seal(canonical(value), me.public)
-    secret_id = next_id(game.secrets, "s")
+    secret_id = secrets.next_secret_id(game.secrets, owner)  # the owner's own id: sealing at once never collides
     raw: dict[str, Any] = {"id": secret_id, "owner": owner, "kind": kind}
     if concerns:
         raw["concerns"] = concerns

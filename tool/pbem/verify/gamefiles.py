@@ -33,7 +33,7 @@ FIXED_PATHS = {GAME, STATUS, README, WORKFLOW}
 PLAYERS_RE = re.compile(r"players/([a-z][a-z0-9_]{0,15})\.yaml\Z")
 REPORT_RE = re.compile(r"report/([a-z0-9][a-z0-9-]{0,31})\.yaml\Z")
 DICE_RE = re.compile(r"dice/(b[0-9]{4,6})\.yaml\Z")
-SECRET_RE = re.compile(r"secrets/(s[0-9]{4,6})\.yaml\Z")
+SECRET_RE = re.compile(r"secrets/(s[0-9]{4,6}|[a-z][a-z0-9_-]{0,15}-[0-9]{4,6})\.yaml\Z")  # protocol.secrets
 PRESS_RE = re.compile(r"press/([a-z][a-z0-9-]{0,31})\.yaml\Z")
 BLOB_MODE = 0o100644
 
