@@ -140,7 +140,7 @@ class Inputs:
     dice: Mapping[str, "Rolled"] = field(default_factory=dict)  # dice ref -> its batch and result
     sealed: Mapping[tuple[str, str], SealedInput] = field(default_factory=dict)  # (step, player) -> input
     press: Mapping[str, tuple[Message, ...]] = field(default_factory=dict)  # step -> messages sent during it
-    targets: Mapping[str, SealedInput] = field(default_factory=dict)  # seeking unit -> its sealed target
+    targets: Mapping[tuple[str, str], SealedInput] = field(default_factory=dict)  # (owner, seeking unit) -> target
     # the report file a game time belongs in (`report/<period>.yaml`), so `at` reads one file, not all of them
     period_of: Callable[[Point], str] | None = field(default=None, compare=False, repr=False)
 
@@ -199,7 +199,7 @@ class Checkpoint:
     carried: tuple[Break, ...] = ()
     auction: Any = None  # an action auction at `point` (pbem.protocol.auction.Auction), open or closed
     contacts: tuple[tuple[str, tuple[str, ...]], ...] = ()  # seeking weapons met possible targets, reveal owed
-    tracks: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)  # seeking weapon -> its moves, unchecked
+    tracks: Mapping[tuple[str, str], tuple[Any, ...]] = field(default_factory=dict)  # (owner, weapon) -> moves
 
 
 @dataclass(frozen=True)

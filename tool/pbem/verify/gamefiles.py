@@ -388,14 +388,16 @@ def sealed_book(secrets: Mapping[str, Secret]) -> dict[tuple[str, str], SealedIn
     return book
 
 
-def target_book(secrets: Mapping[str, Secret]) -> dict[str, SealedInput]:
-    """Each seeking weapon's sealed target (kind `target`, `concerns` naming the weapon), revealed or not."""
-    book: dict[str, SealedInput] = {}
+def target_book(secrets: Mapping[str, Secret]) -> dict[tuple[str, str], SealedInput]:
+    """Each seeking weapon's sealed target (kind `target`, `concerns` naming the weapon), revealed or not, keyed
+    by (its owner, the weapon): replay looks a weapon's target up by the weapon's owner, so nobody else's secret
+    can stand for it (the verifier refuses a second one, or one sealed outside the launch commit)."""
+    book: dict[tuple[str, str], SealedInput] = {}
     for secret in sorted(secrets.values(), key=lambda s: s.id):
         unit = secret.raw.get("concerns")
-        if secret.raw["kind"] == "target" and unit and unit not in book:
-            book[unit] = SealedInput(secret.id, secret.value() if secret.revealed else None, secret.revealed,
-                                     secret.owner)
+        if secret.raw["kind"] == "target" and unit and (secret.owner, unit) not in book:
+            book[(secret.owner, unit)] = SealedInput(secret.id, secret.value() if secret.revealed else None,
+                                                     secret.revealed, secret.owner)
     return book
 
 

@@ -55,6 +55,7 @@ class DowRuleset:
     press_schema = "pbem/dow/press/1"
     uses_horizons = False  # every phase is a sealed step: nobody gives orders ahead (DESIGN §4.7)
     reveals_sealed = True  # a phase resolves from the revealed orders
+    sealed_kinds = frozenset({"orders"})  # secret kinds that answer a sealed step, and only that
 
     # --- game time ---------------------------------------------------------------------------------------
     def parse_time(self, text: str) -> Point:
@@ -85,6 +86,10 @@ class DowRuleset:
         """Every phase is a sealed step (DESIGN §4.7). In the press-only first half of Spring 1901 each power
         seals an empty order set, its word that it is done with the first half (seed 001: one phase length)."""
         return True
+
+    def sealed_kind(self, point: Point) -> str | None:
+        """The secret kind every phase's sealed input must be: `orders` (schemas/secret-orders.json)."""
+        return "orders"
 
     # --- state and actions -------------------------------------------------------------------------------
     def initial_state(self, setup: Mapping[str, Any], players: Sequence[str]) -> state.DowState:
