@@ -157,12 +157,15 @@ def test_seal_writes_a_box_a_key_committing_hash_and_the_key_sealed_to_its_owner
 
 
 def test_seal_refuses_what_is_not_of_its_kind_and_writes_nothing(sealed: Table, tmp_path: Path) -> None:
-    """`pbem seal` checks the secret against its kind's schema before sealing it; an unknown kind is a usage
-    error."""
+    """`pbem seal` checks the secret against its kind's schema before sealing it; a kind this game does not offer
+    is a usage error that names the kinds it does (here only `note`: the duel seals no allocations, and its
+    weapons do not seek)."""
     bad = tmp_path / "bad.yaml"
     bad.write_text("orders: fire everything\n")
     refused(sealed, "seal", "note", str(bad), who="kli", rule="schema.invalid", where="the secret")
-    refused(sealed, "seal", "no_such_kind", str(bad), who="kli", rule="schema.unknown", code=2)
+    for kind in ("no_such_kind", "allocation", "target"):
+        line = refused(sealed, "seal", kind, str(bad), who="kli", rule="usage.secret-kind", code=2)
+        assert f"no secret kind {kind!r} in this game. You can seal: note (free text" in line, line
 
 
 # --- what is due stops the game, and is revealed ----------------------------------------------------------------

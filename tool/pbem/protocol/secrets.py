@@ -188,8 +188,9 @@ def sealing_findings(before: Mapping[str, Secret], after: Mapping[str, Secret], 
       secret.duplicate-target, secret.bad-target); a launch that commit adds needs its target sealed with it
       (secret.missing-target). `added` are the report entries the commit added; `entries()` all of them, read
       only when a target names no launch of this commit."""
-    out: list[Finding] = []
     new = [after[sid] for sid in sorted(set(after) - set(before))]
+    # the target's own rule first: it says more than "not in one's own turn" about a target sealed out of turn
+    out = _target_findings(before, new, after, player, ruleset, added, entries)
     sealed_kind = getattr(ruleset, "sealed_kind", None)
     step_kinds = getattr(ruleset, "sealed_kinds", frozenset())
     answered: set[str] = set()
@@ -213,7 +214,6 @@ def sealing_findings(before: Mapping[str, Secret], after: Mapping[str, Secret], 
             out.append(Finding("secret.bad-secret", "secrets are sealed in one's own turn", file=secret.file))
         if step is not None:
             answered.add(step)
-    out.extend(_target_findings(before, new, after, player, ruleset, added, entries))
     return out
 
 

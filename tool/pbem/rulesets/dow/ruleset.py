@@ -87,6 +87,10 @@ class DowRuleset:
         seals an empty order set, its word that it is done with the first half (seed 001: one phase length)."""
         return True
 
+    def secret_kinds(self, setup: Mapping[str, Any]) -> dict[str, str]:
+        """The secret kinds the rules ask for: each phase's `orders` (DESIGN §7.2)."""
+        return {"orders": "your orders for the phase open now: `pbem orders FILE` seals them (no control needed)"}
+
     def sealed_kind(self, point: Point) -> str | None:
         """The secret kind every phase's sealed input must be: `orders` (schemas/secret-orders.json)."""
         return "orders"

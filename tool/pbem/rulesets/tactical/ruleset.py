@@ -132,6 +132,18 @@ class TacticalRuleset:
         return actions.declared(game, point, given)
 
     # --- seeking weapons and the energy audit ----------------------------------------------------------------
+    def secret_kinds(self, setup: Mapping[str, Any]) -> dict[str, str]:
+        """The secret kinds this game's rules ask for, each with when it is sealed: the energy `allocation` where
+        allocations are sealed, a seeking weapon's `target` where a weapon type seeks (DESIGN §6, §7.1)."""
+        kinds: dict[str, str] = {}
+        if setup.get("allocation") == "sealed":
+            kinds[energy.KIND] = ("your energy allocation for a turn, sealed at its allocation step T.0.alloc when "
+                                  "you owe it (no control needed)")
+        if any(isinstance(w, Mapping) and w.get("seeking") for w in (setup.get("weapons") or {}).values()):
+            kinds[seeking.TARGET_KIND] = ("a seeking weapon's target, sealed in the turn that launches it, with "
+                                          "--concerns NAME (the `as` of the launch)")
+        return kinds
+
     def launched_unit(self, do: Mapping[str, Any]) -> str | None:
         """The name of the seeking weapon an action launches (`{launch: {weapon, as}}`), else None."""
         return seeking.launched_name(do)
