@@ -163,6 +163,8 @@ def test_seal_refuses_what_is_not_of_its_kind_and_writes_nothing(sealed: Table, 
     bad = tmp_path / "bad.yaml"
     bad.write_text("orders: fire everything\n")
     refused(sealed, "seal", "note", str(bad), who="kli", rule="schema.invalid", where="the secret")
+    line = refused(sealed, "seal", who="kli", rule="usage.secret-kind", code=2)
+    assert "Which kind of secret? You can seal: note (free text" in line, line
     for kind in ("no_such_kind", "allocation", "target"):
         line = refused(sealed, "seal", kind, str(bad), who="kli", rule="usage.secret-kind", code=2)
         assert f"no secret kind {kind!r} in this game. You can seal: note (free text" in line, line
@@ -332,3 +334,29 @@ def test_schema_invalid__a_revealed_secret_that_is_not_of_its_kind(revealed: Tab
     refused(revealed, "yield", who="fed", rule="schema.invalid", where=S3)
     bad = sneak_as(revealed, "fed")
     assert found(revealed, bad, "schema.invalid", S3) == {"schema.invalid"}
+
+
+# --- which kinds a game offers (`pbem seal` with no or a wrong KIND) ---------------------------------------------
+
+@pytest.mark.parametrize(("template", "kinds"), [
+    ("tactical-duel", ["note"]),  # allocations open, no seeking weapon
+    ("twirling-aces", ["note", "allocation", "target"]),
+    ("tactical-melee", ["note", "allocation", "target"]),
+    ("dow-standard", ["note", "orders"]),
+])
+def test_seal_offers_the_kinds_the_game_s_rules_ask_for(template: str, kinds: list[str]) -> None:
+    """DESIGN §6: a note everywhere; a tactical allocation only where allocations are sealed, a target only where
+    a weapon type seeks; Diplomacy orders. Each listed with its file by example, which its kind's schema accepts."""
+    from types import SimpleNamespace
+
+    from pbem.formats import schemas, yamlsafe
+    from pbem.services import secret_kinds
+    from pbem.verify.gamefiles import read_manifest
+
+    path = Path(__file__).resolve().parents[1] / "games" / template / "game.yaml"
+    game = SimpleNamespace(manifest=read_manifest(path.read_bytes()))
+    offered = secret_kinds.secret_kinds(game)  # type: ignore[arg-type]
+    assert [k.name for k in offered] == kinds
+    for kind in offered:
+        schemas.validate(f"pbem/secret/{kind.name}/1", yamlsafe.load(kind.example.encode(), "example").data,
+                         file="example")
