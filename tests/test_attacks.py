@@ -1258,3 +1258,22 @@ def test_secret_id_author__a_secret_whose_id_names_another_player(played: Table)
     legal_turn(played)
     assert_clean(played)
     assert push(played).returncode == 0
+
+
+@pytest.mark.parametrize(("rule", "files"), [
+    ("secret.wrong-kind", [("fed-0001", "note", b'{"text":"no allocation this turn"}')]),
+    ("secret.bad-secret", [("fed-0001", "allocation", b'{"turn":1,"units":{"CA":{"speed":4}}}'),
+                           ("fed-0002", "allocation", b'{"turn":1,"units":{"CA":{"speed":0}}}')]),
+], ids=["a note as the allocation", "two allocations for one step"])
+def test_energy_audit_dodged__the_step_answered_by_something_else(base_sealed_duel: Table, tmp_path: Path,
+                                                                   rule: str, files: list) -> None:
+    """Threat: fed answers 1.0.alloc with a note (so no allocation of his is ever audited for turn 1), or with two
+    allocations, to reveal the one that suits. Defence: a sealed step takes one input of its kind
+    (secret.wrong-kind, secret.bad-secret)."""
+    table = copy_table(base_sealed_duel, tmp_path / "table")
+    table.turn("kli", through="1.32.final")
+    for sid, kind, plaintext in files:
+        raw, _ = secret_file(table, "fed", plaintext, sid=sid)
+        write_secret(table, {**raw, "kind": kind, "step": "1.0.alloc"})
+    bad = sneak_as(table, "fed", "fed: my allocation")
+    assert rule in rejected(table, bad, rule, f"secrets/{files[-1][0]}.yaml")
