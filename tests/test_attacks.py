@@ -1277,3 +1277,21 @@ def test_energy_audit_dodged__the_step_answered_by_something_else(base_sealed_du
         write_secret(table, {**raw, "kind": kind, "step": "1.0.alloc"})
     bad = sneak_as(table, "fed", "fed: my allocation")
     assert rule in rejected(table, bad, rule, f"secrets/{files[-1][0]}.yaml")
+
+
+def test_seeking_target_for_another_weapon__the_revealed_target_names_another_unit(base_drone_out: Table,
+                                                                                    tmp_path: Path) -> None:
+    """Threat: kli seals S1's target in its launch commit but writes another weapon in it (`unit: S9`), to argue
+    at the reveal which weapon it was for. Defence: a revealed target names the weapon it was sealed for
+    (secret.bad-target, at the reveal's key line)."""
+    table = copy_table(base_drone_out, tmp_path / "table")
+    raw = dict(table.data("secrets/kli-0001.yaml"))
+    wrong, key32 = secret_file(table, "kli", b'{"target":"CA","unit":"S9"}', sid="kli-0001")
+    table.git("reset", "-q", "--hard", "HEAD~1")  # the launch commit again, with this target instead
+    table.edit("kli", through="1.32.final", entries=[S1_LAUNCH])
+    write_secret(table, {**raw, **{k: wrong[k] for k in ("box", "commit", "owner_box")}})
+    table.turn("kli", note="a drone, its target sealed")
+    seal_file(table, "kli", "allocation", {"turn": 1, "units": {"D7": {"speed": 0}}})
+    write_secret(table, {**table.data("secrets/kli-0001.yaml"), "key": key32.hex()})
+    bad = sneak_as(table, "kli", "kli: my allocation, and S1's target shown early")
+    assert "secret.bad-target" in rejected(table, bad, "secret.bad-target", "secrets/kli-0001.yaml")
