@@ -1295,3 +1295,24 @@ def test_seeking_target_for_another_weapon__the_revealed_target_names_another_un
     write_secret(table, {**table.data("secrets/kli-0001.yaml"), "key": key32.hex()})
     bad = sneak_as(table, "kli", "kli: my allocation, and S1's target shown early")
     assert "secret.bad-target" in rejected(table, bad, "secret.bad-target", "secrets/kli-0001.yaml")
+
+
+@pytest.mark.parametrize(("rule", "plaintext", "key_hex"), [
+    ("secret.bad-key", b'{"turn":1,"units":{"CA":{"speed":4}}}', "00" * 32),
+    ("schema.invalid", b'[1, 2, 3]', None),
+], ids=["a key that opens nothing", "a box holding no allocation"])
+def test_energy_audit_dodged__an_allocation_that_cannot_be_audited(base_sealed_duel: Table, tmp_path: Path,
+                                                                   rule: str, plaintext: bytes,
+                                                                   key_hex: str | None) -> None:
+    """Threat: fed's revealed allocation cannot be read (a key that opens nothing, a box holding a list), hoping
+    the audit skips it or the verifier crashes. Defence: the reveal is refused with its rule, one line, no
+    traceback."""
+    table = copy_table(base_sealed_duel, tmp_path / "table")
+    table.turn("kli", through="1.32.final")
+    seal_allocation(table, "kli", {"turn": 1, "units": {"D7": {"speed": 0}}})
+    raw, key32 = secret_file(table, "fed", plaintext, sid="fed-0001")
+    write_secret(table, {**raw, "kind": "allocation", "step": "1.0.alloc"})
+    sneak_as(table, "fed", "fed: my allocation")
+    write_secret(table, {**raw, "kind": "allocation", "step": "1.0.alloc", "key": key_hex or key32.hex()})
+    bad = table.sneak("fed", "fed: revealing it", status="keep")  # pbem cannot even compute a status for it
+    assert rule in rejected(table, bad, rule, "secrets/fed-0001.yaml")

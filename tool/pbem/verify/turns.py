@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Iterable
 
 from pbem.crypto.keys import PublicKey
-from pbem.errors import Finding
+from pbem.errors import Finding, PbemError
 from pbem.protocol import dice, errata, secrets
 from pbem.protocol.control import progress_error, resume_from, status_of
 from pbem.protocol.history import entry_changes, firm_findings, ownership_findings
@@ -349,7 +349,13 @@ def _audits(prev: Verified, game: Game, stop: Stop) -> list[Finding]:
             continue  # an allocation without its step was refused when sealed (secret.wrong-step)
         # bound to the step the secret answers, never to the turn it names (secret.wrong-step at its reveal)
         turn = ruleset.turn_of(ruleset.parse_time(secret.raw["step"]))
-        value = {**secret.value(), "turn": turn}
+        try:
+            opened = secret.value()
+        except PbemError:
+            continue  # a box that does not open is its reveal's finding (secret.bad-key, secret.commit-mismatch)
+        if not isinstance(opened, dict):
+            continue  # not an allocation: its reveal's finding (schema.invalid)
+        value = {**opened, "turn": turn}
         before = prev.game.secrets.get(secret.id)
         was_due = (before is not None and before.revealed
                    and ruleset.turn_ended(None if prev.stop.over else prev.stop.checkpoint.point, turn))
