@@ -1831,3 +1831,237 @@ def test_a_support_the_engine_would_count_for_another_coast_is_refused_when_seal
                        rule="rules.order-rewritten")
     assert "F BLA S F RUM - BUL/SC" in out and "another coast" in out
     game.ok("orders", game.orders_file(["F BLA S F RUM - BUL/EC"]), who="turkey")
+
+# === Secrets: sealed steps, seeking-weapon targets and secret ids (DESIGN §4.7, §6, §7.1) =======================
+#
+# The game of tests/test_tactical_cli_bad_input.py: fed's CA and kli's D7 (with a drone, dr1) three hexes apart,
+# every turn's energy allocation sealed (`allocation: sealed`), one turn. Each cheat is tried through pbem (refused,
+# nothing changed), then committed with plain git (pbem verify finds it) and, where said, pushed to a hooked server.
+
+from test_tactical_cli_bad_input import TEMPLATE as SEALED_DUEL  # noqa: E402
+from test_tactical_cli_bad_input import seal as seal_allocation  # noqa: E402
+
+S1_LAUNCH = {"at": "1.1.activity", "unit": "D7", "do": {"launch": {"weapon": "dr1", "as": "S1"}}}
+
+
+def cheat_refused(table: Table, *args: str, who: str, rule: str, code: int = 1) -> str:
+    """`pbem ARGS` (the real one) exits `code` naming `rule`, without a traceback, and changes nothing."""
+    before = table.snapshot()
+    done = table.pbem(*args, who=who)
+    assert done.returncode == code and f"[{rule}]" in done.stderr, done.stdout + done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    assert table.snapshot() == before
+    return done.stderr
+
+
+def seal_file(table: Table, who: str, kind: str, value: Mapping[str, Any], *options: str) -> str:
+    """`pbem seal KIND FILE [OPTIONS]` as `who`; returns pbem's line."""
+    source = table.root / f"{who}-{kind}-{random.getrandbits(32)}.json"
+    source.write_text(json.dumps(value))
+    return cli(table, "seal", kind, str(source), *options, who=who)
+
+
+@pytest.fixture(scope="module")
+def base_sealed_duel(tmp_path_factory: pytest.TempPathFactory) -> Table:
+    from conftest import GAME_ID, _build
+
+    root = tmp_path_factory.mktemp("secrets-attacks")
+    (root / "template").mkdir()
+    (root / "template" / "game.yaml").write_text(SEALED_DUEL)
+    table = _build(root / "started", str(root / "template"), GAME_ID)
+    table.turn("fed", through="1.32.final", entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 4}}])
+    return table
+
+
+@pytest.fixture(scope="module")
+def base_drone_out(base_sealed_duel: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
+    """kli launched S1 at 1.1.activity with its target (the CA) sealed in the same commit, as pbem does it; both
+    now owe their sealed allocations."""
+    table = copy_table(base_sealed_duel, tmp_path_factory.mktemp("secrets-attacks") / "drone")
+    table.edit("kli", through="1.32.final", entries=[S1_LAUNCH])
+    assert "kli-0001" in seal_file(table, "kli", "target", {"unit": "S1", "target": "CA"}, "--concerns", "S1")
+    table.turn("kli", note="a drone, its target sealed")
+    assert {(p, k) for p, k, _ in pending(table)} == {("fed", "sealed"), ("kli", "sealed")}
+    return table
+
+
+def test_energy_audit_dodged__an_allocation_that_says_turn_999(base_sealed_duel: Table, tmp_path: Path) -> None:
+    """Threat: fed seals his turn-1 allocation saying `turn: 999` (speed 0, although his CA runs at speed 4): the
+    audit used to trust that turn and check it against a turn where nothing happened, so the real turn 1 was
+    never audited. Defence: the audit is bound to the step the secret answers (its `step`, 1.0.alloc): the reveal
+    is refused (secret.wrong-step) and turn 1's record is audited all the same (rules.allocation)."""
+    table = copy_table(base_sealed_duel, tmp_path / "table")
+    table.turn("kli", through="1.32.final")
+    seal_allocation(table, "kli", {"turn": 1, "units": {"D7": {"speed": 0}}})
+    seal_allocation(table, "fed", {"turn": 999, "units": {"CA": {"speed": 0}}})
+    assert table.data("secrets/fed-0001.yaml")["step"] == "1.0.alloc"
+    assert [k for p, k, _ in pending(table) if p == "fed"] == ["secret"]  # the turn is over: reveal owed
+    error = cheat_refused(table, "yield", who="fed", rule="secret.wrong-step")
+    assert "says turn 999, but it was sealed for 1.0.alloc" in error, error
+    cli(table, "reveal", "fed-0001", who="fed")
+    bad = sneak_as(table, "fed", "fed: revealing my allocation")
+    rules = rejected(table, bad, "secret.wrong-step", "secrets/fed-0001.yaml")
+    assert rules == {"secret.wrong-step", "rules.allocation"}, rules  # the real turn is audited: speed 4 unpaid
+
+
+def test_energy_audit_dodged__an_allocation_sealed_without_its_step(played: Table) -> None:
+    """Threat: in a game whose allocations are open, fed seals an "allocation" in his own turn with no step, to
+    show later as proof of honest play for whatever turn suits him. Defence: an allocation names the sealed step
+    it answers (secret.wrong-step); `pbem seal` does not even offer the kind here."""
+    raw, _ = secret_file(played, "fed", b'{"turn":1,"units":{"CA":{"speed":12}}}', sid="fed-0001")
+    write_secret(played, {**raw, "kind": "allocation"})
+    bad = legal_turn(played)
+    assert rejected(played, bad, "secret.wrong-step", "secrets/fed-0001.yaml") == {"secret.wrong-step"}
+    source = played.root / "alloc.json"
+    source.write_text('{"turn": 1, "units": {"CA": {"speed": 12}}}')
+    played.git("reset", "-q", "--hard", "HEAD~1")
+    error = cheat_refused(played, "seal", "allocation", str(source), who="fed", rule="usage.secret-kind", code=2)
+    assert "no secret kind 'allocation' in this game. You can seal: note (" in error, error
+
+
+def test_foreign_seeking_target__the_prey_seals_a_target_for_the_drone(base_drone_out: Table,
+                                                                         tmp_path: Path) -> None:
+    """Threat: fed, the drone's prey, seals a "target" for kli's S1 (naming the D7, kli's own ship) with his
+    allocation: found by the free-text unit it concerns, it used to override kli's and leave fed owing its reveal,
+    able to stall the game. Defence: only the weapon's owner seals its target, in the launch commit
+    (secret.foreign-target); replay looks a target up by (owner, weapon). Refused by pbem, by `pbem verify`, and by
+    a hooked server."""
+    table = copy_table(base_drone_out, tmp_path / "table")
+    server = serve(table)
+    seal_file(table, "fed", "target", {"unit": "S1", "target": "D7"}, "--concerns", "S1")
+    seal_file(table, "fed", "allocation", {"turn": 1, "units": {"CA": {"speed": 4}}})
+    error = cheat_refused(table, "yield", who="fed", rule="secret.foreign-target")
+    assert "S1 is kli's seeking weapon; only kli seals its target" in error, error
+    bad = sneak_as(table, "fed", "fed: my allocation")
+    assert "secret.foreign-target" in rejected(table, bad, "secret.foreign-target", "secrets/fed-0001.yaml")
+    push_refused(push(table), "secret.foreign-target")
+    assert server_ref(server) != bad
+    # even in a history holding it, replay finds S1's target by (owner, weapon): kli's, never fed's
+    from pbem.services.workspace import Workspace
+
+    targets = Workspace.open(table.repo_dir).history().last.game.inputs.targets
+    assert [(owner, unit, sealed.secret) for (owner, unit), sealed in targets.items()] == [
+        ("fed", "S1", "fed-0001"), ("kli", "S1", "kli-0001")]
+
+
+def test_second_seeking_target__the_owner_seals_two_targets_for_one_drone(base_sealed_duel: Table,
+                                                                            tmp_path: Path) -> None:
+    """Threat: kli seals two targets for S1 in its launch commit (CA, and a decoy), and reveals whichever the
+    drone happens to meet. Defence: one target per seeking weapon (secret.duplicate-target)."""
+    table = copy_table(base_sealed_duel, tmp_path / "table")
+    table.edit("kli", through="1.32.final", entries=[S1_LAUNCH])
+    seal_file(table, "kli", "target", {"unit": "S1", "target": "CA"}, "--concerns", "S1")
+    seal_file(table, "kli", "target", {"unit": "S1", "target": "D7"}, "--concerns", "S1")
+    cheat_refused(table, "yield", who="kli", rule="secret.duplicate-target")
+    bad = sneak_as(table, "kli", "kli: a drone with two targets")
+    assert rejected(table, bad, "secret.duplicate-target", "secrets/kli-0002.yaml") == {"secret.duplicate-target"}
+
+
+def test_late_seeking_target__a_target_sealed_a_commit_after_the_launch(base_sealed_duel: Table,
+                                                                        tmp_path: Path) -> None:
+    """Threat: kli launches S1 without a target and seals one a commit later, once he sees where the drone
+    goes (or a second one after an honest launch). Defence: a launch needs its target sealed in the same commit
+    (secret.missing-target), and a target sealed after its launch commit is refused (secret.late-target)."""
+    table = copy_table(base_sealed_duel, tmp_path / "table")
+    table.edit("kli", through="1.32.final", entries=[S1_LAUNCH])
+    error = cheat_refused(table, "yield", who="kli", rule="secret.missing-target")
+    assert "pbem seal target FILE --concerns S1" in error, error
+    launch = sneak_as(table, "kli", "kli: a drone, target to follow")
+    # pbem no longer builds on a history with findings: the cheater writes the next files by hand
+    target, _ = secret_file(table, "kli", b'{"target":"CA","unit":"S1"}', sid="kli-0001")
+    write_secret(table, {**target, "kind": "target", "concerns": "S1"})
+    allocation, _ = secret_file(table, "kli", b'{"turn":1,"units":{"D7":{"speed":0}}}', sid="kli-0002")
+    write_secret(table, {**allocation, "kind": "allocation", "step": "1.0.alloc"})
+    late = sneak_as(table, "kli", "kli: my allocation, and S1's target after all")
+    code, found, output = verdict(table)
+    assert code == 1 and "Traceback" not in output
+    assert {(f["rule"], f.get("commit")) for f in found} >= {("secret.missing-target", launch),
+                                                               ("secret.late-target", late)}, found
+
+
+def test_late_seeking_target__a_second_target_after_an_honest_launch(base_drone_out: Table, tmp_path: Path) -> None:
+    table = copy_table(base_drone_out, tmp_path / "table")
+    seal_file(table, "kli", "target", {"unit": "S1", "target": "D7"}, "--concerns", "S1")
+    seal_file(table, "kli", "allocation", {"turn": 1, "units": {"D7": {"speed": 0}}})
+    cheat_refused(table, "yield", who="kli", rule="secret.late-target")
+    bad = sneak_as(table, "kli", "kli: my allocation")
+    assert "secret.late-target" in rejected(table, bad, "secret.late-target", "secrets/kli-0002.yaml")
+
+
+def test_secret_id_author__a_secret_whose_id_names_another_player(played: Table) -> None:
+    """Threat: fed seals a note as `secrets/kli-0001.yaml` (owner fed), taking the path kli's next secret would
+    use, or making his secret look like kli's in a listing. Defence: a secret's id carries its owner
+    (ownership.id-author); refused by `pbem verify` and by a hooked server. `pbem seal` writes fed-0001 itself,
+    and the older `sNNNN` ids stay valid."""
+    server = serve(played)
+    raw, _ = secret_file(played, "fed", b'{"text":"I turn to starboard at range 8"}', sid="kli-0001")
+    write_secret(played, raw)
+    bad = legal_turn(played)
+    assert rejected(played, bad, "ownership.id-author", "secrets/kli-0001.yaml") == {"ownership.id-author"}
+    push_refused(push(played), "ownership.id-author")
+    assert server_ref(server) != bad
+    played.git("reset", "-q", "--hard", "HEAD~1")
+    assert "sealed secret fed-0001 (note)" in seal_file(played, "fed", "note", {"text": "my plan"})
+    raw, _ = secret_file(played, "fed", b'{"text":"an old-style id"}', sid="s0007")
+    write_secret(played, raw)
+    legal_turn(played)
+    assert_clean(played)
+    assert push(played).returncode == 0
+
+
+@pytest.mark.parametrize(("rule", "files"), [
+    ("secret.wrong-kind", [("fed-0001", "note", b'{"text":"no allocation this turn"}')]),
+    ("secret.bad-secret", [("fed-0001", "allocation", b'{"turn":1,"units":{"CA":{"speed":4}}}'),
+                           ("fed-0002", "allocation", b'{"turn":1,"units":{"CA":{"speed":0}}}')]),
+], ids=["a note as the allocation", "two allocations for one step"])
+def test_energy_audit_dodged__the_step_answered_by_something_else(base_sealed_duel: Table, tmp_path: Path,
+                                                                   rule: str, files: list) -> None:
+    """Threat: fed answers 1.0.alloc with a note (so no allocation of his is ever audited for turn 1), or with two
+    allocations, to reveal the one that suits. Defence: a sealed step takes one input of its kind
+    (secret.wrong-kind, secret.bad-secret)."""
+    table = copy_table(base_sealed_duel, tmp_path / "table")
+    table.turn("kli", through="1.32.final")
+    for sid, kind, plaintext in files:
+        raw, _ = secret_file(table, "fed", plaintext, sid=sid)
+        write_secret(table, {**raw, "kind": kind, "step": "1.0.alloc"})
+    bad = sneak_as(table, "fed", "fed: my allocation")
+    assert rule in rejected(table, bad, rule, f"secrets/{files[-1][0]}.yaml")
+
+
+def test_seeking_target_for_another_weapon__the_revealed_target_names_another_unit(base_drone_out: Table,
+                                                                                    tmp_path: Path) -> None:
+    """Threat: kli seals S1's target in its launch commit but writes another weapon in it (`unit: S9`), to argue
+    at the reveal which weapon it was for. Defence: a revealed target names the weapon it was sealed for
+    (secret.bad-target, at the reveal's key line)."""
+    table = copy_table(base_drone_out, tmp_path / "table")
+    raw = dict(table.data("secrets/kli-0001.yaml"))
+    wrong, key32 = secret_file(table, "kli", b'{"target":"CA","unit":"S9"}', sid="kli-0001")
+    table.git("reset", "-q", "--hard", "HEAD~1")  # the launch commit again, with this target instead
+    table.edit("kli", through="1.32.final", entries=[S1_LAUNCH])
+    write_secret(table, {**raw, **{k: wrong[k] for k in ("box", "commit", "owner_box")}})
+    table.turn("kli", note="a drone, its target sealed")
+    seal_file(table, "kli", "allocation", {"turn": 1, "units": {"D7": {"speed": 0}}})
+    write_secret(table, {**table.data("secrets/kli-0001.yaml"), "key": key32.hex()})
+    bad = sneak_as(table, "kli", "kli: my allocation, and S1's target shown early")
+    assert "secret.bad-target" in rejected(table, bad, "secret.bad-target", "secrets/kli-0001.yaml")
+
+
+@pytest.mark.parametrize(("rule", "plaintext", "key_hex"), [
+    ("secret.bad-key", b'{"turn":1,"units":{"CA":{"speed":4}}}', "00" * 32),
+    ("schema.invalid", b'[1, 2, 3]', None),
+], ids=["a key that opens nothing", "a box holding no allocation"])
+def test_energy_audit_dodged__an_allocation_that_cannot_be_audited(base_sealed_duel: Table, tmp_path: Path,
+                                                                   rule: str, plaintext: bytes,
+                                                                   key_hex: str | None) -> None:
+    """Threat: fed's revealed allocation cannot be read (a key that opens nothing, a box holding a list), hoping
+    the audit skips it or the verifier crashes. Defence: the reveal is refused with its rule, one line, no
+    traceback."""
+    table = copy_table(base_sealed_duel, tmp_path / "table")
+    table.turn("kli", through="1.32.final")
+    seal_allocation(table, "kli", {"turn": 1, "units": {"D7": {"speed": 0}}})
+    raw, key32 = secret_file(table, "fed", plaintext, sid="fed-0001")
+    write_secret(table, {**raw, "kind": "allocation", "step": "1.0.alloc"})
+    sneak_as(table, "fed", "fed: my allocation")
+    write_secret(table, {**raw, "kind": "allocation", "step": "1.0.alloc", "key": key_hex or key32.hex()})
+    bad = table.sneak("fed", "fed: revealing it", status="keep")  # pbem cannot even compute a status for it
+    assert rule in rejected(table, bad, rule, "secrets/fed-0001.yaml")

@@ -225,8 +225,8 @@ def test_join_needs_the_invite_code_which_the_repository_keeps_only_hashed(tmp_p
 def test_orders_seals_for_the_phase_open_now_without_holding_control(first_half: Dow) -> None:
     assert first_half.status()["control"] == "austria"
     out = first_half.ok("orders", first_half.orders_file([]), who="france")
-    assert "sealed s0001: your orders for S1901P (0)" in out
-    secret = first_half.data("secrets/s0001.yaml")
+    assert "sealed france-0001: your orders for S1901P (0)" in out
+    secret = first_half.data("secrets/france-0001.yaml")
     assert (secret["owner"], secret["kind"], secret["step"], "key" in secret) == ("france", "orders", "S1901P", False)
     assert "france" not in first_half.owing() and len(first_half.owing()) == 6
     assert first_half.pbem("verify").returncode == 0
@@ -242,8 +242,8 @@ def test_sealed_orders_cannot_change_and_are_revealed_only_when_all_have_sealed(
             first_half.seal(power)
     assert first_half.owing("secret") == list(POWERS)
     out = first_half.ok("orders", "--reveal", who="france")
-    assert "revealed s0001: your orders for S1901P: none" in out
-    assert first_half.data("secrets/s0001.yaml")["key"]
+    assert "revealed france-0001: your orders for S1901P: none" in out
+    assert first_half.data("secrets/france-0001.yaml")["key"]
     for power in POWERS:
         if power != "france":
             first_half.reveal(power)
@@ -261,7 +261,7 @@ def test_orders_warns_about_orders_that_will_be_void_but_seals_what_the_power_as
            "territory, and Austria and Italy are NEUTRAL" in done.stderr
     assert "'A VIE - TYX' is not a valid order" in done.stderr
     second_half.phase()
-    assert second_half.data("secrets/s0008.yaml")["owner"] == "austria"
+    assert second_half.data("secrets/austria-0002.yaml")["owner"] == "austria"
     results = second_half.ok("results", "S1901M")
     assert "orders   austria  F TRI - VEN; A VIE - TYX; A BUD - SER" in results
     assert "WARNING  austria: 'F TRI - VEN' void" in results and "(offence 1)" in results
@@ -430,7 +430,7 @@ def test_yield_reveals_the_orders_a_power_owes(first_half: Dow) -> None:
         first_half.seal(power)
     done = first_half.cli("yield", who="austria")
     assert done.exit_code == 0, done.output
-    assert "key" in first_half.data("secrets/s0001.yaml")
+    assert "key" in first_half.data("secrets/austria-0001.yaml")
 
 
 def test_status_tells_every_power_that_it_owes_orders(first_half: Dow) -> None:

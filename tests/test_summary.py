@@ -31,7 +31,7 @@ def base_summary(base_played: Table, tmp_path_factory: pytest.TempPathFactory) -
     assert table.cli("yield", who="kli").exit_code == 0  # kli's contribution
     assert table.cli("yield", who="fed").exit_code == 0  # fed's reveal: the results
     table.turn("kli", through="1.16.damage", note="on")
-    assert table.cli("reveal", "s0001", who="fed").exit_code == 0
+    assert table.cli("reveal", "fed-0001", who="fed").exit_code == 0
     table.turn("fed", through="1.20.damage", note="showing my plan")
     return table
 
@@ -53,13 +53,13 @@ def test_summary_text_tells_who_acted_what_changed_the_dice_the_secrets_and_who_
                                    f"{base[:10]}..{tip[:10]}, no findings")
     blocks = out.split("\n    then:")
     assert f"fed      fed: {FIRING}" in out
-    assert "files:   dice/fed-0001.yaml, players/fed.yaml, report/turn-01.yaml, secrets/s0001.yaml, status.yaml" in out
+    assert "files:   dice/fed-0001.yaml, players/fed.yaml, report/turn-01.yaml, secrets/fed-0001.yaml, status.yaml" in out
     assert "entries: fed +1" in out
     assert "fed announced dice fed-0001 (2d6, commit-reveal)" in out
-    assert "fed sealed secret s0001 (note, fed's plan; due end)" in out
+    assert "fed sealed secret fed-0001 (note, fed's plan; due end)" in out
     assert "kli contributed to fed-0001" in out
     assert "fed revealed fed-0001" in out and "dice fed-0001 results: CA ph1 at D7: " in out
-    assert 'fed revealed secret s0001: {"text": "turn to starboard at range 8"}' in out
+    assert 'fed revealed secret fed-0001: {"text": "turn to starboard at range 8"}' in out
     assert "then:    kli (contribution owed to dice fed-0001 of fed)" in out
     assert len(blocks) == 6
     assert out.splitlines()[-2].startswith("now: kli holds control (")

@@ -237,8 +237,8 @@ def test_allocation_is_a_sealed_simultaneous_step_speeds_public_revealed_at_the_
                  if s.file in played.files(oid) and b"key:" in played.files(oid)[s.file]]
     end = min(revealing)
     assert all(b.kind == "secret" and "allocation" in b.why for b in commits[end][2].pending)
-    assert [(s.owner, s.revealed, s.value()["turn"]) for s in allocations] == [
-        ("rom", True, 1), ("kli", True, 1), ("fed", True, 1)]
+    assert [(s.id, s.owner, s.revealed, s.value()["turn"]) for s in allocations] == [
+        ("fed-0001", "fed", True, 1), ("kli-0001", "kli", True, 1), ("rom-0001", "rom", True, 1)]
 
 
 def test_allocations_are_audited_against_what_each_ship_did(played: Played) -> None:

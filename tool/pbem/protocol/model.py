@@ -182,7 +182,7 @@ class Inputs:
     sealed: Mapping[tuple[str, str], SealedInput] = field(default_factory=dict)  # (step, player) -> input
     # step -> messages sent during it, in recognition order: the order of the commits that added them (§7.2)
     press: Mapping[str, tuple[Message, ...]] = field(default_factory=dict)
-    targets: Mapping[str, SealedInput] = field(default_factory=dict)  # seeking unit -> its sealed target
+    targets: Mapping[tuple[str, str], SealedInput] = field(default_factory=dict)  # (owner, seeking unit) -> target
     # the report file a game time belongs in (`report/<period>.yaml`), so `at` reads one file, not all of them
     period_of: Callable[[Point], str] | None = field(default=None, compare=False, repr=False)
 
@@ -261,7 +261,7 @@ class Checkpoint:
     carried: tuple[Break, ...] = ()
     auction: Any = None  # an action auction at `point` (pbem.protocol.auction.Auction), open or closed
     contacts: tuple[tuple[str, tuple[str, ...]], ...] = ()  # seeking weapons met possible targets, reveal owed
-    tracks: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)  # seeking weapon -> its moves, unchecked
+    tracks: Mapping[tuple[str, str], tuple[Any, ...]] = field(default_factory=dict)  # (owner, weapon) -> moves
     voids: tuple[Void, ...] = ()  # every entry void so far, in game-time order (DESIGN §4.2)
     armed: tuple[tuple[str, bytes], ...] = ()  # (player, condition) written while it held: met when next seen (§4.3)
 

@@ -73,7 +73,8 @@ def replay(
         if waiting:
             return Stop(replace(start, carried=(), state=state, contacts=waiting, tracks=dict(tracks),
                                 voids=tuple(voids), armed=tuple(sorted(armed))),
-                        serving_order(_reveals_owed(waiting, inputs, start.point, ruleset), inputs.players, after),
+                        serving_order(_reveals_owed(waiting, inputs, start.point, ruleset, state), inputs.players,
+                                      after),
                         over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=0)
         met = _breaks_met(ruleset, inputs, start.point, ruleset.format_time(start.point), start.state, state, more,
                           explicit=False) if more and start.point is not None else ()
@@ -131,7 +132,8 @@ def replay(
             if waiting:
                 nxt = ruleset.next_step(setup, point)
                 return Stop(checkpoint(nxt, new_state, contacts=waiting),
-                            serving_order(_reveals_owed(waiting, inputs, nxt, ruleset), inputs.players, after),
+                            serving_order(_reveals_owed(waiting, inputs, nxt, ruleset, new_state), inputs.players,
+                                          after),
                             over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps)
         met = () if quiet else _breaks_met(ruleset, inputs, point, when, state, new_state, events, armed=armed)
         nxt = ruleset.next_step(setup, point)
@@ -177,31 +179,33 @@ def _recognise(ruleset: Ruleset, state: Any, messages: Sequence[Message], proble
     return state
 
 
-def _record_moves(ruleset: Ruleset, inputs: Inputs, tracks: dict[str, tuple[Any, ...]], point: Point,
-                  before: Any, events: Sequence[Event]) -> None:
+def _record_moves(ruleset: Ruleset, inputs: Inputs, tracks: dict[tuple[str, str], tuple[Any, ...]],
+                  point: Point, before: Any, events: Sequence[Event]) -> None:
     """Keep each sealed-target seeking weapon's moves (the step, the state before it, its events) until its
     target is known, so they can be checked against pursuit of it then (DESIGN §7.1, seed §2.C)."""
     if getattr(ruleset, "pursuit_violations", None) is None:
         return
-    for unit in inputs.targets:
-        mine = tuple(e for e in events if e.unit == unit and e.kind in ("moved", "disengaged"))
+    for weapon in inputs.targets:  # (owner, unit): the owner's own weapon, nobody else's unit of that name
+        owner, unit = weapon
+        mine = tuple(e for e in events if e.unit == unit and e.by == owner and e.kind in ("moved", "disengaged"))
         if mine:
-            tracks[unit] = tracks.get(unit, ()) + ((point, before, mine),)
+            tracks[weapon] = tracks.get(weapon, ()) + ((point, before, mine),)
 
 
-def _check_pursuit(ruleset: Ruleset, inputs: Inputs, tracks: dict[str, tuple[Any, ...]],
-                   problems: list[Finding]) -> dict[str, tuple[Any, ...]]:
+def _check_pursuit(ruleset: Ruleset, inputs: Inputs, tracks: dict[tuple[str, str], tuple[Any, ...]],
+                   problems: list[Finding]) -> dict[tuple[str, str], tuple[Any, ...]]:
     """Once a seeking weapon's target is revealed, every move it made is checked against pursuit of that target
     (`rules.pursuit`); checked moves are dropped, later ones are checked as they are made."""
     check = getattr(ruleset, "pursuit_violations", None)
     if check is None:
         return tracks
     left = {}
-    for unit, track in tracks.items():
-        sealed = inputs.targets.get(unit)
+    for weapon, track in tracks.items():
+        sealed = inputs.targets.get(weapon)
         if sealed is None or not sealed.revealed:
-            left[unit] = track
+            left[weapon] = track
             continue
+        unit = weapon[1]
         target = (sealed.value or {}).get("target")
         for violation in check(list(track), unit, target):
             # name the entry that made the move where there is one; a default or planned move has none
@@ -223,7 +227,7 @@ def _impacts(ruleset: Ruleset, state: Any, contacts: Sequence[tuple[str, tuple[s
     waiting = []
     events: list[Event] = []
     for unit, candidates in contacts:
-        sealed = inputs.targets.get(unit)
+        sealed = _target(ruleset, state, inputs, unit)
         if sealed is None:
             continue  # no sealed target: it flies on (the launch without one was the owner's loss)
         if not sealed.revealed:
@@ -236,12 +240,18 @@ def _impacts(ruleset: Ruleset, state: Any, contacts: Sequence[tuple[str, tuple[s
     return state, tuple(waiting), events
 
 
+def _target(ruleset: Ruleset, state: Any, inputs: Inputs, unit: str) -> Any:
+    """The sealed target of seeking weapon `unit`: its owner's, found by (owner, weapon), never by name alone."""
+    return inputs.targets.get((ruleset.owner_of(state, unit), unit))
+
+
 def _reveals_owed(waiting: Sequence[tuple[str, tuple[str, ...]]], inputs: Inputs, point: Point | None,
-                  ruleset: Ruleset) -> tuple[Break, ...]:
+                  ruleset: Ruleset, state: Any) -> tuple[Break, ...]:
     when = ruleset.format_time(point) if point is not None else None
     out = []
     for unit, candidates in waiting:
-        sealed = inputs.targets[unit]
+        sealed = _target(ruleset, state, inputs, unit)
+        assert sealed is not None  # waiting only for a weapon with a sealed target (_impacts)
         out.append(Break(sealed.owner, when, SECRET, f"reveal owed for {sealed.secret}: {unit} meets "
                          f"{', '.join(candidates)}", unit=unit))
     return tuple(out)

@@ -18,7 +18,7 @@ from pbem.errors import ILLEGAL, PbemError
 from pbem.formats import schemas, yamlsafe
 from pbem.formats.canonical import dumps as canonical
 from pbem.formats.writer import dump_mapping
-from pbem.protocol import dice
+from pbem.protocol import dice, secrets
 from pbem.protocol.dice import Batch
 from pbem.protocol.secrets import Secret
 from pbem.services.workspace import Identity
@@ -183,14 +183,22 @@ def show(game: Game, batch_id: str) -> str:
 
 def seal_secret(files: Files, game: Game, me: Identity, owner: str, kind: str, content: bytes, end: str,
                 concerns: str = "", step: str | None = None) -> str:
-    """Seal `content` (YAML or JSON of the secret's kind) into secrets/<id>.yaml (DESIGN §6)."""
+    """Seal `content` (YAML or JSON of the secret's kind) into secrets/<owner>-NNNN.yaml (DESIGN §6); a kind this
+    game does not offer is refused with the list of those it does (services.secret_kinds)."""
+    from pbem.services import secret_kinds
+
+    secret_kinds.require(game, kind)
     value = yamlsafe.load(content, "the secret").data
     schemas.validate(f"pbem/secret/{kind}/1", value, file="the secret")
     sealed = seal.seal(canonical(value), me.public)
-    secret_id = next_id(game.secrets, "s")
+    secret_id = secrets.next_secret_id(game.secrets, owner)  # the owner's own id: sealing at once never collides
     raw: dict[str, Any] = {"id": secret_id, "owner": owner, "kind": kind}
     if concerns:
         raw["concerns"] = concerns
+    ruleset = game.manifest.ruleset
+    sealed_kind = getattr(ruleset, "sealed_kind", None)
+    if step is not None and sealed_kind is not None and sealed_kind(ruleset.parse_time(step)) not in (None, kind):
+        step = None  # a note or a target sealed while one owes an allocation does not answer that step
     if step is not None:
         raw["step"] = step  # the sealed simultaneous step this answers (DESIGN §4.7)
     raw.update({"end": end, "box": base64.b64encode(sealed.box).decode(), "commit": sealed.commit.hex(),

@@ -145,14 +145,15 @@ def audit_results(result: HistoryResult) -> list[tuple[bool, str]]:
     state = last.stop.checkpoint.state
     out: list[tuple[bool, str]] = []
     for secret in sorted(last.game.secrets.values(), key=lambda s: s.id):
-        if secret.raw.get("kind") != "allocation" or not secret.revealed:
+        if secret.raw.get("kind") != "allocation" or not secret.revealed or "step" not in secret.raw:
             continue
         value = secret.value()
-        record = ruleset.turn_record(state, secret.owner, value["turn"])
+        turn = ruleset.turn_of(ruleset.parse_time(secret.raw["step"]))  # the step it answers, as the verifier
+        record = ruleset.turn_record(state, secret.owner, turn)
         reasons = ruleset.audit_allocation(game_setup, record, value)
         spent = "; ".join(f"{u.unit} speeds {'/'.join(map(str, u.speeds))}, fired {', '.join(u.fired) or 'nothing'}"
                           for u in record.units)
-        head = f"{secret.id} of {secret.owner} for turn {value['turn']} ({spent})"
+        head = f"{secret.id} of {secret.owner} for turn {turn} ({spent})"
         out.append((not reasons, f"{head}: pays for it" if not reasons else f"{head}: " + "; ".join(reasons)))
     return out
 

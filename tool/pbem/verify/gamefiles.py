@@ -33,7 +33,7 @@ FIXED_PATHS = {GAME, STATUS, README, WORKFLOW}
 PLAYERS_RE = re.compile(r"players/([a-z][a-z0-9_]{0,15})\.yaml\Z")
 REPORT_RE = re.compile(r"report/([a-z0-9][a-z0-9-]{0,31})\.yaml\Z")
 DICE_RE = re.compile(r"dice/(b[0-9]{4,6}|[a-z][a-z0-9_-]{0,15}-[0-9]{4,6})\.yaml\Z")
-SECRET_RE = re.compile(r"secrets/(s[0-9]{4,6})\.yaml\Z")
+SECRET_RE = re.compile(r"secrets/(s[0-9]{4,6}|[a-z][a-z0-9_-]{0,15}-[0-9]{4,6})\.yaml\Z")  # protocol.secrets
 PRESS_RE = re.compile(r"press/([a-z][a-z0-9-]{0,31})\.yaml\Z")  # press/<author>.yaml: judged against the seats
 BLOB_MODE = 0o100644
 
@@ -426,14 +426,16 @@ def sealed_book(secrets: Mapping[str, Secret]) -> dict[tuple[str, str], SealedIn
     return book
 
 
-def target_book(secrets: Mapping[str, Secret]) -> dict[str, SealedInput]:
-    """Each seeking weapon's sealed target (kind `target`, `concerns` naming the weapon), revealed or not."""
-    book: dict[str, SealedInput] = {}
+def target_book(secrets: Mapping[str, Secret]) -> dict[tuple[str, str], SealedInput]:
+    """Each seeking weapon's sealed target (kind `target`, `concerns` naming the weapon), revealed or not, keyed
+    by (its owner, the weapon): replay looks a weapon's target up by the weapon's owner, so nobody else's secret
+    can stand for it (the verifier refuses a second one, or one sealed outside the launch commit)."""
+    book: dict[tuple[str, str], SealedInput] = {}
     for secret in sorted(secrets.values(), key=lambda s: s.id):
         unit = secret.raw.get("concerns")
-        if secret.raw["kind"] == "target" and unit and unit not in book:
-            book[unit] = SealedInput(secret.id, secret.value() if secret.revealed else None, secret.revealed,
-                                     secret.owner)
+        if secret.raw["kind"] == "target" and unit and (secret.owner, unit) not in book:
+            book[(secret.owner, unit)] = SealedInput(secret.id, secret.value() if secret.revealed else None,
+                                                     secret.revealed, secret.owner)
     return book
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from typing import Iterable
 
 from pbem.crypto.keys import PublicKey
-from pbem.errors import Finding
+from pbem.errors import Finding, PbemError
 from pbem.protocol import dice, errata, secrets
 from pbem.protocol.control import progress_error, resume_from, status_of
 from pbem.protocol.history import entry_changes, firm_findings, ownership_findings
@@ -337,15 +337,15 @@ def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn:
         findings.extend(secrets.secret_findings(prev.game.secrets, game.secrets, player, manifest.players,
                                                 manifest.ruleset.parse_time))
         owed_steps = {b.at for b in prev.status.pending if b.player == player and b.kind == SEALED}
-        for sid in sorted(set(game.secrets) - set(prev.game.secrets)):
-            step = game.secrets[sid].raw.get("step")
-            if step is not None and step not in owed_steps:
-                findings.append(Finding("secret.bad-secret", f"secret {sid} answers step {step}, for which "
-                                        f"{player} owes no sealed input", file=game.secrets[sid].file,
-                                        line=game.secrets[sid].line_of("step")))
-            elif step is None and not turn:
-                findings.append(Finding("secret.bad-secret", "secrets are sealed in one's own turn",
-                                        file=game.secrets[sid].file))
+        added = entry_changes(prev.game.inputs, game.inputs, reports)[1]
+        findings.extend(secrets.sealing_findings(prev.game.secrets, game.secrets, player, owed_steps, turn,
+                                                 manifest.ruleset, added, lambda: game.inputs.entries))
+        findings.extend(secrets.reveal_findings(prev.game.secrets, game.secrets, manifest.ruleset))
+    elif turn and getattr(manifest.ruleset, "launched_unit", None) is not None and reports:
+        # a launch needs its target sealed in the same commit (secret.missing-target)
+        added = entry_changes(prev.game.inputs, game.inputs, reports)[1]
+        findings.extend(secrets.sealing_findings(prev.game.secrets, game.secrets, player, set(), turn,
+                                                 manifest.ruleset, added, lambda: game.inputs.entries))
     if any(PRESS_RE.match(p) for p in changed):
         findings.extend(press_findings(prev.game.press, game.press, player, prev.status.firm,
                                        [seat.id for seat in manifest.seats]))
@@ -408,18 +408,26 @@ def _erratum(prev: Verified, game: Game, changed: set[str], player: str) -> list
 
 
 def _audits(prev: Verified, game: Game, stop: Stop) -> list[Finding]:
-    """Seed §2.C: a revealed energy allocation must pay for what its units did in its turn. Each is audited
-    once, at the first commit where it is revealed and its turn is over (tactical/1 `audit_allocation`)."""
+    """Seed §2.C: a revealed energy allocation must pay for what its units did in the turn of the sealed step it
+    answers. Each is audited once, at the first commit where it is revealed and that turn is over (tactical/1
+    `audit_allocation`)."""
     ruleset = game.manifest.ruleset
     audit = getattr(ruleset, "audit_allocation", None)
     if audit is None or prev.stop is None:
         return []
     found = []
     for secret in game.secrets.values():
-        if secret.raw["kind"] != "allocation" or not secret.revealed:
-            continue
-        value = secret.value()
-        turn = value["turn"]
+        if secret.raw["kind"] != "allocation" or not secret.revealed or "step" not in secret.raw:
+            continue  # an allocation without its step was refused when sealed (secret.wrong-step)
+        # bound to the step the secret answers, never to the turn it names (secret.wrong-step at its reveal)
+        turn = ruleset.turn_of(ruleset.parse_time(secret.raw["step"]))
+        try:
+            opened = secret.value()
+        except PbemError:
+            continue  # a box that does not open is its reveal's finding (secret.bad-key, secret.commit-mismatch)
+        if not isinstance(opened, dict):
+            continue  # not an allocation: its reveal's finding (schema.invalid)
+        value = {**opened, "turn": turn}
         before = prev.game.secrets.get(secret.id)
         was_due = (before is not None and before.revealed
                    and ruleset.turn_ended(None if prev.stop.over else prev.stop.checkpoint.point, turn))

@@ -57,6 +57,7 @@ class DowRuleset:
     press_schema = "pbem/dow/press/1"
     uses_horizons = False  # every phase is a sealed step: nobody gives orders ahead (DESIGN §4.7)
     reveals_sealed = True  # a phase resolves from the revealed orders
+    sealed_kinds = frozenset({"orders"})  # secret kinds that answer a sealed step, and only that
 
     # --- game time ---------------------------------------------------------------------------------------
     def parse_time(self, text: str) -> Point:
@@ -87,6 +88,14 @@ class DowRuleset:
         """Every phase is a sealed step (DESIGN §4.7). In the press-only first half of Spring 1901 each power
         seals an empty order set, its word that it is done with the first half (seed 001: one phase length)."""
         return True
+
+    def secret_kinds(self, setup: Mapping[str, Any]) -> dict[str, str]:
+        """The secret kinds the rules ask for: each phase's `orders` (DESIGN §7.2)."""
+        return {"orders": "your orders for the phase open now: `pbem orders FILE` seals them (no control needed)"}
+
+    def sealed_kind(self, point: Point) -> str | None:
+        """The secret kind every phase's sealed input must be: `orders` (schemas/secret-orders.json)."""
+        return "orders"
 
     # --- state and actions -------------------------------------------------------------------------------
     def initial_state(self, setup: Mapping[str, Any], players: Sequence[str]) -> state.DowState:

@@ -37,6 +37,8 @@ class TacticalRuleset:
     plan_schema = "pbem/tactical/plan/1"
     allocation_schema = "pbem/secret/allocation/1"
     declared_kinds = ("fire", "launch")
+    sealed_kinds = frozenset({energy.KIND})  # secret kinds that answer a sealed step, and only that
+    target_kind = seeking.TARGET_KIND  # a seeking weapon's sealed target, sealed in its launch commit
 
     # --- game time ---------------------------------------------------------------------------------------
     def parse_time(self, text: str) -> Point:
@@ -148,6 +150,22 @@ class TacticalRuleset:
         return actions.declared(game, point, given)
 
     # --- seeking weapons and the energy audit ----------------------------------------------------------------
+    def secret_kinds(self, setup: Mapping[str, Any]) -> dict[str, str]:
+        """The secret kinds this game's rules ask for, each with when it is sealed: the energy `allocation` where
+        allocations are sealed, a seeking weapon's `target` where a weapon type seeks (DESIGN §6, §7.1)."""
+        kinds: dict[str, str] = {}
+        if setup.get("allocation") == "sealed":
+            kinds[energy.KIND] = ("your energy allocation for a turn, sealed at its allocation step T.0.alloc when "
+                                  "you owe it (no control needed)")
+        if any(isinstance(w, Mapping) and w.get("seeking") for w in (setup.get("weapons") or {}).values()):
+            kinds[seeking.TARGET_KIND] = ("a seeking weapon's target, sealed in the turn that launches it, with "
+                                          "--concerns NAME (the `as` of the launch)")
+        return kinds
+
+    def launched_unit(self, do: Mapping[str, Any]) -> str | None:
+        """The name of the seeking weapon an action launches (`{launch: {weapon, as}}`), else None."""
+        return seeking.launched_name(do)
+
     def impact(self, game: state.TacticalState, seeking_unit: str, target: str
                ) -> tuple[state.TacticalState, list[Event]]:
         """A seeking weapon hits its revealed target in its hex (seeking.py); ValueError if it cannot."""
@@ -161,6 +179,19 @@ class TacticalRuleset:
     def turn_record(self, game: state.TacticalState, player: str, turn: int) -> energy.TurnRecord:
         """What `player`'s units did in `turn` that costs energy, from a state at or after its end."""
         return energy.turn_record(game, player, turn)
+
+    def sealed_kind(self, point: Point) -> str | None:
+        """The secret kind a sealed step's input must be (DESIGN §4.7): the turn's energy `allocation`."""
+        return energy.KIND if point[2] == gametime.ALLOC else None
+
+    def sealed_input_error(self, kind: str, point: Point, value: Any) -> str | None:
+        """Why a revealed sealed input does not answer the step `point` it was sealed for, or None: an allocation
+        is for the turn of the allocation step it answers (seed §2.C), whatever turn it names inside."""
+        return energy.step_error(point, value) if kind == energy.KIND else None
+
+    def turn_of(self, point: Point) -> int:
+        """The game turn a point belongs to (an allocation answering "2.0.alloc" is audited against turn 2)."""
+        return point[0]
 
     def turn_ended(self, point: Point | None, turn: int) -> bool:
         """Whether replay stopped at `point` (None: the game's end) is past the end of `turn`."""
