@@ -118,25 +118,37 @@ def join(seat: str = typer.Option(..., "--as", help="the seat (player id) to cla
 def start(first: Optional[str] = typer.Option(None, "--first", help="the player who starts in control"),
           roll: bool = typer.Option(False, "--roll", help="decide who starts by dice (run it again once rolled)"),
           key: Optional[str] = KeyOption) -> None:
-    """Freeze game.yaml and give control to the first player, chosen by consent or by dice.
+    """Consent to start over game.yaml as it is, and start once every seat has: the first run proposes the start
+    (signed by you), each other player runs the same command (or `pbem sign ID`) to sign it, and the run that
+    finds every signature starts the game (with --roll: rolls for who starts first, then starts).
 
     Example: pbem start --first fed    or    pbem start --roll
     """
     from pbem.services import setup
 
     def go() -> None:
-        if roll == (first is not None):
-            raise PbemError("usage.start", "give either --first ID or --roll")
-        if first is not None:
-            setup.start(_workspace(), first, _identity(key))
-            typer.echo(f"started: {first} has control")
-            return
-        _oid, chosen = setup.start_roll(_workspace(), _identity(key))
-        if chosen is None:
-            typer.echo("dice for who starts announced: every other player runs `pbem yield` to contribute, then "
-                       "the roller `pbem yield` to reveal; then `pbem start --roll` again")
-        else:
-            typer.echo(f"started: the dice chose {chosen}, who has control")
+        for step in setup.begin(_workspace(), _identity(key), first, roll):
+            typer.echo(step.message)
+
+    _run(go)
+
+
+@app.command()
+def sign(agreement: str = typer.Argument(..., help="the agreement's id, e.g. fed-0001"),
+         key: Optional[str] = KeyOption) -> None:
+    """Sign an agreement (review it first: `pbem status`, and for a start agreement game.yaml itself); one
+    commit that adds your signature and nothing else. You need not hold control.
+
+    Example: pbem sign fed-0001
+    """
+    from pbem.services import agreements
+
+    def go() -> None:
+        done = agreements.sign(_workspace(), _identity(key), agreement)
+        waiting = f"waiting for {', '.join(done.unsigned)}" if done.unsigned else "every signer has signed"
+        start = done.kind == "start" and not done.unsigned
+        extra = " (start the game with `pbem start`, as proposed)" if start else ""
+        typer.echo(f"signed {done.agreement}: {waiting}{extra}")
 
     _run(go)
 
@@ -182,7 +194,7 @@ def status(key: Optional[str] = KeyOption,
 
 def _status_lines(status, me) -> str:  # type: ignore[no-untyped-def]
     if status is None:
-        return "setting up: seats are being claimed"
+        return "setting up: the game has not started"
     if status.over:
         return "the game is over"
     lines = [f"control: {status.control}" + (" (you)" if status.control == me else ""), f"firm:    {status.firm}"]
