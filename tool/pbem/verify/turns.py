@@ -202,6 +202,8 @@ def _setup(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> 
         if rolled != first:
             findings.append(Finding("dice.start-mismatch", f"dice {batch.id} decide who starts: "
                                     f"{rolled or 'not rolled yet'}, but control went to {first}", file=STATUS))
+    findings.extend(agreements.start_findings(consent_table(game, started=False), game.agreements, first,
+                                              rolled))
     stop, expected = expected_start(game, first)
     findings.extend(_status_findings(expected, game.status))
     return findings, Verified(game, stop, prev.founder, actor, expected, seat_before(new.players, first))
