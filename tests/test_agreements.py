@@ -103,3 +103,60 @@ def test_kli_signs_only_his_own_key_and_each_id_is_numbered_per_author(before: T
     assert after["signatures"]["fed"] == first["signatures"]["fed"] and set(after["signatures"]) == {"fed", "kli"}
     assert agreement_service.next_id(ws.head().game, "fed") == "fed-0002"
     assert agreement_service.next_id(ws.head().game, "kli") == "kli-0001"
+
+
+# --- the start through the CLI ----------------------------------------------------------------------------------
+
+def test_pbem_status_before_the_start_says_whose_signature_is_missing_and_the_command(before: Table) -> None:
+    """`pbem status` before the start: nobody proposed yet -> how to propose; fed proposed -> kli is asked to
+    review game.yaml and `pbem sign fed-0001`, fed is told he waits for kli; all signed -> `pbem start`."""
+    assert "`pbem start --first ID` or `pbem start --roll`" in before.cli("status", "--plain", who="kli").stdout
+    assert "proposed start agreement fed-0001" in before.cli("start", "--first", "fed", who="fed").stdout
+    kli = before.cli("status", "--plain", who="kli").stdout
+    assert "you (kli) owe: your signature on start agreement fed-0001 by fed (fed starts" in kli
+    assert "review game.yaml, then `pbem sign fed-0001`" in kli
+    assert "waits for kli: `pbem sign fed-0001`" in before.cli("status", "--plain", who="fed").stdout
+    owed = json.loads(before.cli("status", "--format", "json", who="kli").stdout)["you_owe"]
+    assert "`pbem sign fed-0001`" in owed
+    assert "every signer has signed" in before.cli("sign", "fed-0001", who="kli").stdout
+    assert "`pbem start --first fed`" in before.cli("status", "--plain", who="fed").stdout
+    assert before.cli("start", "--first", "fed", who="kli").stdout.strip() == "started: fed has control"
+    assert before.data("status.yaml")["control"] == "fed"
+    assert "ok:" in before.cli("verify").stdout
+
+
+def test_both_propose_at_once_and_the_next_start_signs_the_other_s(before: Table) -> None:
+    """Two players who propose the same start at the same time write two files (fed-0001, kli-0001), never the
+    same one (DESIGN §4.9); once both have landed, the next `pbem start --first fed` signs the proposal its
+    runner has not signed yet, finds every signature and starts."""
+    ws = Workspace.open(before.repo_dir)
+    before.cli("start", "--first", "fed", who="fed")
+    game_hash = hashlib.sha256((before.repo_dir / "game.yaml").read_bytes()).hexdigest()
+    agreement_service.propose(ws, me(before, "kli"), "start", {"game": game_hash, "first": "fed"}, "start, fed")
+    assert sorted(p.name for p in (before.repo_dir / "agreements").iterdir()) == ["fed-0001.yaml", "kli-0001.yaml"]
+    done = before.cli("start", "--first", "fed", who="fed").stdout
+    assert "signed start agreement kli-0001: every seat has signed" in done and "started: fed has control" in done
+    assert set(before.data("agreements/kli-0001.yaml")["signatures"]) == {"fed", "kli"}
+    assert "ok:" in before.cli("verify").stdout
+
+
+def test_a_change_to_game_yaml_makes_the_start_agreements_stale(before: Table) -> None:
+    """Proposed, then game.yaml changes: the old agreement is stale (`pbem status` says so; `pbem sign` refuses
+    it with agreement.stale) and the next `pbem start` proposes anew over the new game.yaml."""
+    from test_dice_flow import refused
+
+    before.cli("start", "--first", "fed", who="fed")
+    before.write("game.yaml", before.read("game.yaml").replace("turns: 2", "turns: 3", 1))
+    before.git_commit("setup: three turns", signer="kli")
+    assert "fed-0001 are stale" in before.cli("status", "--plain", who="kli").stdout
+    refused(before, "sign", "fed-0001", who="kli", rule="agreement.stale", where="*")
+    assert "proposed start agreement kli-0001" in before.cli("start", "--first", "fed", who="kli").stdout
+
+
+def test_sign_needs_a_known_agreement_and_a_seat(before: Table) -> None:
+    from test_dice_flow import refused
+
+    before.cli("start", "--first", "fed", who="fed")
+    refused(before, "sign", "fed-0009", who="kli", rule="usage.no-agreement", code=2)
+    refused(before, "sign", "fed-0001", who="carol", rule="signature.unknown-key")
+    refused(before, "sign", "fed-0001", who="fed", rule="usage.signed", code=2)
