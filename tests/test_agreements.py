@@ -110,14 +110,20 @@ def test_kli_signs_only_his_own_key_and_each_id_is_numbered_per_author(before: T
 def test_pbem_status_before_the_start_says_whose_signature_is_missing_and_the_command(before: Table) -> None:
     """`pbem status` before the start: nobody proposed yet -> how to propose; fed proposed -> kli is asked to
     review game.yaml and `pbem sign fed-0001`, fed is told he waits for kli; all signed -> `pbem start`."""
-    assert "`pbem start --first ID` or `pbem start --roll`" in before.cli("status", "--plain", who="kli").stdout
+    nobody = before.cli("status", "--plain", who="kli").stdout
+    assert "`pbem start --first ID`" in nobody and "`pbem start --roll`" in nobody
     assert "proposed start agreement fed-0001" in before.cli("start", "--first", "fed", who="fed").stdout
     kli = before.cli("status", "--plain", who="kli").stdout
     assert "you (kli) owe: your signature on start agreement fed-0001 by fed (fed starts" in kli
-    assert "review game.yaml, then `pbem sign fed-0001`" in kli
+    assert "review game.yaml, then sign it: `pbem sign fed-0001`" in kli
     assert "waits for kli: `pbem sign fed-0001`" in before.cli("status", "--plain", who="fed").stdout
     owed = json.loads(before.cli("status", "--format", "json", who="kli").stdout)["you_owe"]
     assert "`pbem sign fed-0001`" in owed
+    from pbem.render.status_screen import todos
+    from pbem.services.pictures import status_view
+
+    screen = todos(status_view(Workspace.open(before.repo_dir), "kli"))  # what a terminal shows
+    assert screen[0].command == "pbem sign fed-0001" and "review game.yaml" in screen[0].text
     assert "every signer has signed" in before.cli("sign", "fed-0001", who="kli").stdout
     assert "`pbem start --first fed`" in before.cli("status", "--plain", who="fed").stdout
     assert before.cli("start", "--first", "fed", who="kli").stdout.strip() == "started: fed has control"

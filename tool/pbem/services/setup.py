@@ -277,30 +277,34 @@ def _draft(content: dict[str, Any]) -> Agreement:
 def before_start(game: Game, me: str | None) -> str:
     """What `pbem status` tells a player before the start, in one sentence with the command to paste: the
     seats to claim, whose signature the start waits for, or that everyone signed and the game can start."""
+    what, command = start_todo(game, me)
+    return f"{what}: `{command}`"
+
+
+def start_todo(game: Game, me: str | None) -> tuple[str, str]:
+    """Before the start, what I do next towards it and the exact command (for `pbem status`, plain and on the
+    terminal screen)."""
     manifest = game.manifest
     open_seats = [s.id for s in manifest.seats if s.key is None]
     if open_seats:
-        return (f"the game has not started: seats {', '.join(open_seats)} are open "
-                f"(`pbem join --as {open_seats[0]}`); then every seat consents to start")
+        return (f"the game has not started: seats {', '.join(open_seats)} are open (then every seat consents to "
+                "start)", f"pbem join --as {open_seats[0]}")
     starts = current_starts(game)
-    stale = [a.id for a in game.agreements.values() if a.kind == consent.START and a not in starts]
+    stale = sorted(a.id for a in game.agreements.values() if a.kind == consent.START and a not in starts)
     if not starts:
         return ("the game has not started: nobody has proposed the start over game.yaml as it is"
-                + (f" ({', '.join(sorted(stale))} are stale: game.yaml changed since)" if stale else "")
-                + "; review game.yaml, then `pbem start --first ID` or `pbem start --roll` proposes it")
+                + (f" ({', '.join(stale)} are stale: game.yaml changed since)" if stale else "")
+                + "; review game.yaml, then propose it (to let a die decide: `pbem start --roll`)",
+                "pbem start --first ID")
     ready = [a for a in starts if not agreements.unsigned(game, a)]
     if ready:
         how = f"--first {ready[0].content['first']}" if "first" in ready[0].content else "--roll"
-        return f"every seat signed start agreement {ready[0].id} ({consent.start_terms(ready[0])}): `pbem start {how}`"
-    lines = []
+        return f"every seat signed start agreement {ready[0].id} ({consent.start_terms(ready[0])})", f"pbem start {how}"
     for agreement in starts:
-        missing = agreements.unsigned(game, agreement)
-        if me in missing:
-            lines.append(f"your signature on start agreement {agreement.id} by {agreement.by} "
-                         f"({consent.start_terms(agreement)}, over game.yaml as it is): review game.yaml, then "
-                         f"`pbem sign {agreement.id}`")
-        else:
-            lines.append(f"start agreement {agreement.id} ({consent.start_terms(agreement)}) waits for "
-                         f"{', '.join(missing)}: `pbem sign {agreement.id}`")
-    mine = [line for line in lines if line.startswith("your")]
-    return mine[0] if mine else "nothing yet: " + "; ".join(lines)
+        if me in agreements.unsigned(game, agreement):
+            return (f"your signature on start agreement {agreement.id} by {agreement.by} "
+                    f"({consent.start_terms(agreement)}, over game.yaml as it is): review game.yaml, then sign it",
+                    f"pbem sign {agreement.id}")
+    waiting = "; ".join(f"start agreement {a.id} ({consent.start_terms(a)}) waits for "
+                        f"{', '.join(agreements.unsigned(game, a))}" for a in starts)
+    return f"nothing yet: {waiting}", f"pbem sign {starts[0].id}"
