@@ -1319,3 +1319,14 @@ def test_start_agreement_after_the_start__closed(played: Table) -> None:
     played.write("agreements/fed-0002.yaml", dump_mapping({**raw, "signatures": {"fed": agreement_sign(raw, "fed")}}))
     bad = played.sneak("fed", "fed: proposes fed-0002")
     assert rejected(played, bad, "agreement.closed", "agreements/fed-0002.yaml") == {"agreement.closed"}
+
+
+def test_agreement_file_and_id_disagree__a_signed_proposal_copied_to_another_file(base_started: Table,
+                                                                                   tmp_path: Path) -> None:
+    """Threat: fed-0001, signed by both, copied to agreements/fed-0002.yaml (a second "agreement" for free), or
+    a proposal whose file does not match its id. Defence: an agreement lives at agreements/<its id>.yaml
+    (agreement.malformed)."""
+    table = setup_point(base_started, tmp_path / "t", 4)
+    table.write("agreements/fed-0002.yaml", table.read(AGREEMENT))
+    bad = table.git_commit("fed: a copy", signer="fed")
+    assert "agreement.malformed" in rejected(table, bad, "agreement.malformed", "agreements/fed-0002.yaml")

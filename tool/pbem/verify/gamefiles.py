@@ -520,7 +520,7 @@ def read_changes(
     reports = dict(base.inputs.files)
     batches, secrets, press = dict(base.batches), dict(base.secrets), dict(base.press)
     errata = dict(base.errata)
-    agreements = dict(base.agreements)
+    agreements = base.agreements  # copied only when an agreement changes
     kinds: set[str] = set()
     for path in sorted(changed):
         oid = files[path][0] if path in files else None
@@ -564,7 +564,7 @@ def read_changes(
             if oid is not None:
                 errata[path[len("errata/"):-len(".yaml")]] = read_erratum(blob(oid), path, ruleset)
         elif AGREEMENT_RE.match(path):
-            agreements.pop(path, None)
+            agreements = {p: a for p, a in agreements.items() if p != path}
             if oid is not None:
                 agreements[path] = read_agreement(blob(oid), path)
     old = base.inputs
@@ -575,7 +575,7 @@ def read_changes(
                     sealed_book(secrets) if "secrets" in kinds else old.sealed,
                     press_book(press) if "press" in kinds else old.press,
                     target_book(secrets) if "secrets" in kinds else old.targets, ruleset.period_of)
-    if agreements.keys() != base.agreements.keys():
+    if agreements is not base.agreements:
         agreements = dict(sorted(agreements.items()))  # in path order, as read_game gives them
     return Game(manifest, inputs, status, batches, secrets, press, errata, agreements)
 

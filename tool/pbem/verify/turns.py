@@ -25,7 +25,7 @@ applies an erratum changes the report by exactly its entries, and replay restart
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding
@@ -180,8 +180,9 @@ def _setup(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> 
         findings.extend(dice.batch_findings(new.id, new.players, new.keys, new.escrow_key, prev.game.batches,
                                             game.batches, actor or ""))
     if any(AGREEMENT_RE.match(p) for p in changed):
-        findings.extend(agreements.agreement_findings(consent_table(game, started=False), prev.game.agreements,
-                                                      game.agreements, actor or ""))
+        findings.extend(agreements.agreement_findings(consent_table(game, started=False),
+                                                      _only(prev.game.agreements, changed),
+                                                      _only(game.agreements, changed), actor or ""))
     if game.status is None:
         return findings, Verified(game, None, prev.founder, actor)
     # the start commit (pbem start): game.yaml frozen from here on
@@ -214,6 +215,11 @@ def consent_table(game: Game, started: bool) -> agreements.Table:
     manifest = game.manifest
     return agreements.Table(manifest.id, tuple(s.id for s in manifest.seats), manifest.keys, manifest.digest,
                             started)
+
+
+def _only(by_file: Mapping[str, agreements.Agreement], changed: set[str]) -> dict[str, agreements.Agreement]:
+    """The agreements among the changed files: a commit costs what it changed, not every agreement so far."""
+    return {path: by_file[path] for path in changed if path in by_file}
 
 
 def _same_but_key(old: dict, new: dict, seat_id: str) -> bool:
@@ -259,8 +265,9 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
         findings.extend(Finding("agreement.mixed", f"{path}: an agreement commit changes only agreements/; take "
                                 "your turn in a commit of its own", file=path)
                         for path in sorted(changed - {STATUS}) if not AGREEMENT_RE.match(path))
-        findings.extend(agreements.agreement_findings(consent_table(game, started=True), prev.game.agreements,
-                                                      game.agreements, player))
+        findings.extend(agreements.agreement_findings(consent_table(game, started=True),
+                                                      _only(prev.game.agreements, changed),
+                                                      _only(game.agreements, changed), player))
     elif not turn and not mine and not press_only and not erratum:
         head = prev.status.pending[0]
         findings.append(Finding("signature.not-in-control", f"{player} made a turn, but {head.player} holds "
