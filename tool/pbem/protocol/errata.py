@@ -23,7 +23,8 @@ from typing import Any, Mapping, Sequence
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding
 from pbem.formats.canonical import dumps as canonical
-from pbem.protocol.agreements import NAMESPACE, consent_message, signed_by
+# NAMESPACE is re-exported: errata are signed in the agreements' namespace
+from pbem.protocol.agreements import NAMESPACE, consent_message, signed_by  # noqa: F401
 from pbem.protocol.history import changed_entries
 from pbem.protocol.model import Entry
 from pbem.rulesets.base import Point
