@@ -894,9 +894,11 @@ def test_deep_tree__a_folder_nested_thousands_deep_is_a_finding_not_a_crash(play
 # === 7. Identities: seats and look-alikes (DESIGN §3, schemas: ASCII ids) =======================================
 
 def before_start(base_started: Table, dest: Path, undo: int) -> Table:
-    """The duel before its start: undo=1 both seats claimed, 2 only fed's, 3 nobody's (just `pbem init`)."""
+    """The duel before its start (and before anyone consented to it): undo=1 both seats claimed, 2 only fed's,
+    3 nobody's (just `pbem init`)."""
     table = copy_table(base_started, dest)
-    table.git("reset", "-q", "--hard", f"HEAD~{undo}")
+    commits = table.git("rev-list", "--first-parent", "--reverse", "HEAD").stdout.decode().split()
+    table.git("reset", "-q", "--hard", commits[3 - undo])
     return table
 
 
@@ -2065,3 +2067,249 @@ def test_energy_audit_dodged__an_allocation_that_cannot_be_audited(base_sealed_d
     write_secret(table, {**raw, "kind": "allocation", "step": "1.0.alloc", "key": key_hex or key32.hex()})
     bad = table.sneak("fed", "fed: revealing it", status="keep")  # pbem cannot even compute a status for it
     assert rule in rejected(table, bad, rule, "secrets/fed-0001.yaml")
+
+# === 11. Setup: the start by mutual consent (DESIGN §2 Setup, §4.8; seed 000 §2.A) ================================
+# Before the start anyone seated may change game.yaml, but the start commit needs a `start` agreement over exactly
+# the game.yaml it starts with, signed by every seat, and control must go where it says. The base games: `joined`
+# (both seats claimed, nobody consented yet) and `consented` (fed proposed the start, kli signed it: fed-0001 over
+# the honest game.yaml, first fed).
+
+AGREEMENT = "agreements/fed-0001.yaml"
+
+
+def setup_point(base_started: Table, dest: Path, index: int) -> Table:
+    """The duel at its commit number `index` (0 init, 1 and 2 the joins, 3 fed proposes, 4 kli signs, 5 start)."""
+    table = copy_table(base_started, dest)
+    commits = table.git("rev-list", "--first-parent", "--reverse", "HEAD").stdout.decode().split()
+    assert len(commits) == 6, commits
+    table.git("reset", "-q", "--hard", commits[index])
+    return table
+
+
+def start_alone(table: Table, first: str = "fed", signer: str = "fed") -> str:
+    """Write the status.yaml a start with `first` in control computes (as pbem would) and commit it with plain
+    `git commit -S`, signed by `signer`, with no consent gathered."""
+    from pbem.verify.gamefiles import read_files
+    from pbem.verify.turns import expected_start
+
+    from pbem.services.workspace import Workspace
+
+    game = read_files(Workspace.open(table.repo_dir).worktree_files())
+    table.write("status.yaml", dump_mapping(expected_start(game, first)[1].to_data()))
+    return table.git_commit(f"start: {first} has control", signer=signer)
+
+
+def takeover(table: Table) -> None:
+    """fed's rewrite of game.yaml after everyone joined: his cruiser ten times stronger, and the "neutral" dice
+    escrow's key replaced by a second key of his own (dave's), in escrow mode."""
+    text = table.read("game.yaml")
+    text = text.replace("shields: [30, 24, 24, 20, 24, 24], hull: 40, power: 30",
+                        "shields: [300, 240, 240, 200, 240, 240], hull: 400, power: 300", 1)
+    text = text.replace("dice: {mode: commit-reveal}",
+                        f'dice: {{mode: escrow, escrow_key: "{key("dave").public.to_line()}"}}', 1)
+    assert "hull: 400" in text and "escrow_key" in text
+    table.write("game.yaml", text)
+
+
+def agreement_sign(raw: Mapping[str, Any], signer: str, game_id: str = "duel-e2e") -> str:
+    """A signature over `raw` (without its signatures) in game `game_id`, made outside pbem with `signer`'s key,
+    over the message docs/protocol.md gives."""
+    body = {k: v for k, v in raw.items() if k != "signatures"}
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    message = b"pbem-agreement-v1" + game_id.encode() + b"\0" + hashlib.sha256(canonical).digest()
+    return sshsig.sign(key(signer), message, "pbem")
+
+
+def game_hash(table: Table) -> str:
+    return hashlib.sha256((table.repo_dir / "game.yaml").read_bytes()).hexdigest()
+
+
+def test_setup_takeover__game_yaml_rewritten_after_everyone_consented_then_started_alone(
+        base_started: Table, tmp_path: Path) -> None:
+    """Threat (the setup takeover): after both joined and kli signed the start over the honest game.yaml, fed
+    rewrites it (his ship ten times stronger, the escrow key his own) and starts the game alone with himself
+    first, to grind escrow dice offline. Defence: the start needs every seat's signature over the exact
+    game.yaml it starts with; kli's is over the old one (agreement.stale). The rewrite itself is a legal
+    proposal before the start; it simply cannot become the game without kli's consent."""
+    table = setup_point(base_started, tmp_path / "t", 4)
+    takeover(table)
+    rewrite = table.git_commit("setup: a few corrections", signer="fed")
+    bad = start_alone(table)
+    assert rejected(table, bad, "agreement.stale", "game.yaml") == {"agreement.stale"}
+    assert rewrite not in {f.get("commit") for f in verdict(table)[1]}
+
+
+def test_setup_takeover__started_alone_without_any_agreement(base_started: Table, tmp_path: Path) -> None:
+    """Threat: the same rewrite right after the joins, and a start commit nobody else agreed to (no agreement at
+    all). Defence: setup.no-consent."""
+    table = setup_point(base_started, tmp_path / "t", 2)
+    takeover(table)
+    table.git_commit("setup: a few corrections", signer="fed")
+    bad = start_alone(table)
+    assert rejected(table, bad, "setup.no-consent", "game.yaml") == {"setup.no-consent"}
+
+
+def test_setup_takeover__through_pbem_the_start_waits_for_kli_over_the_new_game_yaml(
+        base_started: Table, tmp_path: Path) -> None:
+    """Through pbem: fed proposed the start, then rewrites game.yaml before kli signed. kli's `pbem sign` of the
+    old agreement is refused (agreement.stale, exit 1, nothing changed); fed's `pbem start --first fed` does not
+    start the game, it proposes the start over the new game.yaml (fed-0002), and `pbem status` asks kli to
+    review game.yaml and sign; run again, fed's `pbem start` is refused (agreement.unsigned, exit 1, nothing
+    changed)."""
+    from test_dice_flow import A_LINE
+
+    table = setup_point(base_started, tmp_path / "t", 3)
+    takeover(table)
+    table.git_commit("setup: a few corrections", signer="fed")
+    refused(table, "sign", "fed-0001", who="kli", rule="agreement.stale", where=AGREEMENT + A_LINE)
+    out = table.pbem("start", "--first", "fed", who="fed")
+    assert out.returncode == 0 and "proposed start agreement fed-0002" in out.stdout, out.stdout + out.stderr
+    assert not (table.repo_dir / "status.yaml").exists()
+    status = table.pbem("status", "--plain", who="kli")
+    assert "`pbem sign fed-0002`" in status.stdout and "review game.yaml" in status.stdout, status.stdout
+    refused(table, "start", "--first", "fed", who="fed", rule="agreement.unsigned",
+            where="agreements/fed-0002.yaml")
+    assert_clean(table)
+
+
+def test_setup_takeover__pushed_to_a_hooked_server_is_refused(base_started: Table, tmp_path: Path) -> None:
+    """DESIGN §9: the same takeover pushed to a bare repository with pbem's pre-receive hook: refused with
+    agreement.stale on a `remote:` line; the server's main does not move."""
+    table = setup_point(base_started, tmp_path / "t", 4)
+    server = serve(table)
+    before = server_ref(server)
+    takeover(table)
+    table.git_commit("setup: a few corrections", signer="fed")
+    start_alone(table)
+    done = push(table)
+    push_refused(done, "agreement.stale")
+    assert "Traceback" not in done.stderr and server_ref(server) == before
+
+
+def test_start_with_one_signature_missing(base_started: Table, tmp_path: Path) -> None:
+    """Threat: fed proposes the start and starts before kli signed. Defence: agreement.unsigned; `pbem start`
+    refuses the same (exit 1, nothing changed)."""
+    table = setup_point(base_started, tmp_path / "t", 3)
+    refused(table, "start", "--first", "fed", who="fed", rule="agreement.unsigned", where=AGREEMENT)
+    bad = start_alone(table)
+    assert rejected(table, bad, "agreement.unsigned", AGREEMENT) == {"agreement.unsigned"}
+
+
+def test_start_against_the_agreement__control_to_another_player(base_started: Table, tmp_path: Path) -> None:
+    """Threat: both signed "fed starts", kli starts with himself in control. Defence: setup.no-consent."""
+    table = setup_point(base_started, tmp_path / "t", 4)
+    bad = start_alone(table, first="kli", signer="kli")
+    assert rejected(table, bad, "setup.no-consent", "status.yaml") == {"setup.no-consent"}
+
+
+def test_signature_over_another_game_yaml(base_started: Table, tmp_path: Path) -> None:
+    """Threat: kli's signature made over the start of another game.yaml (here: the rewritten one), pasted into
+    fed-0001. Defence: the signature covers the agreement's content, the game.yaml hash in it included
+    (agreement.signature). A whole agreement over another game.yaml, fully signed, is stale at once."""
+    table = setup_point(base_started, tmp_path / "t", 3)
+    raw = dict(table.data(AGREEMENT))
+    other = {**raw, "content": {**raw["content"], "game": hashlib.sha256(b"another game.yaml").hexdigest()}}
+    table.write(AGREEMENT, dump_mapping({**raw, "signatures": {**raw["signatures"],
+                                                               "kli": agreement_sign(other, "kli")}}))
+    bad = table.git_commit("kli: signs fed-0001", signer="kli")
+    assert rejected(table, bad, "agreement.signature", AGREEMENT) == {"agreement.signature"}
+
+
+def test_signature_over_another_game_yaml__proposed_over_a_hash_that_is_not_this_game_yaml(
+        base_started: Table, tmp_path: Path) -> None:
+    table = setup_point(base_started, tmp_path / "t", 2)
+    raw: dict[str, Any] = {"id": "fed-0001", "kind": "start", "by": "fed",
+                           "content": {"game": hashlib.sha256(b"another game.yaml").hexdigest(), "first": "fed"},
+                           "signatures": {}}
+    table.write(AGREEMENT, dump_mapping({**raw, "signatures": {"fed": agreement_sign(raw, "fed")}}))
+    bad = table.git_commit("fed: proposes fed-0001", signer="fed")
+    assert rejected(table, bad, "agreement.stale", AGREEMENT) == {"agreement.stale"}
+
+
+@pytest.mark.parametrize(("name", "signer", "committer", "rule", "also"), [
+    ("kli", "carol", "kli", "agreement.signature", set()),
+    ("carol", "carol", "fed", "agreement.foreign-signature", set()),
+    ("carol", "carol", "carol", "agreement.foreign-signature", {"signature.unknown-key"}),
+], ids=["kli-name-carol-key", "carol-signs-in-fed-commit", "carol-commits"])
+def test_signature_by_a_key_that_holds_no_seat(base_started: Table, tmp_path: Path, name: str, signer: str,
+                                               committer: str, rule: str, also: set[str]) -> None:
+    """Threat: a signature made by carol's key, which holds no seat: under kli's name in kli's own commit, under
+    her own name in fed's commit, or committed by carol herself. Defence: a signature must verify under the
+    named seat's key in game.yaml (agreement.signature), and only a seated player signs, for himself
+    (agreement.foreign-signature; a stranger's commit is signature.unknown-key)."""
+    table = setup_point(base_started, tmp_path / "t", 3)
+    raw = dict(table.data(AGREEMENT))
+    table.write(AGREEMENT, dump_mapping({**raw, "signatures": {**raw["signatures"],
+                                                               name: agreement_sign(raw, signer)}}))
+    bad = table.git_commit(f"{committer}: signs fed-0001", signer=committer)
+    assert rejected(table, bad, rule, AGREEMENT) - {"signature.unknown-key"} <= {rule} | also
+
+
+@pytest.mark.parametrize("how", ["replayed", "forged"])
+def test_forged_or_replayed_signature_from_another_game(base_started: Table, tmp_path: Path, how: str) -> None:
+    """Threat: kli's genuine signature of the same agreement in another game (same id, kind, content) replayed
+    here, or a forged one (random bytes in valid armor). Defence: the game id is part of what is signed
+    (agreement.signature); and fed pasting it in is writing in kli's name (agreement.foreign-signature), so a
+    start by fed with it is refused too."""
+    table = setup_point(base_started, tmp_path / "t", 3)
+    raw = dict(table.data(AGREEMENT))
+    if how == "replayed":
+        sig = agreement_sign(raw, "kli", game_id="another-duel")
+    else:
+        sig = sshsig_armor(key("kli").public.blob(), random.Random(7).randbytes(64), b"pbem")
+    table.write(AGREEMENT, dump_mapping({**raw, "signatures": {**raw["signatures"], "kli": sig}}))
+    bad = table.git_commit("kli: signs fed-0001", signer="kli")
+    assert rejected(table, bad, "agreement.signature", AGREEMENT) == {"agreement.signature"}
+    table.git("reset", "-q", "--hard", "HEAD~1")
+    table.write(AGREEMENT, dump_mapping({**raw, "signatures": {**raw["signatures"], "kli": sig}}))
+    start_alone(table)
+    rules = rejected(table, table.head(), "agreement.foreign-signature", AGREEMENT)
+    assert rules == {"agreement.foreign-signature", "agreement.unsigned"}
+
+
+def test_agreement_in_another_player_s_name__id_and_by_name_the_proposer(base_started: Table,
+                                                                        tmp_path: Path) -> None:
+    """Threat: fed proposes the start as if kli had (agreements/kli-0001.yaml, by: kli). Defence: an id and its
+    `by` name the proposer (ownership.id-author)."""
+    table = setup_point(base_started, tmp_path / "t", 2)
+    raw: dict[str, Any] = {"id": "kli-0001", "kind": "start", "by": "kli",
+                           "content": {"game": game_hash(table), "first": "fed"}, "signatures": {}}
+    table.write("agreements/kli-0001.yaml", dump_mapping({**raw, "signatures": {"fed": agreement_sign(raw, "fed")}}))
+    bad = table.git_commit("fed: proposes kli-0001", signer="fed")
+    assert rejected(table, bad, "ownership.id-author", "agreements/kli-0001.yaml") == {"ownership.id-author"}
+
+
+def test_consent_withdrawn_or_changed__a_signed_agreement_edited_or_removed(base_started: Table,
+                                                                            tmp_path: Path) -> None:
+    """Threat: after kli signed "fed starts", fed edits the agreement to "the dice decide" keeping kli's
+    signature, or removes it. Defence: nothing signed changes or disappears (agreement.changed)."""
+    table = setup_point(base_started, tmp_path / "t", 4)
+    raw = dict(table.data(AGREEMENT))
+    table.write(AGREEMENT, dump_mapping({**raw, "content": {"game": raw["content"]["game"], "roll": True}}))
+    bad = table.git_commit("fed: on second thoughts", signer="fed")
+    assert "agreement.changed" in rejected(table, bad, "agreement.changed", AGREEMENT)
+    table.git("reset", "-q", "--hard", "HEAD~1")
+    table.git("rm", "-q", AGREEMENT)
+    bad = table.git_commit("fed: never mind", signer="fed")
+    assert rejected(table, bad, "agreement.changed", AGREEMENT) == {"agreement.changed"}
+
+
+def test_start_agreement_after_the_start__closed(played: Table) -> None:
+    """Threat: a new start agreement (or a late signature) once the game runs, e.g. to claim consent to another
+    first player afterwards. Defence: a start agreement is open only before the start (agreement.closed)."""
+    raw: dict[str, Any] = {"id": "fed-0002", "kind": "start", "by": "fed",
+                           "content": {"game": game_hash(played), "first": "fed"}, "signatures": {}}
+    played.write("agreements/fed-0002.yaml", dump_mapping({**raw, "signatures": {"fed": agreement_sign(raw, "fed")}}))
+    bad = played.sneak("fed", "fed: proposes fed-0002")
+    assert rejected(played, bad, "agreement.closed", "agreements/fed-0002.yaml") == {"agreement.closed"}
+
+
+def test_agreement_file_and_id_disagree__a_signed_proposal_copied_to_another_file(base_started: Table,
+                                                                                   tmp_path: Path) -> None:
+    """Threat: fed-0001, signed by both, copied to agreements/fed-0002.yaml (a second "agreement" for free), or
+    a proposal whose file does not match its id. Defence: an agreement lives at agreements/<its id>.yaml
+    (agreement.malformed)."""
+    table = setup_point(base_started, tmp_path / "t", 4)
+    table.write("agreements/fed-0002.yaml", table.read(AGREEMENT))
+    bad = table.git_commit("fed: a copy", signer="fed")
+    assert "agreement.malformed" in rejected(table, bad, "agreement.malformed", "agreements/fed-0002.yaml")

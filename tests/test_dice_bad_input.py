@@ -27,8 +27,8 @@ from gitutil import fixed_key
 from pbem.crypto import seal
 from pbem.crypto.keys import load_private_key
 from test_dice_flow import (A_LINE, ESCROW, add_escrow, announce_out_of_turn, batch, cli, derived, escrow_message,
-                            findings, found, joined, ok, private, refused, rederive, sneak_as, verify_text,
-                            write_batch)
+                            findings, found, joined, ok, private, refused, rederive, sneak_as, start_by_consent,
+                            verify_text, write_batch)
 
 B0001 = "dice/fed-0001.yaml"
 B0001_LINE = B0001 + A_LINE  # the batch file and the line of the field the finding is about
@@ -63,7 +63,7 @@ def base_escrow_owed(base_started: Table, tmp_path_factory: pytest.TempPathFacto
     """An escrow duel (fed started), fed announced fed-0001 in escrow mode: the escrow owes its signature."""
     table = joined(base_started, tmp_path_factory.mktemp("bad") / "escrow")
     add_escrow(table)
-    cli(table, "start", "--first", "fed", who="fed")
+    start_by_consent(table, "--first", "fed")
     table.edit("fed", through="1.8.damage")
     cli(table, "roll", "--for", "boarding party", who="fed")
     cli(table, "yield", who="fed")
@@ -127,7 +127,7 @@ def test_dice_bad_reveal__before_every_contribution_then_results_is_found_withou
     then writes a result: both commits are findings, and the verifier does not crash on a reveal it cannot
     derive anything from (a batch missing a contribution)."""
     table = joined(base_started, tmp_path / "table")
-    ok(table, "start", "--roll", who="fed")
+    start_by_consent(table, "--roll")
     raw = batch(table)
     secret = seal.recover_key(base64.b64decode(raw["owner_box"]), load_private_key(table.key("fed")))
     write_batch(table, {**raw, "reveal": secret.hex()})

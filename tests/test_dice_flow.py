@@ -185,11 +185,23 @@ def rederive(folder: Path) -> subprocess.CompletedProcess[str]:
 
 
 def joined(base_started: Table, dest: Path) -> Table:
-    """A copy of the duel before its start: both seats claimed, no status.yaml yet (the start commit undone)."""
+    """A copy of the duel before its start: both seats claimed, no status.yaml yet (the start and the consent
+    to it undone: the commits init, join, join)."""
     table = copy_table(base_started, dest)
-    table.git("reset", "-q", "--hard", "HEAD~1")
-    assert not (table.repo_dir / "status.yaml").exists()
+    commits = table.git("rev-list", "--first-parent", "--reverse", "HEAD").stdout.decode().split()
+    table.git("reset", "-q", "--hard", commits[2])
+    assert not (table.repo_dir / "status.yaml").exists() and not (table.repo_dir / "agreements").exists()
     return table
+
+
+def start_by_consent(table: Table, *options: str, last: str = "fed") -> str:
+    """Every seat runs `pbem start OPTIONS`, `last` last (DESIGN §2 Setup, the start by consent): the first run
+    proposes the start agreement, the others sign it, and the last one also starts (with --roll: announces the
+    die, so `last` rolls). Returns the last run's output."""
+    for who in PLAYERS:
+        if who != last:
+            ok(table, "start", *options, who=who)
+    return ok(table, "start", *options, who=last)
 
 
 def add_escrow(table: Table, mode: str = "escrow") -> None:
@@ -478,7 +490,7 @@ def base_escrow_owed(base_joined_escrow: Table, tmp_path_factory: pytest.TempPat
     """The escrow duel started with fed in control; fed announces three d20 (escrow mode, the game's default);
     the escrow owes its signature."""
     table = copy_table(base_joined_escrow, tmp_path_factory.mktemp("dice") / "escrow-owed")
-    cli(table, "start", "--first", "fed", who="fed")
+    start_by_consent(table, "--first", "fed")
     table.edit("fed", **{k: v for k, v in FED_TURN_1.items() if k != "note"})
     cli(table, "roll", "--for", "boarding party 1", "--for", "boarding party 2", "--for", "boarding party 3",
         "--sides", "20", who="fed")
@@ -547,7 +559,7 @@ def test_start_roll_in_commit_reveal_mode_starts_with_the_player_the_die_names(b
     contributes and fed reveals with `pbem yield`; then `pbem start --roll` starts with
     players[roll(S, 2, 0) - 1] (docs/dice.md "Who starts"). Starting with anyone else is refused."""
     table = private(base_joined, tmp_path)
-    out = ok(table, "start", "--roll", who="fed")
+    out = start_by_consent(table, "--roll")
     assert "dice for who starts announced" in out
     raw = batch(table)
     assert (raw["roller"], raw["sides"], raw["rolls"]) == ("fed", 2, [{"for": "who starts", "ref": "start"}])
@@ -573,7 +585,7 @@ def test_start_roll_in_escrow_mode_the_escrow_signs(base_joined_escrow: Table, t
     """`pbem start --roll` in a game whose dice mode is escrow: `pbem escrow sign --key ESCROW` rolls the die,
     then `pbem start --roll` starts with the player it names."""
     table = private(base_joined_escrow, tmp_path)
-    ok(table, "start", "--roll", who="kli")
+    start_by_consent(table, "--roll", last="kli")
     raw = batch(table, "kli-0001")
     assert (raw["mode"], raw["roller"], raw["sides"]) == ("escrow", "kli", 2)
     line = refused(table, "start", "--roll", who="kli", rule="dice.owed", code=2)
@@ -599,7 +611,7 @@ def test_the_roller_alone_voids_before_results_then_re_rolls_whole(base_joined: 
     from pbem.services.workspace import Workspace, load_identity
 
     table = private(base_joined, tmp_path)
-    ok(table, "start", "--roll", who="fed")
+    start_by_consent(table, "--roll")
     ok(table, "dice", "void", "fed-0001", "--reason", "announced before kli's seat was confirmed", who="fed")
     assert batch(table)["void"] == {"reason": "announced before kli's seat was confirmed"}
     table.git_commit("fed: void fed-0001", signer="fed")
@@ -623,7 +635,7 @@ def test_the_roller_alone_voids_before_results_then_re_rolls_whole(base_joined: 
 def test_yield_commits_a_void_before_the_start(base_joined: Table, tmp_path: Path) -> None:
     """`pbem dice void` says "now `pbem yield`": before the start too, yield commits the roller's void."""
     table = private(base_joined, tmp_path)
-    ok(table, "start", "--roll", who="fed")
+    start_by_consent(table, "--roll")
     ok(table, "dice", "void", "fed-0001", "--reason", "wrong table", who="fed")
     ok(table, "yield", who="fed")
     assert "void" in table.data("dice/fed-0001.yaml") and "ok:" in ok(table, "verify")

@@ -180,7 +180,8 @@ def new_dow(root: Path, director: str | None = DIRECTOR, join: bool = True, star
         for power in POWERS:
             setup.join(ws, power, dow.me(power), CODE)
     if start:
-        setup.start(ws, "austria", dow.me("austria"))
+        for power in POWERS:  # the start by consent: austria proposes, the others sign, the last run starts
+            setup.begin(ws, dow.me(power), first="austria")
     return dow
 
 

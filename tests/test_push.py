@@ -76,7 +76,8 @@ def build_race(tmp_path: Path) -> Race:
     ws = Workspace.open(fed.repo_dir)
     setup.join(ws, "fed", identity(fed, "fed"))
     setup.join(ws, "kli", identity(fed, "kli"))
-    setup.start(ws, "fed", identity(fed, "fed"))
+    for seat in ("fed", "kli"):  # the start by consent: fed proposes, kli signs and starts
+        setup.begin(ws, identity(fed, seat), first="fed")
     files = ws.worktree_files()
     files["players/fed.yaml"] = dump_mapping({"through": "1.8.damage", "breaks": [{"range": 8}]}).encode()
     files["report/turn-01.yaml"] = dump_report([{"at": "1.0.alloc", "by": "fed", "unit": "CA",

@@ -134,7 +134,7 @@ def test_summary_flags_a_branch_that_does_not_contain_its_base(game: Table) -> N
 
 def test_summary_of_a_game_being_set_up(base_started: Table, tmp_path: Path) -> None:
     """Before the start: the founder's and the joiners' commits, and "setting up" instead of a break."""
-    done = base_started.cli("summary", "HEAD~2..HEAD~1")
+    done = base_started.cli("summary", "HEAD~4..HEAD~3")
     assert done.exit_code == 0
     assert "setting up" in done.stdout and "join: kli takes a seat" in done.stdout
 

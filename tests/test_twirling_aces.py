@@ -280,7 +280,8 @@ def _play(tmp: Path, template: Path, turns: list[dict[str, Any]]) -> tuple[Works
     ws = setup.init(tmp / "game", str(template), "scratch", players[seats[0]])
     for seat, me in players.items():
         setup.join(ws, seat, me)
-    setup.start(ws, seats[0], players[seats[0]])
+    for me in players.values():  # the start by consent: the first proposes, the others sign, the last starts
+        setup.begin(ws, me, first=seats[0])
     for number, step in enumerate(turns, 1):
         demo._expect(step, demo.play_turn(ws, players[step["player"]], step, number), number)
     return ws, players

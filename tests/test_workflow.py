@@ -149,7 +149,7 @@ def test_on_a_push_of_a_legal_turn_the_job_passes_and_summarises_the_new_commit(
     played.turn("fed", through="1.16.damage", note="straight on")
     job = run_workflow(played, push_event(before, played.head()), tmp_path)
     verify, summary = job["steps"]["verify every commit"], job["steps"]["summary of the new commits"]
-    assert verify.returncode == 0 and verify.stdout == "pbem verify: 7 commits, 0 finding(s)\n"
+    assert verify.returncode == 0 and verify.stdout == "pbem verify: 9 commits, 0 finding(s)\n"
     assert summary.returncode == 0, summary.stderr
     text = job["summary"]
     assert text.startswith("## pbem: 1 commit(s), all legal ✅")
@@ -180,7 +180,7 @@ def test_on_a_new_branch_the_summary_covers_the_whole_history(played: Table, tmp
     falls back to the whole history."""
     job = run_workflow(played, push_event(ZERO, played.head()), tmp_path)
     assert job["steps"]["summary of the new commits"].returncode == 0
-    assert "## pbem: 6 commit(s), all legal ✅" in job["summary"]
+    assert "## pbem: 8 commit(s), all legal ✅" in job["summary"]
     assert "the whole history to" in job["summary"]
     unknown = run_workflow(played, push_event("1" * 40, played.head()), tmp_path)
     assert "the whole history to" in unknown["summary"]

@@ -66,7 +66,7 @@ def my_seat(ws: "Workspace", key: Optional[str]) -> Optional[str]:
 def status_lines(status: "Status | None", me: Optional[str]) -> str:
     """Control, firm point, pending breaks and the yield note, one per line."""
     if status is None:
-        return "setting up: seats are being claimed"
+        return "setting up: the game has not started"
     if status.over:
         return "the game is over"
     lines = [f"control: {status.control}" + (" (you)" if status.control == me else ""), f"firm:    {status.firm}"]

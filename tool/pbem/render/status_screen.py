@@ -58,6 +58,7 @@ class StatusView:
     to_sign: tuple[str, ...] = ()  # ids of those errata my signature is missing from
     to_apply: tuple[str, ...] = ()  # ids of those errata everyone signed
     voids: tuple[str, ...] = ()  # my entries replay found void, one line each (DESIGN §4.2)
+    setup_todo: tuple[str, str] | None = None  # before the start: my next step towards it and its command
 
 
 def todos(view: StatusView) -> list[Todo]:
@@ -69,6 +70,8 @@ def todos(view: StatusView) -> list[Todo]:
         if view.open_seats:
             return [Todo(f"wait for the other seats to be claimed ({', '.join(view.open_seats)})",
                          "git pull && pbem status")]
+        if view.setup_todo is not None:
+            return [Todo(*view.setup_todo)]
         return [Todo("start the game: all seats are taken", f"pbem start --first {view.players[0]}"
                      if view.players else "pbem start --roll")]
     if status.over:

@@ -78,7 +78,7 @@ def run_demo(directory: Path | None, game: str, echo: Echo) -> int:
     if script["first"] == "roll":
         _start_by_roll(ws, founder, players, echo)
     else:
-        setup.start(ws, script["first"], players[script["first"]])
+        _start_by_consent(ws, players, script["first"], echo)
     if "phases" in script:
         _play_phases(ws, players, script["phases"], echo)
     else:
@@ -227,9 +227,19 @@ def _add_escrow_key(ws: Workspace, founder: Identity, escrow: Identity) -> None:
     ws.commit(files, founder, "setup: the dice escrow's key")
 
 
+def _start_by_consent(ws: Workspace, players: dict[str, Identity], first: str, echo: Echo) -> None:
+    """Every seat runs `pbem start --first FIRST` in table order: the first proposes the start agreement over
+    game.yaml as it is, each other signs it, and the last run, finding every signature, starts the game."""
+    for me in players.values():
+        setup.begin(ws, me, first=first)
+    echo(f"  every seat signed the start over game.yaml as it is: {first} starts")
+
+
 def _start_by_roll(ws: Workspace, founder: Identity, players: dict[str, Identity], echo: Echo) -> None:
-    """`pbem start --roll`, then every other player contributes and the roller reveals, then start."""
-    setup.start_roll(ws, founder)
+    """Every seat consents to decide the start by dice (`pbem start --roll`, the founder last, so he rolls),
+    then every other player contributes and the roller reveals, then start."""
+    for me in [*(p for p in players.values() if p is not founder), founder]:
+        setup.begin(ws, me, roll=True)
     roller = turn.whoami(ws, founder)
     for seat, me in players.items():
         if seat != roller:

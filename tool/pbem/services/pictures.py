@@ -269,6 +269,7 @@ def status_view(ws: Any, me: str | None) -> StatusView:
         if listed and keys:
             units = (tuple(keys), *(tuple(_plain(u.get(k)) for k in keys) for u in listed[:8]))
     from pbem.services.errata import listing
+    from pbem.services.setup import start_todo
 
     waiting = [e for _key, e in sorted(game.errata.items()) if not e.applied]
     to_sign = tuple(e.id for e in waiting if me in e.unsigned(manifest.players))
@@ -282,7 +283,8 @@ def status_view(ws: Any, me: str | None) -> StatusView:
         report_file=report_file, horizon=mine.through_text if mine is not None else None,
         breaks=tuple(_condition(c) for c in mine.breaks) if mine is not None else (), last=last, units=units,
         errata=tuple(listing(game, with_applied=False)), to_sign=to_sign, to_apply=to_apply,
-        voids=tuple(v.text() for v in _my_voids(head, me)), **_commands(manifest.ruleset_name))
+        voids=tuple(v.text() for v in _my_voids(head, me)),
+        setup_todo=start_todo(game, me) if status is None else None, **_commands(manifest.ruleset_name))
 
 
 def _my_voids(head: Any, me: str | None) -> tuple[Any, ...]:

@@ -10,7 +10,7 @@ from pbem.protocol.model import Status, Void
 from pbem.crypto.keys import PrivateKey
 from pbem.protocol import secrets
 from pbem.protocol.dice import ESCROW
-from pbem.services import chance, errata
+from pbem.services import chance, errata, setup
 from pbem.services.workspace import Identity, PlannedCommit, Workspace
 from pbem.verify.gamefiles import STATUS
 from pbem.verify.turns import OWED, Verified, expected_after, takes_turn, who
@@ -25,11 +25,13 @@ class Outlook:
     findings: list[Finding] = field(default_factory=list)
     would_be: Status | None = None  # the status if the working tree were committed now
     voids: tuple[Void, ...] = ()  # my entries replay found void, most recent last (DESIGN §4.2)
+    setup: str | None = None  # before the start: what I owe towards it (services.setup.before_start)
 
     def owes(self) -> str:
         """What *I* must do next, in one sentence with the command."""
         if self.status is None:
-            return "the game has not started: claim a seat with `pbem join --as ID`, then `pbem start --first ID`"
+            return self.setup or ("the game has not started: claim a seat with `pbem join --as ID`, then "
+                                  "`pbem start --first ID`")
         if self.status.over:
             return "the game is over"
         if self.me is None:
@@ -59,6 +61,8 @@ def whoami(ws: Workspace, me: Identity | None) -> str | None:
 def outlook(ws: Workspace, me: Identity | None) -> Outlook:
     head = ws.head()
     player = whoami(ws, me)
+    if head is not None and not head.started:
+        return Outlook(None, player, setup=setup.before_start(head.game, player))
     return Outlook(head.game.status if head else None, player, voids=voids_of(head, player))
 
 

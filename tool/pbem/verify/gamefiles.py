@@ -16,6 +16,7 @@ from typing import Any, Callable, Mapping
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
 from pbem.formats import schemas, yamlsafe
+from pbem.protocol.agreements import Agreement
 from pbem.protocol.dice import ESCROW, Batch
 from pbem.protocol.errata import Erratum
 from pbem.protocol.model import (Entry, Inputs, Message, PlayerInputs, PressFile, ReportFile, Rolled,
@@ -23,6 +24,7 @@ from pbem.protocol.model import (Entry, Inputs, Message, PlayerInputs, PressFile
 from pbem.protocol.secrets import Secret
 from pbem.rulesets import get as get_ruleset
 from pbem.rulesets.base import Ruleset
+from pbem.verify.agreementfile import AGREEMENT_RE, read_agreement
 from pbem.verify.erratafile import ERRATUM_RE, read_erratum
 
 GAME = "game.yaml"
@@ -58,6 +60,7 @@ class Manifest:
     pbem: str | None
     raw: Mapping[str, Any] = field(repr=False)
     escrow_key: PublicKey | None = None
+    digest: str = ""  # sha256 hex of game.yaml's bytes: what the players consent to start (DESIGN §2 Setup)
 
     @property
     def keys(self) -> dict[str, PublicKey]:
@@ -92,6 +95,7 @@ class Game:
     secrets: Mapping[str, Secret] = field(default_factory=dict)
     press: Mapping[str, PressFile] = field(default_factory=dict)  # file -> its messages
     errata: Mapping[str, Erratum] = field(default_factory=dict)  # erratum id -> erratum (DESIGN §4.8)
+    agreements: Mapping[str, Agreement] = field(default_factory=dict)  # file -> agreement (DESIGN §4.8)
 
 
 class ParseCache:
@@ -116,7 +120,7 @@ class ParseCache:
 def is_game_path(path: str) -> bool:
     """Whether a path belongs to the game layout (DESIGN §2); only these are ever committed."""
     return path in FIXED_PATHS or any(r.match(path) for r in (PLAYERS_RE, REPORT_RE, DICE_RE, SECRET_RE, PRESS_RE,
-                                                           ERRATUM_RE))
+                                                           ERRATUM_RE, AGREEMENT_RE))
 
 
 def layout_findings(files: Mapping[str, tuple[str, int]], changed: set[str] | None = None,
@@ -138,7 +142,7 @@ def layout_findings(files: Mapping[str, tuple[str, int]], changed: set[str] | No
             found.append(Finding("tree.unexpected-path", f"{path} is not part of a game's layout "
                                  "(game.yaml, status.yaml, players/<id>.yaml, report/<period>.yaml, "
                                  "dice/<batch>.yaml, secrets/<id>.yaml, press/<seat>.yaml, errata/<id>.yaml, "
-                                 "README.md)",
+                                 "agreements/<id>.yaml, README.md)",
                                  file=path))
         elif mode != BLOB_MODE:
             found.append(Finding("tree.bad-mode", f"{path} has mode {mode:o}; only regular files (100644)",
@@ -178,7 +182,8 @@ def read_manifest(data: bytes) -> Manifest:
                         exit_code=1) from None
     escrow = (raw.get("dice") or {}).get("escrow_key")
     return Manifest(raw["id"], raw.get("title", raw["id"]), raw["ruleset"], tuple(seats), setup,
-                    raw.get("pbem"), raw, PublicKey.from_line(escrow) if escrow else None)
+                    raw.get("pbem"), raw, PublicKey.from_line(escrow) if escrow else None,
+                    hashlib.sha256(data).hexdigest())
 
 
 def parse_time(ruleset: Ruleset, text: str, file: str, line: int) -> Any:
@@ -519,6 +524,8 @@ def seed_cache(cache: ParseCache, game: Game, files: Mapping[str, tuple[str, int
         by_path[secret.file] = (("secret", secret.file), secret)
     for path, press in game.press.items():
         by_path[path] = (("press", name, path), press)
+    for path, agreement in game.agreements.items():
+        by_path[path] = (("agreement", path), agreement)
     for path, (suffix, value) in by_path.items():
         if path in files:
             oid = files[path][0]
@@ -547,6 +554,7 @@ def read_game(
     secrets: dict[str, Secret] = {}
     press: dict[str, PressFile] = {}
     errata: dict[str, Erratum] = {}
+    agreements: dict[str, Agreement] = {}
     for path, (oid, _mode) in sorted(files.items()):
         m = PLAYERS_RE.match(path)
         if m:
@@ -572,9 +580,11 @@ def read_game(
         elif ERRATUM_RE.match(path):  # keyed by its file: a file whose id differs is judged, not hidden
             errata[path[len("errata/"):-len(".yaml")]] = cache.get(
                 (oid, "erratum", manifest.ruleset_name, path), lambda: read_erratum(blob(oid), path, ruleset))
+        elif AGREEMENT_RE.match(path):  # keyed by its file: a file whose id differs is judged, not hidden
+            agreements[path] = cache.get((oid, "agreement", path), lambda: read_agreement(blob(oid), path))
     inputs = Inputs(manifest.players, reports, per_player, dice_book(batches), sealed_book(secrets),
                     press_book(press), target_book(secrets), ruleset.period_of)
-    return Game(manifest, inputs, status, batches, secrets, press, errata)
+    return Game(manifest, inputs, status, batches, secrets, press, errata, agreements)
 
 
 def read_changes(
@@ -603,6 +613,7 @@ def read_changes(
     reports = dict(base.inputs.files)
     batches, secrets, press = dict(base.batches), dict(base.secrets), dict(base.press)
     errata = dict(base.errata)
+    agreements = base.agreements  # copied only when an agreement changes
     kinds: set[str] = set()
     for path in sorted(changed):
         oid = files[path][0] if path in files else None
@@ -645,6 +656,10 @@ def read_changes(
             errata.pop(path[len("errata/"):-len(".yaml")], None)
             if oid is not None:
                 errata[path[len("errata/"):-len(".yaml")]] = read_erratum(blob(oid), path, ruleset)
+        elif AGREEMENT_RE.match(path):
+            agreements = {p: a for p, a in agreements.items() if p != path}
+            if oid is not None:
+                agreements[path] = read_agreement(blob(oid), path)
     old = base.inputs
     if len(reports) != len(base.inputs.files) or reports.keys() != base.inputs.files.keys():
         reports = dict(sorted(reports.items()))  # in path order, as read_game gives them
@@ -653,7 +668,9 @@ def read_changes(
                     sealed_book(secrets) if "secrets" in kinds else old.sealed,
                     press_after(base.press, old.press, press) if "press" in kinds else old.press,
                     target_book(secrets) if "secrets" in kinds else old.targets, ruleset.period_of)
-    return Game(manifest, inputs, status, batches, secrets, press, errata)
+    if agreements is not base.agreements:
+        agreements = dict(sorted(agreements.items()))  # in path order, as read_game gives them
+    return Game(manifest, inputs, status, batches, secrets, press, errata, agreements)
 
 
 def read_files(files: Mapping[str, bytes], cache: ParseCache | None = None) -> Game:

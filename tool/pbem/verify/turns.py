@@ -4,7 +4,9 @@ No git here: the caller reads both trees and checks the signature; this module d
 allowed to make this change and whether status.yaml says what replay computes. Steps, in order:
 
   1. setup phase (no status.yaml yet): joins (a new key claims an open seat), edits by the founder or seated
-     players, dice to decide who starts, and the start commit (all seats claimed; the first computed status);
+     players, start agreements (proposed and signed by seated players), dice to decide who starts, and the start
+     commit (all seats claimed; every seat's signed consent over this very game.yaml, and the first player it
+     names or the start roll chose: setup.no-consent, agreement.*; the first computed status);
   2. play: game.yaml, README and the workflow are frozen (DESIGN §3 Trees);
   3. the signer is a seated player or the dice escrow (signature.unknown-key), and either holds control for a
      turn, or settles something he owes out of turn: a dice contribution or reveal, a secret's reveal
@@ -26,11 +28,11 @@ applies an erratum changes the report by exactly its entries, and replay restart
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
-from pbem.protocol import dice, errata, secrets
+from pbem.protocol import agreements, dice, errata, secrets
 from pbem.protocol.control import progress_error, resume_from, status_of
 from pbem.protocol.history import entry_changes, firm_findings, ownership_findings
 from pbem.protocol.legality import own_findings
@@ -38,6 +40,7 @@ from pbem.protocol.model import CLARIFY, SEALED, Break, Status, Stop
 from pbem.protocol.press import press_findings
 from pbem.protocol.replay import replay, start_checkpoint
 from pbem.protocol.serving import seat_before
+from pbem.verify.agreementfile import AGREEMENT_RE
 from pbem.verify.erratafile import ERRATUM_RE
 from pbem.verify.gamefiles import (DICE_RE, GAME, PLAYERS_RE, PRESS_RE, README, REPORT_RE, SECRET_RE, STATUS,
                                    WORKFLOW, Game, in_commit_order, press_added)
@@ -192,9 +195,11 @@ def _setup(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> 
     elif actor is None:
         now = new.seat_of_key(signer)
         actor = now.id if now else None
-    for path in sorted(p for p in changed if p not in SETUP_FILES | {STATUS} and not DICE_RE.match(p)):
+    for path in sorted(p for p in changed if p not in SETUP_FILES | {STATUS} and not DICE_RE.match(p)
+                       and not AGREEMENT_RE.match(p)):
         findings.append(Finding("setup.unexpected-file", f"{path}: before the start only game.yaml, README.md, "
-                                "the workflow and dice to decide who starts may change", file=path))
+                                "the workflow, start agreements and dice to decide who starts may change",
+                                file=path))
     if any(DICE_RE.match(p) for p in changed):
         findings.extend(dice.batch_findings(new.id, new.players, new.keys, new.escrow_key, prev.game.batches,
                                             game.batches, actor or ""))
@@ -203,6 +208,10 @@ def _setup(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> 
         findings.extend(dice.binding_findings(prev.game.batches, game.batches, {START_REF},
                                               lambda ref: seats if ref == START_REF else None, lambda ref: False))
         findings.extend(dice.void_binding_findings(prev.game.batches, game.batches, {START_REF}))
+    if any(AGREEMENT_RE.match(p) for p in changed):
+        findings.extend(agreements.agreement_findings(consent_table(game, started=False),
+                                                      _only(prev.game.agreements, changed),
+                                                      _only(game.agreements, changed), actor or ""))
     if game.status is None:
         return findings, Verified(game, None, prev.founder, actor)
     # the start commit (pbem start): game.yaml frozen from here on
@@ -217,6 +226,7 @@ def _setup(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> 
         findings.append(Finding("status.mismatch", f"control must go to a player, got {first!r}", file=STATUS))
         return findings, Verified(game, None, prev.founder, actor)
     batch = start_batch(game)
+    rolled = None
     if batch is not None:
         rolled = start_choice(batch, new.players)
         if batch.sides != len(new.players):
@@ -226,9 +236,23 @@ def _setup(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> 
         elif rolled != first:
             findings.append(Finding("dice.start-mismatch", f"dice {batch.id} decide who starts: "
                                     f"{rolled or 'not rolled yet'}, but control went to {first}", file=STATUS))
+    findings.extend(agreements.start_findings(consent_table(game, started=False), game.agreements, first,
+                                              rolled))
     stop, expected = expected_start(game, first)
     findings.extend(_status_findings(expected, game.status))
     return findings, Verified(game, stop, prev.founder, actor, expected, seat_before(new.players, first))
+
+
+def consent_table(game: Game, started: bool) -> agreements.Table:
+    """What the agreement rules look at in `game` (protocol.agreements): its id, seats, keys, game.yaml hash."""
+    manifest = game.manifest
+    return agreements.Table(manifest.id, tuple(s.id for s in manifest.seats), manifest.keys, manifest.digest,
+                            started)
+
+
+def _only(by_file: Mapping[str, agreements.Agreement], changed: set[str]) -> dict[str, agreements.Agreement]:
+    """The agreements among the changed files: a commit costs what it changed, not every agreement so far."""
+    return {path: by_file[path] for path in changed if path in by_file}
 
 
 def _same_but_key(old: dict, new: dict, seat_id: str) -> bool:
@@ -264,24 +288,34 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
         findings.append(Finding("game.over", "the game is over; no more turns"))
         return findings, unchanged
     erratum = any(ERRATUM_RE.match(p) for p in changed)
-    turn = takes_turn(prev, player) and not erratum
-    mine = [] if erratum else [b for b in prev.status.pending if b.player == player and b.kind in OWED]
+    agreement = not erratum and any(AGREEMENT_RE.match(p) for p in changed)
+    turn = takes_turn(prev, player) and not erratum and not agreement
+    mine = [] if erratum or agreement else [b for b in prev.status.pending if b.player == player and b.kind in OWED]
     press_only = bool(changed - {STATUS}) and all(PRESS_RE.match(p) for p in changed - {STATUS})
-    if not turn and not mine and not press_only and not erratum:
+    if agreement:
+        # an agreement is signed out of turn, in a commit of its own; each kind says when it is open (a start
+        # agreement is closed once the game has started)
+        findings.extend(Finding("agreement.mixed", f"{path}: an agreement commit changes only agreements/; take "
+                                "your turn in a commit of its own", file=path)
+                        for path in sorted(changed - {STATUS}) if not AGREEMENT_RE.match(path))
+        findings.extend(agreements.agreement_findings(consent_table(game, started=True),
+                                                      _only(prev.game.agreements, changed),
+                                                      _only(game.agreements, changed), player))
+    elif not turn and not mine and not press_only and not erratum:
         head = prev.status.pending[0]
         findings.append(Finding("signature.not-in-control", f"{player} made a turn, but {head.player} holds "
                                 f"control ({head.why})", file=STATUS))
         return findings, unchanged
     if erratum:
         findings.extend(_erratum(prev, game, changed, player))
-    elif not turn:
+    elif not turn and not agreement:
         outside = sorted(p for p in changed if p != STATUS
                          and not (DICE_RE.match(p) or SECRET_RE.match(p) or PRESS_RE.match(p)))
         for path in outside:
             why = mine[0].why if mine else "press may be posted at any time"
             findings.append(Finding("signature.not-in-control", f"{player} may only settle what he owes now "
                                     f"({why}); {path} waits for his turn", file=path))
-    if not erratum:
+    if not erratum and not agreement:
         findings.extend(_ownership(prev, game, changed, player, turn))
     if turn:
         findings.extend(_own_legality(prev, game, changed, player))
@@ -289,7 +323,7 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
     findings.extend(stop.problems)
     if not erratum and any(DICE_RE.match(p) for p in changed):
         findings.extend(_binding(prev, game, stop))
-    if not press_only and not erratum:
+    if not press_only and not erratum and not agreement:
         findings.extend(_progress(prev, game, player, turn, mine, expected))
     findings.extend(_audits(prev, game, stop))
     if game.status is None:
