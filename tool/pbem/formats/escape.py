@@ -44,9 +44,11 @@ def terminal(text: str, *, lines: bool = False) -> str:
     return pattern.sub(_visible, text) if pattern.search(text) else text
 
 
-def has_control(text: str) -> bool:
-    """True when `text` holds a character `terminal` would escape (newline and tab count)."""
-    return _UNSAFE_LINE.search(text) is not None
+def first_control(text: str, *, lines: bool = False) -> str | None:
+    """The first character of `text` that `terminal` would escape (with `lines`, newline and tab are allowed),
+    or None."""
+    found = (_UNSAFE_LINES if lines else _UNSAFE_LINE).search(text)
+    return found.group() if found else None
 
 
 def workflow_property(value: str) -> str:
