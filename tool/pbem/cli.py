@@ -151,8 +151,7 @@ def status(key: Optional[str] = KeyOption,
 
     Example: pbem status    or    pbem status --plain    or    pbem status --format json
     """
-    import json
-
+    from pbem.formats.escape import json_dumps, terminal
     from pbem.services import turn
 
     def go() -> None:
@@ -164,7 +163,7 @@ def status(key: Optional[str] = KeyOption,
         view = turn.outlook(ws, me)
         errata = turn.errata_lines(ws)
         if output is OutputFormat.json:
-            typer.echo(json.dumps({"status": view.status.to_data() if view.status else None, "me": view.me,
+            typer.echo(json_dumps({"status": view.status.to_data() if view.status else None, "me": view.me,
                                    "you_owe": view.owes(), "errata": errata}, indent=2))
             return
         if rich or (rich is None and sys.stdout.isatty()):
@@ -174,8 +173,8 @@ def status(key: Optional[str] = KeyOption,
             return
         typer.echo(_status_lines(view.status, view.me))
         for line in errata:
-            typer.echo(f"erratum: {line}")
-        typer.echo(f"you ({view.me or 'no seat'}) owe: {view.owes()}")
+            typer.echo(f"erratum: {terminal(line)}")
+        typer.echo(f"you ({view.me or 'no seat'}) owe: {terminal(view.owes())}")
 
     _run(go)
 
@@ -190,7 +189,9 @@ def _status_lines(status, me) -> str:  # type: ignore[no-untyped-def]
         lines.append(f"break:   {b.player} at {b.at} — {b.why}")
     if status.note:
         lines.append(f"note:    {status.yielded_by}: {status.note}")
-    return "\n".join(lines)
+    from pbem.formats.escape import terminal
+
+    return "\n".join(terminal(line) for line in lines)  # a note is data: shown, never obeyed (DESIGN §9)
 
 
 @app.command()
