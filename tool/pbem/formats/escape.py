@@ -10,6 +10,8 @@ Two dangers, two escapers:
 * GitHub reads lines of a job's output that start with `::` as workflow commands. A newline inside
   `::error file=…` would start a new command of the attacker's (`::stop-commands::` hides every later
   annotation). `annotation` escapes the property values and the message as GitHub's runner unescapes them.
+  The runner also still reads the legacy form `##[command]` anywhere in a line, and `::` at a line's start
+  after blanks: `terminal` breaks both up too, so no text pbem prints can hold a command it did not write.
 
 JSON output needs neither: `json_dumps` keeps JSON (json.dumps escapes the rest; DEL is escaped here too).
 """
@@ -25,6 +27,7 @@ _CONTROL = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u20
 _UNSAFE_LINES = re.compile(f"[{_CONTROL}]")  # a multi-line text: newline and tab kept
 _UNSAFE_LINE = re.compile(f"[{_CONTROL}\t\n]")  # one line: newline (and tab) shown escaped too
 
+_COMMAND_START = re.compile(r"(?m)^(\s*):(?=:)")  # the runner trims a line's leading blanks, then looks for ::
 # what GitHub's runner unescapes (ActionCommand.cs): in a property value, and in the message (the "data")
 _PROPERTY = {"%": "%25", "\r": "%0D", "\n": "%0A", ":": "%3A", ",": "%2C"}
 _DATA = {"%": "%25", "\r": "%0D", "\n": "%0A"}
@@ -38,10 +41,18 @@ def _visible(match: re.Match[str]) -> str:
 
 
 def terminal(text: str, *, lines: bool = False) -> str:
-    """`text` with every control character a terminal would obey shown as a visible escape (`\\x1b`). With
-    `lines`, newlines and tabs are kept (a multi-line text); otherwise they are escaped too (one line)."""
+    """`text` with every control character a terminal would obey shown as a visible escape (`\\x1b`), and no
+    workflow command GitHub's runner would obey (`::` opening a line, `##[` anywhere: the bracket or colon shown
+    as `\\x5b`, `\\x3a`). With `lines`, newlines and tabs are kept (a multi-line text); otherwise they are
+    escaped too (one line)."""
     pattern = _UNSAFE_LINES if lines else _UNSAFE_LINE
-    return pattern.sub(_visible, text) if pattern.search(text) else text
+    if pattern.search(text):
+        text = pattern.sub(_visible, text)
+    if "##[" in text:
+        text = text.replace("##[", "##\\x5b")
+    if "::" in text:
+        text = _COMMAND_START.sub("\\1\\\\x3a", text)
+    return text
 
 
 def first_control(text: str, *, lines: bool = False) -> str | None:
