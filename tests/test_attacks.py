@@ -1208,3 +1208,23 @@ def test_output_injection__an_escape_sequence_in_a_yield_note(played: Table, not
         done = played.pbem(*args, who="fed")
         assert "Traceback" not in done.stderr, (args, done.stderr)
         assert_inert(done.stdout + done.stderr)
+
+
+def test_codeowners__set_up_before_the_start_and_frozen_after_it(started: Table) -> None:
+    """GitHub's required review of `.github/` needs a CODEOWNERS file in the game (docs/github.md): it is part
+    of the layout, may be written while the game is set up, and is frozen from the start like the workflow it
+    guards (protected.changed): a turn cannot remove the other players' review of its own check."""
+    started.git("reset", "-q", "--hard", "HEAD~1")  # before the start
+    started.write(".github/CODEOWNERS", "/.github/ @alice-gh @bob-gh\n")
+    started.git_commit("who reviews .github/", signer="fed")
+    assert started.cli("start", "--first", "fed", who="fed").exit_code == 0
+    assert_clean(started)
+    started.write(".github/CODEOWNERS", "/.github/ @alice-gh\n")
+    started.edit("fed", **FED_TURN_1_EDITS)
+    refused(started, "yield", who="fed", rule="protected.changed", where=".github/CODEOWNERS")
+    bad = started.sneak("fed", "fed: speed 12")
+    assert rejected(started, bad, "protected.changed", ".github/CODEOWNERS") == {"protected.changed"}
+
+
+FED_TURN_1_EDITS = dict(through="1.8.damage", breaks=[{"range": 8}],
+                        entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 12}}])
