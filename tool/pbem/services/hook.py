@@ -129,9 +129,10 @@ def install(path: Path, force: bool = False, branch: str = DEFAULT_BRANCH) -> In
     temporary = target.with_name(".pre-receive.pbem-new")
     temporary.write_text(hook_script())
     temporary.chmod(0o755)
-    repo.config[BRANCH_KEY] = branch
+    short = ref.removeprefix("refs/heads/")
+    repo.config[BRANCH_KEY] = short
     os.replace(temporary, target)
-    return Installed(target, branch, tuple(_head_warnings(repo, path, ref)))
+    return Installed(target, short, tuple(_head_warnings(repo, path, ref)))
 
 
 def branch_ref(branch: str) -> str:
