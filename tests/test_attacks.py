@@ -2313,3 +2313,149 @@ def test_agreement_file_and_id_disagree__a_signed_proposal_copied_to_another_fil
     table.write("agreements/fed-0002.yaml", table.read(AGREEMENT))
     bad = table.git_commit("fed: a copy", signer="fed")
     assert "agreement.malformed" in rejected(table, bad, "agreement.malformed", "agreements/fed-0002.yaml")
+
+# === 11. gates: the game branch by name, a check the branch cannot replace, output is data (DESIGN §9) ==========
+
+from test_escape import DANGEROUS, runner_parse  # noqa: E402
+from test_hook import plain_server  # noqa: E402
+from test_workflow import pull_request_event, run_workflow  # noqa: E402
+
+
+def test_rollback__on_a_server_whose_head_names_master_main_still_only_moves_forward(played: Table) -> None:
+    """Threat: the host made the server with plain `git init --bare` (HEAD names master); a hook that guarded
+    HEAD's branch answered ok to a force-push that took back turns landed on main. Defence: the hook guards the
+    game branch by name (`main`, or `pbem hook install --branch`), whatever HEAD says, and warns at install
+    (history.rewritten)."""
+    server, installed = plain_server(played)
+    assert "HEAD names refs/heads/master" in installed.output
+    assert push(played).returncode == 0
+    legal_turn(played)
+    assert push(played).returncode == 0
+    landed = server_ref(server)
+    played.git("reset", "-q", "--hard", "HEAD~1")
+    played.edit("fed", through="1.12.damage")
+    played.sneak("fed", "fed: a different turn")
+    push_refused(push(played, "+main"), "history.rewritten")
+    push_refused(push(played, ":main"), "history.rewritten")
+    assert server_ref(server) == landed
+
+
+def test_gate__a_branch_that_edits_its_own_check_is_judged_by_the_base_s_check(played: Table,
+                                                                             tmp_path: Path) -> None:
+    """Threat: on `pull_request` GitHub runs the workflow file of the pull request's merge commit, so a turn
+    branch that edits it to `pbem verify || true` passed its own required check. Defence: the game's workflow
+    runs as `pull_request_target`, GitHub's base-branch copy of it (what `pbem init` wrote), which checks the
+    branch out as data; its verify step fails on the edit (protected.changed), and `pbem yield` refuses it."""
+    base = played.head()
+    played.git("switch", "-q", "-c", "fed-turn")
+    played.write(WORKFLOW, played.read(WORKFLOW).replace("run: pbem verify --format github",
+                                                         "run: pbem verify --format github || true", 1))
+    played.edit("fed", **FED_GOES_ON)
+    refused(played, "yield", who="fed", rule="protected.changed", where=WORKFLOW)
+    head = played.sneak("fed", "fed: straight on")
+    assert "|| true" in played.read(WORKFLOW)  # the branch's copy would pass: it is not the one that runs
+    job = run_workflow(played, pull_request_event(base, head), tmp_path)
+    verify = job["steps"]["verify every commit"]
+    assert verify.returncode == 1
+    assert f"::error file={WORKFLOW},line=1,title=protected.changed::" in verify.stdout
+    assert job["steps"]["summary of the new commits"].returncode == 1
+    assert "**protected.changed**" in job["summary"]
+
+
+INJECTED_NAME = b"x\n::stop-commands::pbem\n::error::all fine.yaml"  # one tree entry: hides later annotations
+PAINTED_NAME = b"\x1b[2K\r\x1b[32mok: 9 commits verified\x1b[0m\x1b[8m.yaml"  # paints green ok, hides the rest
+PAINTED_NOTE = b"\x1b[2K\rok \x1b[32mall legal\x1b[0m ##[stop-commands]pbem \xe2\x80\xae"
+
+
+def assert_inert(output: str) -> None:
+    """No control character a terminal obeys, and no workflow command pbem did not write itself."""
+    assert DANGEROUS.search(output) is None, repr(output)
+    assert "##[" not in output, output
+    assert all(parsed is None or parsed[0] == "error" for parsed in map(runner_parse, output.splitlines())), output
+
+
+def _painted_commit(table: Table) -> str:
+    """fed's legal turn, with two extra tree entries (the injecting and the painting names) and an ESC sequence
+    in its commit message, signed by fed: what a cheater's own tool can push."""
+    honest = legal_turn(table)
+    entries = [*tree_entries(table, honest), ((INJECTED_NAME,), blob(table, b"a: 1\n"), 0o100644),
+               ((b"players", PAINTED_NAME), blob(table, b"through: 1.16.damage\n"), 0o100644)]
+    payload = replace_header(payload_of(table, honest), b"tree", write_tree(table, entries).encode())
+    return land(table, signed(payload.replace(b"fed: straight on", b"fed: " + PAINTED_NOTE, 1), key("fed")))
+
+
+def test_output_injection__a_newline_and_stop_commands_in_a_file_name(played: Table) -> None:
+    """Threat: file names and commit messages were printed raw. A newline in `::error file=…` started a command
+    of the cheater's (`::stop-commands::` hides every later annotation); ESC sequences painted a green "ok" over
+    a real FAILED in a terminal and in `pbem summary`. Defence: every string from the repository is escaped for
+    GitHub's workflow commands and stripped of terminal controls (shown as `\\x1b`); every annotation appears."""
+    bad = _painted_commit(played)
+    code, findings, _ = verdict(played)
+    assert code == 1 and [f["rule"] for f in findings].count("tree.unexpected-path") == 2
+    github = played.pbem("verify", "--format", "github", who="fed")
+    assert github.returncode == 1 and "Traceback" not in github.stderr
+    assert_inert(github.stdout + github.stderr)
+    annotations = [runner_parse(line) for line in github.stdout.splitlines() if line.startswith("::")]
+    assert len(annotations) == len(findings) and all(a is not None and a[0] == "error" for a in annotations)
+    files = {a[1].get("file") for a in annotations if a is not None}
+    assert "x\\x0a::stop-commands::pbem\\x0a::error::all fine.yaml" in files
+    assert "players/\\x1b[2K\\x0d\\x1b[32mok: 9 commits verified\\x1b[0m\\x1b[8m.yaml" in files
+    text = played.pbem("verify", who="fed")
+    assert text.returncode == 1 and text.stdout.splitlines()[-1].startswith("FAILED:")
+    assert_inert(text.stdout + text.stderr)
+    for args in (("summary", "HEAD~1..HEAD", "--markdown"), ("summary", "HEAD~1..HEAD"), ("log",)):
+        done = played.pbem(*args, who="fed")
+        assert "Traceback" not in done.stderr, done.stderr
+        assert_inert(done.stdout + done.stderr)
+        assert "fed: \\x1b" in done.stdout, (args, done.stdout)  # the message's ESC shown, not obeyed
+    markdown = played.pbem("summary", "HEAD~1..HEAD", "--markdown", who="fed").stdout
+    assert markdown.startswith("## pbem: ") and "❌" in markdown.splitlines()[0] and bad[:10] in markdown
+
+
+@pytest.mark.parametrize("note, rule", [('"\\e[2K\\rok \\e[32mall legal\\e[0m"', "yaml.encoding"),
+                                        ('"ok\\r\\u202eFAILED"', "schema.invalid")], ids=["escape", "return-and-bidi"])
+def test_output_injection__an_escape_sequence_in_a_yield_note(played: Table, note: str, rule: str) -> None:
+    """Threat: a yield note (data every player reads) holding ESC sequences, a carriage return or a bidi
+    override. Defence: `pbem yield -m` refuses a control character in one line and changes nothing
+    (note.control-character, exit 2: newlines and tabs are fine); a note written by hand into status.yaml is
+    refused by the strict loader (C0, C1: yaml.encoding) or the status schema (a carriage return, a bidi
+    override: schema.invalid), and every output shows it escaped."""
+    played.edit("fed", **FED_GOES_ON)
+    before = played.snapshot()
+    done = played.pbem("yield", "-m", PAINTED_NOTE.decode(), who="fed")
+    assert done.returncode == 2 and "[note.control-character]" in done.stderr
+    assert len(done.stderr.strip().splitlines()) <= 2 and "Traceback" not in done.stderr  # the line and a hint
+    assert_inert(done.stdout + done.stderr)
+    assert played.snapshot() == before
+    assert played.cli("yield", "-m", "line one\n\tline two", who="fed").exit_code == 0  # newline and tab: fine
+    played.git("reset", "-q", "--hard", "HEAD~1")
+    played.edit("fed", **FED_GOES_ON)
+    played.write_status("fed", "NOTE")
+    played.write("status.yaml", played.read("status.yaml").replace("note: NOTE", f"note: {note}", 1))
+    bad = played.sneak("fed", "fed: straight on", status="keep")
+    assert rule in rejected(played, bad, rule, "status.yaml")
+    for args in (("verify", "--format", "github"), ("verify",), ("summary", "--markdown"), ("log",),
+                 ("status", "--plain"), ("status", "--format", "json")):
+        done = played.pbem(*args, who="fed")
+        assert "Traceback" not in done.stderr, (args, done.stderr)
+        assert_inert(done.stdout + done.stderr)
+
+
+def test_codeowners__set_up_before_the_start_and_frozen_after_it(started: Table) -> None:
+    """GitHub's required review of `.github/` needs a CODEOWNERS file in the game (docs/github.md): it is part
+    of the layout, may be written while the game is set up, and is frozen from the start like the workflow it
+    guards (protected.changed): a turn cannot remove the other players' review of its own check."""
+    started.git("reset", "-q", "--hard", "HEAD~1")  # before the start
+    started.write(".github/CODEOWNERS", "/.github/ @alice-gh @bob-gh\n")
+    started.git_commit("who reviews .github/", signer="fed")
+    assert started.cli("start", "--first", "fed", who="fed").exit_code == 0
+    assert_clean(started)
+    started.write(".github/CODEOWNERS", "/.github/ @alice-gh\n")
+    started.edit("fed", **FED_TURN_1_EDITS)
+    refused(started, "yield", who="fed", rule="protected.changed", where=".github/CODEOWNERS")
+    bad = started.sneak("fed", "fed: speed 12")
+    assert rejected(started, bad, "protected.changed", ".github/CODEOWNERS") == {"protected.changed"}
+
+
+FED_TURN_1_EDITS = dict(through="1.8.damage", breaks=[{"range": 8}],
+                        entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 12}}])

@@ -74,4 +74,6 @@ def status_lines(status: "Status | None", me: Optional[str]) -> str:
         lines.append(f"break:   {b.player} at {b.at} — {b.why}")
     if status.note:
         lines.append(f"note:    {status.yielded_by}: {status.note}")
-    return "\n".join(lines)
+    from pbem.formats.escape import terminal
+
+    return "\n".join(terminal(line) for line in lines)  # a note is data: shown, never obeyed (DESIGN §9)

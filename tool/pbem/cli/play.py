@@ -23,8 +23,7 @@ def status(key: Optional[str] = KeyOption,
 
     Example: pbem status    or    pbem status --plain    or    pbem status --format json
     """
-    import json
-
+    from pbem.formats.escape import json_dumps, terminal
     from pbem.services import turn
 
     def go() -> None:
@@ -36,7 +35,7 @@ def status(key: Optional[str] = KeyOption,
         view = turn.outlook(ws, me)
         errata = turn.errata_lines(ws)
         if output is OutputFormat.json:
-            typer.echo(json.dumps({"status": view.status.to_data() if view.status else None, "me": view.me,
+            typer.echo(json_dumps({"status": view.status.to_data() if view.status else None, "me": view.me,
                                    "you_owe": view.owes(), "errata": errata,
                                    "void": [v.text() for v in view.voids]}, indent=2))
             return
@@ -45,10 +44,10 @@ def status(key: Optional[str] = KeyOption,
             return
         typer.echo(status_lines(view.status, view.me))
         for line in errata:
-            typer.echo(f"erratum: {line}")
+            typer.echo(f"erratum: {terminal(line)}")
         for line in turn.void_lines(view):
-            typer.echo(line)
-        typer.echo(f"you ({view.me or 'no seat'}) owe: {view.owes()}")
+            typer.echo(terminal(line))
+        typer.echo(f"you ({view.me or 'no seat'}) owe: {terminal(view.owes())}")
 
     run(go)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pbem.errors import ILLEGAL, Finding, PbemError
+from pbem.formats.escape import first_control, terminal
 from pbem.formats.writer import dump_mapping
 from pbem.protocol.model import Status, Void
 from pbem.crypto.keys import PrivateKey
@@ -103,9 +104,21 @@ def check(ws: Workspace, me: Identity) -> Outlook:
     return Outlook(head.game.status, player, findings, would)
 
 
+def check_note(note: str) -> None:
+    """A yield note is data every player reads, in a terminal too: newlines and tabs are fine, a control
+    character (ESC, carriage return, C1, a bidi override) is refused before anything is done (rule
+    `note.control-character`, a usage error). The status schema refuses the same in a note written by hand."""
+    bad = first_control(note, lines=True)
+    if bad is not None:
+        raise PbemError("note.control-character", f"the note holds the control character U+{ord(bad):04X} "
+                        f"at {note.index(bad) + 1}: {terminal(note[:60])}",
+                        hint="write the note as plain text (newlines are fine)")
+
+
 def yield_turn(ws: Workspace, me: Identity, note: str = "") -> tuple[str, Status | None]:
     """Settle what I owe (dice contributions and reveals, secrets due), write status.yaml as replay computes it
     and commit signed; nothing changes if the result is illegal. Before the start it settles dice only."""
+    check_note(note)
     head = ws.head()
     if head is None:
         raise PbemError("setup.not-started", "this repository has no game yet (pbem init)")

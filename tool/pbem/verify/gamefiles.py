@@ -31,7 +31,8 @@ GAME = "game.yaml"
 STATUS = "status.yaml"
 README = "README.md"
 WORKFLOW = ".github/workflows/pbem.yml"
-FIXED_PATHS = {GAME, STATUS, README, WORKFLOW}
+CODEOWNERS = ".github/CODEOWNERS"  # optional: who must review a change of .github/ on GitHub (docs/github.md)
+FIXED_PATHS = {GAME, STATUS, README, WORKFLOW, CODEOWNERS}
 PLAYERS_RE = re.compile(r"players/([a-z][a-z0-9_]{0,15})\.yaml\Z")
 REPORT_RE = re.compile(r"report/([a-z0-9][a-z0-9-]{0,31})\.yaml\Z")
 DICE_RE = re.compile(r"dice/(b[0-9]{4,6}|[a-z][a-z0-9_-]{0,15}-[0-9]{4,6})\.yaml\Z")
@@ -142,7 +143,7 @@ def layout_findings(files: Mapping[str, tuple[str, int]], changed: set[str] | No
             found.append(Finding("tree.unexpected-path", f"{path} is not part of a game's layout "
                                  "(game.yaml, status.yaml, players/<id>.yaml, report/<period>.yaml, "
                                  "dice/<batch>.yaml, secrets/<id>.yaml, press/<seat>.yaml, errata/<id>.yaml, "
-                                 "agreements/<id>.yaml, README.md)",
+                                 "agreements/<id>.yaml, README.md, .github/CODEOWNERS)",
                                  file=path))
         elif mode != BLOB_MODE:
             found.append(Finding("tree.bad-mode", f"{path} has mode {mode:o}; only regular files (100644)",

@@ -7,7 +7,7 @@ allowed to make this change and whether status.yaml says what replay computes. S
      players, start agreements (proposed and signed by seated players), dice to decide who starts, and the start
      commit (all seats claimed; every seat's signed consent over this very game.yaml, and the first player it
      names or the start roll chose: setup.no-consent, agreement.*; the first computed status);
-  2. play: game.yaml, README and the workflow are frozen (DESIGN §3 Trees);
+  2. play: game.yaml, README, the workflow and .github/CODEOWNERS are frozen (DESIGN §3 Trees);
   3. the signer is a seated player or the dice escrow (signature.unknown-key), and either holds control for a
      turn, or settles something he owes out of turn: a dice contribution or reveal, a secret's reveal
      (signature.not-in-control);
@@ -42,11 +42,11 @@ from pbem.protocol.replay import replay, start_checkpoint
 from pbem.protocol.serving import seat_before
 from pbem.verify.agreementfile import AGREEMENT_RE
 from pbem.verify.erratafile import ERRATUM_RE
-from pbem.verify.gamefiles import (DICE_RE, GAME, PLAYERS_RE, PRESS_RE, README, REPORT_RE, SECRET_RE, STATUS,
-                                   WORKFLOW, Game, in_commit_order, press_added)
+from pbem.verify.gamefiles import (CODEOWNERS, DICE_RE, GAME, PLAYERS_RE, PRESS_RE, README, REPORT_RE, SECRET_RE,
+                                   STATUS, WORKFLOW, Game, in_commit_order, press_added)
 
-PROTECTED = (GAME, WORKFLOW, README)
-SETUP_FILES = {GAME, WORKFLOW, README}
+PROTECTED = (GAME, WORKFLOW, README, CODEOWNERS)
+SETUP_FILES = {GAME, WORKFLOW, README, CODEOWNERS}
 OWED = (dice.DICE, secrets.SECRET, SEALED)
 START_REF = "start"  # the ref of the die that decides who starts (`pbem start --roll`)
 
