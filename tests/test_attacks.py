@@ -1626,7 +1626,7 @@ def test_collusion__who_starts_at_a_table_of_three_is_rolled_with_committed_cont
     assert ok(table, "start", "--roll", who="rom").strip() == f"started: the dice chose {first}, who has control"
     assert_clean(table)
 
-# === 11. Entries planted to block the next player (DESIGN §4.2 "Entries and time") ==============================
+# === 12. Entries planted to block the next player (DESIGN §4.2 "Entries and time") ==============================
 # A player who wants to win writes, past the firm point, an entry that replay will find illegal only once his
 # opponent's turn reaches it: before, that refused the opponent's own clean commit, and nobody could fix it (the
 # opponent may not edit it; its owner no longer holds control). Now what its author alone could know is refused in
@@ -1736,7 +1736,7 @@ setup:
     long: {heavy: false, max_range: 15, energy: 1, brackets: [[0, 15]], damage: [[3, 3, 2, 2, 1, 1]]}
   costs: {speed_point: 1}
 """
-SHOT = {"at": "1.4.fire", "unit": "CA", "do": {"fire": {"weapon": "fwd", "target": "D7"}}}
+PLOTTED_SHOT = {"at": "1.4.fire", "unit": "CA", "do": {"fire": {"weapon": "fwd", "target": "D7"}}}
 
 
 @pytest.fixture(scope="module")
@@ -1761,7 +1761,7 @@ def test_blocking_entry__a_pre_plotted_shot_whose_target_leaves_the_arc_is_void_
     """Threat: fed pre-plots a shot at 1.4.fire while D7 sits in his arc; kli runs at speed 16 and is out of the
     arc by then. Defence: the shot is void when kli's turn replays 1.4.fire (fed could not know; kli did nothing
     wrong): kli's commit lands, `pbem verify` is clean, fed reads the void in `pbem status` and `pbem log`."""
-    void_arc.turn("fed", through="1.4.damage", entries=[SHOT])  # legal when written: D7 is dead ahead
+    void_arc.turn("fed", through="1.4.damage", entries=[PLOTTED_SHOT])  # legal when written: D7 is dead ahead
     void_arc.turn("kli", through="1.4.damage", entries=[{"at": "1.0.alloc", "unit": "D7", "do": {"speed": 16}}])
     assert void_arc.data("status.yaml")["firm"] == "1.5.move"
     line = next(n for n, text in enumerate(void_arc.read(REPORT_1).splitlines(), 1) if "fwd" in text)
@@ -1781,7 +1781,7 @@ def test_blocking_entry__a_pre_plotted_shot_whose_target_leaves_the_arc_is_void_
 def test_blocking_entry__the_void_shot_through_a_hooked_hub(void_arc: Table) -> None:
     """The same two turns pushed to a hooked bare repository: both land (the void is no finding)."""
     server = serve(void_arc)
-    void_arc.turn("fed", through="1.4.damage", entries=[SHOT])
+    void_arc.turn("fed", through="1.4.damage", entries=[PLOTTED_SHOT])
     assert push(void_arc).returncode == 0
     void_arc.turn("kli", through="1.4.damage", entries=[{"at": "1.0.alloc", "unit": "D7", "do": {"speed": 16}}])
     done = push(void_arc)
@@ -2068,7 +2068,7 @@ def test_energy_audit_dodged__an_allocation_that_cannot_be_audited(base_sealed_d
     bad = table.sneak("fed", "fed: revealing it", status="keep")  # pbem cannot even compute a status for it
     assert rule in rejected(table, bad, rule, "secrets/fed-0001.yaml")
 
-# === 11. Setup: the start by mutual consent (DESIGN §2 Setup, §4.8; seed 000 §2.A) ================================
+# === Setup: the start by mutual consent (DESIGN §2 Setup, §4.8; seed 000 §2.A) ================================
 # Before the start anyone seated may change game.yaml, but the start commit needs a `start` agreement over exactly
 # the game.yaml it starts with, signed by every seat, and control must go where it says. The base games: `joined`
 # (both seats claimed, nobody consented yet) and `consented` (fed proposed the start, kli signed it: fed-0001 over
@@ -2314,7 +2314,7 @@ def test_agreement_file_and_id_disagree__a_signed_proposal_copied_to_another_fil
     bad = table.git_commit("fed: a copy", signer="fed")
     assert "agreement.malformed" in rejected(table, bad, "agreement.malformed", "agreements/fed-0002.yaml")
 
-# === 11. gates: the game branch by name, a check the branch cannot replace, output is data (DESIGN §9) ==========
+# === Gates: the game branch by name, a check the branch cannot replace, output is data (DESIGN §9) ==========
 
 from test_escape import DANGEROUS, runner_parse  # noqa: E402
 from test_hook import plain_server  # noqa: E402
