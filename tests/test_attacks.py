@@ -1616,7 +1616,8 @@ def test_collusion__who_starts_at_a_table_of_three_is_rolled_with_committed_cont
        real=True)
     for seat in MELEE:
         ok(table, "join", "--as", seat, who=seat)
-    ok(table, "start", "--roll", who="fed")
+    for who in ("kli", "rom", "fed"):  # consent first (kli proposes, rom signs); fed signs last and rolls
+        ok(table, "start", "--roll", who=who)
     assert batch(table)["sides"] == 3
     for who in ("kli", "rom", "kli", "fed"):
         ok(table, "yield", who=who)
