@@ -1081,3 +1081,56 @@ def test_server__the_pre_receive_hook_refuses_the_attack_and_main_does_not_move(
     push_refused(done, rule)
     assert "Traceback" not in done.stderr
     assert server_ref(server) == before
+
+
+# === Cost, entries' x- fields and unreadable trees (DESIGN §2, §9 "Cost is bounded") =============================
+
+from conftest import KLI_TURN_1  # noqa: E402
+from test_dice_flow import A_LINE  # noqa: E402
+
+def _with_note(table: Table, path: str, who: str, note: Mapping[str, Any]) -> None:
+    """Add `note` (x- fields) to the first entry of `who`'s in `path`, as a hand edit would."""
+    lines = table.read(path).splitlines()
+    i = next(n for n, line in enumerate(lines) if f"by: {who}" in line)
+    fields = ", ".join(f"{k}: {json.dumps(v)}" for k, v in note.items())
+    lines[i] = lines[i][:-1] + f", {fields}}}"
+    table.write(path, "\n".join(lines) + "\n")
+
+
+def test_x_fields__kli_writes_a_note_into_fed_s_entry(opened: Table) -> None:
+    """Threat: kli, in his own turn, adds an `x-` field to fed's entry ("x-conceded: true"), or changes one fed
+    wrote: a note in fed's name that no rule would check. Defence: an entry's `x-` fields are part of its
+    identity, so only its author changes them (ownership.foreign-entry); pbem yield refuses it too."""
+    opened.edit("kli", **{k: v for k, v in KLI_TURN_1.items() if k != "note"})
+    _with_note(opened, "report/turn-01.yaml", "fed", {"x-conceded": True})
+    refused(opened, "yield", who="kli", rule="ownership.foreign-entry", where="report/turn-01.yaml" + A_LINE)
+    bad = opened.sneak("kli", "kli: orders")
+    assert rejected(opened, bad, "ownership.foreign-entry", "report/turn-01.yaml") == {"ownership.foreign-entry"}
+
+
+def test_x_fields__a_note_on_a_firm_entry_is_a_firm_change(played: Table) -> None:
+    """Threat: fed adds a note to his own firm entry (or to kli's). Defence: firm entries are frozen with their
+    `x-` fields (firm.changed), and kli's stays kli's (ownership.foreign-entry)."""
+    played.edit("fed", **FED_GOES_ON)
+    _with_note(played, "report/turn-01.yaml", "fed", {"x-why": "I meant 20"})
+    bad = played.sneak("fed", "fed: straight on")
+    assert rejected(played, bad, "firm.changed", "report/turn-01.yaml") == {"firm.changed"}
+    played.git("reset", "-q", "--hard", "HEAD~1")
+    played.edit("fed", **FED_GOES_ON)
+    _with_note(played, "report/turn-01.yaml", "kli", {"x-why": "kli bluffs"})
+    bad = played.sneak("fed", "fed: straight on")
+    assert rejected(played, bad, "firm.changed", "report/turn-01.yaml") == {"firm.changed", "ownership.foreign-entry"}
+
+
+def test_x_fields__the_author_keeps_his_own_notes_after_the_firm_point(played: Table) -> None:
+    """What stays allowed: fed writes a note on his own entry after the firm point and changes it in a later
+    turn while that entry is still not firm."""
+    played.edit("fed", through="1.16.damage")
+    played.write("report/turn-01.yaml", played.read("report/turn-01.yaml")
+                 + '  - {at: "1.30.move", by: fed, unit: CA, do: {move: TL}, x-why: "to port"}\n')
+    played.turn("fed")
+    played.turn("kli", through="1.24.damage")
+    assert played.data("status.yaml")["control"] == "fed"
+    played.write("report/turn-01.yaml", played.read("report/turn-01.yaml").replace('"to port"', '"hard to port"'))
+    played.turn("fed", through="1.20.damage")
+    assert_clean(played)

@@ -37,15 +37,31 @@ class Entry:
     file: str
     line: int
     key: bytes = field(default=b"", compare=False, repr=False)
+    notes: Mapping[str, Any] = field(default_factory=dict, repr=False)  # its `x-` fields, the author's too
 
     def __post_init__(self) -> None:
         if not self.key:  # computed once: entries are compared at every commit
-            object.__setattr__(self, "key", canonical_dumps(
-                {"at": self.at_text, "by": self.by, "unit": self.unit, "do": dict(self.do)}))
+            object.__setattr__(self, "key", entry_identity(self.at_text, self.by, self.unit, self.do, self.notes))
 
     def identity(self) -> bytes:
         """What makes two entries the same action, wherever in the file they stand."""
         return self.key
+
+
+def entry_identity(at: str, by: str, unit: str | None, do: Mapping[str, Any],
+                   notes: Mapping[str, Any] | None = None) -> bytes:
+    """An entry's identity: its action (at, by, unit, do) and its `x-` fields, which belong to its author as
+    much as the action does (DESIGN §2 ownership, §4.4 firm): whoever may not edit the action may not edit
+    them either. Without `x-` fields the identity is the action's alone."""
+    data = {"at": at, "by": by, "unit": unit, "do": dict(do)}
+    if notes:
+        data.update(notes)
+    return canonical_dumps(data)
+
+
+def notes_of(item: Mapping[str, Any]) -> dict[str, Any]:
+    """The `x-` fields of an entry as written (schemas allow them on every entry)."""
+    return {k: v for k, v in item.items() if k.startswith("x-")}
 
 
 # Unique within a process and, starting at random, across the processes whose states meet in the cache.

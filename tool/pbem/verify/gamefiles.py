@@ -19,7 +19,7 @@ from pbem.formats import schemas, yamlsafe
 from pbem.protocol.dice import ESCROW, Batch
 from pbem.protocol.errata import Erratum
 from pbem.protocol.model import (Entry, Inputs, Message, PlayerInputs, ReportFile, Rolled, SealedInput,
-                                 Status)
+                                 Status, notes_of)
 from pbem.protocol.secrets import Secret
 from pbem.rulesets import get as get_ruleset
 from pbem.rulesets.base import Ruleset
@@ -263,14 +263,15 @@ def _line_entries(rows: list[str], first: int, file: str, ruleset: Ruleset,
 def _line_entry(row: str, file: str, number: int, ruleset: Ruleset, period: str,
                 lines: ParseCache | None) -> Entry:
     if lines is None:
-        at, item, key = _read_entry_line(row, file, number, ruleset, period)
+        at, item, key, notes = _read_entry_line(row, file, number, ruleset, period)
     else:
-        at, item, key = lines.get((row, ruleset.name, period),
-                                  lambda: _read_entry_line(row, file, number, ruleset, period))
-    return Entry(at, item["at"], item["by"], item.get("unit"), item["do"], file, number, key)
+        at, item, key, notes = lines.get((row, ruleset.name, period),
+                                         lambda: _read_entry_line(row, file, number, ruleset, period))
+    return Entry(at, item["at"], item["by"], item.get("unit"), item["do"], file, number, key, notes)
 
 
-def _read_entry_line(row: str, file: str, number: int, ruleset: Ruleset, period: str) -> tuple[Any, dict, bytes]:
+def _read_entry_line(row: str, file: str, number: int, ruleset: Ruleset,
+                     period: str) -> tuple[Any, dict, bytes, dict]:
     """Parse and check one `  - {…}` line as if it stood in the whole file (same loader, same schemas)."""
     try:
         doc = yamlsafe.load(row.strip()[2:].encode(), file)
@@ -280,7 +281,7 @@ def _read_entry_line(row: str, file: str, number: int, ruleset: Ruleset, period:
     shifted = _ShiftedDoc(doc, number)
     schemas.validate("pbem/report/1#/$defs/entry", doc.data, file=file, doc=shifted)
     entry = _entry(doc.data, file, number, ruleset, period, shifted, ())
-    return entry.at, doc.data, entry.key
+    return entry.at, doc.data, entry.key, entry.notes
 
 
 class _ShiftedDoc:
@@ -301,7 +302,7 @@ def _entry(item: dict, file: str, line: int, ruleset: Ruleset, period: str, doc:
     if ruleset.period_of(at) != period:
         raise PbemError("report.wrong-file", f"entry at {item['at']} belongs in "
                         f"report/{ruleset.period_of(at)}.yaml, not {file}", file=file, line=line, exit_code=1)
-    return Entry(at, item["at"], item["by"], item.get("unit"), item["do"], file, line)
+    return Entry(at, item["at"], item["by"], item.get("unit"), item["do"], file, line, notes=notes_of(item))
 
 
 def _read_report_whole(data: bytes, file: str, ruleset: Ruleset) -> ReportFile:
