@@ -1085,7 +1085,10 @@ def test_server__the_pre_receive_hook_refuses_the_attack_and_main_does_not_move(
 
 # === Cost, entries' x- fields and unreadable trees (DESIGN §2, §9 "Cost is bounded") =============================
 
+import subprocess  # noqa: E402
+
 from conftest import KLI_TURN_1  # noqa: E402
+from gitutil import clean_env  # noqa: E402
 from test_dice_flow import A_LINE  # noqa: E402
 
 def _with_note(table: Table, path: str, who: str, note: Mapping[str, Any]) -> None:
@@ -1134,3 +1137,65 @@ def test_x_fields__the_author_keeps_his_own_notes_after_the_firm_point(played: T
     played.write("report/turn-01.yaml", played.read("report/turn-01.yaml").replace('"to port"', '"hard to port"'))
     played.turn("fed", through="1.20.damage")
     assert_clean(played)
+
+
+def _malformed(table: Table, how: str) -> bytes:
+    """A tree object's bytes that libgit2 refuses to parse, as only a hostile tool writes them."""
+    honest = GameRepo.open(table.repo_dir).tree_files(table.head())["players/fed.yaml"][0]
+    entry = bytes.fromhex(honest)
+    return {"empty-name": b"100644 \0" + entry,
+            "mode-999999": b"999999 fed.yaml\0" + entry,
+            "truncated-entry": b"100644 fed.yaml\0" + entry[:10],
+            "trailing-bytes": b"100644 fed.yaml\0" + entry + b"\0junk"}[how]
+
+
+def _with_malformed_players_folder(table: Table, how: str) -> str:
+    """fed's legal turn again, its players/ folder replaced by a malformed tree object."""
+    honest = legal_turn(table)
+    folder = write_object(table, ObjectType.TREE, _malformed(table, how))
+    return with_tree(table, honest, lambda entries: [e for e in entries if e[0][0] != b"players"]
+                     + [((b"players",), folder, 0o40000)])
+
+
+@pytest.mark.parametrize("how", ["empty-name", "mode-999999", "truncated-entry", "trailing-bytes"])
+def test_malformed_tree__a_tree_libgit2_cannot_parse_is_a_finding_not_a_crash(played: Table, how: str) -> None:
+    """Threat: a folder's tree object written byte by byte so that libgit2 cannot parse it (an empty name, mode
+    999999, an entry cut short, bytes after the last entry), to crash the check instead of passing it. Only a
+    hostile tool or remote makes one. Defence: tree.malformed naming the folder, exit 1, nothing changed."""
+    bad = _with_malformed_players_folder(played, how)
+    assert rejected(played, bad, "tree.malformed", "players/") == {"tree.malformed"}
+    done = played.pbem("verify")
+    assert "Traceback" not in done.stdout + done.stderr, done.stderr[-400:]
+    assert done.returncode == 1 and "[tree.malformed]" in done.stdout and bad[:10] in done.stdout
+
+
+@pytest.mark.parametrize("how", ["empty-name", "trailing-bytes"])
+def test_malformed_tree__pushed_to_the_hook_is_refused_without_a_traceback(played: Table, how: str) -> None:
+    """The same tree pushed to a server with pbem's hook: the push is refused (by git's own checks or the hook's
+    tree.malformed), no traceback, and main stays where it was."""
+    server = serve(played)
+    before = server_ref(server)
+    _with_malformed_players_folder(played, how)
+    done = push(played)
+    assert done.returncode != 0, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    assert server_ref(server) == before
+    if "pre-receive hook declined" in done.stderr:
+        assert "[tree.malformed]" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("how", ["empty-name", "mode-999999", "truncated-entry", "trailing-bytes"])
+def test_malformed_tree__the_hook_itself_refuses_it(played: Table, how: str) -> None:
+    """git's own pack-objects will not send such a tree, but a hostile client's tool may: the server's hook,
+    given the objects (here through an alternate object folder, as git's quarantine gives them), refuses the
+    update with tree.malformed on one line, no traceback."""
+    server = serve(played)
+    before = server_ref(server)
+    bad = _with_malformed_players_folder(played, how)
+    (server / "objects" / "info" / "alternates").write_text(str(played.repo_dir / ".git" / "objects") + "\n")
+    done = subprocess.run([str(server / "hooks" / "pre-receive")], input=f"{before} {bad} refs/heads/main\n",
+                          cwd=server, env=clean_env(played.home), capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    assert "[tree.malformed]" in done.stderr and "players/" in done.stderr, done.stderr
+    assert server_ref(server) == before
