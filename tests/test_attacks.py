@@ -1199,3 +1199,45 @@ def test_malformed_tree__the_hook_itself_refuses_it(played: Table, how: str) -> 
     assert "Traceback" not in done.stderr, done.stderr
     assert "[tree.malformed]" in done.stderr and "players/" in done.stderr, done.stderr
     assert server_ref(server) == before
+
+
+def test_cost_caps__a_report_one_entry_past_its_cap(played: Table) -> None:
+    """Threat: a report file so long that every later verification slows down (DESIGN §9). Defence: at most
+    5,000 entries in one period's file (schema.invalid, naming the file and the line of the first one too
+    many), whether the file is read line by line or whole."""
+    rows = played.read("report/turn-01.yaml").count("\n") - 1
+    row = "  - {at: 1.9.move, by: fed, do: {pass: true}}\n"
+    played.write("report/turn-01.yaml", played.read("report/turn-01.yaml") + row * (5_001 - rows))
+    played.edit("fed", **FED_GOES_ON)
+    bad = played.sneak("fed", status="keep")
+    code, findings, output = verdict(played)
+    assert code == 1, output
+    assert ("schema.invalid", bad, "report/turn-01.yaml", 5_002) in {
+        (f["rule"], f.get("commit"), f.get("file"), f.get("line")) for f in findings}, findings
+
+
+@pytest.mark.parametrize("field, value", [("turns", 101), ("units", 61)])
+def test_cost_caps__a_setup_past_the_caps_on_turns_and_units(base_started: Table, tmp_path: Path, field: str,
+                                                             value: int) -> None:
+    """Threat: a legal game built to be slow: `turns: 999` and 198 units at speed 0, both horizons at the last
+    step, so that replay walks every step of every turn for every unit (24–42 s before this cap). Defence:
+    tactical setups have at most 100 turns and 60 units (schema.invalid naming game.yaml and the line)."""
+    table = before_start(base_started, tmp_path / "t", 3)
+
+    def change(data: dict[str, Any]) -> None:
+        setup = dict(data["setup"])
+        if field == "turns":
+            setup["turns"] = value
+        else:
+            unit = dict(setup["units"][0])
+            setup["units"] = [{**unit, "id": f"U{i}", "hex": f"{1 + i % 40:02d}{1 + i // 40:02d}"}
+                              for i in range(value)]
+        data["setup"] = setup
+
+    edit_game(table, change)
+    bad = table.git_commit("setup: a longer game", signer="fed")
+    code, findings, output = verdict(table)
+    assert code == 1, output
+    found = [f for f in findings if f["rule"] == "schema.invalid" and f.get("commit") == bad]
+    assert found and found[0]["file"] == "game.yaml" and found[0].get("line"), findings
+    assert field in found[0]["message"] or str(value) in found[0]["message"], found
