@@ -12,7 +12,9 @@ deterministic keys, contents and timestamps) and kept under bench/.adversarial/ 
             last step: replay must walk every step of every turn, for every unit (7 commits). The game the attack
             review used (`turns: 999`, 198 units) is refused by the schema now; its verdict is measured too;
 * rewrite:  a duel with four 1 MiB reports, then 40 commits each touching game.yaml and 20 lines of every
-            report (a changed game.yaml made the verifier read every file again).
+            report (a changed game.yaml made the verifier read every file again);
+* shift:    the swap game's report, then 300 commits each putting a new line first and dropping the last, so
+            that every line moves at every commit.
 
 For each, in fresh processes: `pbem verify` of the whole history (wall time, peak resident memory), the
 packed repository's size, and, unless --no-hook, a push of the attack into a bare repository with pbem's
@@ -162,6 +164,22 @@ def build_swap(path: Path) -> None:
     game.finish()
 
 
+def build_shift(path: Path) -> None:
+    """The same 5,000 entries, then 300 commits each putting a new line first and dropping the last: every line
+    of the file moves, so no comparison by position helps (the worst edit for reading only what changed)."""
+    game = Builder(path, "shift", 4, TWO_UNITS)
+    lines = report_lines(5_000, 1)
+    game.files["report/turn-01.yaml"] = as_report(lines)
+    game.files["players/fed.yaml"] = dump_mapping({"through": "1.32.final"}).encode()
+    game.turn("fed", {"report/turn-01.yaml", "players/fed.yaml"}, "fed: orders for turn 1")
+    fresh = report_lines(300, 1, seed=3)
+    for i in range(300):
+        lines = [fresh[i].replace("x-n: ", "x-m: ")] + lines[:-1]
+        game.files["report/turn-01.yaml"] = as_report(lines)
+        game.commit("kli", f"shift {i}")
+    game.finish()
+
+
 def units(count: int) -> str:
     """`count` units at speed 0, half fed's and half kli's, on distinct hexes of a 42 x 30 map."""
     out = []
@@ -208,6 +226,7 @@ CASES: dict[str, Callable[[Path], None]] = {
     "horizon": lambda p: build_horizon(p, 100, 60),
     "horizon-999": lambda p: build_horizon(p, 999, 198),
     "rewrite": build_rewrite,
+    "shift": build_shift,
 }
 
 

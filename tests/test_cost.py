@@ -34,7 +34,7 @@ def test_the_parse_cache_holds_at_most_its_byte_budget() -> None:
     for n in range(1000):
         cache.get(("blob", str(n)), lambda n=n: n, 3_000)
         assert cache.held <= cache.budget
-    assert len(cache) == 100_000 // (ITEM_BYTES + 3_000)
+    assert cache.count == 100_000 // (ITEM_BYTES + 3_000)
     assert cache.get(("blob", "999"), lambda: "made again") == 999  # the most recent are kept
     assert cache.get(("blob", "0"), lambda: "made again") == "made again"  # the oldest went
     assert cache.get(("huge",), lambda: "huge", 200_000) == "huge" and ("huge",) not in cache._items
@@ -50,7 +50,7 @@ def test_report_lines_are_kept_within_the_line_budget() -> None:
     rows = [line(n) for n in range(3000)]
     read_report(as_report(rows), REPORT, TACTICAL, lines)
     assert 0 < lines.held <= lines.budget
-    assert len(lines) <= lines.budget // (ITEM_BYTES + LINE_BYTES * len(rows[0]))
+    assert lines.count <= lines.budget // (ITEM_BYTES + LINE_BYTES * len(rows[0]))
 
 
 def test_read_game_weighs_each_file_by_its_size() -> None:
@@ -64,7 +64,7 @@ def test_read_game_weighs_each_file_by_its_size() -> None:
         files = {"game.yaml": game, REPORT: as_report([line(n + k) for n in range(500)])}
         gamefiles.read_files(files, cache)
         assert cache.held <= cache.budget
-    assert len(cache) < 8 * 2
+    assert cache.count < 8 * 2
 
 
 # --- a report file read in the lines that changed ---------------------------------------------------------------

@@ -129,7 +129,9 @@ class ParseCache:
             self.held -= gone
         return value
 
-    def __len__(self) -> int:
+    @property
+    def count(self) -> int:
+        """How many values are kept (not `__len__`: an empty cache is still a cache, and truthy)."""
         return len(self._items)
 
 
