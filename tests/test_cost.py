@@ -118,3 +118,13 @@ def test_an_edit_in_another_layout_is_read_whole() -> None:
     edited = as_report(rows[:2]) + b"  # a comment\n" + "".join(r + "\n" for r in rows[2:]).encode()
     got = read_report(edited, REPORT, TACTICAL, ParseCache().lines, previous)
     assert got.changes_since(previous) is None and got.entries == read_report(edited, REPORT, TACTICAL).entries
+
+
+def test_a_full_report_with_a_comment_added_is_not_past_the_cap() -> None:
+    """The 5,000-entry cap counts entries, not lines: a comment added to a full file leaves it valid, read on its
+    previous version or whole."""
+    rows = [line(n) for n in range(gamefiles.MAX_ENTRIES)]
+    previous = read_report(as_report(rows), REPORT, TACTICAL, ParseCache().lines)
+    edited = as_report(rows[:10]) + b"  # fed's notes\n" + "".join(r + "\n" for r in rows[10:]).encode()
+    got = read_report(edited, REPORT, TACTICAL, ParseCache().lines, previous)
+    assert len(got.entries) == gamefiles.MAX_ENTRIES

@@ -243,8 +243,9 @@ def read_report(data: bytes, file: str, ruleset: Ruleset, lines: ParseCache | No
                 previous: ReportFile | None = None) -> ReportFile:
     """A report file's entries. A file in pbem's own layout (`entries:` then one flow mapping per line) is read
     line by line, each line's parse cached by its text; when it is `previous` (its version one commit back)
-    with lines appended, only those are read, so a commit that appends one entry parses one line. Any other
-    valid layout is parsed whole (DESIGN §2)."""
+    with lines appended, only those are read, so a commit that appends one entry parses one line, and when it
+    is `previous` edited, only the lines that differ (`_read_edited`). Any other valid layout is parsed whole
+    (DESIGN §2)."""
     if (previous is not None and previous.source and len(data) <= yamlsafe.MAX_BYTES
             and data.startswith(previous.source) and previous.source.endswith(b"\n")):
         more = _rows(data[len(previous.source):])
@@ -280,12 +281,6 @@ def _read_edited(previous: ReportFile, data: bytes, file: str, ruleset: Ruleset,
     first = old.count(b"\n", 0, start) - 1  # entries before the first changed line
     was = old[start:len(old) - end].split(b"\n")[:-1]
     now = data[start:len(data) - end].split(b"\n")[:-1]
-    total = len(previous.entries) - len(was) + len(now)
-    if total == 0:
-        return None  # `entries:` alone is no list: the whole-file reader says so
-    if total > MAX_ENTRIES:
-        raise PbemError("schema.invalid", f"entries: has {total} items; expected at most {MAX_ENTRIES}",
-                        file=file, line=MAX_ENTRIES + 2, exit_code=1)
     entries = previous.entries
     if len(was) == len(now):  # lines replaced in place: compare them line by line
         changed = [i for i, a, b in zip(range(len(now)), was, now) if a != b]
@@ -295,21 +290,27 @@ def _read_edited(previous: ReportFile, data: bytes, file: str, ruleset: Ruleset,
     if changed:
         olds = range(len(was)) if len(was) != len(now) else changed
         reuse = {was[i]: entries[first + i] for i in olds}
+    texts: dict[int, str] = {}
+    for i in changed:
+        if now[i] not in reuse:
+            try:
+                texts[i] = now[i].decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+            if not ENTRY_LINE.match(texts[i]):
+                return None
+    total = len(entries) - len(was) + len(now)
+    if total == 0:
+        return None  # `entries:` alone is no list: the whole-file reader says so
+    if total > MAX_ENTRIES:
+        raise PbemError("schema.invalid", f"entries: has {total} items; expected at most {MAX_ENTRIES}",
+                        file=file, line=MAX_ENTRIES + 2, exit_code=1)
     period = file[len("report/"):-len(".yaml")]
     new: list[Entry] = []
     for i in changed:
-        row = now[i]
-        known = reuse.get(row)
-        if known is not None:
-            new.append(known.at_line(first + i + 2))
-            continue
-        try:
-            text = row.decode("utf-8")
-        except UnicodeDecodeError:
-            return None
-        if not ENTRY_LINE.match(text):
-            return None
-        new.append(_line_entry(text, file, first + i + 2, ruleset, period, lines))
+        known = reuse.get(now[i])
+        new.append(known.at_line(first + i + 2) if known is not None
+                   else _line_entry(texts[i], file, first + i + 2, ruleset, period, lines))
     if len(was) == len(now):
         out = list(entries)
         for i, entry in zip(changed, new):
