@@ -110,6 +110,20 @@ def test_an_edited_report_read_on_its_previous_version_is_what_reading_it_whole_
         previous, rows = got, new
 
 
+def test_every_line_moved_is_no_change_and_reads_no_line_again() -> None:
+    """A new line put first and the last dropped moves every entry: what changed is one entry out and one in,
+    and every other entry keeps what was read of it, at its new line."""
+    rows = [line(n) for n in range(300)]
+    previous = read_report(as_report(rows), REPORT, TACTICAL, ParseCache().lines)
+    rows2 = [line(1000)] + rows[:-1]
+    got = read_report(as_report(rows2), REPORT, TACTICAL, ParseCache(1 << 20, 0).lines, previous)
+    whole = read_report(as_report(rows2), REPORT, TACTICAL)
+    assert got.entries == whole.entries and dict(got.by_step) == dict(whole.by_step)
+    removed, added = got.changes_since(previous)  # type: ignore[misc]
+    assert [e.key for e in removed] == [previous.entries[-1].key] and [e.key for e in added] == [whole.entries[0].key]
+    assert all(a.do is b.do for a, b in zip(got.entries[1:], previous.entries))  # nothing read again
+
+
 def test_an_edit_in_another_layout_is_read_whole() -> None:
     """An edit that leaves pbem's layout (a block mapping, a comment) is read by the whole-file reader, as
     always; reading on the previous version is only a shortcut."""

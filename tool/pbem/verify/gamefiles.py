@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -286,10 +286,10 @@ def _read_edited(previous: ReportFile, data: bytes, file: str, ruleset: Ruleset,
         changed = [i for i, a, b in zip(range(len(now)), was, now) if a != b]
     else:
         changed = list(range(len(now)))
-    reuse = {}
-    if changed:
-        olds = range(len(was)) if len(was) != len(now) else changed
-        reuse = {was[i]: entries[first + i] for i in olds}
+    if len(was) != len(now):
+        reuse = dict(zip(was, entries[first:first + len(was)]))
+    else:
+        reuse = {was[i]: entries[first + i] for i in changed}
     texts: dict[int, str] = {}
     for i in changed:
         if now[i] not in reuse:
@@ -315,13 +315,30 @@ def _read_edited(previous: ReportFile, data: bytes, file: str, ruleset: Ruleset,
         out = list(entries)
         for i, entry in zip(changed, new):
             out[first + i] = entry
-        removed = tuple(entries[first + i] for i in changed)
-        return previous.edited(tuple(out), removed, tuple(new), data, moved=False)
-    shift = len(now) - len(was)
-    tail = entries[first + len(was):]
-    moved = tuple(e.at_line(e.line + shift) for e in tail) if shift else tail
-    return previous.edited(entries[:first] + tuple(new) + moved, entries[first:first + len(was)], tuple(new),
-                           data, moved=bool(shift and tail))
+        result, moved = tuple(out), False
+        removed, gone_rows = [entries[first + i] for i in changed], [was[i] for i in changed]
+        came_rows = [now[i] for i in changed]
+    else:
+        shift = len(now) - len(was)
+        tail = entries[first + len(was):]
+        result = entries[:first] + tuple(new) + (tuple(e.at_line(e.line + shift) for e in tail) if shift else tail)
+        moved = bool(shift and tail)
+        removed, gone_rows, came_rows = list(entries[first:first + len(was)]), was, now
+    if len(removed) + len(new) > 64:  # many lines differ: those that only moved are no change, leave them out
+        taken, put = Counter(gone_rows), Counter(came_rows)
+        removed, new = _picked(removed, gone_rows, taken - put), _picked(new, came_rows, put - taken)
+        moved = True  # entries that moved are in neither list: the index is made afresh
+    return previous.edited(result, tuple(removed), tuple(new), data, moved)
+
+
+def _picked(items: list[Entry], rows: list[bytes], wanted: Counter) -> list[Entry]:
+    """The items whose row is one of `wanted` (a multiset of rows), each row as often as it is wanted."""
+    out = []
+    for item, row in zip(items, rows):
+        if wanted[row] > 0:
+            wanted[row] -= 1
+            out.append(item)
+    return out
 
 
 def _common_prefix(a: bytes, b: bytes) -> int:
