@@ -1,7 +1,7 @@
 """What one commit may change in the players' inputs (DESIGN §4.4 firm marker, §2 ownership; seed §3.C, §4.B).
 
-Entries are compared as multisets of their identity (at, by, unit, do), so moving an entry to another line
-or reordering a file is not a change; adding, removing or editing one is.
+Entries are compared as multisets of their identity (at, by, unit, do and their `x-` fields), so moving an
+entry to another line or reordering a file is not a change; adding, removing or editing one is.
 """
 
 from __future__ import annotations
