@@ -58,7 +58,7 @@ players:
 dice: {{mode: commit-reveal}}
 setup:
   map: {{columns: 42, rows: 30}}
-  turns: 999
+  turns: 100
   units:
     - {{id: CA, owner: fed, hex: "1015", facing: B, speed: 0, turn_mode: 2}}
     - {{id: D7, owner: kli, hex: "2815", facing: F, speed: 0, turn_mode: 2}}

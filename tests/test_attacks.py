@@ -2460,3 +2460,162 @@ def test_codeowners__set_up_before_the_start_and_frozen_after_it(started: Table)
 
 FED_TURN_1_EDITS = dict(through="1.8.damage", breaks=[{"range": 8}],
                         entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 12}}])
+
+# === Cost, entries' x- fields and unreadable trees (DESIGN §2, §9 "Cost is bounded") =============================
+
+import subprocess  # noqa: E402
+
+from conftest import KLI_TURN_1  # noqa: E402
+from gitutil import clean_env  # noqa: E402
+from test_dice_flow import A_LINE  # noqa: E402
+
+def _with_note(table: Table, path: str, who: str, note: Mapping[str, Any]) -> None:
+    """Add `note` (x- fields) to the first entry of `who`'s in `path`, as a hand edit would."""
+    lines = table.read(path).splitlines()
+    i = next(n for n, line in enumerate(lines) if f"by: {who}" in line)
+    fields = ", ".join(f"{k}: {json.dumps(v)}" for k, v in note.items())
+    lines[i] = lines[i][:-1] + f", {fields}}}"
+    table.write(path, "\n".join(lines) + "\n")
+
+
+def test_x_fields__kli_writes_a_note_into_fed_s_entry(opened: Table) -> None:
+    """Threat: kli, in his own turn, adds an `x-` field to fed's entry ("x-conceded: true"), or changes one fed
+    wrote: a note in fed's name that no rule would check. Defence: an entry's `x-` fields are part of its
+    identity, so only its author changes them (ownership.foreign-entry); pbem yield refuses it too."""
+    opened.edit("kli", **{k: v for k, v in KLI_TURN_1.items() if k != "note"})
+    _with_note(opened, "report/turn-01.yaml", "fed", {"x-conceded": True})
+    refused(opened, "yield", who="kli", rule="ownership.foreign-entry", where="report/turn-01.yaml" + A_LINE)
+    bad = opened.sneak("kli", "kli: orders")
+    assert rejected(opened, bad, "ownership.foreign-entry", "report/turn-01.yaml") == {"ownership.foreign-entry"}
+
+
+def test_x_fields__a_note_on_a_firm_entry_is_a_firm_change(played: Table) -> None:
+    """Threat: fed adds a note to his own firm entry (or to kli's). Defence: firm entries are frozen with their
+    `x-` fields (firm.changed), and kli's stays kli's (ownership.foreign-entry)."""
+    played.edit("fed", **FED_GOES_ON)
+    _with_note(played, "report/turn-01.yaml", "fed", {"x-why": "I meant 20"})
+    bad = played.sneak("fed", "fed: straight on")
+    assert rejected(played, bad, "firm.changed", "report/turn-01.yaml") == {"firm.changed"}
+    played.git("reset", "-q", "--hard", "HEAD~1")
+    played.edit("fed", **FED_GOES_ON)
+    _with_note(played, "report/turn-01.yaml", "kli", {"x-why": "kli bluffs"})
+    bad = played.sneak("fed", "fed: straight on")
+    assert rejected(played, bad, "firm.changed", "report/turn-01.yaml") == {"firm.changed", "ownership.foreign-entry"}
+
+
+def test_x_fields__the_author_keeps_his_own_notes_after_the_firm_point(played: Table) -> None:
+    """What stays allowed: fed writes a note on his own entry after the firm point and changes it in a later
+    turn while that entry is still not firm."""
+    played.edit("fed", through="1.16.damage")
+    played.write("report/turn-01.yaml", played.read("report/turn-01.yaml")
+                 + '  - {at: "1.30.move", by: fed, unit: CA, do: {move: TL}, x-why: "to port"}\n')
+    played.turn("fed")
+    played.turn("kli", through="1.24.damage")
+    assert played.data("status.yaml")["control"] == "fed"
+    played.write("report/turn-01.yaml", played.read("report/turn-01.yaml").replace('"to port"', '"hard to port"'))
+    played.turn("fed", through="1.20.damage")
+    assert_clean(played)
+
+
+def _malformed(table: Table, how: str) -> bytes:
+    """A tree object's bytes that libgit2 refuses to parse, as only a hostile tool writes them."""
+    honest = GameRepo.open(table.repo_dir).tree_files(table.head())["players/fed.yaml"][0]
+    entry = bytes.fromhex(honest)
+    return {"empty-name": b"100644 \0" + entry,
+            "mode-999999": b"999999 fed.yaml\0" + entry,
+            "truncated-entry": b"100644 fed.yaml\0" + entry[:10],
+            "trailing-bytes": b"100644 fed.yaml\0" + entry + b"\0junk"}[how]
+
+
+def _with_malformed_players_folder(table: Table, how: str) -> str:
+    """fed's legal turn again, its players/ folder replaced by a malformed tree object."""
+    honest = legal_turn(table)
+    folder = write_object(table, ObjectType.TREE, _malformed(table, how))
+    return with_tree(table, honest, lambda entries: [e for e in entries if e[0][0] != b"players"]
+                     + [((b"players",), folder, 0o40000)])
+
+
+@pytest.mark.parametrize("how", ["empty-name", "mode-999999", "truncated-entry", "trailing-bytes"])
+def test_malformed_tree__a_tree_libgit2_cannot_parse_is_a_finding_not_a_crash(played: Table, how: str) -> None:
+    """Threat: a folder's tree object written byte by byte so that libgit2 cannot parse it (an empty name, mode
+    999999, an entry cut short, bytes after the last entry), to crash the check instead of passing it. Only a
+    hostile tool or remote makes one. Defence: tree.malformed naming the folder, exit 1, nothing changed."""
+    bad = _with_malformed_players_folder(played, how)
+    assert rejected(played, bad, "tree.malformed", "players/") == {"tree.malformed"}
+    done = played.pbem("verify")
+    assert "Traceback" not in done.stdout + done.stderr, done.stderr[-400:]
+    assert done.returncode == 1 and "[tree.malformed]" in done.stdout and bad[:10] in done.stdout
+
+
+@pytest.mark.parametrize("how", ["empty-name", "trailing-bytes"])
+def test_malformed_tree__pushed_to_the_hook_is_refused_without_a_traceback(played: Table, how: str) -> None:
+    """The same tree pushed to a server with pbem's hook: the push is refused (by git's own checks or the hook's
+    tree.malformed), no traceback, and main stays where it was."""
+    server = serve(played)
+    before = server_ref(server)
+    _with_malformed_players_folder(played, how)
+    done = push(played)
+    assert done.returncode != 0, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    assert server_ref(server) == before
+    if "pre-receive hook declined" in done.stderr:
+        assert "[tree.malformed]" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("how", ["empty-name", "mode-999999", "truncated-entry", "trailing-bytes"])
+def test_malformed_tree__the_hook_itself_refuses_it(played: Table, how: str) -> None:
+    """git's own pack-objects will not send such a tree, but a hostile client's tool may: the server's hook,
+    given the objects (here through an alternate object folder, as git's quarantine gives them), refuses the
+    update with tree.malformed on one line, no traceback."""
+    server = serve(played)
+    before = server_ref(server)
+    bad = _with_malformed_players_folder(played, how)
+    (server / "objects" / "info" / "alternates").write_text(str(played.repo_dir / ".git" / "objects") + "\n")
+    done = subprocess.run([str(server / "hooks" / "pre-receive")], input=f"{before} {bad} refs/heads/main\n",
+                          cwd=server, env=clean_env(played.home), capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    assert "[tree.malformed]" in done.stderr and "players/" in done.stderr, done.stderr
+    assert server_ref(server) == before
+
+
+def test_cost_caps__a_report_one_entry_past_its_cap(played: Table) -> None:
+    """Threat: a report file so long that every later verification slows down (DESIGN §9). Defence: at most
+    5,000 entries in one period's file (schema.invalid, naming the file and the line of the first one too
+    many), whether the file is read line by line or whole."""
+    rows = played.read("report/turn-01.yaml").count("\n") - 1
+    row = "  - {at: 1.9.move, by: fed, do: {pass: true}}\n"
+    played.write("report/turn-01.yaml", played.read("report/turn-01.yaml") + row * (5_001 - rows))
+    played.edit("fed", **FED_GOES_ON)
+    bad = played.sneak("fed", status="keep")
+    code, findings, output = verdict(played)
+    assert code == 1, output
+    assert ("schema.invalid", bad, "report/turn-01.yaml", 5_002) in {
+        (f["rule"], f.get("commit"), f.get("file"), f.get("line")) for f in findings}, findings
+
+
+@pytest.mark.parametrize("field, value", [("turns", 101), ("units", 61)])
+def test_cost_caps__a_setup_past_the_caps_on_turns_and_units(base_started: Table, tmp_path: Path, field: str,
+                                                             value: int) -> None:
+    """Threat: a legal game built to be slow: `turns: 999` and 198 units at speed 0, both horizons at the last
+    step, so that replay walks every step of every turn for every unit (24–42 s before this cap). Defence:
+    tactical setups have at most 100 turns and 60 units (schema.invalid naming game.yaml and the line)."""
+    table = before_start(base_started, tmp_path / "t", 3)
+
+    def change(data: dict[str, Any]) -> None:
+        setup = dict(data["setup"])
+        if field == "turns":
+            setup["turns"] = value
+        else:
+            unit = dict(setup["units"][0])
+            setup["units"] = [{**unit, "id": f"U{i}", "hex": f"{1 + i % 40:02d}{1 + i // 40:02d}"}
+                              for i in range(value)]
+        data["setup"] = setup
+
+    edit_game(table, change)
+    bad = table.git_commit("setup: a longer game", signer="fed")
+    code, findings, output = verdict(table)
+    assert code == 1, output
+    found = [f for f in findings if f["rule"] == "schema.invalid" and f.get("commit") == bad]
+    assert found and found[0]["file"] == "game.yaml" and found[0].get("line"), findings
+    assert field in found[0]["message"] or str(value) in found[0]["message"], found

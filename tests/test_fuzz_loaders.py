@@ -195,7 +195,7 @@ READERS: dict[str, tuple[Callable[[bytes], Any], list[bytes]]] = {
     "read_players/dow": (lambda b: gamefiles.read_players(b, "players/france.yaml", DOW), [PLAYERS_DOW]),
     "read_report/whole": (lambda b: gamefiles.read_report(b, "report/turn-01.yaml", TACTICAL),
                           [REPORT_TACTICAL, REPORT_TACTICAL_WHOLE]),
-    "read_report/lines": (lambda b: gamefiles.read_report(b, "report/turn-01.yaml", TACTICAL, ParseCache(8, 64).lines),
+    "read_report/lines": (lambda b: gamefiles.read_report(b, "report/turn-01.yaml", TACTICAL, ParseCache(1 << 16, 1 << 17).lines),
                           [REPORT_TACTICAL, REPORT_TACTICAL_WHOLE]),
     "read_status": (gamefiles.read_status, [STATUS]),
     "read_batch": (lambda b: gamefiles.read_batch(b, "dice/b0001.yaml"), [DICE, DICE_ESCROW]),
@@ -228,7 +228,7 @@ def test_samples_are_valid(name: str) -> None:
 
 
 def test_sample_report_in_pbem_s_layout_takes_the_line_by_line_path() -> None:
-    lines = ParseCache(8, 64).lines
+    lines = ParseCache(1 << 16, 1 << 17).lines
     gamefiles.read_report(REPORT_TACTICAL, "report/turn-01.yaml", TACTICAL, lines)
     assert lines is not None and len(lines._items) == REPORT_TACTICAL.count(b"\n") - 1
 
@@ -416,7 +416,7 @@ def _entries(report: Any) -> list[tuple]:
 def test_fuzz_read_report_both_paths_agree(data: bytes, warm: bool) -> None:
     """DESIGN §2: reading line by line (with a warm or cold cache) and reading whole accept the same files and
     give the same entries on the same lines."""
-    lines = ParseCache(8, 64).lines
+    lines = ParseCache(1 << 16, 1 << 17).lines
     if warm:  # a cache already holding the sample's lines, as in a long history
         gamefiles.read_report(REPORT_TACTICAL, "report/turn-01.yaml", TACTICAL, lines)
     whole = only_pbem_errors(lambda: gamefiles._read_report_whole(data, "report/turn-01.yaml", TACTICAL))

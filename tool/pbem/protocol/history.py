@@ -1,7 +1,7 @@
 """What one commit may change in the players' inputs (DESIGN §4.4 firm marker, §2 ownership; seed §3.C, §4.B).
 
-Entries are compared as multisets of their identity (at, by, unit, do), so moving an entry to another line
-or reordering a file is not a change; adding, removing or editing one is.
+Entries are compared as multisets of their identity (at, by, unit, do and their `x-` fields), so moving an
+entry to another line or reordering a file is not a change; adding, removing or editing one is.
 """
 
 from __future__ import annotations
@@ -28,18 +28,22 @@ def changed_entries(before: Iterable[Entry], after: Iterable[Entry]) -> tuple[li
 
 
 def entry_changes(before: Inputs, after: Inputs, files: set[str] | None) -> tuple[list[Entry], list[Entry]]:
-    """(removed, added) over the given report files (None: all). A file that only had lines appended costs
-    what was appended; any other change is compared as multisets (`changed_entries`)."""
+    """(removed, added) over the given report files (None: all). A file read on top of its earlier version
+    costs what changed (appended lines, or the lines edited); any other change is compared whole. Either way
+    as multisets (`changed_entries`): an entry that only moved is no change."""
     names = sorted(set(before.files) | set(after.files)) if files is None else sorted(files)
     removed: list[Entry] = []
     added: list[Entry] = []
     for name in names:
         old, new = before.files.get(name), after.files.get(name)
-        appended = new.added_since(old) if new is not None else None
-        if appended is not None:
-            added.extend(appended)
+        changes = new.changes_since(old) if new is not None else None
+        if changes is not None and not changes[0]:
+            added.extend(changes[1])
             continue
-        gone, came = changed_entries(old.entries if old else (), new.entries if new else ())
+        if changes is not None:
+            gone, came = changed_entries(*changes)
+        else:
+            gone, came = changed_entries(old.entries if old else (), new.entries if new else ())
         removed.extend(gone)
         added.extend(came)
     return removed, added

@@ -37,15 +37,41 @@ class Entry:
     file: str
     line: int
     key: bytes = field(default=b"", compare=False, repr=False)
+    notes: Mapping[str, Any] = field(default_factory=dict, repr=False)  # its `x-` fields, the author's too
 
     def __post_init__(self) -> None:
         if not self.key:  # computed once: entries are compared at every commit
-            object.__setattr__(self, "key", canonical_dumps(
-                {"at": self.at_text, "by": self.by, "unit": self.unit, "do": dict(self.do)}))
+            object.__setattr__(self, "key", entry_identity(self.at_text, self.by, self.unit, self.do, self.notes))
 
     def identity(self) -> bytes:
         """What makes two entries the same action, wherever in the file they stand."""
         return self.key
+
+    def at_line(self, line: int) -> "Entry":
+        """This entry standing at another line of its file (a line inserted or removed above it)."""
+        if line == self.line:
+            return self
+        # a copy of the fields as they are: dataclass' frozen __init__ would compute nothing new, at twice the cost
+        moved = object.__new__(Entry)
+        moved.__dict__.update(self.__dict__)
+        moved.__dict__["line"] = line
+        return moved
+
+
+def entry_identity(at: str, by: str, unit: str | None, do: Mapping[str, Any],
+                   notes: Mapping[str, Any] | None = None) -> bytes:
+    """An entry's identity: its action (at, by, unit, do) and its `x-` fields, which belong to its author as
+    much as the action does (DESIGN §2 ownership, §4.4 firm): whoever may not edit the action may not edit
+    them either. Without `x-` fields the identity is the action's alone."""
+    data = {"at": at, "by": by, "unit": unit, "do": dict(do)}
+    if notes:
+        data.update(notes)
+    return canonical_dumps(data)
+
+
+def notes_of(item: Mapping[str, Any]) -> dict[str, Any]:
+    """The `x-` fields of an entry as written (schemas allow them on every entry)."""
+    return {k: v for k, v in item.items() if k.startswith("x-")}
 
 
 # Unique within a process and, starting at random, across the processes whose states meet in the cache.
@@ -56,15 +82,18 @@ _serials = itertools.count(int.from_bytes(os.urandom(6), "big") << 8 | 1)
 class ReportFile:
     """The entries of one report file, indexed by game time once (files are cached by content).
 
-    A file read as an earlier version plus appended lines (the common case: a turn appends its entries) records
-    that version's `serial` as `base`, so what changed is known without comparing the files (issue 7: cost per
-    commit is what it appended). Only the serial is kept, never the old version itself."""
+    A file read on top of an earlier version (the common case: a turn appends its entries) records that
+    version's `serial` as `base`, and the entries it took out of it and put in (`removed`, `added`), so what
+    changed is known without comparing the files: a commit costs what it changed, not the file's size (DESIGN
+    §9). Only the serial is kept, never the old version itself."""
 
     entries: tuple[Entry, ...]
     by_step: Mapping[Point, tuple[Entry, ...]] = field(default_factory=dict, compare=False, repr=False)
     source: bytes = field(default=b"", compare=False, repr=False)  # the file as read, when read from bytes
-    base: int = field(default=0, compare=False, repr=False)  # serial of the version this one appends to
+    base: int = field(default=0, compare=False, repr=False)  # serial of the version this one was read on
     serial: int = field(default=0, compare=False, repr=False)
+    removed: tuple[Entry, ...] = field(default=(), compare=False, repr=False)  # entries of `base` taken out
+    added: tuple[Entry, ...] = field(default=(), compare=False, repr=False)  # and those put in
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "serial", next(_serials))
@@ -80,12 +109,29 @@ class ReportFile:
         index = dict(self.by_step)
         for entry in more:
             index[entry.at] = index.get(entry.at, ()) + (entry,)
-        return ReportFile(self.entries + more, index, source, self.serial)
+        return ReportFile(self.entries + more, index, source, self.serial, added=more)
 
-    def added_since(self, before: "ReportFile | None") -> tuple[Entry, ...] | None:
-        """The entries appended to `before` if this file is `before` plus appended lines, else None."""
+    def edited(self, entries: tuple[Entry, ...], removed: tuple[Entry, ...], added: tuple[Entry, ...],
+               source: bytes, moved: bool) -> "ReportFile":
+        """This file with `removed` taken out and `added` put in, giving `entries`. `moved`: entries other than
+        those changed stand at other lines now; the index is then made afresh, else only the steps touched."""
+        if moved or len(removed) + len(added) > 64:
+            return ReportFile(entries, source=source, base=self.serial, removed=removed, added=added)
+        index = dict(self.by_step)
+        gone = {id(e) for e in removed}
+        for at in {e.at for e in removed} | {e.at for e in added}:
+            kept = [e for e in index.get(at, ()) if id(e) not in gone]
+            step = tuple(sorted(kept + [e for e in added if e.at == at], key=lambda e: e.line))
+            if step:
+                index[at] = step
+            else:
+                index.pop(at, None)
+        return ReportFile(entries, index, source, self.serial, removed=removed, added=added)
+
+    def changes_since(self, before: "ReportFile | None") -> tuple[tuple[Entry, ...], tuple[Entry, ...]] | None:
+        """(removed, added) if this file was read on top of `before`, else None (compare the two whole)."""
         if before is not None and self.base and self.base == before.serial:
-            return self.entries[len(before.entries):]
+            return self.removed, self.added
         return None
 
 

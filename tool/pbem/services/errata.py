@@ -19,7 +19,7 @@ from pbem.formats.writer import dump_mapping, dump_report
 from pbem.protocol import errata
 from pbem.protocol.errata import Erratum
 from pbem.protocol.history import entry_changes
-from pbem.protocol.model import Entry, Status
+from pbem.protocol.model import Entry, Status, entry_identity, notes_of
 from pbem.services.workspace import Identity, Workspace
 from pbem.verify.erratafile import ERRATUM_RE, read_erratum
 from pbem.verify.gamefiles import REPORT_RE, STATUS, Game
@@ -195,8 +195,8 @@ def _dump(raw: Mapping[str, Any]) -> bytes:
 
 
 def _identity(item: Mapping[str, Any]) -> bytes:
-    """An entry's identity as protocol.model.Entry computes it (at, by, unit, do)."""
-    return canonical({"at": item["at"], "by": item["by"], "unit": item.get("unit"), "do": dict(item["do"])})
+    """An entry's identity as protocol.model.Entry computes it (at, by, unit, do and its `x-` fields)."""
+    return entry_identity(item["at"], item["by"], item.get("unit"), item["do"], notes_of(item))
 
 
 def _correct(files: Files, erratum: Erratum, game: Game) -> None:

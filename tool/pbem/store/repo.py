@@ -202,7 +202,11 @@ class GameRepo:
         Paths use `/`; bytes that are not UTF-8 are kept as surrogate escapes.
         """
         files: dict[str, tuple[str, int]] = {}
-        for path, oid, mode in self._flatten(str(self._commit(commit_oid).tree_id)):
+        try:
+            listed = self._flatten(str(self._commit(commit_oid).tree_id))
+        except PbemError as exc:
+            raise PbemError.from_finding(exc.finding.at(commit=commit_oid), exc.exit_code) from None
+        for path, oid, mode in listed:
             if path in files:
                 # git reads the first of two same-named entries, a dict would keep the last (git fsck
                 # duplicateEntries): never judge a file other than the one players see
@@ -211,24 +215,30 @@ class GameRepo:
             files[path] = (oid, mode)
         return files
 
-    def _flatten(self, tree_oid: str, depth: int = 0) -> FileList:
+    def _flatten(self, tree_oid: str, depth: int = 0, where: str = "") -> FileList:
         cached = self._trees.get((tree_oid, depth))
         if cached is not None:
             return cached
         self._read(tree_oid, ObjectType.TREE)  # repo.wrong-type / repo.object-missing, not an assertion
-        tree = self.repo[tree_oid]
-        assert isinstance(tree, pygit2.Tree)
+        try:
+            tree = self.repo[tree_oid]
+            listing = [((entry.raw_name or b"").decode("utf-8", errors="surrogateescape"), entry.filemode,
+                        str(entry.id)) for entry in tree]
+        except (pygit2.GitError, ValueError) as exc:
+            # only a hostile repository holds a tree git itself would not write (an empty name, mode 999999, an
+            # entry cut short, bytes after the last one): a finding naming the folder, never a crash (DESIGN §3)
+            raise PbemError("tree.malformed", f"the tree of {where or 'the top folder'} cannot be read: {exc}",
+                            file=where or None, exit_code=ILLEGAL) from None
         entries: list[tuple[str, str, int]] = []
-        for entry in tree:
-            name = (entry.raw_name or b"").decode("utf-8", errors="surrogateescape")
-            if entry.filemode == FileMode.TREE and depth >= MAX_DEPTH:
+        for name, filemode, oid in listing:
+            if filemode == FileMode.TREE and depth >= MAX_DEPTH:
                 # deeper than any game layout folder: listed as the folder itself (a finding), never read
-                entries.append((f"{name}/", str(entry.id), int(entry.filemode)))
-            elif entry.filemode == FileMode.TREE:
-                entries.extend((f"{name}/{path}", oid, mode)
-                               for path, oid, mode in self._flatten(str(entry.id), depth + 1))
+                entries.append((f"{name}/", oid, int(filemode)))
+            elif filemode == FileMode.TREE:
+                entries.extend((f"{name}/{path}", sub, mode)
+                               for path, sub, mode in self._flatten(oid, depth + 1, f"{where}{name}/"))
             else:
-                entries.append((name, str(entry.id), int(entry.filemode)))
+                entries.append((name, oid, int(filemode)))
         result = tuple(entries)
         if len(self._trees) >= _TREE_CACHE_LIMIT:
             self._trees.clear()

@@ -9,7 +9,7 @@ import re
 from pbem.errors import PbemError
 from pbem.formats import schemas, yamlsafe
 from pbem.protocol.errata import Erratum
-from pbem.protocol.model import Entry
+from pbem.protocol.model import Entry, notes_of
 from pbem.rulesets.base import Ruleset
 
 ERRATUM_RE = re.compile(r"errata/(e[0-9]{4,6})\.yaml\Z")
@@ -34,6 +34,7 @@ def read_erratum(data: bytes, file: str, ruleset: Ruleset) -> Erratum:
                 raise PbemError("schema.bad-time", f"{item['at']!r} is not a game time: {exc}", file=file,
                                 line=line, exit_code=1) from None
             report = f"report/{ruleset.period_of(at)}.yaml"
-            entries.append(Entry(at, item["at"], item["by"], item.get("unit"), item["do"], report, line))
+            entries.append(Entry(at, item["at"], item["by"], item.get("unit"), item["do"], report, line,
+                                 notes=notes_of(item)))
         lists[side] = tuple(entries)
     return Erratum(raw, file, lists["removed"], lists["added"])

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
@@ -20,7 +20,7 @@ from pbem.protocol.agreements import Agreement
 from pbem.protocol.dice import ESCROW, Batch
 from pbem.protocol.errata import Erratum
 from pbem.protocol.model import (Entry, Inputs, Message, PlayerInputs, PressFile, ReportFile, Rolled,
-                                 SealedInput, Status)
+                                 SealedInput, Status, notes_of)
 from pbem.protocol.secrets import Secret
 from pbem.rulesets import get as get_ruleset
 from pbem.rulesets.base import Ruleset
@@ -99,23 +99,45 @@ class Game:
     agreements: Mapping[str, Agreement] = field(default_factory=dict)  # file -> agreement (DESIGN §4.8)
 
 
+FILE_BYTES = 16  # memory a parsed file holds per byte of YAML it was read from (measured on report files)
+LINE_BYTES = 28  # the same for a report line kept by its text: the line, the mapping read from it, its entry
+ITEM_BYTES = 512  # what any kept value costs at least, so that many small ones count too
+_MISSING = object()
+
+
 class ParseCache:
-    """A bounded least-recently-used cache of parsed files keyed by (blob id, kind)."""
+    """A least-recently-used cache of parsed files keyed by (blob id, kind), bounded by the memory its values
+    hold, each weighed by the size of what it was read from (DESIGN §9: caches bounded in bytes). `lines`:
+    the same for report lines by their text, with its own budget."""
 
-    def __init__(self, size: int = 512, lines: int = 4096) -> None:
-        self.size = size
-        self._items: OrderedDict[tuple[str, ...], Any] = OrderedDict()
-        self.lines: ParseCache | None = ParseCache(lines, 0) if lines else None  # report lines by their text
+    def __init__(self, budget: int = 48 << 20, lines: int = 32 << 20) -> None:
+        self.budget = budget
+        self.held = 0
+        self._items: OrderedDict[tuple[str, ...], tuple[Any, int]] = OrderedDict()
+        self.lines: ParseCache | None = ParseCache(lines, 0) if lines else None
 
-    def get(self, key: tuple[str, ...], make: Callable[[], Any]) -> Any:
-        if key in self._items:
+    def get(self, key: tuple[str, ...], make: Callable[[], Any], weight: int | Callable[[], int] = 0) -> Any:
+        """The value kept under `key`, else `make()`, kept at `weight` bytes (or what `weight()` says once
+        it is made) and pushing out the least recently used values beyond the budget."""
+        found = self._items.get(key, _MISSING)
+        if found is not _MISSING:
             self._items.move_to_end(key)
-            return self._items[key]
+            return found[0]  # type: ignore[index]
         value = make()
-        self._items[key] = value
-        if len(self._items) > self.size:
-            self._items.popitem(last=False)
+        cost = ITEM_BYTES + (weight() if callable(weight) else weight)
+        if cost > self.budget:
+            return value  # not kept: it would push out everything else, and be pushed out next
+        self._items[key] = (value, cost)
+        self.held += cost
+        while self.held > self.budget:
+            _, (_, gone) = self._items.popitem(last=False)
+            self.held -= gone
         return value
+
+    @property
+    def count(self) -> int:
+        """How many values are kept (not `__len__`: an empty cache is still a cache, and truthy)."""
+        return len(self._items)
 
 
 def is_game_path(path: str) -> bool:
@@ -219,7 +241,7 @@ def read_players(data: bytes, file: str, ruleset: Ruleset) -> PlayerInputs:
     return PlayerInputs(through, through_text, tuple(raw.get("breaks") or ()), tuple(raw.get("plans") or ()), file)
 
 
-MAX_ENTRIES = 20_000  # schemas/report.json entries.maxItems
+MAX_ENTRIES = 5_000  # schemas/report.json entries.maxItems
 ENTRY_LINE = re.compile(r"  - \{[^\n]*\}\Z")  # one entry per line, as pbem writes (DESIGN §2)
 
 
@@ -227,19 +249,134 @@ def read_report(data: bytes, file: str, ruleset: Ruleset, lines: ParseCache | No
                 previous: ReportFile | None = None) -> ReportFile:
     """A report file's entries. A file in pbem's own layout (`entries:` then one flow mapping per line) is read
     line by line, each line's parse cached by its text; when it is `previous` (its version one commit back)
-    with lines appended, only those are read, so a commit that appends one entry parses one line. Any other
-    valid layout is parsed whole (DESIGN §2)."""
+    with lines appended, only those are read, so a commit that appends one entry parses one line, and when it
+    is `previous` edited, only the lines that differ (`_read_edited`). Any other valid layout is parsed whole
+    (DESIGN §2)."""
     if (previous is not None and previous.source and len(data) <= yamlsafe.MAX_BYTES
             and data.startswith(previous.source) and previous.source.endswith(b"\n")):
         more = _rows(data[len(previous.source):])
         if more and all(ENTRY_LINE.match(r) for r in more):
             added = _line_entries(more, len(previous.entries) + 2, file, ruleset, lines)
             return previous.appended(added, data)
+    if (previous is not None and previous.source and len(data) <= yamlsafe.MAX_BYTES
+            and data.endswith(b"\n") and previous.source.endswith(b"\n")):
+        edited = _read_edited(previous, data, file, ruleset, lines)
+        if edited is not None:
+            return edited
     rows = _rows(data)
     if (lines is not None and len(data) <= yamlsafe.MAX_BYTES and rows and rows[0] == "entries:"
             and all(ENTRY_LINE.match(r) for r in rows[1:])):
         return ReportFile(_line_entries(rows[1:], 2, file, ruleset, lines), source=data)
     return _read_report_whole(data, file, ruleset)
+
+
+def _read_edited(previous: ReportFile, data: bytes, file: str, ruleset: Ruleset,
+                 lines: ParseCache | None) -> ReportFile | None:
+    """`previous` (read line by line) edited into `data`, in pbem's layout still: only the lines that differ
+    are read, an entry that moved keeps what was read of it, so a commit costs the lines it changed and a
+    comparison of the rest in C, not a parse of the whole file (DESIGN §9). None when `data` is in another
+    layout (the whole-file reader then decides)."""
+    old = previous.source
+    start = _common_prefix(old, data)
+    start = old.rfind(b"\n", 0, start) + 1  # whole lines only
+    if start < len(b"entries:\n"):
+        return None
+    end = _common_suffix(old, data, min(len(old), len(data)) - start)
+    if end and (data[len(data) - end - 1] != 0x0A or old[len(old) - end - 1] != 0x0A):  # whole lines only
+        end = len(data) - data.index(b"\n", len(data) - end) - 1
+    first = old.count(b"\n", 0, start) - 1  # entries before the first changed line
+    was = old[start:len(old) - end].split(b"\n")[:-1]
+    now = data[start:len(data) - end].split(b"\n")[:-1]
+    entries = previous.entries
+    if len(was) == len(now):  # lines replaced in place: compare them line by line
+        changed = [i for i, a, b in zip(range(len(now)), was, now) if a != b]
+    else:
+        changed = list(range(len(now)))
+    if len(was) != len(now):
+        reuse = dict(zip(was, entries[first:first + len(was)]))
+    else:
+        reuse = {was[i]: entries[first + i] for i in changed}
+    texts: dict[int, str] = {}
+    for i in changed:
+        if now[i] not in reuse:
+            try:
+                texts[i] = now[i].decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+            if not ENTRY_LINE.match(texts[i]):
+                return None
+    total = len(entries) - len(was) + len(now)
+    if total == 0:
+        return None  # `entries:` alone is no list: the whole-file reader says so
+    if total > MAX_ENTRIES:
+        raise PbemError("schema.invalid", f"entries: has {total} items; expected at most {MAX_ENTRIES}",
+                        file=file, line=MAX_ENTRIES + 2, exit_code=1)
+    period = file[len("report/"):-len(".yaml")]
+    new: list[Entry] = []
+    for i in changed:
+        known = reuse.get(now[i])
+        new.append(known.at_line(first + i + 2) if known is not None
+                   else _line_entry(texts[i], file, first + i + 2, ruleset, period, lines))
+    if len(was) == len(now):
+        out = list(entries)
+        for i, entry in zip(changed, new):
+            out[first + i] = entry
+        result, moved = tuple(out), False
+        removed, gone_rows = [entries[first + i] for i in changed], [was[i] for i in changed]
+        came_rows = [now[i] for i in changed]
+    else:
+        shift = len(now) - len(was)
+        tail = entries[first + len(was):]
+        result = entries[:first] + tuple(new) + (tuple(e.at_line(e.line + shift) for e in tail) if shift else tail)
+        moved = bool(shift and tail)
+        removed, gone_rows, came_rows = list(entries[first:first + len(was)]), was, now
+    if len(removed) + len(new) > 64:  # many lines differ: those that only moved are no change, leave them out
+        taken, put = Counter(gone_rows), Counter(came_rows)
+        removed, new = _picked(removed, gone_rows, taken - put), _picked(new, came_rows, put - taken)
+        moved = True  # entries that moved are in neither list: the index is made afresh
+    return previous.edited(result, tuple(removed), tuple(new), data, moved)
+
+
+def _picked(items: list[Entry], rows: list[bytes], wanted: Counter) -> list[Entry]:
+    """The items whose row is one of `wanted` (a multiset of rows), each row as often as it is wanted."""
+    out = []
+    for item, row in zip(items, rows):
+        if wanted[row] > 0:
+            wanted[row] -= 1
+            out.append(item)
+    return out
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    """The length of the longest common prefix of `a` and `b`, by halving (each comparison a memcmp)."""
+    low, high = 0, min(len(a), len(b))
+    if a[:high] == b[:high]:
+        return high
+    while high - low > 32:
+        middle = (low + high) // 2
+        if a[low:middle] == b[low:middle]:
+            low = middle
+        else:
+            high = middle
+    while low < high and a[low] == b[low]:
+        low += 1
+    return low
+
+
+def _common_suffix(a: bytes, b: bytes, limit: int) -> int:
+    """The length of the longest common suffix of `a` and `b`, at most `limit`."""
+    low, high = 0, limit
+    if high == 0 or a[len(a) - high:] == b[len(b) - high:]:
+        return high
+    while high - low > 32:
+        middle = (low + high) // 2
+        if a[len(a) - middle:len(a) - low] == b[len(b) - middle:len(b) - low]:
+            low = middle
+        else:
+            high = middle
+    while low < high and a[len(a) - low - 1] == b[len(b) - low - 1]:
+        low += 1
+    return low
 
 
 def _rows(data: bytes) -> list[str]:
@@ -269,14 +406,16 @@ def _line_entries(rows: list[str], first: int, file: str, ruleset: Ruleset,
 def _line_entry(row: str, file: str, number: int, ruleset: Ruleset, period: str,
                 lines: ParseCache | None) -> Entry:
     if lines is None:
-        at, item, key = _read_entry_line(row, file, number, ruleset, period)
+        at, item, key, notes = _read_entry_line(row, file, number, ruleset, period)
     else:
-        at, item, key = lines.get((row, ruleset.name, period),
-                                  lambda: _read_entry_line(row, file, number, ruleset, period))
-    return Entry(at, item["at"], item["by"], item.get("unit"), item["do"], file, number, key)
+        at, item, key, notes = lines.get((row, ruleset.name, period),
+                                         lambda: _read_entry_line(row, file, number, ruleset, period),
+                                         LINE_BYTES * len(row))
+    return Entry(at, item["at"], item["by"], item.get("unit"), item["do"], file, number, key, notes)
 
 
-def _read_entry_line(row: str, file: str, number: int, ruleset: Ruleset, period: str) -> tuple[Any, dict, bytes]:
+def _read_entry_line(row: str, file: str, number: int, ruleset: Ruleset,
+                     period: str) -> tuple[Any, dict, bytes, dict]:
     """Parse and check one `  - {…}` line as if it stood in the whole file (same loader, same schemas)."""
     try:
         doc = yamlsafe.load(row.strip()[2:].encode(), file)
@@ -286,7 +425,7 @@ def _read_entry_line(row: str, file: str, number: int, ruleset: Ruleset, period:
     shifted = _ShiftedDoc(doc, number)
     schemas.validate("pbem/report/1#/$defs/entry", doc.data, file=file, doc=shifted)
     entry = _entry(doc.data, file, number, ruleset, period, shifted, ())
-    return entry.at, doc.data, entry.key
+    return entry.at, doc.data, entry.key, entry.notes
 
 
 class _ShiftedDoc:
@@ -307,7 +446,7 @@ def _entry(item: dict, file: str, line: int, ruleset: Ruleset, period: str, doc:
     if ruleset.period_of(at) != period:
         raise PbemError("report.wrong-file", f"entry at {item['at']} belongs in "
                         f"report/{ruleset.period_of(at)}.yaml, not {file}", file=file, line=line, exit_code=1)
-    return Entry(at, item["at"], item["by"], item.get("unit"), item["do"], file, line)
+    return Entry(at, item["at"], item["by"], item.get("unit"), item["do"], file, line, notes=notes_of(item))
 
 
 def _read_report_whole(data: bytes, file: str, ruleset: Ruleset) -> ReportFile:
@@ -530,7 +669,8 @@ def seed_cache(cache: ParseCache, game: Game, files: Mapping[str, tuple[str, int
     for path, (suffix, value) in by_path.items():
         if path in files:
             oid = files[path][0]
-            cache.get((oid,) + suffix, lambda v=value: v)
+            size = len(value.source) or 64 * len(value.entries) if isinstance(value, ReportFile) else 4096
+            cache.get((oid,) + suffix, lambda v=value: v, FILE_BYTES * size)
             if suffix[0] == "report":
                 cache.get((oid, "report-players", path) + manifest.players, lambda: True)
 
@@ -544,11 +684,21 @@ def read_game(
     cache = cache or ParseCache()
     if GAME not in files:
         raise PbemError("tree.no-game", "no game.yaml here: not a game repository", file=GAME, exit_code=1)
-    manifest = cache.get((files[GAME][0], "game"), lambda: read_manifest(blob(files[GAME][0])))
+    sizes: dict[str, int] = {}
+
+    def read(oid: str) -> bytes:  # the blob, its size noted: what the cache weighs the parsed file by
+        data = blob(oid)
+        sizes[oid] = len(data)
+        return data
+
+    def parsed(key: tuple[str, ...], make: Callable[[], Any]) -> Any:
+        return cache.get(key, make, lambda: FILE_BYTES * sizes.get(key[0], 0))  # type: ignore[union-attr]
+
+    manifest = parsed((files[GAME][0], "game"), lambda: read_manifest(read(files[GAME][0])))
     ruleset = manifest.ruleset
     status = None
     if STATUS in files:
-        status = cache.get((files[STATUS][0], "status"), lambda: read_status(blob(files[STATUS][0])))
+        status = parsed((files[STATUS][0], "status"), lambda: read_status(read(files[STATUS][0])))
     per_player: dict[str, PlayerInputs] = {}
     reports: dict[str, ReportFile] = {}
     batches: dict[str, Batch] = {}
@@ -562,27 +712,27 @@ def read_game(
             if m.group(1) not in manifest.players:
                 raise PbemError("players.unknown", f"{path}: no player {m.group(1)!r} in game.yaml", file=path,
                                 exit_code=1)
-            per_player[m.group(1)] = cache.get((oid, "players", manifest.ruleset_name, path),
-                                               lambda: read_players(blob(oid), path, ruleset))
+            per_player[m.group(1)] = parsed((oid, "players", manifest.ruleset_name, path),
+                                            lambda: read_players(read(oid), path, ruleset))
         elif REPORT_RE.match(path):
-            reports[path] = cache.get((oid, "report", manifest.ruleset_name, path),
-                                      lambda: read_report(blob(oid), path, ruleset, cache.lines))
+            reports[path] = parsed((oid, "report", manifest.ruleset_name, path),
+                                   lambda: read_report(read(oid), path, ruleset, cache.lines))
             cache.get((oid, "report-players", path) + manifest.players,
                       lambda: _known_players(reports[path], manifest.players))
         elif DICE_RE.match(path):
-            batch = cache.get((oid, "dice", path), lambda: read_batch(blob(oid), path))
+            batch = parsed((oid, "dice", path), lambda: read_batch(read(oid), path))
             batches[batch.id] = batch
         elif SECRET_RE.match(path):
-            secret = cache.get((oid, "secret", path), lambda: read_secret(blob(oid), path))
+            secret = parsed((oid, "secret", path), lambda: read_secret(read(oid), path))
             secrets[secret.id] = secret
         elif PRESS_RE.match(path):
-            press[path] = cache.get((oid, "press", manifest.ruleset_name, path),
-                                    lambda: read_press(blob(oid), path, ruleset))
+            press[path] = parsed((oid, "press", manifest.ruleset_name, path),
+                                 lambda: read_press(read(oid), path, ruleset))
         elif ERRATUM_RE.match(path):  # keyed by its file: a file whose id differs is judged, not hidden
-            errata[path[len("errata/"):-len(".yaml")]] = cache.get(
-                (oid, "erratum", manifest.ruleset_name, path), lambda: read_erratum(blob(oid), path, ruleset))
+            errata[path[len("errata/"):-len(".yaml")]] = parsed(
+                (oid, "erratum", manifest.ruleset_name, path), lambda: read_erratum(read(oid), path, ruleset))
         elif AGREEMENT_RE.match(path):  # keyed by its file: a file whose id differs is judged, not hidden
-            agreements[path] = cache.get((oid, "agreement", path), lambda: read_agreement(blob(oid), path))
+            agreements[path] = parsed((oid, "agreement", path), lambda: read_agreement(read(oid), path))
     inputs = Inputs(manifest.players, reports, per_player, dice_book(batches), sealed_book(secrets),
                     press_book(press), target_book(secrets), ruleset.period_of)
     return Game(manifest, inputs, status, batches, secrets, press, errata, agreements)
@@ -597,13 +747,21 @@ def read_changes(
     statuses: Mapping[str, Status] | None = None,
 ) -> Game:
     """The game after a commit that changed `changed`, read on top of `base`, the game as read at its parent:
-    only the changed files are read, a report file that had lines appended only in its new lines (issue 7).
+    only the changed files are read, a report file in pbem's layout only in the lines that changed, and a
+    changed game.yaml with the same ruleset only checked against the files read (who sits may change).
     Gives what `read_game(files)` gives, and raises what it raises for the changed files. `statuses`:
     status.yaml files read already, by blob id (verify.fetch)."""
-    if GAME in changed or GAME not in files:
-        game = read_game(files, blob, cache)  # other seats or rules: every file is read against them anew
-        return in_commit_order(base, game)
+    if GAME not in files:
+        return in_commit_order(base, read_game(files, blob, cache))
     manifest = base.manifest
+    if GAME in changed:
+        oid = files[GAME][0]
+        manifest = (cache or ParseCache()).get((oid, "game"), lambda: read_manifest(blob(oid)))
+        if manifest.ruleset_name != base.manifest.ruleset_name:  # other rules: every file is read against them anew
+            return in_commit_order(base, read_game(files, blob, cache))
+    reseated = manifest.players != base.manifest.players
+    if reseated:
+        _seated(manifest, files, changed, base)  # the same rules read the same files; only who sits changed
     ruleset = manifest.ruleset
     status = base.status
     if STATUS in changed:
@@ -633,8 +791,8 @@ def read_changes(
                 continue
             before = reports.get(path)
             report = read_report(blob(oid), path, ruleset, cache.lines if cache else None, before)
-            new = report.added_since(before)
-            _known_players(ReportFile(new) if new is not None else report, manifest.players)
+            changes = None if reseated else report.changes_since(before)
+            _known_players(ReportFile(changes[1]) if changes is not None else report, manifest.players)
             reports[path] = report
         elif DICE_RE.match(path):
             kinds.add("dice")
@@ -672,6 +830,19 @@ def read_changes(
     if agreements is not base.agreements:
         agreements = dict(sorted(agreements.items()))  # in path order, as read_game gives them
     return Game(manifest, inputs, status, batches, secrets, press, errata, agreements)
+
+
+def _seated(manifest: Manifest, files: Mapping[str, tuple[str, int]], changed: set[str], base: Game) -> None:
+    """The files read at `base` and not changed now, against a game.yaml that seats other players: every
+    players file and every entry must still name a seated player (players.unknown)."""
+    for path in sorted(p for p in files if p not in changed):
+        m = PLAYERS_RE.match(path)
+        if m and m.group(1) not in manifest.players:
+            raise PbemError("players.unknown", f"{path}: no player {m.group(1)!r} in game.yaml", file=path,
+                            exit_code=1)
+        report = base.inputs.files.get(path) if REPORT_RE.match(path) else None
+        if report is not None:
+            _known_players(report, manifest.players)
 
 
 def read_files(files: Mapping[str, bytes], cache: ParseCache | None = None) -> Game:

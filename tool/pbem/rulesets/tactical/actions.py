@@ -302,10 +302,12 @@ def resolve(state: TacticalState, point: Point, actions: Sequence[Action],
         return fire.resolve(state, point, fire.shots(state, point, by_weapon(picked, "fire")), rolls)
     changed: dict[str, Unit] = {}
     events: list[Event] = []
+    acting = {unit_id for unit_id, _slot in picked}
     for unit in state.units:
-        if not unit.active:
-            continue
-        if point[2] == MOVE and movement.moves_in(unit.speed, point[1]):
+        moving = point[2] == MOVE and movement.moves_in(unit.speed, point[1])
+        if not moving and unit.id not in acting or not unit.active:
+            continue  # nothing happens to it at this step: a step costs what its units do (DESIGN §9)
+        if moving:
             how = picked.get((unit.id, ("move",)), {}).get("move", "F")
             unit = _move(state, unit, how, point, events)
         if (unit.id, ("speed",)) in picked:

@@ -159,6 +159,8 @@ class TacticalState:
 
     def with_units(self, changed: Mapping[str, Unit], at: Point | None, added: Sequence[Unit] = ()) -> TacticalState:
         """A new state with some units replaced (by id) and new ones appended, after step `at`."""
+        if not changed and not added:
+            return replace(self, at=at)
         return replace(self, units=(*(changed.get(u.id, u) for u in self.units), *added), at=at)
 
     def weapon_type(self, mount: Mount) -> WeaponType:
