@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 from pbem.errors import Finding
-from pbem.protocol.model import (AT, CLARIFY, CONDITION, HORIZON, ROLL, SEALED, Break, Checkpoint, Entry, Inputs,
+from pbem.protocol.model import (AT, CLARIFY, CONDITION, HORIZON, READY, ROLL, SEALED, Break, Checkpoint, Entry, Inputs,
                                  Message, Stop)
 from pbem.protocol.auction import Auction, open_or_go_on
 from pbem.protocol.auction import breaks as auction_breaks
@@ -81,6 +81,16 @@ def replay(
             pending = tuple(Break(p, when, HORIZON, f"needs orders from {when}") for p in needing)
             return Stop(checkpoint(point, state), serving_order(pending, inputs.players, after),
                         over=False, problems=tuple(problems), steps=steps - 1)
+        heard = None
+        ready_owed = getattr(ruleset, "ready_owed", None)
+        if ready_owed is not None:  # a step that ends by press alone (dow/1 S1901P: every power says `ready`)
+            heard = _recognise(ruleset, state, inputs.press.get(when, ()), problems)
+            unready = ready_owed(heard, point)
+            if unready:
+                pending = tuple(Break(p, when, READY, f"say `ready` when done with {when} (press only, any order, "
+                                      "without control)") for p in unready)
+                return Stop(checkpoint(point, state), serving_order(pending, inputs.players, after),
+                            over=False, problems=tuple(problems), steps=steps - 1)
         sealed_actions, waiting = _sealed(ruleset, state, point, when, inputs)
         if waiting is not None:
             return Stop(checkpoint(point, state), serving_order(waiting, inputs.players, after),
@@ -101,7 +111,7 @@ def replay(
         if blocked:
             return Stop(checkpoint(point, state, auction=auction), serving_order(blocked, inputs.players, after),
                         over=False, problems=tuple(problems), steps=steps - 1)
-        state = _recognise(ruleset, state, inputs.press.get(when, ()), problems)
+        state = heard if heard is not None else _recognise(ruleset, state, inputs.press.get(when, ()), problems)
         rolls = {ref: inputs.dice[ref].result for ref in _needed(ruleset, state, point, actions)}
         new_state, events = (ruleset.apply(state, point, actions, rolls) if rolls
                              else ruleset.apply(state, point, actions))

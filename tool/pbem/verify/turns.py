@@ -30,8 +30,9 @@ from pbem.errors import Finding
 from pbem.protocol import dice, errata, secrets
 from pbem.protocol.control import progress_error, resume_from, status_of
 from pbem.protocol.history import entry_changes, firm_findings, ownership_findings
-from pbem.protocol.model import CLARIFY, SEALED, Break, Status, Stop
+from pbem.protocol.model import CLARIFY, READY, SEALED, Break, Status, Stop
 from pbem.protocol.press import press_findings
+from pbem.protocol.whisper import whisper_findings
 from pbem.protocol.replay import replay, start_checkpoint
 from pbem.protocol.serving import seat_before
 from pbem.verify.erratafile import ERRATUM_RE
@@ -40,7 +41,7 @@ from pbem.verify.gamefiles import (DICE_RE, GAME, PLAYERS_RE, PRESS_RE, README, 
 
 PROTECTED = (GAME, WORKFLOW, README)
 SETUP_FILES = {GAME, WORKFLOW, README}
-OWED = (dice.DICE, secrets.SECRET, SEALED)
+OWED = (dice.DICE, secrets.SECRET, SEALED, READY)
 
 
 @dataclass(frozen=True)
@@ -315,6 +316,8 @@ def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn:
         findings.extend(press_findings(prev.game.press, game.press, player, prev.status.firm,
                                        [seat.id for seat in manifest.seats]))
         findings.extend(_press_refusals(prev, game))
+        findings.extend(whisper_findings(manifest.id, manifest.keys, game.press,
+                                         press_added(prev.game.press, game.press) or ()))
     return findings
 
 
