@@ -83,7 +83,8 @@ def replay(
                         over=False, problems=tuple(problems), steps=steps - 1)
         heard = None
         ready_owed = getattr(ruleset, "ready_owed", None)
-        if ready_owed is not None:  # a step that ends by press alone (dow/1 S1901P: every power says `ready`)
+        if ready_owed is not None and not ruleset.sealed(point):  # type: ignore[attr-defined]
+            # a step that ends by press alone (dow/1 S1901P: every power says `ready`)
             heard = _recognise(ruleset, state, inputs.press.get(when, ()), problems)
             unready = ready_owed(heard, point)
             if unready:

@@ -8,8 +8,8 @@ resolve (one phase), conditions (the break catalog), state (setup and the game s
 Beyond `base.Ruleset`, the protocol uses these methods (DESIGN §4.7 sealed steps, press, the verifier):
 
 * `sealed(point) -> bool`: True at every order phase; False in the press-only S1901P, where nothing is sealed.
-* `ready_owed(state, point) -> list[str]`: after the step's press is recognised, the powers the step still
-  waits for (S1901P: every power not yet `ready`); [] everywhere else.
+* `ready_owed(state, point) -> list[str]`: at a step that is not sealed, with the step's press recognised, the
+  powers it still waits for (S1901P: every power not yet `ready`; replay stops with a `ready` break for each).
 * `owing_players(state, point) -> list[str]`: the powers that must seal orders at `point` (units to order,
   dislodged units to retreat, builds or disbands due), table order; never a power in civil disorder; an empty
   list means the phase resolves with no orders at all.
