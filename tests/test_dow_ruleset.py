@@ -261,6 +261,9 @@ def test_a_warning_cites_a_recorded_offence_once() -> None:
     assert refused(after, warn) == "press.warn-no-offence"
     assert refused(after, {**warn, "offence": {"phase": "S1901M", "order": "A MAR - SPA"}}) == "press.warn-no-offence"
     assert refused(after, {**warn, "offence": {"press": 1}}) == "press.warn-no-offence"  # France has said nothing
+    whispered = say(after, {"by": "france", "whisper": {"to": ["germany"]}})  # private: no public message
+    assert whispered.relations == after.relations
+    assert refused(whispered, {**warn, "offence": {"press": 1}}) == "press.warn-no-offence"
     assert refused(after, {**warn, "warn": "austria", "offence": {"phase": "S1901M", "order": "F TRI - VEN"}}) == (
         "press.warn-twice")  # a forbidden order is its own warning
     cited = {**warn, "offence": {"phase": "S1901M", "order": "A PAR - MOS"}}

@@ -13,7 +13,7 @@ name; that order is the public recognition order. Each message is one of:
     {by: DIRECTOR, warn: france, reason: TEXT, offence: {phase: S1901M, order: "F TRI - VEN"}}
                                                              the director's warning, citing a recorded offence:
                                                              a void order of that power, or {press: N}, its
-                                                             N-th public message (counted from 1)
+                                                             N-th public message (from 1; whispers not counted)
     {by: DIRECTOR, lift: france}                             the director lifts one warning (never his own)
     {by: france, draw: true}                                 a draw vote (false withdraws it)
     {by: france, ready: true}                                done with the press-only S1901P
@@ -65,10 +65,12 @@ PRIVATE = ("whisper", "disclose")  # private press and its disclosure: recognise
 
 def recognise(state: DowState, message: Mapping[str, Any], by: str) -> tuple[DowState, Refusal | None]:
     """Recognise one press message signed by `by`: (the new state, None), or (the same state, the refusal).
-    A recognised message is one more public message of `by` (`said`: a director's warning may cite it by its
-    number; a refused one is a finding of its commit, so it never stands in a verified history)."""
+    A recognised message other than a whisper is one more public message of `by` (`said`: a director's warning
+    may cite it by its number; a refused one is a finding of its commit, so it never stands in a verified
+    history; a whisper is no public message, all cannot read it)."""
     try:
-        return _recognise(state, message, by).with_said(by), None
+        after = _recognise(state, message, by)
+        return (after if "whisper" in message else after.with_said(by)), None
     except PressRefused as refused:
         return state, Refusal(refused.rule, refused.message)
 
