@@ -25,6 +25,7 @@ from pbem.services.workspace import Identity, Workspace
 from pbem.verify.gamefiles import Game
 from pbem.verify.turns import who
 
+MAX_TEXT = 4000  # as a public message (schemas/dow-press.json $defs/text)
 RECIPIENT = "press.whisper-recipient"  # the ruleset's rule (pbem.rulesets.dow.press); refused here before sealing
 
 @dataclass(frozen=True)
@@ -49,6 +50,8 @@ def whisper(ws: Workspace, me: Identity, to: Sequence[str], text: str) -> diplom
     if player is None:
         raise PbemError("signature.unknown-key", "your key holds no seat in this game", exit_code=ILLEGAL)
     recipients = list(dict.fromkeys(to))
+    if not text.strip() or len(text) > MAX_TEXT:
+        raise PbemError("usage.whisper", f"a whisper has 1 to {MAX_TEXT} characters, got {len(text)}")
     keys = game.manifest.keys
     unknown = [p for p in recipients if p not in keys]
     if unknown:
