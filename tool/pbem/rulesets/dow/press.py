@@ -204,7 +204,9 @@ def _offence(state: DowState, power: str, offence: Any) -> str:
     """The recorded offence a warning cites, as the key it is remembered by; PressRefused otherwise."""
     if isinstance(offence, Mapping) and set(offence) == {"phase", "order"}:
         phase, order = offence["phase"], offence["order"]
-        recorded = [warned for when, who, given, warned in state.voids if (when, who, given) == (phase, power, order)]
+        year = state.phase[0] if state.phase is not None else 0
+        recorded = [warned for when, who, given, warned in state.voids
+                    if (when, who, given) == (phase, power, order) and phases.parse_time(when)[0] >= year - 1]
         if not recorded:
             raise PressRefused(WARN_NO_OFFENCE, f"{power} has no void order {order!r} at {phase} (a warning cites a "
                                                 "void order of this or the last game year)")
