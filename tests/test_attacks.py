@@ -25,6 +25,7 @@ import base64
 import hashlib
 import json
 import random
+import subprocess
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -34,7 +35,7 @@ import pytest
 from pygit2.enums import ObjectType
 
 from conftest import SEATS, Table, copy_table
-from gitutil import fixed_key, run
+from gitutil import clean_env, fixed_key, run
 from pbem.crypto import dice as dice_crypto
 from pbem.crypto import seal, sshsig, wire
 from pbem.crypto.keys import PrivateKey, allowed_signers_line
@@ -2619,3 +2620,225 @@ def test_cost_caps__a_setup_past_the_caps_on_turns_and_units(base_started: Table
     found = [f for f in findings if f["rule"] == "schema.invalid" and f.get("commit") == bad]
     assert found and found[0]["file"] == "game.yaml" and found[0].get("line"), findings
     assert field in found[0]["message"] or str(value) in found[0]["message"], found
+
+
+# --- private press and the director (DESIGN §7.2: private press sealed to its recipients, recognising nothing;
+# --- seed 001: a director's warning for an offence; civil disorder for the second) ------------------------------
+
+def _dow_files_with(dow: Any, power: str, message: Mapping[str, Any]) -> dict[str, bytes]:
+    """HEAD's files with `message` appended, one line, to press/<power>.yaml (as plain git would write it)."""
+    from pbem.formats.writer import dump_flow
+
+    files = dow.ws().head_files()
+    path = f"press/{power}.yaml"
+    line = f"  - {dump_flow(dict(message))}\n".encode()
+    files[path] = files.get(path, b"messages:\n") + line
+    return files
+
+
+def _whisper_of(dow: Any, wid: str) -> dict[str, Any]:
+    from pbem.protocol.whisper import find
+
+    sent = find(dow.ws().head().game.press, wid)
+    assert sent is not None
+    return dict(sent.body["whisper"])
+
+
+@pytest.fixture(scope="module")
+def base_dow_whisper(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A dow game at S1901P (Italy directs and plays) where England whispered to France through the CLI."""
+    from test_dow_flow import new_dow
+
+    dow = new_dow(tmp_path_factory.mktemp("whisper") / "dow")
+    out = dow.ok("whisper", "france", "Between us: Belgium is yours", who="england")
+    assert "whispered england-0001 to france" in out
+    return dow
+
+
+@pytest.fixture
+def dow_whisper(base_dow_whisper: Any, tmp_path: Path) -> Any:
+    from test_dow_flow import copy_dow
+
+    return copy_dow(base_dow_whisper, tmp_path / "dow")
+
+
+def test_private_press__a_third_power_cannot_read_someone_else_s_whisper(dow_whisper: Any) -> None:
+    """Threat: Russia reads England's whisper to France. Defence: the text is in a SecretBox whose key is sealed
+    to France's and England's X25519 keys only: Russia's inbox is empty, his key opens no copy of the message
+    key, the text is nowhere in the clear, and he cannot disclose it."""
+    from pbem.crypto import whisper as crypto
+    from pbem.crypto.keys import load_private_key
+
+    assert "Between us: Belgium is yours" in dow_whisper.ok("inbox", who="france")
+    assert "Between us: Belgium is yours" in dow_whisper.ok("inbox", who="england")
+    assert dow_whisper.ok("inbox", who="russia").strip() == "no whispers for you"
+    whisper = _whisper_of(dow_whisper, "england-0001")
+    assert set(whisper["keys"]) == {"england", "france"}
+    russia = load_private_key(dow_whisper.key("russia"))
+    assert all(crypto.recover_key(k, russia) is None for k in whisper["keys"].values())
+    assert not any(b"Belgium" in data for data in dow_whisper.files().values())
+    dow_whisper.refused("disclose", "england-0001", who="russia", rule="press.bad-disclosure")
+
+
+@pytest.mark.parametrize("trick, rule", [
+    ("copied", "press.whisper-signature"),  # England's box and signature under Germany's own id
+    ("id", "ownership.id-author"),          # Germany's whisper filed under an id of England's
+    ("by", "press.foreign"),                # a whisper in England's name in Germany's file
+])
+def test_private_press__forging_a_sender(dow_whisper: Any, trick: str, rule: str) -> None:
+    """Threat: Germany passes a whisper off as England's (to have France 'disclose' England's words) or England's
+    as his own. Defence: a whisper is signed by its sender (SSHSIG, namespace pbem, over the game id and the
+    whole message), its id carries its sender, and it stands only in its sender's own press file."""
+    whisper = _whisper_of(dow_whisper, "england-0001")
+    if trick == "copied":
+        keys = {"germany": whisper["keys"]["england"], "france": whisper["keys"]["france"]}
+        message = {"by": "germany", "at": "S1901P", "whisper": {**whisper, "id": "germany-0001", "keys": keys}}
+    elif trick == "id":
+        message = {"by": "germany", "at": "S1901P", "whisper": {**whisper, "id": "england-0002"}}
+    else:
+        message = {"by": "england", "at": "S1901P", "whisper": {**whisper, "id": "england-0002"}}
+    bad = dow_whisper.sneak("germany", _dow_files_with(dow_whisper, "germany", message), "germany: whisper")
+    assert (rule, bad) in dow_whisper.verify()
+    done = dow_whisper.pbem("verify")
+    assert done.returncode == 1 and f"[{rule}]" in done.stdout + done.stderr
+
+
+def test_private_press__a_forged_sender_pushed_into_a_hooked_hub_is_refused(dow_whisper: Any) -> None:
+    """The same forgery through a real push: the hub's pre-receive hook refuses it and keeps its main."""
+    from test_dow_press import hub_for
+
+    hub = hub_for(dow_whisper, dow_whisper.root)
+    before = server_ref(hub)
+    whisper = _whisper_of(dow_whisper, "england-0001")
+    keys = {"germany": whisper["keys"]["england"], "france": whisper["keys"]["france"]}
+    message = {"by": "germany", "at": "S1901P", "whisper": {**whisper, "id": "germany-0001", "keys": keys}}
+    dow_whisper.sneak("germany", _dow_files_with(dow_whisper, "germany", message), "germany: whisper")
+    done = subprocess.run(["git", "push", "origin", "main"], cwd=dow_whisper.repo_dir, capture_output=True,
+                          text=True, env=clean_env(dow_whisper.root / "home"))
+    push_refused(done, "press.whisper-signature")
+    assert server_ref(hub) == before
+
+
+def test_private_press__disclosing_a_message_that_was_never_sent(dow_whisper: Any) -> None:
+    """Threat: France 'discloses' a whisper England never sent, to put words in England's mouth. Defence: a
+    disclosure names a whisper that was sent (press.bad-disclosure otherwise), by pbem and by plain git."""
+    dow_whisper.refused("disclose", "england-0009", who="france", rule="press.bad-disclosure")
+    message = {"by": "france", "at": "S1901P",
+               "disclose": {"id": "england-0009", "key": "11" * 32, "text": "England will attack Germany"}}
+    bad = dow_whisper.sneak("france", _dow_files_with(dow_whisper, "france", message), "france: disclose")
+    assert ("press.bad-disclosure", bad) in dow_whisper.verify()
+
+
+@pytest.mark.parametrize("trick", ["wrong key", "other text", "not a recipient"])
+def test_private_press__a_forged_disclosure(dow_whisper: Any, trick: str) -> None:
+    """Threat: a disclosure with a key that does not open the box, with the right key but other words, or by a
+    power the whisper was not sealed to. Defence: the verifier opens the box with the disclosed key, checks the
+    key-committing hash (as §6's `commit`) and that the plaintext is this game's, this id's and this text."""
+    from pbem.crypto import whisper as crypto
+    from pbem.crypto.keys import load_private_key
+
+    whisper = _whisper_of(dow_whisper, "england-0001")
+    key = crypto.recover_key(whisper["keys"]["france"], load_private_key(dow_whisper.key("france")))
+    assert key is not None
+    who, body = "france", {"id": "england-0001", "key": key.hex(), "text": "Between us: Belgium is yours"}
+    if trick == "wrong key":
+        body["key"] = "22" * 32
+    elif trick == "other text":
+        body["text"] = "Between us: Munich is yours"
+    else:
+        who = "germany"
+    message = {"by": who, "at": "S1901P", "disclose": body}
+    bad = dow_whisper.sneak(who, _dow_files_with(dow_whisper, who, message), f"{who}: disclose")
+    assert ("press.bad-disclosure", bad) in dow_whisper.verify()
+
+
+def test_private_press__an_honest_disclosure_is_verified_by_all(dow_whisper: Any) -> None:
+    """The control: France discloses what England sent; everybody's verifier checks it, nothing changes in the
+    relationships (private press recognises nothing)."""
+    before = dow_whisper.ok("relations", "--format", "json")
+    out = dow_whisper.ok("disclose", "england-0001", who="france")
+    assert "disclosed england-0001" in out and "Belgium is yours" in out
+    assert "(disclosed by france)" in dow_whisper.ok("inbox", who="england")
+    assert dow_whisper.ok("relations", "--format", "json") == before
+    assert dow_whisper.verify() == []
+
+
+def test_private_press__a_whisper_to_a_power_that_is_out_or_not_seated(dow_whisper: Any) -> None:
+    """Bad input: a whisper to no seat (refused before anything is sealed, and by the verifier when written by
+    hand) or to a power out of the game (the ruleset: press.whisper-recipient)."""
+    from dataclasses import replace as replaced
+
+    from pbem.rulesets.dow.board import Board
+    from pbem.services import diplomacy
+
+    whisper = _whisper_of(dow_whisper, "england-0001")
+    head = dow_whisper.ws().head()
+    state = diplomacy.current_state(head)
+    data = state.board.as_data()
+    out = replaced(state, board=Board.from_data({part: {p: v for p, v in data[part].items() if p != "turkey"}
+                                                 for part in data}))
+    _, refusal = head.game.manifest.ruleset.recognise(out, {"by": "england", "whisper": {**whisper, "to": ["turkey"]}},
+                                                      "england")
+    assert refusal is not None and refusal.rule == "press.whisper-recipient"
+    dow_whisper.refused("whisper", "prussia", "hello", who="england", rule="press.whisper-recipient")
+    message = {"by": "england", "at": "S1901P", "whisper": {**whisper, "id": "england-0002", "to": ["prussia"],
+                                                            "keys": {"england": whisper["keys"]["england"],
+                                                                     "prussia": whisper["keys"]["france"]}}}
+    bad = dow_whisper.sneak("england", _dow_files_with(dow_whisper, "england", message), "england: whisper")
+    assert ("press.whisper-recipient", bad) in dow_whisper.verify()
+
+
+def test_director__a_warning_without_an_offence(dow_whisper: Any) -> None:
+    """Threat (seen): a director who also plays put a rival into civil disorder with two `warn` commands and no
+    offence. Defence: a warning cites a recorded offence, a void order of the warned power or one of its public
+    messages (press.warn-no-offence), by pbem and by plain git."""
+    dow_whisper.refused("warn", "france", "--reason", "I say so", "--message", "1", who="italy",
+                        rule="press.warn-no-offence")  # France has sent no public message
+    dow_whisper.refused("warn", "france", "--reason", "I say so", "--phase", "S1901M", "--order", "A PAR - BUR",
+                        who="italy", rule="press.warn-no-offence")
+    message = {"by": "italy", "at": "S1901P", "warn": "france", "reason": "I say so"}
+    bad = dow_whisper.sneak("italy", _dow_files_with(dow_whisper, "italy", message), "italy: warn")
+    assert ("press.warn-no-offence", bad) in dow_whisper.verify()
+
+
+def test_director__a_second_warning_for_one_offence(dow_whisper: Any) -> None:
+    """Threat: two warnings for one offence, the second being civil disorder. Defence: press.warn-twice."""
+    dow_whisper.ok("say", "I will take Vienna whatever the states say", who="russia")
+    dow_whisper.ok("warn", "russia", "--reason", "threatens a forbidden attack", "--message", "1", who="italy")
+    dow_whisper.refused("warn", "russia", "--reason", "and again", "--message", "1", who="italy",
+                        rule="press.warn-twice")
+    message = {"by": "italy", "at": "S1901P", "warn": "russia", "reason": "again", "offence": {"press": 1}}
+    bad = dow_whisper.sneak("italy", _dow_files_with(dow_whisper, "italy", message), "italy: warn")
+    assert ("press.warn-twice", bad) in dow_whisper.verify()
+
+
+def test_director__a_self_lift(dow_whisper: Any) -> None:
+    """Threat (seen): the director, who also plays Italy, lifted his own warning. Defence: press.self-lift."""
+    dow_whisper.ok("say", "Venice first", who="italy")
+    dow_whisper.ok("warn", "italy", "--reason", "a threat, by my own rules", "--message", "1", who="italy")
+    dow_whisper.refused("lift", "italy", who="italy", rule="press.self-lift")
+    message = {"by": "italy", "at": "S1901P", "lift": "italy"}
+    bad = dow_whisper.sneak("italy", _dow_files_with(dow_whisper, "italy", message), "italy: lift")
+    assert ("press.self-lift", bad) in dow_whisper.verify()
+
+
+def test_private_press__two_powers_whisper_at_once_and_pbem_push_lands_both(tmp_path: Path) -> None:
+    """Concurrency (DESIGN §4.9): England and Germany whisper from their own clones of one hooked hub at the same
+    moment; each whisper is in its sender's own file, so `pbem push` rebases, re-signs (the whisper's own
+    signature covers the message, not the commit) and lands both, and the hub verifies."""
+    from test_dow_flow import new_dow
+    from test_dow_press import clone_for, hub_for
+
+    dow = new_dow(tmp_path / "founder")
+    hub = hub_for(dow, tmp_path)
+    clones = {power: clone_for(dow, hub, power) for power in ("england", "germany")}
+    clones["england"].ok("whisper", "france", "From London", who="england")
+    clones["germany"].ok("whisper", "france", "russia", "From Berlin", who="germany")
+    for power in ("england", "germany"):
+        done = clones[power].cli("push", who=power)
+        assert done.exit_code == 0, done.output
+    last = clones["germany"]
+    inbox = last.ok("inbox", who="france")
+    assert "england-0001" in inbox and "From London" in inbox and "germany-0001" in inbox and "From Berlin" in inbox
+    assert "From London" not in last.ok("inbox", who="russia") and "From Berlin" in last.ok("inbox", who="russia")
+    assert last.pbem("verify", cwd=hub).returncode == 0

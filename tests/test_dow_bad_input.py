@@ -57,7 +57,8 @@ def test_press_forced_state__raising_c_b_above_hostile_while_a_is_allied_to_c_an
     (("declare", "prussia", "WAR"), "press.unknown-power", 1),
     (("propose", "germany", "NEUTRAL"), "press.no-change", 1),
     (("gift", "germany", "MAR"), "press.gift-not-allied", 1),
-    (("warn", "germany", "--reason", "rude"), "press.not-director", 1),
+    (("warn", "germany", "--reason", "rude", "--message", "1"), "press.not-director", 1),
+    (("warn", "germany", "--reason", "rude"), "usage.warn", 2),
 ])
 def test_press_refusals_name_their_rule(first_half: Dow, args: tuple[str, ...], rule: str, code: int) -> None:
     first_half.refused(*args, who="france", rule=rule, code=code)
@@ -103,30 +104,30 @@ def _secret_file(sid: str, owner: str, step: str, sealed: seal.Sealed, commit: b
                          "owner_box": base64.b64encode(sealed.owner_box).decode()}).encode()
 
 
-def test_secret_not_owner__orders_sealed_by_someone_else_for_a_power(first_half: Dow) -> None:
+def test_secret_not_owner__orders_sealed_by_someone_else_for_a_power(second_half: Dow) -> None:
     """Germany seals a set of orders in France's name (owner: france), signed with Germany's key."""
-    france = first_half.me("france").public
+    france = second_half.me("france").public
     sealed = seal.seal(canonical({"orders": []}), france)
-    files = first_half.ws().head_files()
-    files["secrets/s0001.yaml"] = _secret_file("s0001", "france", "S1901P", sealed)
-    bad = first_half.sneak("germany", files, "germany: france's orders")
-    assert ("secret.not-owner", bad) in first_half.verify()
+    files = second_half.ws().head_files()
+    files["secrets/s0001.yaml"] = _secret_file("s0001", "france", "S1901M", sealed)
+    bad = second_half.sneak("germany", files, "germany: france's orders")
+    assert ("secret.not-owner", bad) in second_half.verify()
 
 
-def test_secret_not_owner__revealing_another_power_s_orders_is_refused(first_half: Dow) -> None:
-    first_half.seal("france")
-    first_half.refused("reveal", "france-0001", who="germany", rule="secret.not-owner")
+def test_secret_not_owner__revealing_another_power_s_orders_is_refused(second_half: Dow) -> None:
+    second_half.seal("france")
+    second_half.refused("reveal", "france-0001", who="germany", rule="secret.not-owner")
 
 
-def test_secret_bad_key__a_revealed_order_set_the_key_does_not_open(first_half: Dow) -> None:
+def test_secret_bad_key__a_revealed_order_set_the_key_does_not_open(second_half: Dow) -> None:
     for power in POWERS:
-        first_half.seal(power)
-    files = first_half.ws().head_files()
+        second_half.seal(power)
+    files = second_half.ws().head_files()
     raw = files["secrets/france-0001.yaml"].decode()
     assert "owner: france" in raw
     files["secrets/france-0001.yaml"] = (raw + f"key: \"{'00' * 32}\"\n").encode()
-    bad = first_half.sneak("france", files, "france: a key that opens nothing", status="keep")
-    assert ("secret.bad-key", bad) in first_half.verify()
+    bad = second_half.sneak("france", files, "france: a key that opens nothing", status="keep")
+    assert ("secret.bad-key", bad) in second_half.verify()
 
 
 def test_secret_commit_mismatch__a_revealed_order_set_that_does_not_match_its_seal(second_half: Dow) -> None:
@@ -137,14 +138,14 @@ def test_secret_commit_mismatch__a_revealed_order_set_that_does_not_match_its_se
     sealed = seal.seal(canonical({"orders": ["A PAR - BUR"]}), france.public, key)
     announced = seal.seal_commitment(key, canonical({"orders": ["A PAR - PIC"]}))
     files = second_half.ws().head_files()
-    files["secrets/s0008.yaml"] = _secret_file("s0008", "france", "S1901M", sealed, announced)
+    files["secrets/s0001.yaml"] = _secret_file("s0001", "france", "S1901M", sealed, announced)
     second_half.sneak("france", files, "france: orders sealed by hand")
     for power in second_half.owing():
         second_half.seal(power)
     assert "france" in second_half.owing("secret")
     second_half.refused("orders", "--reveal", who="france", rule="secret.commit-mismatch")
     files = second_half.ws().head_files()
-    files["secrets/s0008.yaml"] += f"key: \"{key.hex()}\"\n".encode()
+    files["secrets/s0001.yaml"] += f"key: \"{key.hex()}\"\n".encode()
     bad = second_half.sneak("france", files, "france: reveal by hand", status="keep")
     assert ("secret.commit-mismatch", bad) in second_half.verify()
 
@@ -161,7 +162,7 @@ def test_result_mismatch__recorded_results_that_differ_from_the_engine(second_ha
         second_half.reveal(power)
     ws = second_half.ws()
     files = ws.head_files()
-    chance.reveal_secret(files, ws.game_of(files), second_half.me("turkey"), "turkey", "turkey-0002")
+    chance.reveal_secret(files, ws.game_of(files), second_half.me("turkey"), "turkey", "turkey-0001")
     status = expected_after(ws.head(), ws.game_of(files), "turkey")[1].to_data()
     assert "A PIC" in status["position"]["units"]["france"]
     status["position"]["units"]["france"] = sorted(u.replace("A PIC", "A PAR") for u in

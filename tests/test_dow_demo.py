@@ -97,9 +97,36 @@ def test_every_power_seals_every_phase_it_owes_and_only_those(demo: Demo) -> Non
         assert secret["kind"] == "orders" and "key" in secret  # every order set revealed
         owners[secret["step"]].add(secret["owner"])
     everyone = set(POWERS)
-    assert owners == {"S1901P": everyone, "S1901M": everyone, "F1901M": everyone, "F1901R": {"germany"},
+    assert owners == {"S1901M": everyone, "F1901M": everyone, "F1901R": {"germany"},
                       "W1901A": everyone, "S1902M": everyone, "F1902M": everyone, "W1902A": {"france"}}
     assert "S1901R: nobody owed orders (resolved by itself)" in demo.out
+
+
+def test_the_first_half_is_press_only_and_ends_when_every_power_is_ready(demo: Demo) -> None:
+    """Seed 001: Spring 1901 is "extended one phase length" for press: nothing is sealed or revealed in it."""
+    first = demo.section("S1901P")
+    assert "sealed   by" not in first and "ready    austria, england, france, germany, italy, russia, turkey" in first
+    assert "S1901P: press only: it ended when every power was ready" in demo.cli("results", "S1901P")
+    for power in POWERS:
+        assert {"by": power, "at": "S1901P", "ready": True} in demo.data(f"press/{power}.yaml")["messages"]
+
+
+def test_a_whisper_is_read_by_its_recipient_only_and_disclosed_to_all(demo: Demo) -> None:
+    first = demo.section("S1901P")
+    assert "whisper  england whispers england-0001 to france (sealed)" in first
+    assert "france's inbox: Between us: I will never ally with Germany for real." in first
+    assert "Germany" not in str(demo.data("press/england.yaml"))  # the text is nowhere in the clear
+    assert "no whispers for you" in demo.cli("inbox", "--key", "../keys/russia_ed25519")
+    assert "(disclosed by france): Between us" in demo.cli("inbox", "--key", "../keys/france_ed25519")
+    assert ('france discloses whisper england-0001: "Between us: I will never ally with Germany for real."'
+            in demo.section("S1901M"))
+
+
+def test_the_director_warns_for_a_recorded_offence(demo: Demo) -> None:
+    """Seed 001 and a director with limits: the warning cites France's void order of S1901M."""
+    assert "void     france: 'A BUR H'" in demo.section("S1901M")
+    assert ("italy (director) warns france for 'A BUR H' at S1901M: orders for a unit France does not have"
+            in demo.section("F1901M"))
 
 
 def test_a_war_declaration_cascades_into_limbo(demo: Demo) -> None:
@@ -126,7 +153,7 @@ def test_an_illegal_order_earns_its_warning_and_the_director_lifts_it(demo: Demo
             "and Italy are NEUTRAL (moves into a power's territory need WAR) (offence 1)") in spring
     assert "WARNING  austria" in demo.cli("results", "S1901M")
     assert "italy (director) lifts a warning of austria" in demo.section("F1901M")
-    assert "warnings:" not in demo.cli("relations")
+    assert "warnings: france 1" in demo.cli("relations")  # Austria's lifted; France's (the director's) stands
 
 
 def test_a_retreat_and_the_builds(demo: Demo) -> None:
@@ -150,7 +177,8 @@ def test_the_outcome_is_the_same_every_time(demo: Demo) -> None:
 
 def test_the_closing_note_names_a_command_for_each_feature_and_they_work(demo: Demo) -> None:
     tail = demo.out[demo.out.index("see it yourself"):]
-    for feature in ("cascade into LIMBO", "illegal order and its warning", "the retreat", "the builds"):
+    for feature in ("cascade into LIMBO", "illegal order and its warning", "the retreat", "the builds",
+                    "whisper as France reads it", "the whisper disclosed", "director's warning citing"):
         assert feature in tail
     for line in tail.splitlines()[1:]:
         _what, _, commands = line.partition(": ")

@@ -8,7 +8,7 @@ the power's own press/<power>.yaml dated with the phase open now, committed at o
 and what is recognised but not yet realised.
 
 Bases, built once per module through the services (fast) and copied per test: `first_half` (started, at the
-press-only first half S1901P) and `second_half` (everybody sealed and revealed an empty set: at S1901M, nothing
+press-only first half S1901P) and `second_half` (every power said `ready`, nothing sealed: at S1901M, nothing
 recognised). The command under test runs through the real CLI (typer's runner in-process, or the installed
 `pbem` where exit codes matter).
 """
@@ -114,7 +114,12 @@ class Dow:
         return diplomacy.post(self.ws(), self.me(power), body)
 
     def phase(self, orders: Mapping[str, Sequence[str]] | None = None) -> None:
-        """Every power still owing orders seals (`orders`, else an empty set), then each reveals."""
+        """Every power still owing orders seals (`orders`, else an empty set), then each reveals; in the press-only
+        S1901P every power says `ready` instead."""
+        if self.owing("ready"):
+            for power in self.owing("ready"):
+                self.say(power, ready=True)
+            return
         for power in self.owing():
             self.seal(power, (orders or {}).get(power, ()))
         for power in self.owing("secret"):
@@ -223,33 +228,47 @@ def test_join_needs_the_invite_code_which_the_repository_keeps_only_hashed(tmp_p
 
 # --- orders: sealed per phase, revealed when all have sealed (DESIGN §4.7) ---------------------------------------------
 
-def test_orders_seals_for_the_phase_open_now_without_holding_control(first_half: Dow) -> None:
-    assert first_half.status()["control"] == "austria"
-    out = first_half.ok("orders", first_half.orders_file([]), who="france")
-    assert "sealed france-0001: your orders for S1901P (0)" in out
-    secret = first_half.data("secrets/france-0001.yaml")
-    assert (secret["owner"], secret["kind"], secret["step"], "key" in secret) == ("france", "orders", "S1901P", False)
-    assert "france" not in first_half.owing() and len(first_half.owing()) == 6
-    assert first_half.pbem("verify").returncode == 0
+def test_the_first_half_is_press_only_and_ends_when_every_power_is_ready(first_half: Dow) -> None:
+    """Seed 001: Spring 1901 "extended one phase length" for press; nothing is sealed or revealed in it."""
+    assert first_half.owing("ready") == list(POWERS) and first_half.owing() == []
+    first_half.refused("orders", first_half.orders_file([]), who="france", rule="orders.not-owed")
+    for power in POWERS[:-1]:
+        assert "is ready" in first_half.ok("ready", who=power)
+    assert first_half.status()["firm"] == "S1901P" and first_half.owing("ready") == ["turkey"]
+    first_half.ok("ready", who="turkey")
+    assert first_half.status()["firm"] == "S1901M" and first_half.owing() == list(POWERS)
+    assert not any(p.startswith("secrets/") for p in first_half.files())
+    first_half.refused("ready", who="france", rule="press.wrong-phase")
+    assert first_half.verify() == []
 
 
-def test_sealed_orders_cannot_change_and_are_revealed_only_when_all_have_sealed(first_half: Dow) -> None:
-    first_half.ok("orders", first_half.orders_file([]), who="france")
-    first_half.refused("orders", first_half.orders_file([]), who="france", rule="orders.already-sealed")
-    assert "waiting for austria, england, germany, italy, russia, turkey" in first_half.refused(
+def test_orders_seals_for_the_phase_open_now_without_holding_control(second_half: Dow) -> None:
+    assert second_half.status()["control"] == "austria"
+    out = second_half.ok("orders", second_half.orders_file([]), who="france")
+    assert "sealed france-0001: your orders for S1901M (0)" in out
+    secret = second_half.data("secrets/france-0001.yaml")
+    assert (secret["owner"], secret["kind"], secret["step"], "key" in secret) == ("france", "orders", "S1901M", False)
+    assert "france" not in second_half.owing() and len(second_half.owing()) == 6
+    assert second_half.pbem("verify").returncode == 0
+
+
+def test_sealed_orders_cannot_change_and_are_revealed_only_when_all_have_sealed(second_half: Dow) -> None:
+    second_half.ok("orders", second_half.orders_file([]), who="france")
+    second_half.refused("orders", second_half.orders_file([]), who="france", rule="orders.already-sealed")
+    assert "waiting for austria, england, germany, italy, russia, turkey" in second_half.refused(
         "orders", "--reveal", who="france", rule="orders.not-yet")
     for power in POWERS:
         if power != "france":
-            first_half.seal(power)
-    assert first_half.owing("secret") == list(POWERS)
-    out = first_half.ok("orders", "--reveal", who="france")
-    assert "revealed france-0001: your orders for S1901P: none" in out
-    assert first_half.data("secrets/france-0001.yaml")["key"]
+            second_half.seal(power)
+    assert second_half.owing("secret") == list(POWERS)
+    out = second_half.ok("orders", "--reveal", who="france")
+    assert "revealed france-0001: your orders for S1901M: none" in out
+    assert second_half.data("secrets/france-0001.yaml")["key"]
     for power in POWERS:
         if power != "france":
-            first_half.reveal(power)
-    assert first_half.status()["firm"] == "S1901M"
-    assert first_half.verify() == []
+            second_half.reveal(power)
+    assert second_half.status()["firm"] == "F1901M"
+    assert second_half.verify() == []
 
 
 def test_orders_warns_about_orders_that_will_be_void_but_seals_what_the_power_asks(second_half: Dow) -> None:
@@ -262,7 +281,7 @@ def test_orders_warns_about_orders_that_will_be_void_but_seals_what_the_power_as
            "territory, and Austria and Italy are NEUTRAL" in done.stderr
     assert "'A VIE - TYX' is not a valid order" in done.stderr
     second_half.phase()
-    assert second_half.data("secrets/austria-0002.yaml")["owner"] == "austria"
+    assert second_half.data("secrets/austria-0001.yaml")["owner"] == "austria"
     results = second_half.ok("results", "S1901M")
     assert "orders   austria  F TRI - VEN; A VIE - TYX; A BUD - SER" in results
     assert "WARNING  austria: 'F TRI - VEN' void" in results and "(offence 1)" in results
@@ -336,12 +355,12 @@ def test_allies_gift_a_province_publicly_and_it_is_realised_with_the_states(firs
     first_half.ok("propose", "germany", "ALLIED", who="france")
     first_half.ok("accept", "france", "ALLIED", who="germany")
     assert "posted at S1901P: france gifts BRE to germany" in first_half.ok("gift", "germany", "bre", who="france")
-    orders = first_half.root / "list.yaml"
-    orders.write_text("[]\n")  # a bare list of orders is read as {orders: [...]}
-    first_half.ok("orders", str(orders), who="austria")
     first_half.phase()
     results = first_half.ok("results", "S1901P")
     assert "gift     france -> germany: BRE" in results and "centre   BRE: france -> germany" in results
+    orders = first_half.root / "list.yaml"
+    orders.write_text("[]\n")  # a bare list of orders is read as {orders: [...]}
+    first_half.ok("orders", str(orders), who="austria")
 
 
 def test_relations_shows_the_matrix_in_force_and_the_changes_pending(second_half: Dow) -> None:
@@ -387,15 +406,23 @@ def test_war_between_two_allies_of_a_third_puts_it_into_limbo_with_both(first_ha
 def test_the_director_warns_and_lifts_through_press(first_half: Dow) -> None:
     """Seed 001: "Any country disobeying these rules will be given a one time warning ... and then sent into CD
     for the second offense"; the director decides (DESIGN §7.2)."""
-    first_half.ok("warn", "turkey", "--reason", "threats in global press", who=DIRECTOR)
+    first_half.ok("say", "Russia will burn", who="turkey")
+    first_half.ok("say", "and Austria too", who="turkey")
+    first_half.refused("warn", "turkey", "--reason", "threats", "--message", "3", who=DIRECTOR,
+                       rule="press.warn-no-offence")
+    first_half.ok("warn", "turkey", "--reason", "threats in global press", "--message", "1", who=DIRECTOR)
     assert "warnings: turkey 1" in first_half.ok("relations")
-    first_half.ok("warn", "turkey", "--reason", "again", who=DIRECTOR)
-    assert "civil disorder: turkey" in first_half.ok("relations")
+    first_half.refused("warn", "turkey", "--reason", "still threats", "--message", "1", who=DIRECTOR,
+                       rule="press.warn-twice")
+    first_half.ok("warn", "turkey", "--reason", "again", "--message", "2", who=DIRECTOR)
+    assert "civil disorder from the next phase (second offence): turkey" in first_half.ok("relations")
     first_half.ok("lift", "turkey", who=DIRECTOR)
     text = first_half.ok("relations")
     assert "warnings: turkey 1" in text and "civil disorder" not in text
-    first_half.refused("warn", "france", "--reason", "I do not like France", who="germany", rule="press.not-director")
+    first_half.refused("warn", "france", "--reason", "I do not like France", "--message", "1", who="germany",
+                       rule="press.not-director")
     first_half.refused("lift", "france", who=DIRECTOR, rule="press.no-warning")
+    assert first_half.pbem("warn", "france", "--reason", "no offence cited", who=DIRECTOR).returncode == 2
     assert first_half.pbem("verify").returncode == 0
 
 
@@ -426,14 +453,19 @@ def test_press_and_orders_commands_belong_to_diplomacy(started: Any) -> None:
 
 # --- what is still wrong elsewhere (another engineer owns these modules) ------------------------------------------------
 
-def test_yield_reveals_the_orders_a_power_owes(first_half: Dow) -> None:
+def test_yield_reveals_the_orders_a_power_owes(second_half: Dow) -> None:
     for power in POWERS:
-        first_half.seal(power)
-    done = first_half.cli("yield", who="austria")
+        second_half.seal(power)
+    done = second_half.cli("yield", who="austria")
     assert done.exit_code == 0, done.output
-    assert "key" in first_half.data("secrets/austria-0001.yaml")
+    assert "key" in second_half.data("secrets/austria-0001.yaml")
 
 
-def test_status_tells_every_power_that_it_owes_orders(first_half: Dow) -> None:
+def test_status_tells_every_power_to_say_ready_in_the_first_half(first_half: Dow) -> None:
     out = first_half.ok("status", who="germany")
+    assert "you (germany) owe: nothing" not in out and "pbem ready" in out
+
+
+def test_status_tells_every_power_that_it_owes_orders(second_half: Dow) -> None:
+    out = second_half.ok("status", who="germany")
     assert "you (germany) owe: nothing" not in out and "pbem orders" in out

@@ -91,11 +91,11 @@ def test_bad_setups(setup: dict[str, Any], players: tuple[str, ...], fragment: s
 
 def test_everything_starts_neutral_and_nothing_is_owed_in_the_first_half() -> None:
     assert set(s for _, _, s in START.relations.in_force.cells) == {"NEUTRAL"}
-    # the first half is press only: each power seals an empty order set as its word that it is done talking
-    assert RULES.sealed(P("S1901P")) is True and len(RULES.owing_players(START, P("S1901P"))) == 7
-    assert RULES.legal(START, Action(P("S1901P"), "france", None, {"orders": []})) is None
-    assert RULES.legal(START, Action(P("S1901P"), "france", None, {"orders": ["A PAR - BUR"]})) == (
-        "france: no orders are given in the first half of Spring 1901 (press only): seal an empty set")
+    # the first half is press only: nothing is sealed or owed; it ends when every power has said `ready`
+    assert RULES.sealed(P("S1901P")) is False and RULES.owing_players(START, P("S1901P")) == []
+    assert RULES.ready_owed(START, P("S1901P")) == list(START.powers)
+    assert RULES.legal(START, Action(P("S1901P"), "france", None, {"orders": []})) == (
+        "france: no orders are given in the first half of Spring 1901 (press only)")
     assert RULES.owner_of(START, "F STP/SC") == "russia" and RULES.owner_of(START, "A PAR") == "france"
     assert RULES.owner_of(START, "A MUN") == "germany" and RULES.owner_of(START, "A BUR") is None
     assert RULES.default_actions(START, P("S1901M"), "france") == []
@@ -232,19 +232,62 @@ def test_an_order_the_engine_refuses_is_void_without_offence() -> None:
 
 def test_the_director_warns_and_lifts() -> None:
     state = RULES.initial_state({"map": "standard", "director": "gm"}, (*POWERS, "gm"))
-    warn = {"by": "gm", "warn": "france", "reason": "moved into Spain while NEUTRAL with nobody: a test"}
+    state = say(state, {"by": "france", "say": "I will take Munich whatever the states say"},
+                {"by": "france", "say": "and Belgium too"})
+    warn = {"by": "gm", "warn": "france", "reason": "announced a forbidden attack", "offence": {"press": 1}}
     once = say(state, warn)
     assert once.offences_of("france") == 1 and not once.in_disorder("france")
-    twice = say(once, warn)
-    assert twice.in_disorder("france")
+    twice = say(once, {**warn, "offence": {"press": 2}})
+    # the second offence: civil disorder from the next phase, as for forbidden orders
+    assert twice.entering == ("france",) and not twice.in_disorder("france")
     lifted = say(twice, {"by": "gm", "lift": "france"})
-    assert lifted.offences_of("france") == 1 and not lifted.in_disorder("france")
+    assert lifted.offences_of("france") == 1 and not lifted.in_disorder("france") and lifted.entering == ()
     assert refused(state, {"by": "gm", "lift": "france"}) == "press.no-warning"
-    assert refused(state, {"by": "germany", "warn": "france", "reason": "x"}) == "press.not-director"
+    assert refused(state, {"by": "germany", "warn": "france", "reason": "x", "offence": {"press": 1}}) == (
+        "press.not-director")
     assert refused(state, propose("gm", "france", "ALLIED")) == "press.unknown-power"
     assert refused(START, warn) == "press.unknown-power"  # no seat "gm" in this game
     no_director = RULES.initial_state({"map": "standard"}, (*POWERS, "gm"))
     assert refused(no_director, warn) == "press.not-director"
+
+
+def test_a_warning_cites_a_recorded_offence_once() -> None:
+    gm = RULES.initial_state({"map": "standard", "director": "italy"}, POWERS)
+    spring = RULES.apply(gm, P("S1901P"), [])[0]
+    # France's A PAR - MOS is void (the engine refuses it), Austria's F TRI - VEN forbidden (warned automatically)
+    after, events = play(spring, france=["A PAR - MOS"], austria=["F TRI - VEN"])
+    assert ("S1901M", "france", "A PAR - MOS", False) in after.voids
+    warn = {"by": "italy", "warn": "france", "reason": "an impossible order"}
+    assert refused(after, warn) == "press.warn-no-offence"
+    assert refused(after, {**warn, "offence": {"phase": "S1901M", "order": "A MAR - SPA"}}) == "press.warn-no-offence"
+    assert refused(after, {**warn, "offence": {"press": 1}}) == "press.warn-no-offence"  # France has said nothing
+    whispered = say(after, {"by": "france", "whisper": {"to": ["germany"]}})  # private: no public message
+    assert whispered.relations == after.relations
+    assert refused(whispered, {**warn, "offence": {"press": 1}}) == "press.warn-no-offence"
+    assert refused(after, {**warn, "warn": "austria", "offence": {"phase": "S1901M", "order": "F TRI - VEN"}}) == (
+        "press.warn-twice")  # a forbidden order is its own warning
+    cited = {**warn, "offence": {"phase": "S1901M", "order": "A PAR - MOS"}}
+    once = say(after, cited)
+    assert once.offences_of("france") == 1
+    assert refused(once, cited) == "press.warn-twice"
+    # no one lifts his own warning: Italy directs and plays
+    italy_warned = say(after, {"by": "italy", "say": "oops"},
+                       {"by": "italy", "warn": "italy", "reason": "I said oops", "offence": {"press": 1}})
+    assert refused(italy_warned, {"by": "italy", "lift": "italy"}) == "press.self-lift"
+
+
+def test_civil_disorder_starts_after_the_phase_for_both_paths() -> None:
+    gm = RULES.initial_state({"map": "standard", "director": "italy"}, POWERS)
+    spring = RULES.apply(gm, P("S1901P"), [])[0]
+    spring = say(spring, {"by": "france", "say": "one"}, {"by": "france", "say": "two"},
+                 {"by": "italy", "warn": "france", "reason": "r1", "offence": {"press": 1}},
+                 {"by": "italy", "warn": "france", "reason": "r2", "offence": {"press": 2}})
+    # by the director: France's orders of this phase still stand; disorder from the next phase
+    after, events = play(spring, france=["A PAR - BUR"])
+    assert "A BUR" in after.board.units_of("france")
+    assert Event("civil_disorder", "france", None, {"phase": "S1901M", "offences": 2}) in events
+    assert after.in_disorder("france") and "france" not in RULES.owing_players(after, after.phase)
+    # by orders: the same point (see the `offences` fixture: Italy's legal orders of the second offence stand)
 
 
 @pytest.mark.parametrize("message, by, rule", [
@@ -312,7 +355,7 @@ def test_a_draw_needs_every_survivor_not_in_disorder() -> None:
     assert withdrawn.outcome is None and withdrawn.draw_votes == POWERS[1:]
     drawn = say(state, {"by": "turkey", "draw": True})
     assert drawn.outcome == ("draw", POWERS) and RULES.is_over(drawn)
-    turkey_out = state.with_offences("turkey", 2)
+    turkey_out = state.with_offences("turkey", 2).begin_disorder()[0]
     assert say(turkey_out, {"by": "austria", "draw": True}).outcome == ("draw", POWERS)
 
 

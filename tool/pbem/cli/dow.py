@@ -2,8 +2,10 @@
 
 `pbem orders FILE` seals a power's orders for the phase open now (`pbem orders --reveal` reveals them once every
 power has sealed); `pbem say`, `propose`, `accept`, `declare`, `reaffirm`, `gift`, `draw`, and the director's
-`warn` and `lift` post one message to the power's own press/<power>.yaml and commit it at once; `pbem relations`
-prints the matrix in force and what is pending; `pbem results [PHASE]` tells what resolved phases did.
+`warn` and `lift` post one message to the power's own press/<power>.yaml and commit it at once; `pbem ready` ends
+a power's part of the press-only S1901P; `pbem whisper` seals private press to its recipients, `pbem inbox` reads
+what one may open, `pbem disclose` makes a whisper public; `pbem relations` prints the matrix in force and what is
+pending; `pbem results [PHASE]` tells what resolved phases did.
 """
 
 import json  # no `from __future__ import annotations`: typer reads the annotations of these commands
@@ -170,12 +172,25 @@ def draw(withdraw: bool = typer.Option(False, "--withdraw", help="withdraw your 
 @commands.command()
 def warn(power: str = typer.Argument(..., help="the power warned"),
          reason: str = typer.Option(..., "--reason", help="why, in global press"),
+         order: Optional[str] = typer.Option(None, "--order", help="the void order cited, e.g. \"A BUR H\""),
+         phase: Optional[str] = typer.Option(None, "--phase", help="the phase of the void order, e.g. S1901M"),
+         message: Optional[int] = typer.Option(None, "--message", help="or: the number of the power's public "
+                                                                      "message cited (1 = its first)"),
          key: Optional[str] = KeyOption) -> None:
-    """As the game director: warn a power (an offence; the second puts it into civil disorder).
+    """As the game director: warn a power for a recorded offence (the second puts it into civil disorder from
+    the next phase). Cite a void order of the power (--phase and --order) or one of its public messages
+    (--message N); each offence earns at most one warning.
 
-    Example: pbem warn turkey --reason "orders for a unit Turkey does not have, twice"
+    Example: pbem warn turkey --phase S1901M --order "A BUR H" --reason "an order for a unit Turkey does not have"
     """
-    press({"warn": power, "reason": reason}, key)
+    def go() -> None:
+        if (message is None) == (order is None and phase is None) or (order is None) != (phase is None):
+            raise PbemError("usage.warn", "cite the offence: --phase PHASE --order ORDER (a void order), or "
+                            "--message N (a public message of the power)")
+        offence: dict[str, Any] = {"press": message} if message is not None else {"phase": phase, "order": order}
+        press({"warn": power, "reason": reason, "offence": offence}, key)
+
+    run(go)
 
 
 @commands.command()
@@ -186,6 +201,81 @@ def lift(power: str = typer.Argument(..., help="the power whose warning is lifte
     Example: pbem lift austria
     """
     press({"lift": power}, key)
+
+
+@commands.command()
+def ready(key: Optional[str] = KeyOption) -> None:
+    """Say you are done with the press-only first half of Spring 1901; it ends when every power is ready.
+
+    Example: pbem say "See you in the second half" && pbem ready
+    """
+    press({"ready": True}, key)
+
+
+# --- private press ---------------------------------------------------------------------------------------------
+@commands.command()
+def whisper(args: List[str] = typer.Argument(..., help="POWER… TEXT: one or more recipients, then the text"),
+            key: Optional[str] = KeyOption) -> None:
+    """Private press: seal TEXT to the recipients' keys (and yours), signed by you, in your own press file.
+    Only the recipients and you can read it (`pbem inbox`); a recipient may later disclose it to all.
+
+    Example: pbem whisper germany russia "Let us keep Austria guessing"
+    """
+    from pbem.services import whisper as private
+
+    def go() -> None:
+        if len(args) < 2:
+            raise PbemError("usage.whisper", "give one or more recipients, then the text: pbem whisper POWER… TEXT")
+        done = private.whisper(workspace(), identity(key), args[:-1], args[-1])
+        typer.echo(f"whispered {done.message['whisper']['id']} to {', '.join(done.message['whisper']['to'])} "
+                   f"at {done.message['at']} (sealed: only they and you can read it)")
+
+    run(go)
+
+
+@commands.command()
+def inbox(key: Optional[str] = KeyOption,
+          output: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text or json")) -> None:
+    """The whispers you can open: those you sent and those sent to you.
+
+    Example: pbem inbox
+    """
+    from pbem.services import whisper as private
+
+    def go() -> None:
+        found = private.inbox(workspace(), identity(key))
+        if output is OutputFormat.json:
+            typer.echo(json.dumps([{"id": w.id, "from": w.sender, "to": list(w.to), "at": w.at, "text": w.text,
+                                    "disclosed_by": list(w.disclosed_by)} for w in found], indent=2))
+            return
+        if not found:
+            typer.echo("no whispers for you")
+        for w in found:
+            public = f" (disclosed by {', '.join(w.disclosed_by)})" if w.disclosed_by else ""
+            typer.echo(f"{w.id} {w.at} {w.sender} -> {', '.join(w.to)}{public}: {_clean(w.text)}")
+
+    run(go)
+
+
+@commands.command()
+def disclose(whisper_id: str = typer.Argument(..., help="the whisper's id, e.g. france-0001 (see pbem inbox)"),
+             key: Optional[str] = KeyOption) -> None:
+    """Make a whisper you sent or received public: its key and text, which anyone can check against the box.
+
+    Example: pbem disclose france-0001
+    """
+    from pbem.services import whisper as private
+
+    def go() -> None:
+        done = private.disclose(workspace(), identity(key), whisper_id)
+        typer.echo(f"disclosed {whisper_id} at {done.message['at']}: {_clean(done.message['disclose']['text'])}")
+
+    run(go)
+
+
+def _clean(text: str) -> str:
+    """Text from the repository, stripped of control characters before it reaches a terminal (DESIGN §9)."""
+    return "".join(c if c.isprintable() else " " for c in text)
 
 
 # --- reading -------------------------------------------------------------------------------------------------
@@ -228,5 +318,5 @@ def _next(status: Any) -> str:
         return "the game is over"
     waiting = sorted({b.player for b in status.pending})
     kind = status.pending[0].kind if status.pending else ""
-    doing = {"sealed": "to seal orders", "secret": "to reveal orders"}.get(kind, "")
+    doing = {"sealed": "to seal orders", "secret": "to reveal orders", "ready": "to say ready"}.get(kind, "")
     return f"now at {status.firm}: waiting for {', '.join(waiting)} {doing}".rstrip()

@@ -22,6 +22,7 @@ CONDITION = "condition"  # point 2: a variable break condition met by this step'
 AT = "at"  # an explicit break point ({at: "1.12.move"}) reached
 SEALED = "sealed"  # point 5: a sealed simultaneous step still lacks this player's sealed input (§4.7)
 CLARIFY = "clarify"  # point 3: a plan is ambiguous here; its owner picks one of the options (§4.5)
+READY = "ready"  # a press-only step waits for this player's word that he is done (dow/1 S1901P: `ready`)
 ROLL = "roll"  # point 4: dice this step needs are not rolled yet: the firer announces them in his turn (§5)
 
 

@@ -17,8 +17,8 @@ from typing import Any, Mapping, Sequence
 
 from pbem.errors import Finding
 from pbem.formats.canonical import dumps as canonical_dumps
-from pbem.protocol.model import (AT, CLARIFY, CONDITION, HORIZON, ROLL, SEALED, Break, Checkpoint, Entry, Inputs,
-                                 Message, Stop, Void)
+from pbem.protocol.model import (AT, CLARIFY, CONDITION, HORIZON, READY, ROLL, SEALED, Break, Checkpoint, Entry,
+                                 Inputs, Message, Stop, Void)
 from pbem.protocol.auction import Auction, open_or_go_on
 from pbem.protocol.auction import breaks as auction_breaks
 from pbem.protocol.secrets import SECRET
@@ -93,6 +93,17 @@ def replay(
             pending = tuple(Break(p, when, HORIZON, f"needs orders from {when}") for p in needing)
             return Stop(checkpoint(point, state), serving_order(pending, inputs.players, after),
                         over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps - 1)
+        heard = None
+        ready_owed = getattr(ruleset, "ready_owed", None)
+        if ready_owed is not None and not ruleset.sealed(point):  # type: ignore[attr-defined]
+            # a step that ends by press alone (dow/1 S1901P: every power says `ready`)
+            heard = _recognise(ruleset, state, inputs.press.get(when, ()), problems)
+            unready = ready_owed(heard, point)
+            if unready:
+                pending = tuple(Break(p, when, READY, f"say `ready` when done with {when} (press only, any order, "
+                                      "without control)") for p in unready)
+                return Stop(checkpoint(point, state), serving_order(pending, inputs.players, after),
+                            over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps - 1)
         sealed_actions, waiting = _sealed(ruleset, state, point, when, inputs)
         if waiting is not None:
             return Stop(checkpoint(point, state), serving_order(waiting, inputs.players, after),
@@ -116,7 +127,7 @@ def replay(
             return Stop(checkpoint(point, state, auction=auction), serving_order(blocked, inputs.players, after),
                         over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps - 1,
                         dice_refs=tuple(_needed(ruleset, state, point, actions)))
-        state = _recognise(ruleset, state, inputs.press.get(when, ()), problems)
+        state = heard if heard is not None else _recognise(ruleset, state, inputs.press.get(when, ()), problems)
         rolls = {ref: inputs.dice[ref].result for ref in _needed(ruleset, state, point, actions)}
         new_state, events = (ruleset.apply(state, point, actions, rolls) if rolls
                              else ruleset.apply(state, point, actions))

@@ -21,10 +21,10 @@ from rich.text import Text
 from pbem.formats.escape import terminal
 from pbem.protocol.dice import ESCROW
 from pbem.protocol.dice import DICE
-from pbem.protocol.model import AT, CLARIFY, CONDITION, HORIZON, ROLL, SEALED, Status
+from pbem.protocol.model import AT, CLARIFY, CONDITION, HORIZON, READY, ROLL, SEALED, Status
 from pbem.protocol.secrets import SECRET
 
-OUT_OF_TURN = (DICE, SECRET, SEALED)  # owed without holding control (DESIGN §3, §5, §6, §4.7)
+OUT_OF_TURN = (DICE, SECRET, SEALED, READY)  # owed without holding control (DESIGN §3, §5, §6, §4.7)
 YIELD = "pbem check && pbem yield -m NOTE"
 
 
@@ -96,6 +96,9 @@ def todos(view: StatusView) -> list[Todo]:
             out.append(Todo(f"{b.why}: reveal it (no need to hold control)", view.reveal_command))
         elif b.kind == SEALED:
             out.append(Todo(f"{b.why}: seal it (no need to hold control)", view.sealed_command))
+        elif b.kind == READY:
+            out.append(Todo(f"{b.why}: post your press, then say you are done (no need to hold control)",
+                            "pbem ready"))
         elif b.kind == ROLL and in_control and i == 0:
             out.append(Todo(f"{b.why}: announce the dice for your shots, then yield",
                             'pbem roll --for "…" --ref REF … && pbem yield'))

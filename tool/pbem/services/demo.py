@@ -39,8 +39,8 @@ from pbem.crypto.keys import PrivateKey, write_keypair
 from pbem.errors import PbemError
 from pbem.formats import yamlsafe
 from pbem.formats.writer import dump_mapping, dump_report
-from pbem.protocol.model import SEALED, Status
-from pbem.services import chance, diplomacy, report, setup, turn
+from pbem.protocol.model import READY, SEALED, Status
+from pbem.services import chance, diplomacy, report, setup, turn, whisper
 from pbem.services.workspace import Identity, Workspace, load_identity
 from pbem.verify.history import HistoryResult, verify_history
 
@@ -188,9 +188,29 @@ def _play_phases(ws: Workspace, players: dict[str, Identity], phases: list[dict[
             raise PbemError("demo.script", f"demo.yaml phase {number} plays {phase['phase']}, but the game is at {when}")
         echo(f"{when}")
         for item in phase.get("press", ()):
-            posted = diplomacy.post(ws, players[item["by"]], {k: v for k, v in item.items() if k != "by"})
+            me = players[item["by"]]
+            if "whisper" in item:  # private press: {by, whisper: {to: [...], text}}
+                posted = whisper.whisper(ws, me, item["whisper"]["to"], item["whisper"]["text"])
+                echo(f"  whisper  {diplomacy.describe_message(posted.message)}")
+                for reader in (item["by"], *item["whisper"]["to"]):
+                    mine = [w for w in whisper.inbox(ws, players[reader]) if w.id == posted.message["whisper"]["id"]]
+                    echo(f"           {reader}'s inbox: {mine[0].text if mine else 'nothing'}")
+                continue
+            if "disclose" in item:  # {by, disclose: ID}
+                posted = whisper.disclose(ws, me, item["disclose"])
+                echo(f"  press    {diplomacy.describe_message(posted.message)} (checked by all: the key opens the "
+                     "box to the committed text)")
+                continue
+            posted = diplomacy.post(ws, me, {k: v for k, v in item.items() if k != "by"})
             changes = f" -> recognised: {diplomacy.changes_text(posted.changes)}" if posted.changes else ""
             echo(f"  press    {diplomacy.describe_message(posted.message)}{changes}")
+        unready = [b.player for b in ws.head().status.pending if b.kind == READY and b.at == when]  # type: ignore
+        for power in unready:  # the press-only S1901P ends when every power says it is done
+            diplomacy.post(ws, players[power], {"ready": True})
+        if unready:
+            echo(f"  ready    {', '.join(unready)} (the press-only first half ends)")
+            for done in diplomacy.results(ws, when):
+                echo("\n".join(done.lines(press=False)[1:]))
         owing = [b.player for b in ws.head().status.pending if b.kind == SEALED and b.at == when]  # type: ignore
         given = phase.get("orders") or {}
         if sorted(owing) != sorted(given):
@@ -201,7 +221,8 @@ def _play_phases(ws: Workspace, players: dict[str, Identity], phases: list[dict[
             sealed = diplomacy.seal_orders(ws, players[power], json.dumps({"orders": given[power]}).encode(), source)
             for warning in sealed.warnings():
                 echo(f"  {power} seals in spite of pbem's {warning}")
-        echo(f"  sealed   by {', '.join(owing)}; then each reveals")
+        if owing:
+            echo(f"  sealed   by {', '.join(owing)}; then each reveals")
         resolved: tuple[diplomacy.PhaseReport, ...] = ()
         for power in owing:
             resolved = diplomacy.reveal_orders(ws, players[power]).resolved

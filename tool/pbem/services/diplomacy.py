@@ -320,9 +320,19 @@ def describe_message(message: Mapping[str, Any]) -> str:
     if "gift" in message:
         return f"{by} gifts {message['gift']['province']} to {message['gift']['to']}"
     if "warn" in message:
-        return f"{by} (director) warns {message['warn']}: {message.get('reason', '')}"
+        offence = message.get("offence") or {}
+        cited = (f" for its public message {offence['press']}" if "press" in offence else
+                 f" for {offence.get('order')!r} at {offence.get('phase')}" if "order" in offence else "")
+        return f"{by} (director) warns {message['warn']}{cited}: {message.get('reason', '')}"
     if "lift" in message:
         return f"{by} (director) lifts a warning of {message['lift']}"
+    if "whisper" in message:
+        return f"{by} whispers {message['whisper']['id']} to {', '.join(message['whisper']['to'])} (sealed)"
+    if "disclose" in message:
+        return (f"{by} discloses whisper {message['disclose']['id']}: "
+                f"{json.dumps(message['disclose']['text'], ensure_ascii=False)}")
+    if "ready" in message:
+        return f"{by} is ready: done with the press-only first half"
     if "draw" in message:
         return f"{by} {'votes for a draw' if message['draw'] else 'withdraws its draw vote'}"
     return f"{by}: {dict(message)}"
@@ -399,6 +409,9 @@ def relations_text(data: Mapping[str, Any]) -> str:
         lines.append("warnings: " + ", ".join(f"{p} {n}" for p, n in sorted(offences.items())))
     if data.get("civil_disorder"):
         lines.append("civil disorder: " + ", ".join(data["civil_disorder"]))
+    if data.get("entering_civil_disorder"):
+        lines.append("civil disorder from the next phase (second offence): "
+                     + ", ".join(data["entering_civil_disorder"]))
     return "\n".join(lines) + "\n"
 
 
@@ -439,8 +452,9 @@ class PhaseReport:
 
     def lines(self, press: bool = True) -> list[str]:
         """The phase told in full, for `pbem results` and the demo (`press=False`: without its press)."""
-        out = [f"{self.phase}: " + (f"sealed by {', '.join(self.sealed_by)}" if self.sealed_by
-                                    else "nobody owed orders (resolved by itself)")]
+        idle = ("press only: it ended when every power was ready" if self.phase == "S1901P"
+                else "nobody owed orders (resolved by itself)")
+        out = [f"{self.phase}: " + (f"sealed by {', '.join(self.sealed_by)}" if self.sealed_by else idle)]
         for line in self.press if press else ():
             text = f"  press    {describe_message(line.message)}"
             if line.refusal:

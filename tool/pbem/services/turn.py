@@ -42,7 +42,8 @@ class Outlook:
             first = mine[0]
             how = {"sealed": "seal your input (pbem orders FILE in Diplomacy, pbem seal KIND FILE otherwise)",
                    "secret": "reveal it: `pbem yield` (in Diplomacy `pbem orders --reveal`)",
-                   "dice": "`pbem yield` settles it"}.get(first.kind, "`pbem yield`")
+                   "dice": "`pbem yield` settles it",
+                   "ready": "post your press, then `pbem ready`"}.get(first.kind, "`pbem yield`")
             return f"{first.why}: {how}; you need not hold control"
         if self.status.control != self.me:
             return f"nothing: {self.status.control} holds control"

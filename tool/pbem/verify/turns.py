@@ -36,8 +36,9 @@ from pbem.protocol import agreements, dice, errata, secrets
 from pbem.protocol.control import progress_error, resume_from, status_of
 from pbem.protocol.history import entry_changes, firm_findings, ownership_findings
 from pbem.protocol.legality import own_findings
-from pbem.protocol.model import CLARIFY, SEALED, Break, Status, Stop
+from pbem.protocol.model import CLARIFY, READY, SEALED, Break, Status, Stop
 from pbem.protocol.press import press_findings
+from pbem.protocol.whisper import whisper_findings
 from pbem.protocol.replay import replay, start_checkpoint
 from pbem.protocol.serving import seat_before
 from pbem.verify.agreementfile import AGREEMENT_RE
@@ -47,7 +48,7 @@ from pbem.verify.gamefiles import (CODEOWNERS, DICE_RE, GAME, PLAYERS_RE, PRESS_
 
 PROTECTED = (GAME, WORKFLOW, README, CODEOWNERS)
 SETUP_FILES = {GAME, WORKFLOW, README, CODEOWNERS}
-OWED = (dice.DICE, secrets.SECRET, SEALED)
+OWED = (dice.DICE, secrets.SECRET, SEALED, READY)
 START_REF = "start"  # the ref of the die that decides who starts (`pbem start --roll`)
 
 
@@ -384,6 +385,8 @@ def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn:
         findings.extend(press_findings(prev.game.press, game.press, player, prev.status.firm,
                                        [seat.id for seat in manifest.seats]))
         findings.extend(_press_refusals(prev, game))
+        findings.extend(whisper_findings(manifest.id, manifest.keys, game.press,
+                                         press_added(prev.game.press, game.press) or ()))
     return findings
 
 

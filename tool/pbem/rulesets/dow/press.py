@@ -10,9 +10,16 @@ name; that order is the public recognition order. Each message is one of:
     {by: france, declare: {to: england, state: WAR}}         a lowering: recognised now (WAR cascades)
     {by: italy, reaffirm: {france: ALLIED, germany: HOSTILE}} leaving LIMBO
     {by: france, gift: {to: germany, province: BEL}}         a public gift between allies, realised with the states
-    {by: DIRECTOR, warn: france, reason: TEXT}               the director's warning (an offence)
-    {by: DIRECTOR, lift: france}                             the director lifts one warning
+    {by: DIRECTOR, warn: france, reason: TEXT, offence: {phase: S1901M, order: "F TRI - VEN"}}
+                                                             the director's warning, citing a recorded offence:
+                                                             a void order of that power, or {press: N}, its
+                                                             N-th public message (from 1; whispers not counted)
+    {by: DIRECTOR, lift: france}                             the director lifts one warning (never his own)
     {by: france, draw: true}                                 a draw vote (false withdraws it)
+    {by: france, ready: true}                                done with the press-only S1901P
+    {by: france, whisper: {id, to, box, commit, keys, sig}}  private press, sealed to its recipients: recognises
+                                                             nothing (pbem.protocol.whisper checks the crypto)
+    {by: germany, disclose: {id, key, text}}                 a whisper made public by one who received it
 
 and may carry `at: PHASE`, the phase during which it was sent; it must then be the phase the game is at.
 A refused message changes nothing and gets a `Refusal`: the reason text, with the rule id in `.rule`.
@@ -42,20 +49,38 @@ GAME_OVER = "press.game-over"
 CIVIL_DISORDER = "press.civil-disorder"
 NOT_DIRECTOR = "press.not-director"
 NO_WARNING = "press.no-warning"
+WARN_NO_OFFENCE = "press.warn-no-offence"
+WARN_TWICE = "press.warn-twice"
+SELF_LIFT = "press.self-lift"
+WHISPER_RECIPIENT = "press.whisper-recipient"
 GIFT_NOT_ALLIED = "press.gift-not-allied"
 GIFT_NOT_YOURS = "press.gift-not-yours"
 UNKNOWN_PROVINCE = "press.unknown-province"
 
-KINDS = ("say", "propose", "accept", "declare", "reaffirm", "gift", "warn", "lift", "draw")
-_EXTRA = {"warn": ("reason",)}
+KINDS = ("say", "propose", "accept", "declare", "reaffirm", "gift", "warn", "lift", "draw", "ready", "whisper",
+         "disclose")
+_EXTRA = {"warn": ("reason", "offence")}
+PRIVATE = ("whisper", "disclose")  # private press and its disclosure: recognised, but they change nothing
 
 
 def recognise(state: DowState, message: Mapping[str, Any], by: str) -> tuple[DowState, Refusal | None]:
-    """Recognise one press message signed by `by`: (the new state, None), or (the same state, the refusal)."""
+    """Recognise one press message signed by `by`: (the new state, None), or (the same state, the refusal).
+    A recognised message other than a whisper is one more public message of `by` (`said`: a director's warning
+    may cite it by its number; a refused one is a finding of its commit, so it never stands in a verified
+    history; a whisper is no public message, all cannot read it)."""
     try:
-        return _recognise(state, message, by), None
+        after = _recognise(state, message, by)
+        return (after if "whisper" in message else after.with_said(by)), None
     except PressRefused as refused:
         return state, Refusal(refused.rule, refused.message)
+
+
+def ready_owed(state: DowState, point: Any) -> list[str]:
+    """The powers that have not yet said they are done with the press-only first half of Spring 1901 (`ready`);
+    [] at every other phase. S1901P ends when every surviving power not in civil disorder is ready."""
+    if point is None or point[2] != phases.PRESS or state.outcome is not None:
+        return []
+    return [p for p in state.powers if p not in state.ready and not state.in_disorder(p)]
 
 
 def kind_of(message: Mapping[str, Any]) -> str:
@@ -87,6 +112,8 @@ def _recognise(state: DowState, message: Mapping[str, Any], by: str) -> DowState
             raise PressRefused(WRONG_PHASE, f"the message is dated {at!r} but the game is at {expected}")
     if kind == "say":
         return state
+    if kind in PRIVATE:
+        return _private(state, kind, message[kind], by)
     if state.outcome is not None:
         raise PressRefused(GAME_OVER, f"the game is over ({state.outcome[0]}); only `say` is still recognised")
     if kind in ("warn", "lift"):
@@ -98,6 +125,13 @@ def _recognise(state: DowState, message: Mapping[str, Any], by: str) -> DowState
         raise PressRefused(CIVIL_DISORDER, f"{by} is in civil disorder (second offence) and may only `say`")
     value = message[kind]
     rel = state.relations
+    if kind == "ready":
+        if state.phase is None or state.phase[2] != phases.PRESS:
+            raise PressRefused(WRONG_PHASE, "`ready` ends the press-only first half of Spring 1901; the game is at "
+                                            f"{phases.format_time(state.phase) if state.phase else 'the end'}")
+        if value is not True:
+            raise PressRefused(MALFORMED, f"ready takes true, got {value!r}")
+        return replace(state, ready=tuple(p for p in state.powers if p in {*state.ready, by}))
     if kind == "propose":
         to, wanted = _target(value, "to")
         return replace(state, relations=relations.propose(rel, by, to, wanted))
@@ -122,8 +156,32 @@ def _target(value: Any, who: str) -> tuple[str, str]:
     return str(value[who]), str(value["state"])
 
 
+def _private(state: DowState, kind: str, value: Any, by: str) -> DowState:
+    """Private press (DESIGN §7.2: sealed to its recipients, recognises nothing). A whisper goes only to seated
+    players still in the game, never to oneself (press.whisper-recipient); that it opens, who signed it, and
+    that a disclosure opens what was sent is checked with the keys (pbem.protocol.whisper)."""
+    if not isinstance(value, Mapping):
+        raise PressRefused(MALFORMED, f"{kind} takes a mapping, got {value!r}")
+    if kind == "whisper":
+        to = value.get("to")
+        if not isinstance(to, (list, tuple)) or not to:
+            raise PressRefused(MALFORMED, "a whisper names its recipients: to: [POWER, ...]")
+        for power in to:
+            if power not in state.players:
+                raise PressRefused(WHISPER_RECIPIENT, f"{power!r} holds no seat in this game "
+                                                      f"({', '.join(state.players)})")
+            if power == by:
+                raise PressRefused(WHISPER_RECIPIENT, f"{by} cannot whisper to itself")
+            if power in state.powers and not state.board.is_alive(power):
+                raise PressRefused(WHISPER_RECIPIENT, f"{power} is out of the game (no units, no centres)")
+    return state
+
+
 def _director(state: DowState, kind: str, message: Mapping[str, Any], by: str) -> DowState:
-    """Seed 001 (moderated game): the director may issue a warning or lift one (DESIGN §7.2)."""
+    """Seed 001 (moderated game): the director may issue a warning or lift one (DESIGN §7.2), with limits: a
+    warning cites a recorded offence of the warned power (press.warn-no-offence), at most one warning per offence
+    (press.warn-twice; a forbidden order was warned automatically already), and no one lifts his own warning
+    (press.self-lift)."""
     if state.director is None or by != state.director:
         raise PressRefused(NOT_DIRECTOR, f"only the director ({state.director or 'none in this game'}) may {kind}")
     power = message[kind]
@@ -133,10 +191,41 @@ def _director(state: DowState, kind: str, message: Mapping[str, Any], by: str) -
     if kind == "warn":
         if not isinstance(message.get("reason"), str) or not message["reason"].strip():
             raise PressRefused(MALFORMED, "a warning needs a reason")
-        return state.with_offences(power, count + 1)
+        cited = _offence(state, power, message.get("offence"))
+        return replace(state.with_offences(power, count + 1), cited=(*state.cited, cited))
+    if power == by:
+        raise PressRefused(SELF_LIFT, f"{by} directs and plays {power}: no one lifts his own warning")
     if count == 0:
         raise PressRefused(NO_WARNING, f"{power} has no warning to lift")
     return state.with_offences(power, count - 1)
+
+
+def _offence(state: DowState, power: str, offence: Any) -> str:
+    """The recorded offence a warning cites, as the key it is remembered by; PressRefused otherwise."""
+    if isinstance(offence, Mapping) and set(offence) == {"phase", "order"}:
+        phase, order = offence["phase"], offence["order"]
+        year = state.phase[0] if state.phase is not None else 0
+        recorded = [warned for when, who, given, warned in state.voids
+                    if (when, who, given) == (phase, power, order) and phases.parse_time(when)[0] >= year - 1]
+        if not recorded:
+            raise PressRefused(WARN_NO_OFFENCE, f"{power} has no void order {order!r} at {phase} (a warning cites a "
+                                                "void order of this or the last game year)")
+        if recorded[0]:
+            raise PressRefused(WARN_TWICE, f"{power}'s {order!r} at {phase} was forbidden and warned already")
+        key = f"order {phase} {power} {order}"
+    elif isinstance(offence, Mapping) and set(offence) == {"press"}:
+        number = offence["press"]
+        if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= state.said_by(power):
+            raise PressRefused(WARN_NO_OFFENCE, f"{power} has sent no public message number {number!r} (it has "
+                                                f"sent {state.said_by(power)})")
+        key = f"press {power} {number}"
+    else:
+        raise PressRefused(WARN_NO_OFFENCE, "a warning cites a recorded offence: offence: {phase: PHASE, order: "
+                                            "ORDER} (a void order of the warned power) or {press: N} (its N-th "
+                                            "public message, which all can read)")
+    if key in state.cited:
+        raise PressRefused(WARN_TWICE, f"{power} was warned for this offence already ({key})")
+    return key
 
 
 def gift_problem(state: DowState, giver: str, taker: str, province: str) -> tuple[str, str] | None:

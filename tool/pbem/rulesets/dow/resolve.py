@@ -6,8 +6,9 @@ pbem/dow/action/1), the plaintext of its sealed orders (DESIGN §4.7). Each orde
 engine (an order it refuses is void: the unit holds, event `void`, no offence), then by the relationship table
 (legality.py) against the states in force and the board at the start of the phase: an order the table forbids
 is void too, with a public `warning`; the first phase in which a power gives such orders is its warning, the
-second puts it into civil disorder (event `civil_disorder`; from the next phase it gives no orders and its units
-hold). A power that gives no orders where it owes some gets the engine's defaults (units hold, dislodged units
+second puts it into civil disorder (event `civil_disorder` at the end of the phase; from the next phase it gives
+no orders and its units hold). A second offence from a director's warning recognised during the phase takes
+effect at the same point. Every voided order is recorded (`DowState.voids`) so the director can cite it. A power that gives no orders where it owes some gets the engine's defaults (units hold, dislodged units
 disband, missing builds are waived, missing disbands are chosen by the standard civil disorder rule): event
 `missed`.
 
@@ -58,8 +59,8 @@ def action_problem(state: DowState, action: Action) -> str | None:
         return f"{action.by!r} plays no power and gives no orders"
     if state.phase is None or action.at != state.phase:
         return f"{action.by}: orders for {_when(action.at)} but the game is at {_when(state.phase)}"
-    if action.at[2] == phases.PRESS and orders_of(action):
-        return f"{action.by}: no orders are given in the first half of Spring 1901 (press only): seal an empty set"
+    if action.at[2] == phases.PRESS:
+        return f"{action.by}: no orders are given in the first half of Spring 1901 (press only)"
     if state.outcome is not None:
         return f"{action.by}: the game is over ({state.outcome[0]})"
     if state.in_disorder(action.by):
@@ -97,7 +98,8 @@ def judge(state: DowState, power: str, given: Sequence[str]) -> list[tuple[str, 
 
 def owing(state: DowState, point: Point) -> list[str]:
     """Powers that must give orders at `point`: units to order, dislodged units to retreat, builds or
-    disbands due; never a power in civil disorder, never after the game is over or in the press-only half."""
+    disbands due; never a power in civil disorder, never after the game is over, nobody in the press-only half
+    (it ends when every power is `ready`, see press.ready_owed)."""
     if state.outcome is not None:
         return []
     board = state.board
@@ -106,8 +108,6 @@ def owing(state: DowState, point: Point) -> list[str]:
     for power in state.powers:
         if state.in_disorder(power):
             continue
-        if kind == phases.PRESS:
-            out.append(power)
         if kind == phases.MOVEMENT and board.units_of(power):
             out.append(power)
         elif kind == phases.RETREATS and board.dislodged_of(power):
@@ -127,8 +127,10 @@ def resolve(state: DowState, point: Point, actions: Sequence[Action]) -> tuple[D
     if state.outcome is not None:
         return state, []
     events: list[Event] = []
+    state = _forget_old_voids(state, point)
     if point[2] == phases.PRESS:
         state = _realise(state, when, events)
+        state = _begin_disorder(state, when, events)
         return replace(state, phase=phases.next_step({}, point)), events
     state, orders = _gather(state, point, actions, events)
     phase = phases.engine_phase(point)
@@ -150,7 +152,23 @@ def resolve(state: DowState, point: Point, actions: Sequence[Action]) -> tuple[D
         state = _realise(state, when, events)
     if point[1:] == (phases.FALL, phases.RETREATS) or result.next_phase == engine.COMPLETED:
         state = _outcome(state, result.next_phase, when, events)
+    state = _begin_disorder(state, when, events)
     return replace(state, phase=expected), events
+
+
+def _forget_old_voids(state: DowState, point: Point) -> DowState:
+    """Void orders stay citable by the director for this and the previous game year."""
+    kept = tuple(v for v in state.voids if phases.parse_time(v[0])[0] >= point[0] - 1)
+    return state if len(kept) == len(state.voids) else replace(state, voids=kept)
+
+
+def _begin_disorder(state: DowState, when: str, events: list[Event]) -> DowState:
+    """Seed 001: "sent into CD for the second offense", from the phase after the one in which the second offence
+    was recorded, by forbidden orders or by the director's warning alike."""
+    state, entering = state.begin_disorder()
+    for power in entering:
+        events.append(Event("civil_disorder", power, None, {"phase": when, "offences": state.offences_of(power)}))
+    return state
 
 
 def _gather(
@@ -171,6 +189,7 @@ def _gather(
             continue
         by_power[action.by] = given
     orders: dict[str, tuple[str, ...]] = {}
+    voids: list[tuple[str, str, str, bool]] = []
     for power in state.powers:
         if power not in by_power:
             if power in owed:
@@ -182,17 +201,18 @@ def _gather(
             if verdict == "ok":
                 kept.append(str(normal))
             elif verdict in ("invalid", "rewritten"):
+                voids.append((when, power, order, False))
                 events.append(Event("void", power, None, {"phase": when, "order": order, "reason": reason}))
             else:
+                voids.append((when, power, order, True))
                 offended = True
                 events.append(Event("warning", power, None, {
                     "phase": when, "order": order, "reason": reason, "offences": state.offences_of(power) + 1}))
         if offended:
             state = state.with_offences(power, state.offences_of(power) + 1)
-            if state.in_disorder(power):
-                events.append(Event("civil_disorder", power, None,
-                                    {"phase": when, "offences": state.offences_of(power)}))
         orders[power] = tuple(kept)
+    if voids:
+        state = replace(state, voids=state.voids + tuple(voids))
     return state, orders
 
 

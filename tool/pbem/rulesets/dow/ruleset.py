@@ -7,7 +7,9 @@ resolve (one phase), conditions (the break catalog), state (setup and the game s
 
 Beyond `base.Ruleset`, the protocol uses these methods (DESIGN §4.7 sealed steps, press, the verifier):
 
-* `sealed(point) -> bool`: True at every phase (in the press-only S1901P each power seals an empty set).
+* `sealed(point) -> bool`: True at every order phase; False in the press-only S1901P, where nothing is sealed.
+* `ready_owed(state, point) -> list[str]`: at a step that is not sealed, with the step's press recognised, the
+  powers it still waits for (S1901P: every power not yet `ready`; replay stops with a `ready` break for each).
 * `owing_players(state, point) -> list[str]`: the powers that must seal orders at `point` (units to order,
   dislodged units to retreat, builds or disbands due), table order; never a power in civil disorder; an empty
   list means the phase resolves with no orders at all.
@@ -85,9 +87,13 @@ class DowRuleset:
         return phases.period_of(point)
 
     def sealed(self, point: Point) -> bool:
-        """Every phase is a sealed step (DESIGN §4.7). In the press-only first half of Spring 1901 each power
-        seals an empty order set, its word that it is done with the first half (seed 001: one phase length)."""
-        return True
+        """Every order phase is a sealed step (DESIGN §4.7); the press-only first half of Spring 1901 is not:
+        nothing is sealed there, it ends when every power has posted `ready` (seed 001: one phase length)."""
+        return phases.sealed(point)
+
+    def ready_owed(self, game: state.DowState, point: Point) -> list[str]:
+        """Powers a press-only step still waits for (their `ready` message), with the step's press recognised."""
+        return press.ready_owed(game, point)
 
     def secret_kinds(self, setup: Mapping[str, Any]) -> dict[str, str]:
         """The secret kinds the rules ask for: each phase's `orders` (DESIGN §7.2)."""
@@ -171,6 +177,7 @@ class DowRuleset:
             "gifts": [{"by": b, "to": t, "province": p} for b, t, p in game.gifts],
             "offences": dict(game.offences),
             "civil_disorder": list(game.disorder),
+            "entering_civil_disorder": list(game.entering),
         }
 
     # --- results for the verifier ------------------------------------------------------------------------

@@ -35,8 +35,16 @@ class DowState:
 
     `gifts`: recognised gifts not yet realised, (giver, taker, province) in recognition order; `offences`:
     (power, count) for powers warned at least once, sorted; `disorder`: powers put into civil disorder by a
-    second offence (they give no more orders; their units hold); `draw_votes`: powers whose draw vote stands;
+    second offence (they give no more orders; their units hold); `entering`: powers whose second offence was
+    recorded during the phase being played, in civil disorder from the next one (both paths alike: forbidden
+    orders and the director's warnings); `draw_votes`: powers whose draw vote stands;
     `outcome`: None while the game runs, else ("victory", (winner,)) or ("draw", (powers sharing it)).
+
+    The director's limits (seed 001 "a one time warning for an honest mistake"): `voids` holds the orders voided
+    in this and the previous game year, (phase, power, order, warned) with `warned` True for a forbidden order
+    (warned already, automatically); `cited` the offences a director's warning cited ("order PHASE POWER ORDER",
+    "press POWER N"), each at most once; `said` counts each author's public messages recognised so far, so a
+    warning may cite one by its number. `ready`: powers that said they are done with the press-only S1901P.
     """
 
     phase: Point | None
@@ -54,6 +62,11 @@ class DowState:
     outcome: tuple[str, tuple[str, ...]] | None = None
     invite_hash: str | None = None
     edition: str = "2023"
+    entering: tuple[str, ...] = ()
+    voids: tuple[tuple[str, str, str, bool], ...] = ()
+    cited: tuple[str, ...] = ()
+    said: tuple[tuple[str, int], ...] = ()
+    ready: tuple[str, ...] = ()
 
     def offences_of(self, power: str) -> int:
         return dict(self.offences).get(power, 0)
@@ -62,17 +75,41 @@ class DowState:
         return power in self.disorder
 
     def with_offences(self, power: str, count: int) -> DowState:
-        """A new state where `power` has `count` offences; civil disorder from the second (seed 001: "a one time
-        warning for an honest mistake, and then sent into CD for the second offense")."""
+        """A new state where `power` has `count` offences (seed 001: "a one time warning for an honest mistake,
+        and then sent into CD for the second offense"). A second offence puts the power into civil disorder from
+        the next phase (`entering`, see `begin_disorder`), whichever path recorded it; fewer than two (a lifted
+        warning) takes it out at once."""
         offences = dict(self.offences)
         if count > 0:
             offences[power] = count
         else:
             offences.pop(power, None)
-        disorder = set(self.disorder) - {power}
+        disorder, entering = set(self.disorder), set(self.entering)
         if count >= OFFENCES_FOR_DISORDER:
-            disorder.add(power)
-        return replace(self, offences=tuple(sorted(offences.items())), disorder=tuple(sorted(disorder)))
+            if power not in disorder:
+                entering.add(power)
+        else:
+            disorder.discard(power)
+            entering.discard(power)
+        return replace(self, offences=tuple(sorted(offences.items())), disorder=tuple(sorted(disorder)),
+                       entering=tuple(sorted(entering)))
+
+    def begin_disorder(self) -> tuple[DowState, tuple[str, ...]]:
+        """At the end of a phase: the powers `entering` civil disorder are in it from now on."""
+        if not self.entering:
+            return self, ()
+        entering = tuple(p for p in self.powers if p in self.entering)
+        return replace(self, disorder=tuple(sorted({*self.disorder, *entering})), entering=()), entering
+
+    def said_by(self, author: str) -> int:
+        """How many public messages of `author` were recognised so far."""
+        return dict(self.said).get(author, 0)
+
+    def with_said(self, author: str) -> DowState:
+        """One more public message of `author` recognised."""
+        said = dict(self.said)
+        said[author] = said.get(author, 0) + 1
+        return replace(self, said=tuple(sorted(said.items())))
 
     def survivors(self) -> tuple[str, ...]:
         """Powers still in the game (units or centres), in table order."""
