@@ -159,7 +159,8 @@ def _sealed(ruleset: Ruleset, state: Any, point: Point, when: str,
     if missing:
         return [], tuple(Break(p, when, SEALED, f"sealed input owed for {when} (any order, without control)")
                          for p in missing)
-    if not getattr(ruleset, "reveals_sealed", False):
+    reveals_at = getattr(ruleset, "reveals_sealed_at", None)  # per game: tactical/1 with `speeds: sealed`
+    if not (reveals_at(state, point) if reveals_at is not None else getattr(ruleset, "reveals_sealed", False)):
         return [], None
     unrevealed = [p for p in owing if not inputs.sealed[(when, p)].revealed]
     if unrevealed:

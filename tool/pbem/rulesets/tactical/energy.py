@@ -13,6 +13,9 @@ The allocation: {turn: T, units: {UNIT: {speed, het, weapons, systems, reserve}}
   turn's allocation step and every mid-turn change), its HETs, its shots and launches, its system uses. What a
   line lacks may be paid from the reserve (SFB reserve power): the allocation fails only when the lines' total
   shortfall exceeds the reserve, and then each short line is named.
+* With `speeds: sealed` the allocation is also the turn's speed plot, revealed at its step and used at once:
+  `plot_errors` judges what is wrong before the turn is played (a total above power, a speed above max_speed:
+  the unit does not move) on the revealing commit; the rest waits for the turn's end as above.
 * A unit without an allocation is audited as if it allocated nothing (so only a unit that did something costly
   fails); a unit in the allocation that is not the player's is an error; seeking weapons in flight need none.
 
@@ -28,7 +31,7 @@ from typing import Any, Mapping
 
 from pbem.rulesets.base import Point
 from pbem.rulesets.tactical.gametime import ACTIVITY, ALLOC, format_time
-from pbem.rulesets.tactical.state import TacticalState, Unit
+from pbem.rulesets.tactical.state import MAX_SPEED, TacticalState, Unit
 
 LINES = ("speed", "het", "weapons", "systems", "reserve")
 KIND = "allocation"  # the secret kind (schemas/secret-allocation.json)
@@ -130,6 +133,32 @@ def audit_allocation(setup: Mapping[str, Any], record: TurnRecord, allocation: M
         lines = {k: _number((allocated.get(unit_turn.unit) or {}).get(k, 0)) for k in LINES}
         reasons.extend(_audit_unit(f"{where}, {unit_turn.unit}", unit_turn, lines, table.get(unit_turn.unit, {}),
                                    setup, speed_point, het_cost))
+    return reasons
+
+
+def plot_errors(setup: Mapping[str, Any], allocation: Mapping[str, Any]) -> list[str]:
+    """What is wrong with an allocation before anything is done with it: a unit allocating more than its power,
+    or (with `speeds: sealed`) a speed above max_speed. With sealed speeds the allocation is revealed at its
+    step, so this part is judged on the revealing commit, by its owner (seed §2.C)."""
+    reasons: list[str] = []
+    turn = allocation.get("turn")
+    costs = setup.get("costs") or {}
+    speed_point = _number(costs.get("speed_point", 1))
+    table = _setup_units(setup)
+    top = setup.get("max_speed", MAX_SPEED)
+    for unit_id, line in (allocation.get("units") or {}).items():
+        if not isinstance(line, Mapping):
+            continue
+        lines = {k: _number(line.get(k, 0)) for k in LINES}
+        total = lines["speed"] * speed_point + sum(lines[k] for k in LINES if k != "speed")
+        if setup.get("speeds") == "sealed" and lines["speed"] > top:
+            reasons.append(f"turn {turn}, {unit_id}: speed {_show(lines['speed'])} allocated, above max_speed {top} "
+                           "(the unit does not move)")
+        power = (table.get(unit_id) or {}).get("power")
+        if isinstance(power, (int, float)) and total > power:
+            reasons.append(f"turn {turn}, {unit_id}: allocates {_show(total)} energy (speed {_show(lines['speed'])}"
+                           f" × {_show(speed_point)} and {_show(total - lines['speed'] * speed_point)} more), its "
+                           f"power is {_show(power)}")
     return reasons
 
 
