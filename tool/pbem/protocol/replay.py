@@ -235,7 +235,10 @@ def _impacts(ruleset: Ruleset, state: Any, contacts: Sequence[tuple[str, tuple[s
             waiting.append((unit, candidates))
             continue
         target = (sealed.value or {}).get("target")
-        if target in candidates and getattr(ruleset, "impact", None) is not None:
+        if (sealed.value or {}).get("nature") == "dummy" and getattr(ruleset, "vanish", None) is not None:
+            state, more = ruleset.vanish(state, unit)  # type: ignore[attr-defined]
+            events.extend(more)  # identified at contact: a dummy does nothing and is gone (seed §2.C)
+        elif target in candidates and getattr(ruleset, "impact", None) is not None:
             state, more = ruleset.impact(state, unit, target)  # type: ignore[attr-defined]
             events.extend(more)
     return state, tuple(waiting), events

@@ -179,6 +179,10 @@ class TacticalRuleset:
         """A seeking weapon hits its revealed target in its hex (seeking.py); ValueError if it cannot."""
         return seeking.impact(game, seeking_unit, target)
 
+    def vanish(self, game: state.TacticalState, seeking_unit: str) -> tuple[state.TacticalState, list[Event]]:
+        """A seeking weapon revealed as a dummy vanishes, doing nothing (seeking.py); ValueError if it cannot."""
+        return seeking.vanish(game, seeking_unit)
+
     def pursuit_violations(self, track: Sequence[tuple[Point, state.TacticalState, Sequence[Event]]], unit: str,
                            target: str) -> list[plans.Violation]:
         """The moves of a seeking weapon that did not pursue its revealed target (plans.py)."""
