@@ -120,3 +120,31 @@ def test_rules_allocation__speeds_that_do_not_pay_are_refused_at_the_reveal(orde
     cli(ordered, "yield", who="kli")
     error = refused(ordered, "yield", who="fed", rule="rules.allocation", where="secrets/fed-0001.yaml:9")
     assert says in error, error  # the turn is not played yet: the reveal itself is refused
+
+
+UNPAID = [
+    # (name, kli's allocation line for the D7, whether its shot at 1.4.fire is refused)
+    ("no-weapons-energy", {"speed": 0}, True),
+    ("paid-from-reserve", {"speed": 0, "reserve": 1}, False),
+    ("paid", {"speed": 0, "weapons": 1}, False),
+]
+
+
+@pytest.mark.parametrize("name, line, refuse", UNPAID, ids=[u[0] for u in UNPAID])
+def test_seed_2_c_an_action_the_revealed_allocation_cannot_pay_is_refused_when_given(
+        ordered: Table, name: str, line: dict, refuse: bool) -> None:
+    """With sealed speeds the turn's allocations are public once it starts: a shot the firer's allocation cannot
+    pay for is refused in his own commit (rules.unpaid-action), never found later on whoever ends the turn."""
+    seal(ordered, "kli", {"turn": 1, "units": {"D7": line}})
+    seal(ordered, "fed", {"turn": 1, "units": {"CA": {"speed": 0}}})
+    cli(ordered, "yield", who="kli")
+    cli(ordered, "yield", who="fed")
+    assert pending(ordered)[0][0] == "kli", pending(ordered)
+    ordered.edit("kli", entries=[{"at": "1.4.fire", "unit": "D7", "do": {"fire": {"weapon": "ph1", "target": "CA"}}}])
+    if refuse:
+        where = f"{REPORT}:{line_of(ordered, REPORT, 'target: CA')}"
+        error = refused(ordered, "yield", who="kli", rule="rules.unpaid-action", where=where)
+        assert "its revealed allocation cannot pay for it" in error and "weapons used (ph1) cost 1" in error, error
+    else:
+        cli(ordered, "yield", who="kli")
+        assert findings(ordered) == []

@@ -28,9 +28,9 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from pbem.rulesets.base import Action, Event, Point
-from pbem.rulesets.tactical import fire, hexmap, movement, seeking, systems
+from pbem.rulesets.tactical import energy, fire, hexmap, movement, seeking, systems
 from pbem.rulesets.tactical.gametime import ACTIVITY, ALLOC, FIRE, MOVE, STEPS, format_time
-from pbem.rulesets.tactical.state import DISENGAGED, TacticalState, Unit
+from pbem.rulesets.tactical.state import DISENGAGED, FrozenDict, TacticalState, Unit, freeze
 
 NOT_AN_ACTION = "not an action of tactical/1: answer a special break with the chosen option itself, e.g. {move: SL}"
 SYSTEM_ACTIONS = systems.VERBS
@@ -83,6 +83,7 @@ class Refusal(str):
 
 
 SEALED_SPEED = "rules.sealed-speed"
+UNPAID = "rules.unpaid-action"  # with sealed speeds: beyond the turn's revealed allocation
 
 
 def _check_speed(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
@@ -271,6 +272,9 @@ def _judge(state: TacticalState, action: Action, checks: Mapping[str, Check]) ->
     if kind.needs_unit and unit is not None and not unit.active:
         return refuse(unit.why_gone)
     why = checks.get(kind_name, kind.check)(state, unit, action.do, action.at)
+    if not why and unit is not None:
+        unpaid = energy.budget_error(state, unit, action.do, action.at)
+        why = Refusal(unpaid, UNPAID) if unpaid else None
     return refuse(why) if why else None
 
 
@@ -334,6 +338,8 @@ def resolve(state: TacticalState, point: Point, actions: Sequence[Action],
     changed: dict[str, Unit] = {}
     events: list[Event] = []
     plotted = sealed_speeds(state, point, actions)
+    if plotted:
+        state = replace(state, budgets=(point[0], _budgets(state, actions)))
     for unit in state.units:
         if not unit.active:
             continue
@@ -386,6 +392,21 @@ def sealed_speeds(state: TacticalState, point: Point, actions: Sequence[Action])
             legal_speed = isinstance(speed, int) and not isinstance(speed, bool) and 0 <= speed <= state.max_speed
             out[unit.id] = speed if legal_speed else 0
     return out
+
+
+def _budgets(state: TacticalState, actions: Sequence[Action]) -> FrozenDict:
+    """Each plotted ship's revealed allocation line (empty where its owner gave none): what its turn must fit in."""
+    lines: dict[str, Any] = {}
+    for action in actions:
+        if action.source != "sealed" or not isinstance(action.do, Mapping):
+            continue
+        given = action.do.get("units")
+        given = given if isinstance(given, Mapping) else {}
+        for unit in state.units:
+            if unit.owner == action.by and unit.active and unit.seeking is None:
+                line = given.get(unit.id)
+                lines[unit.id] = freeze(line if isinstance(line, Mapping) else {})
+    return FrozenDict(lines)
 
 
 def _move(state: TacticalState, unit: Unit, how: str, point: Point, events: list[Event]) -> Unit:

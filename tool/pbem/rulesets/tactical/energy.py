@@ -26,7 +26,7 @@ returns the reasons, empty when the allocation pays for everything.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from pbem.rulesets.base import Point
@@ -69,22 +69,53 @@ def _in_play(unit: Unit, turn: int) -> bool:
     return unit.left_at is None or unit.left_at[0] >= turn
 
 
+def _unit_turn(unit: Unit, turn: int) -> UnitTurn:
+    changes = tuple(v for p, v in unit.speeds if p[0] == turn and p[2] == ACTIVITY)
+    return UnitTurn(
+        unit=unit.id,
+        speeds=(_speed_at_start(unit, turn), *changes),
+        hets=sum(1 for p in unit.hets if p[0] == turn),
+        fired=tuple(w for p, w in unit.fired if p[0] == turn),
+        systems=tuple(name for p, verb, name in unit.used if p[0] == turn and verb == "use"),
+    )
+
+
 def turn_record(state: TacticalState, player: str, turn: int) -> TurnRecord:
     """The record of `player`'s units (seeking weapons excepted) in play during `turn`, from a state at or after
     its end."""
-    units = []
-    for unit in state.units:
-        if unit.owner != player or unit.seeking is not None or not _in_play(unit, turn):
-            continue
-        changes = tuple(v for p, v in unit.speeds if p[0] == turn and p[2] == ACTIVITY)
-        units.append(UnitTurn(
-            unit=unit.id,
-            speeds=(_speed_at_start(unit, turn), *changes),
-            hets=sum(1 for p in unit.hets if p[0] == turn),
-            fired=tuple(w for p, w in unit.fired if p[0] == turn),
-            systems=tuple(name for p, verb, name in unit.used if p[0] == turn and verb == "use"),
-        ))
+    units = [_unit_turn(unit, turn) for unit in state.units
+             if unit.owner == player and unit.seeking is None and _in_play(unit, turn)]
     return TurnRecord(turn, player, tuple(units))
+
+
+def budget_error(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
+    """With sealed speeds the turn's allocations are revealed before it is played, so an action its unit's
+    allocation cannot pay for (with what the unit already did this turn, the reserve covering shortfalls) is
+    refused as it is given, never audited later on whoever's commit ends the turn (seed §2.C). None otherwise,
+    and for a turn whose allocations are not revealed yet."""
+    turn, lines = state.budgets
+    line = lines.get(unit.id) if turn == at[0] else None
+    if line is None or unit.seeking is not None or not isinstance(do, Mapping) or len(do) != 1:
+        return None
+    kind, value = next(iter(do.items()))
+    done = _unit_turn(unit, at[0])
+    if kind == "speed" and at[2] == ACTIVITY and isinstance(value, int):
+        done = replace(done, speeds=(*done.speeds, value))
+    elif kind == "het":
+        done = replace(done, hets=done.hets + 1)
+    elif kind in ("fire", "launch") and isinstance(value, Mapping) and isinstance(value.get("weapon"), str):
+        done = replace(done, fired=(*done.fired, value["weapon"]))
+    elif kind == "use" and isinstance(value, str):
+        done = replace(done, systems=(*done.systems, value))
+    else:
+        return None
+    costs = state.tables.get("costs") or {}
+    setup = {"costs": costs, "weapons": {name: {"energy": t.energy} for name, t in state.weapon_types.items()}}
+    shape = {"weapons": [{"id": m.id, "type": m.type} for m in unit.weapons]}
+    amounts = {k: _number(line.get(k, 0)) for k in LINES}
+    reasons = _audit_unit(f"turn {at[0]}, {unit.id}", done, amounts, shape, setup,
+                          _number(costs.get("speed_point", 1)), _number(costs.get("het", 0)))
+    return "its revealed allocation cannot pay for it: " + "; ".join(reasons) if reasons else None
 
 
 def step_error(step: Point, allocation: Any) -> str | None:

@@ -152,6 +152,8 @@ class TacticalState:
     at: Point | None = None
     tables: FrozenDict = field(default_factory=FrozenDict)
     weapon_types: FrozenDict = field(default_factory=FrozenDict)
+    # with sealed speeds: (turn, unit id -> its revealed allocation line), what the turn's actions must fit in
+    budgets: tuple[int, FrozenDict] = (0, FrozenDict())
 
     def unit(self, unit_id: str | None) -> Unit | None:
         """The unit with this id, or None."""
