@@ -68,7 +68,8 @@ class TacticalRuleset:
 
     def owing_players(self, game: state.TacticalState, point: Point) -> list[str]:
         """With `allocation: sealed`, every player with a ship in play seals his energy allocation at each turn's
-        allocation step (seed §2.C); revealed at the end and audited (`audit_allocation`)."""
+        allocation step (seed §2.C); revealed at the end and audited (`audit_allocation`), or with
+        `speeds: sealed` revealed together at the step itself (`reveals_sealed_at`)."""
         if point[2] != gametime.ALLOC or game.tables.get("allocation") != "sealed":
             return []
         return [p for p in game.players
