@@ -2842,3 +2842,94 @@ def test_private_press__two_powers_whisper_at_once_and_pbem_push_lands_both(tmp_
     assert "england-0001" in inbox and "From London" in inbox and "germany-0001" in inbox and "From Berlin" in inbox
     assert "From London" not in last.ok("inbox", who="russia") and "From Berlin" in last.ok("inbox", who="russia")
     assert last.pbem("verify", cwd=hub).returncode == 0
+
+
+# === Secret speeds and a seeking weapon's nature (seed 000 §2.C) ================================================
+#
+# Secret speeds: the game above with `speeds: sealed`: each ship's speed for the turn is in its owner's sealed
+# allocation, revealed with everyone's at T.0.alloc. A seeking weapon's nature (real or dummy) is sealed with its
+# target in the launch commit (base_drone_out: kli's S1, a real drone at the CA).
+
+SECRET_SPEED_DUEL = SEALED_DUEL.replace("  allocation: sealed\n", "  allocation: sealed\n  speeds: sealed\n")
+
+
+@pytest.fixture(scope="module")
+def base_secret_speeds(tmp_path_factory: pytest.TempPathFactory) -> Table:
+    from conftest import GAME_ID, _build
+
+    root = tmp_path_factory.mktemp("secret-speed-attacks")
+    (root / "template").mkdir()
+    (root / "template" / "game.yaml").write_text(SECRET_SPEED_DUEL)
+    return _build(root / "started", str(root / "template"), GAME_ID)
+
+
+def test_speed_shown_first__a_speed_entry_in_a_sealed_speed_game(base_secret_speeds: Table, tmp_path: Path) -> None:
+    """Threat: kli gives his speed as a public entry at 1.0.alloc, or (going second) reads fed's and picks his own
+    to suit; in a sealed-speed game every speed must stay secret until all are revealed together. Defence: a speed
+    entry at the allocation step is refused in its author's own commit (rules.sealed-speed), through pbem, plain
+    git and a hooked server; the game's speeds come only from the revealed allocations."""
+    table = copy_table(base_secret_speeds, tmp_path / "table")
+    table.turn("fed", through="1.32.final")
+    server = serve(table)
+    table.edit("kli", through="1.32.final", entries=[{"at": "1.0.alloc", "unit": "D7", "do": {"speed": 20}}])
+    error = cheat_refused(table, "yield", who="kli", rule="rules.sealed-speed")
+    assert f"{REPORT_1}:" in error and "speeds are sealed in this game" in error, error
+    bad = sneak_as(table, "kli", "kli: my speed in the clear")
+    assert rejected(table, bad, "rules.sealed-speed", REPORT_1) == {"rules.sealed-speed"}
+    push_refused(push(table), "rules.sealed-speed")
+    assert server_ref(server) != bad
+
+
+def test_speed_shown_first__an_allocation_whose_speed_does_not_pay(base_secret_speeds: Table, tmp_path: Path) -> None:
+    """Threat: with speeds sealed, fed plots speed 12 on a ship of power 10, revealed before the turn is played,
+    hoping the audit only looks at the turn's end. Defence: what is wrong before the turn is played is judged on
+    the revealing commit (rules.allocation, at the reveal's key line)."""
+    table = copy_table(base_secret_speeds, tmp_path / "table")
+    table.turn("fed", through="1.32.final")
+    table.turn("kli", through="1.32.final", breaks=[{"at": "1.2.move"}])
+    seal_allocation(table, "kli", {"turn": 1, "units": {"D7": {"speed": 2}}})
+    seal_allocation(table, "fed", {"turn": 1, "units": {"CA": {"speed": 12}}})
+    cli(table, "yield", who="kli")  # kli reveals his
+    error = cheat_refused(table, "yield", who="fed", rule="rules.allocation")
+    assert "allocates 12 energy" in error and "its power is 10" in error, error
+    cli(table, "reveal", "fed-0001", who="fed")
+    bad = table.sneak("fed", "fed: my allocation shown", status="keep")
+    assert "rules.allocation" in rejected(table, bad, "rules.allocation", "secrets/fed-0001.yaml")
+
+
+def test_dummy_claimed_real__a_second_target_after_the_launch(base_sealed_duel: Table, tmp_path: Path) -> None:
+    """Threat: kli launches S1 as a dummy (cheap bluff), then, seeing it close on the CA, seals a second target
+    saying it is real. Defence: the nature is sealed with the target in the launch commit, one per weapon; a later
+    one is refused (secret.late-target)."""
+    table = copy_table(base_sealed_duel, tmp_path / "table")
+    table.edit("kli", through="1.32.final", entries=[S1_LAUNCH])
+    seal_file(table, "kli", "target", {"unit": "S1", "target": "CA", "nature": "dummy"}, "--concerns", "S1")
+    table.turn("kli", note="a drone, its target and nature sealed")
+    seal_file(table, "kli", "target", {"unit": "S1", "target": "CA", "nature": "real"}, "--concerns", "S1")
+    seal_file(table, "kli", "allocation", {"turn": 1, "units": {"D7": {"speed": 0}}})
+    cheat_refused(table, "yield", who="kli", rule="secret.late-target")
+    bad = sneak_as(table, "kli", "kli: my allocation")
+    assert "secret.late-target" in rejected(table, bad, "secret.late-target", "secrets/kli-0002.yaml")
+
+
+@pytest.mark.parametrize("claimed", ["dummy", "real"])
+def test_nature_changed__revealing_a_nature_that_does_not_match_its_commitment(base_drone_out: Table, tmp_path: Path,
+                                                                              claimed: str) -> None:
+    """Threat: kli's S1 was sealed real (base_drone_out); he reveals it as a dummy when it is about to be shot
+    down for nothing, or as real what was sealed a dummy, by replacing the sealed box with one of his liking (or by
+    revealing a key for another plaintext). Defence: a secret never changes once sealed (secret.changed), and a
+    reveal must open the committed box (secret.bad-key / secret.commit-mismatch)."""
+    table = copy_table(base_drone_out, tmp_path / "table")
+    sealed = table.data("secrets/kli-0001.yaml")
+    other, key32 = secret_file(table, "kli", json.dumps({"target": "CA", "unit": "S1", "nature": claimed},
+                                                        separators=(",", ":"), sort_keys=True).encode(),
+                               sid="kli-0001")
+    write_secret(table, {**sealed, **{k: other[k] for k in ("box", "commit", "owner_box")}, "key": key32.hex()})
+    bad = table.sneak("kli", f"kli: S1 was {claimed} all along", status="keep")
+    assert "secret.changed" in rejected(table, bad, "secret.changed", "secrets/kli-0001.yaml")
+    # the honest box with the other plaintext's key: it opens nothing
+    table.git("reset", "-q", "--hard", "HEAD~1")
+    write_secret(table, {**sealed, "key": key32.hex()})
+    bad = table.sneak("kli", f"kli: S1 was {claimed} all along", status="keep")
+    found = rejected(table, bad, "secret.bad-key", "secrets/kli-0001.yaml")
+    assert found & {"secret.bad-key", "secret.commit-mismatch"}, found

@@ -77,8 +77,8 @@ def own_findings(ruleset: Ruleset, setup: Mapping[str, Any], inputs: Inputs, fir
             reason = (ruleset.legal(firm.state, action) if first
                       else ruleset.own_legality(view, action))  # type: ignore[attr-defined]
             if reason is not None:
-                if judged:
-                    found.append(Finding(ILLEGAL, reason + ("" if first else f" (as {player} could know it "
+                if judged:  # a ruleset's reason may name its own rule (`reason.rule`)
+                    found.append(Finding(getattr(reason, "rule", ILLEGAL), reason + ("" if first else f" (as {player} could know it "
                                          "when writing it: the firm point and his own orders since)"),
                                          file=entry.file, line=entry.line))
                 continue

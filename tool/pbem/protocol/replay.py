@@ -170,7 +170,8 @@ def _sealed(ruleset: Ruleset, state: Any, point: Point, when: str,
     if missing:
         return [], tuple(Break(p, when, SEALED, f"sealed input owed for {when} (any order, without control)")
                          for p in missing)
-    if not getattr(ruleset, "reveals_sealed", False):
+    reveals_at = getattr(ruleset, "reveals_sealed_at", None)  # per game: tactical/1 with `speeds: sealed`
+    if not (reveals_at(state, point) if reveals_at is not None else getattr(ruleset, "reveals_sealed", False)):
         return [], None
     unrevealed = [p for p in owing if not inputs.sealed[(when, p)].revealed]
     if unrevealed:
@@ -245,7 +246,10 @@ def _impacts(ruleset: Ruleset, state: Any, contacts: Sequence[tuple[str, tuple[s
             waiting.append((unit, candidates))
             continue
         target = (sealed.value or {}).get("target")
-        if target in candidates and getattr(ruleset, "impact", None) is not None:
+        if (sealed.value or {}).get("nature") == "dummy" and getattr(ruleset, "vanish", None) is not None:
+            state, more = ruleset.vanish(state, unit)  # type: ignore[attr-defined]
+            events.extend(more)  # identified at contact: a dummy does nothing and is gone (seed §2.C)
+        elif target in candidates and getattr(ruleset, "impact", None) is not None:
             state, more = ruleset.impact(state, unit, target)  # type: ignore[attr-defined]
             events.extend(more)
     return state, tuple(waiting), events

@@ -19,7 +19,7 @@ NOTE = "note"
 EXAMPLES = {
     NOTE: '{text: "I turn to starboard as soon as we are in range 8"}',
     "allocation": "{turn: 1, units: {CA: {speed: 12, het: 5, weapons: 6, systems: 2, reserve: 4}}}",
-    "target": "{unit: S1, target: D7}",
+    "target": "{unit: S1, target: D7, nature: real}",
     "orders": '{orders: ["A PAR - BUR", "F BRE - MAO", "A MAR H"]}',
 }
 

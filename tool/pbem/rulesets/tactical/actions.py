@@ -28,9 +28,9 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from pbem.rulesets.base import Action, Event, Point
-from pbem.rulesets.tactical import fire, hexmap, movement, seeking, systems
+from pbem.rulesets.tactical import energy, fire, hexmap, movement, seeking, systems
 from pbem.rulesets.tactical.gametime import ACTIVITY, ALLOC, FIRE, MOVE, STEPS, format_time
-from pbem.rulesets.tactical.state import DISENGAGED, TacticalState, Unit
+from pbem.rulesets.tactical.state import DISENGAGED, FrozenDict, TacticalState, Unit, freeze
 
 NOT_AN_ACTION = "not an action of tactical/1: answer a special break with the chosen option itself, e.g. {move: SL}"
 SYSTEM_ACTIONS = systems.VERBS
@@ -71,7 +71,27 @@ def _check_het(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Poin
     return movement.why_not_het(unit, facing, at[0])
 
 
+class Refusal(str):
+    """A reason that names its own rule id (the protocol's default is `rules.illegal-action`)."""
+
+    rule: str
+
+    def __new__(cls, text: str, rule: str) -> Refusal:
+        made = super().__new__(cls, text)
+        made.rule = rule
+        return made
+
+
+SEALED_SPEED = "rules.sealed-speed"
+UNPAID = "rules.unpaid-action"  # with sealed speeds: beyond the turn's revealed allocation
+
+
 def _check_speed(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
+    if at[2] == ALLOC and state.speeds_sealed:
+        # seed §2.C: the speed plot is part of the secret, simultaneous allocation; an entry would show it first
+        return Refusal(f"speeds are sealed in this game: {unit.id}'s speed for turn {at[0]} goes in your sealed "
+                       f"allocation (units: {{{unit.id}: {{speed: N}}}}), revealed with everyone's at "
+                       f"{format_time(at)}", SEALED_SPEED)
     value = do["speed"]
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= state.max_speed:
         return f"speed must be a whole number 0..{state.max_speed}, got {value!r}"
@@ -204,12 +224,23 @@ def _chart_only(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Poi
 OWN_CHECKS: dict[str, Check] = {"fire": _own_fire, **{verb: _own_system(verb) for verb in SYSTEM_ACTIONS}}
 
 
-def own_legal(view: TacticalState, action: Action, course_known: bool = True) -> str | None:
+def _move_only(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
+    value = do["move"]
+    if not isinstance(value, str) or value not in movement.MOVES:
+        return f"move must be one of {', '.join(movement.MOVES)}, got {value!r}"
+    return None
+
+
+def own_legal(view: TacticalState, action: Action, course_known: bool = True, speed_known: bool = True
+              ) -> str | None:
     """None if `action` is legal as far as its author alone can know, in `view`: the firm point's state carried
     forward by his own actions only (foresight.py). `course_known`: False when the unit's course came from a plan
     that follows other units (pursue, keep_range): then only the impulse chart is judged for its moves, not the
-    turn and slip counters."""
+    turn and slip counters. `speed_known`: False past a sealed-speed allocation step not yet revealed: then a
+    move is judged only as a move."""
     checks = OWN_CHECKS if course_known else {**OWN_CHECKS, "move": _chart_only}
+    if not speed_known:
+        checks = {**checks, "move": _move_only}
     return _judge(view, action, checks)
 
 
@@ -225,7 +256,8 @@ def _judge(state: TacticalState, action: Action, checks: Mapping[str, Check]) ->
     verb = kind.verb(action.do)
 
     def refuse(why: str) -> str:
-        return f"{subject} cannot {verb} at {when}: {why}"
+        text = f"{subject} cannot {verb} at {when}: {why}"
+        return Refusal(text, why.rule) if isinstance(why, Refusal) else text
 
     unit = state.unit(action.unit)
     if action.unit is None and kind.needs_unit:
@@ -240,6 +272,9 @@ def _judge(state: TacticalState, action: Action, checks: Mapping[str, Check]) ->
     if kind.needs_unit and unit is not None and not unit.active:
         return refuse(unit.why_gone)
     why = checks.get(kind_name, kind.check)(state, unit, action.do, action.at)
+    if not why and unit is not None:
+        unpaid = energy.budget_error(state, unit, action.do, action.at)
+        why = Refusal(unpaid, UNPAID) if unpaid else None
     return refuse(why) if why else None
 
 
@@ -303,9 +338,16 @@ def resolve(state: TacticalState, point: Point, actions: Sequence[Action],
     changed: dict[str, Unit] = {}
     events: list[Event] = []
     acting = {unit_id for unit_id, _slot in picked}
+    plotted = sealed_speeds(state, point, actions)
+    if plotted:
+        state = replace(state, budgets=(point[0], _budgets(state, actions)))
     for unit in state.units:
+        if not unit.active:
+            continue
+        if unit.id in plotted:
+            unit = _speed(unit, plotted[unit.id], point, events)
         moving = point[2] == MOVE and movement.moves_in(unit.speed, point[1])
-        if not moving and unit.id not in acting or not unit.active:
+        if not moving and unit.id not in acting and unit.id not in plotted:
             continue  # nothing happens to it at this step: a step costs what its units do (DESIGN §9)
         if moving:
             how = picked.get((unit.id, ("move",)), {}).get("move", "F")
@@ -331,6 +373,44 @@ def resolve(state: TacticalState, point: Point, actions: Sequence[Action],
     if point[2] == MOVE:
         events.extend(seeking.contacts(state, after))
     return after, events
+
+
+def sealed_speeds(state: TacticalState, point: Point, actions: Sequence[Action]) -> dict[str, int]:
+    """With `speeds: sealed`, each ship's speed for the turn from its owner's revealed allocation (the protocol
+    gives it as a unit-less action of source "sealed" at T.0.alloc; seed §2.C): the unit's `speed` line when it
+    is a legal speed, else 0 (a ship its owner did not plot, or plotted above max_speed, does not move; the
+    energy audit names the second). Seeking weapons keep theirs."""
+    if point[2] != ALLOC or not state.speeds_sealed:
+        return {}
+    out: dict[str, int] = {}
+    for action in actions:
+        if action.source != "sealed" or not isinstance(action.do, Mapping):
+            continue
+        lines = action.do.get("units")
+        lines = lines if isinstance(lines, Mapping) else {}
+        for unit in state.units:
+            if unit.owner != action.by or not unit.active or unit.seeking is not None:
+                continue
+            line = lines.get(unit.id)
+            speed = line.get("speed") if isinstance(line, Mapping) else None
+            legal_speed = isinstance(speed, int) and not isinstance(speed, bool) and 0 <= speed <= state.max_speed
+            out[unit.id] = speed if legal_speed else 0
+    return out
+
+
+def _budgets(state: TacticalState, actions: Sequence[Action]) -> FrozenDict:
+    """Each plotted ship's revealed allocation line (empty where its owner gave none): what its turn must fit in."""
+    lines: dict[str, Any] = {}
+    for action in actions:
+        if action.source != "sealed" or not isinstance(action.do, Mapping):
+            continue
+        given = action.do.get("units")
+        given = given if isinstance(given, Mapping) else {}
+        for unit in state.units:
+            if unit.owner == action.by and unit.active and unit.seeking is None:
+                line = given.get(unit.id)
+                lines[unit.id] = freeze(line if isinstance(line, Mapping) else {})
+    return FrozenDict(lines)
 
 
 def _move(state: TacticalState, unit: Unit, how: str, point: Point, events: list[Event]) -> Unit:

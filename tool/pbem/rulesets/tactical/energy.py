@@ -13,6 +13,9 @@ The allocation: {turn: T, units: {UNIT: {speed, het, weapons, systems, reserve}}
   turn's allocation step and every mid-turn change), its HETs, its shots and launches, its system uses. What a
   line lacks may be paid from the reserve (SFB reserve power): the allocation fails only when the lines' total
   shortfall exceeds the reserve, and then each short line is named.
+* With `speeds: sealed` the allocation is also the turn's speed plot, revealed at its step and used at once:
+  `plot_errors` judges what is wrong before the turn is played (a total above power, a speed above max_speed:
+  the unit does not move) on the revealing commit; the rest waits for the turn's end as above.
 * A unit without an allocation is audited as if it allocated nothing (so only a unit that did something costly
   fails); a unit in the allocation that is not the player's is an error; seeking weapons in flight need none.
 
@@ -23,12 +26,12 @@ returns the reasons, empty when the allocation pays for everything.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from pbem.rulesets.base import Point
 from pbem.rulesets.tactical.gametime import ACTIVITY, ALLOC, format_time
-from pbem.rulesets.tactical.state import TacticalState, Unit
+from pbem.rulesets.tactical.state import MAX_SPEED, TacticalState, Unit
 
 LINES = ("speed", "het", "weapons", "systems", "reserve")
 KIND = "allocation"  # the secret kind (schemas/secret-allocation.json)
@@ -66,22 +69,53 @@ def _in_play(unit: Unit, turn: int) -> bool:
     return unit.left_at is None or unit.left_at[0] >= turn
 
 
+def _unit_turn(unit: Unit, turn: int) -> UnitTurn:
+    changes = tuple(v for p, v in unit.speeds if p[0] == turn and p[2] == ACTIVITY)
+    return UnitTurn(
+        unit=unit.id,
+        speeds=(_speed_at_start(unit, turn), *changes),
+        hets=sum(1 for p in unit.hets if p[0] == turn),
+        fired=tuple(w for p, w in unit.fired if p[0] == turn),
+        systems=tuple(name for p, verb, name in unit.used if p[0] == turn and verb == "use"),
+    )
+
+
 def turn_record(state: TacticalState, player: str, turn: int) -> TurnRecord:
     """The record of `player`'s units (seeking weapons excepted) in play during `turn`, from a state at or after
     its end."""
-    units = []
-    for unit in state.units:
-        if unit.owner != player or unit.seeking is not None or not _in_play(unit, turn):
-            continue
-        changes = tuple(v for p, v in unit.speeds if p[0] == turn and p[2] == ACTIVITY)
-        units.append(UnitTurn(
-            unit=unit.id,
-            speeds=(_speed_at_start(unit, turn), *changes),
-            hets=sum(1 for p in unit.hets if p[0] == turn),
-            fired=tuple(w for p, w in unit.fired if p[0] == turn),
-            systems=tuple(name for p, verb, name in unit.used if p[0] == turn and verb == "use"),
-        ))
+    units = [_unit_turn(unit, turn) for unit in state.units
+             if unit.owner == player and unit.seeking is None and _in_play(unit, turn)]
     return TurnRecord(turn, player, tuple(units))
+
+
+def budget_error(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
+    """With sealed speeds the turn's allocations are revealed before it is played, so an action its unit's
+    allocation cannot pay for (with what the unit already did this turn, the reserve covering shortfalls) is
+    refused as it is given, never audited later on whoever's commit ends the turn (seed §2.C). None otherwise,
+    and for a turn whose allocations are not revealed yet."""
+    turn, lines = state.budgets
+    line = lines.get(unit.id) if turn == at[0] else None
+    if line is None or unit.seeking is not None or not isinstance(do, Mapping) or len(do) != 1:
+        return None
+    kind, value = next(iter(do.items()))
+    done = _unit_turn(unit, at[0])
+    if kind == "speed" and at[2] == ACTIVITY and isinstance(value, int):
+        done = replace(done, speeds=(*done.speeds, value))
+    elif kind == "het":
+        done = replace(done, hets=done.hets + 1)
+    elif kind in ("fire", "launch") and isinstance(value, Mapping) and isinstance(value.get("weapon"), str):
+        done = replace(done, fired=(*done.fired, value["weapon"]))
+    elif kind == "use" and isinstance(value, str):
+        done = replace(done, systems=(*done.systems, value))
+    else:
+        return None
+    costs = state.tables.get("costs") or {}
+    setup = {"costs": costs, "weapons": {name: {"energy": t.energy} for name, t in state.weapon_types.items()}}
+    shape = {"weapons": [{"id": m.id, "type": m.type} for m in unit.weapons]}
+    amounts = {k: _number(line.get(k, 0)) for k in LINES}
+    reasons = _audit_unit(f"turn {at[0]}, {unit.id}", done, amounts, shape, setup,
+                          _number(costs.get("speed_point", 1)), _number(costs.get("het", 0)))
+    return "its revealed allocation cannot pay for it: " + "; ".join(reasons) if reasons else None
 
 
 def step_error(step: Point, allocation: Any) -> str | None:
@@ -130,6 +164,32 @@ def audit_allocation(setup: Mapping[str, Any], record: TurnRecord, allocation: M
         lines = {k: _number((allocated.get(unit_turn.unit) or {}).get(k, 0)) for k in LINES}
         reasons.extend(_audit_unit(f"{where}, {unit_turn.unit}", unit_turn, lines, table.get(unit_turn.unit, {}),
                                    setup, speed_point, het_cost))
+    return reasons
+
+
+def plot_errors(setup: Mapping[str, Any], allocation: Mapping[str, Any]) -> list[str]:
+    """What is wrong with an allocation before anything is done with it: a unit allocating more than its power,
+    or (with `speeds: sealed`) a speed above max_speed. With sealed speeds the allocation is revealed at its
+    step, so this part is judged on the revealing commit, by its owner (seed §2.C)."""
+    reasons: list[str] = []
+    turn = allocation.get("turn")
+    costs = setup.get("costs") or {}
+    speed_point = _number(costs.get("speed_point", 1))
+    table = _setup_units(setup)
+    top = setup.get("max_speed", MAX_SPEED)
+    for unit_id, line in (allocation.get("units") or {}).items():
+        if not isinstance(line, Mapping):
+            continue
+        lines = {k: _number(line.get(k, 0)) for k in LINES}
+        total = lines["speed"] * speed_point + sum(lines[k] for k in LINES if k != "speed")
+        if setup.get("speeds") == "sealed" and lines["speed"] > top:
+            reasons.append(f"turn {turn}, {unit_id}: speed {_show(lines['speed'])} allocated, above max_speed {top} "
+                           "(the unit does not move)")
+        power = (table.get(unit_id) or {}).get("power")
+        if isinstance(power, (int, float)) and total > power:
+            reasons.append(f"turn {turn}, {unit_id}: allocates {_show(total)} energy (speed {_show(lines['speed'])}"
+                           f" × {_show(speed_point)} and {_show(total - lines['speed'] * speed_point)} more), its "
+                           f"power is {_show(power)}")
     return reasons
 
 

@@ -10,6 +10,10 @@ one of them moves by the impulse chart (or any seeking weapon flies), a move ste
 change (allocation, activity), or a fire step (a unit may be destroyed). Until then a shot is judged in full (its
 target's range and arc are public); after it, only what the firer's owner controls.
 
+With `speeds: sealed`, a player's own speed for a turn is in his sealed allocation, which the verifier reads only
+when all are revealed at T.0.alloc: past that step (while it is not yet firm) his moves are judged only as moves,
+not against the impulse chart or the turn and slip counters.
+
 A unit whose course came from a plan (`pursue`, `keep_range` follow other units, so its course in the view is a
 guess) has only its impulse chart judged from then on, not its turn and slip counters.
 """
@@ -34,6 +38,7 @@ class OwnView:
     guessed: frozenset[str] = frozenset()
     others_known: bool = True  # others' units stand exactly where the view has them
     speeds_open: bool = False  # a step passed at which others may have changed speed
+    speeds_sealed: bool = False  # an allocation step passed whose speeds are sealed: his own are unknown here
 
 
 def own_view(state: TacticalState, player: str) -> OwnView:
@@ -48,6 +53,8 @@ def own_step(view: OwnView, point: Point, given: Sequence[Action]) -> OwnView:
         return replace(view, others_known=False)
     if point[2] in (ALLOC, ACTIVITY):
         speeds_open = True
+    if point[2] == ALLOC and view.state.speeds_sealed:
+        view = replace(view, speeds_sealed=True)
     elif point[2] == MOVE and known:
         known = not speeds_open and not any(
             u.active and (u.seeking is not None or (u.owner != view.player and movement.moves_in(u.speed, point[1])))
@@ -58,11 +65,13 @@ def own_step(view: OwnView, point: Point, given: Sequence[Action]) -> OwnView:
         return replace(view, others_known=known, speeds_open=speeds_open)  # nothing of his changes here
     after, _ = actions.resolve(view.state, point, mine)
     planned = {a.unit for a in given if a.source == "plan" and a.unit is not None}
-    return OwnView(after, view.player, view.guessed | planned if planned else view.guessed, known, speeds_open)
+    return OwnView(after, view.player, view.guessed | planned if planned else view.guessed, known, speeds_open,
+                   view.speeds_sealed)
 
 
 def own_legality(view: OwnView, action: Action) -> str | None:
     """None if `action` is legal as far as its author alone could know, else the reason quoting it."""
-    if view.others_known and action.unit not in view.guessed:
+    if view.others_known and action.unit not in view.guessed and not view.speeds_sealed:
         return actions.legal(view.state, action)
-    return actions.own_legal(view.state, action, course_known=action.unit not in view.guessed)
+    return actions.own_legal(view.state, action, course_known=action.unit not in view.guessed,
+                             speed_known=not view.speeds_sealed)

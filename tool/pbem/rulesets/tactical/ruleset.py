@@ -68,11 +68,18 @@ class TacticalRuleset:
 
     def owing_players(self, game: state.TacticalState, point: Point) -> list[str]:
         """With `allocation: sealed`, every player with a ship in play seals his energy allocation at each turn's
-        allocation step (seed §2.C); revealed at the end and audited (`audit_allocation`)."""
+        allocation step (seed §2.C); revealed at the end and audited (`audit_allocation`), or with
+        `speeds: sealed` revealed together at the step itself (`reveals_sealed_at`)."""
         if point[2] != gametime.ALLOC or game.tables.get("allocation") != "sealed":
             return []
         return [p for p in game.players
                 if any(u.owner == p and u.active and u.seeking is None for u in game.units)]
+
+    def reveals_sealed_at(self, game: state.TacticalState, point: Point) -> bool:
+        """With `speeds: sealed`, the allocations are revealed together at their step, which resolves with the
+        revealed speeds (seed §2.C: the speed plot is part of the secret, simultaneous allocation); otherwise
+        they stay sealed until the end."""
+        return point[2] == gametime.ALLOC and game.speeds_sealed
 
     def period_of(self, point: Point) -> str:
         """The report file stem of the point's turn: "turn-01" for turn 1 (report/turn-01.yaml)."""
@@ -156,7 +163,9 @@ class TacticalRuleset:
         kinds: dict[str, str] = {}
         if setup.get("allocation") == "sealed":
             kinds[energy.KIND] = ("your energy allocation for a turn, sealed at its allocation step T.0.alloc when "
-                                  "you owe it (no control needed)")
+                                  "you owe it (no control needed)"
+                                  + ("; it carries each ship's speed for the turn, revealed with everyone's"
+                                     if setup.get("speeds") == "sealed" else ""))
         if any(isinstance(w, Mapping) and w.get("seeking") for w in (setup.get("weapons") or {}).values()):
             kinds[seeking.TARGET_KIND] = ("a seeking weapon's target, sealed in the turn that launches it, with "
                                           "--concerns NAME (the `as` of the launch)")
@@ -170,6 +179,10 @@ class TacticalRuleset:
                ) -> tuple[state.TacticalState, list[Event]]:
         """A seeking weapon hits its revealed target in its hex (seeking.py); ValueError if it cannot."""
         return seeking.impact(game, seeking_unit, target)
+
+    def vanish(self, game: state.TacticalState, seeking_unit: str) -> tuple[state.TacticalState, list[Event]]:
+        """A seeking weapon revealed as a dummy vanishes, doing nothing (seeking.py); ValueError if it cannot."""
+        return seeking.vanish(game, seeking_unit)
 
     def pursuit_violations(self, track: Sequence[tuple[Point, state.TacticalState, Sequence[Event]]], unit: str,
                            target: str) -> list[plans.Violation]:
@@ -196,6 +209,11 @@ class TacticalRuleset:
     def turn_ended(self, point: Point | None, turn: int) -> bool:
         """Whether replay stopped at `point` (None: the game's end) is past the end of `turn`."""
         return point is None or point[0] > turn
+
+    def audit_plot(self, setup: Mapping[str, Any], allocation: Mapping[str, Any]) -> list[str]:
+        """What a revealed allocation gets wrong before its turn is played (power, and with sealed speeds a speed
+        above max_speed; energy.py): judged on the commit that reveals it."""
+        return energy.plot_errors(setup, allocation)
 
     def audit_allocation(self, setup: Mapping[str, Any], record: energy.TurnRecord,
                          allocation: Mapping[str, Any]) -> list[str]:

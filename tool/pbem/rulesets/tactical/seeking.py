@@ -14,6 +14,11 @@ moved into that hex in the step. The protocol then has its owner reveal the targ
 of the candidates still in that hex, calls `impact`: the warhead hits the target's shield facing the hex the
 seeking weapon came from (fire.attacker_hex), then the seeking weapon is expended (off the map, kept on record).
 
+Nature (seed §2.C): the sealed target also says whether the weapon is `real` (the default) or a `dummy`; nobody
+else learns which until the owner reveals it at contact. A dummy then does no damage and vanishes (`vanish`:
+status `dummy`, off the map, event `dummy`); it cannot be re-declared real, since the sealed plaintext is fixed by
+its commitment at launch.
+
 Choices where the design is silent: contact is checked after move steps only (a weapon launched into an enemy's
 hex meets it after its next move); two launches with the same `as` at one step: the first in setup order
 counts, the other is ignored; a seeking weapon can be fired at like any enemy unit (without shields or hull, any
@@ -28,10 +33,11 @@ from typing import Any, Mapping
 from pbem.rulesets.base import Event, Point
 from pbem.rulesets.tactical import fire, hexmap
 from pbem.rulesets.tactical.gametime import format_time
-from pbem.rulesets.tactical.state import EXPENDED, TacticalState, Unit
+from pbem.rulesets.tactical.state import DUMMY, EXPENDED, TacticalState, Unit
 from pbem.rulesets.tactical.weapons import Mount, Seeker, WeaponType
 
 TARGET_KIND = "target"  # the secret kind of a seeking weapon's target (schemas/secret-target.json)
+REAL, DUMMY_NATURE = "real", "dummy"  # a target's `nature`
 ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 
 
@@ -164,3 +170,16 @@ def impact(state: TacticalState, seeking_unit: str, target: str) -> tuple[Tactic
     spent = replace(flying, status=EXPENDED, hex=None, left_at=state.at)
     return state.with_units({spent.id: spent, damaged.id: damaged}, state.at), events
 
+
+
+def vanish(state: TacticalState, seeking_unit: str) -> tuple[TacticalState, list[Event]]:
+    """The seeking weapon `seeking_unit`, revealed as a dummy, vanishes without doing anything: off the map, status
+    `dummy`, event `dummy` {type, hex}. ValueError when it is no seeking weapon on the map (a protocol bug)."""
+    flying = state.unit(seeking_unit)
+    if flying is None or flying.seeking is None or not flying.active:
+        raise ValueError(f"{seeking_unit!r} is no seeking weapon on the map")
+    where = hexmap.format_hex(flying.hex) if flying.hex else None
+    gone = replace(flying, status=DUMMY, hex=None, left_at=state.at)
+    event = Event("dummy", flying.owner, flying.id, {"type": flying.seeking.type, "launcher": flying.seeking.launcher,
+                                                     "hex": where})
+    return state.with_units({gone.id: gone}, state.at), [event]

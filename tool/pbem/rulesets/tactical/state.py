@@ -30,11 +30,14 @@ ACTIVE = "active"
 DISENGAGED = "disengaged"
 DESTROYED = "destroyed"
 EXPENDED = "expended"
+DUMMY = "dummy"  # a seeking weapon revealed as a dummy: it vanishes, having done nothing
+SEALED = "sealed"  # setup.allocation / setup.speeds
 MAX_SPEED = 31
 UNIT_KEYS = ("id", "owner", "hex", "facing", "speed", "turn_mode")
 UNIT_KINDS = ("ship", "shuttle", "fighter")
 SHIELDS = 6
-WHY_GONE = {DISENGAGED: "it has left the map", DESTROYED: "it has been destroyed", EXPENDED: "it has impacted"}
+WHY_GONE = {DISENGAGED: "it has left the map", DESTROYED: "it has been destroyed", EXPENDED: "it has impacted",
+            DUMMY: "it was a dummy and has vanished"}
 
 
 class FrozenDict(Mapping[str, Any]):
@@ -149,6 +152,8 @@ class TacticalState:
     at: Point | None = None
     tables: FrozenDict = field(default_factory=FrozenDict)
     weapon_types: FrozenDict = field(default_factory=FrozenDict)
+    # with sealed speeds: (turn, unit id -> its revealed allocation line), what the turn's actions must fit in
+    budgets: tuple[int, FrozenDict] = (0, FrozenDict())
 
     def unit(self, unit_id: str | None) -> Unit | None:
         """The unit with this id, or None."""
@@ -167,6 +172,11 @@ class TacticalState:
         """The type table of a mounted weapon (checked to exist by initial_state)."""
         found: WeaponType = self.weapon_types[mount.type]
         return found
+
+    @property
+    def speeds_sealed(self) -> bool:
+        """Whether each turn's speeds are sealed in the energy allocation (setup `speeds: sealed`, seed §2.C)."""
+        return self.tables.get("speeds") == SEALED
 
     def range_between(self, a: str, b: str) -> int | None:
         """Range between two units, or None when either is unknown or off the map."""
@@ -196,6 +206,8 @@ def initial_state(setup: Mapping[str, Any], players: Sequence[str]) -> TacticalS
             raise ValueError(f"setup.units[{index}]: unit id {unit.id!r} is used twice")
         seen.add(unit.id)
         units.append(unit)
+    if setup.get("speeds") == SEALED and setup.get("allocation") != SEALED:
+        raise ValueError("setup.speeds: sealed needs allocation: sealed (the speeds are sealed in the allocation)")
     tables = freeze({k: v for k, v in setup.items() if k not in ("map", "turns", "max_speed", "units")})
     return TacticalState(columns, rows, turns, max_speed, tuple(players), tuple(units), None, tables,
                          FrozenDict(types))
