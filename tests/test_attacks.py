@@ -1812,3 +1812,66 @@ def _past(firm: str | None, point: tuple[int, int, int]) -> bool:
     from pbem.rulesets.tactical import TacticalRuleset
 
     return firm is None or TacticalRuleset().parse_time(firm) > point
+
+
+# === The tactical game as the seed plays it: no dice while an action auction is open, damage replies, shield
+# reinforcement, special breaks (docs/tactical.md, docs/threats.md "The tactical game as the seed plays it") ======
+# From `armed` (tests/test_tactical_cli_bad_input.py): fed declares ph1 at 1.4.fire, which meets kli's {fire: {}}:
+# the action auction asks kli. While it is open, nobody may roll or reveal (seed §7.B, §7.F).
+
+KLI_SHOT = {"at": "1.4.fire", "unit": "D7", "do": {"fire": {"weapon": "ph1", "target": "CA"}}}
+FED_SHOT = {"at": "1.4.fire", "unit": "CA", "do": {"fire": {"weapon": "ph1", "target": "D7"}}}
+
+
+def asked(table: Table) -> list[tuple[str, str]]:
+    """(player, kind) of each pending break, in serving order."""
+    return [(b["player"], b["kind"]) for b in table.data("status.yaml")["pending"]]
+
+
+@pytest.fixture
+def auction_open(base_armed: Table, tmp_path: Path) -> Table:
+    table = private(base_armed, tmp_path)
+    table.turn("fed", through="1.8.damage", entries=[FED_SHOT])
+    assert asked(table) == [("kli", "auction")]
+    return table
+
+
+def test_auction_open__kli_adds_his_shot_and_rolls_for_it_in_the_same_commit(auction_open: Table) -> None:
+    """Threat: kli, asked in the auction, adds a shot and rolls his die at once; the die (and fed's, rolled
+    next) would be known before fed decides in round 2 whether to add more. Defence: `pbem yield` refuses any
+    dice while the auction stays open (`dice.auction-open`), naming the batch file; nothing changes."""
+    auction_open.edit("kli", entries=[KLI_SHOT])
+    cli(auction_open, "roll", "--for", "D7 ph1", "--ref", "1.4.fire/D7/ph1", who="kli")
+    line = refused(auction_open, "yield", who="kli", rule="dice.auction-open", where="dice/kli-0001.yaml:5")
+    assert "auction" in line
+
+
+def test_auction_open__the_same_roll_by_plain_git_is_found_and_refused_by_the_hook(auction_open: Table) -> None:
+    """The same shot and die written by hand and committed with plain git: the verifier finds it, a hooked hub
+    refuses the push and keeps its ref."""
+    server = serve(auction_open)
+    before = server_ref(server)
+    auction_open.edit("kli", entries=[KLI_SHOT])
+    write_batch(auction_open, hand_batch(auction_open, "kli", "kli-0001", ["1.4.fire/D7/ph1"]))
+    bad = sneak_as(auction_open, "kli", "kli: me too, and my die")
+    assert "dice.auction-open" in rejected(auction_open, bad, "dice.auction-open", "dice/kli-0001.yaml")
+    push_refused(push(auction_open), "dice.auction-open")
+    assert server_ref(server) == before
+
+
+def test_auction_open__the_initiator_rolls_with_his_declaration(armed: Table) -> None:
+    """Threat: fed declares his shot and rolls for it in the commit that opens the auction, so kli decides
+    knowing fed's result. Defence: the same finding at the batch (refused by `pbem yield`)."""
+    armed.edit("fed", through="1.8.damage", entries=[FED_SHOT])
+    cli(armed, "roll", "--for", "CA ph1", "--ref", "1.4.fire/CA/ph1", who="fed")
+    refused(armed, "yield", who="fed", rule="dice.auction-open", where=FED_DIE + ":5")
+
+
+def test_auction_open__the_closing_pass_may_roll(auction_open: Table) -> None:
+    """Not a threat: the player whose pass ends the auction may roll in that commit; the auction is over."""
+    auction_open.turn("kli", entries=[KLI_SHOT])
+    auction_open.turn("fed")  # passes; round 2 asks kli
+    assert asked(auction_open) == [("kli", "auction")]
+    cli(auction_open, "roll", "--for", "D7 ph1", "--ref", "1.4.fire/D7/ph1", who="kli")
+    cli(auction_open, "yield", who="kli")
+    assert {kind for _, kind in asked(auction_open)} <= {"roll", "dice"}

@@ -30,6 +30,7 @@ from typing import Iterable
 
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding
+from pbem.protocol import auction as auctions
 from pbem.protocol import dice, errata, secrets
 from pbem.protocol.control import progress_error, resume_from, status_of
 from pbem.protocol.history import entry_changes, firm_findings, ownership_findings
@@ -287,6 +288,8 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
         findings.extend(_own_legality(prev, game, changed, player))
     stop, expected = expected_after(prev, game, player)
     findings.extend(stop.problems)
+    if not erratum and any(DICE_RE.match(p) or SECRET_RE.match(p) for p in changed):
+        findings.extend(_auction_dice(prev, game, stop))
     if not erratum and any(DICE_RE.match(p) for p in changed):
         findings.extend(_binding(prev, game, stop))
     if not press_only and not erratum:
@@ -351,6 +354,27 @@ def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn:
                                        [seat.id for seat in manifest.seats]))
         findings.extend(_press_refusals(prev, game))
     return findings
+
+
+def _auction_dice(prev: Verified, game: Game, stop: Stop) -> list[Finding]:
+    """Seed 000 §7.B: no die rolled or revealed, no secret revealed, while an action auction is open
+    (`dice.auction-open`, pbem.protocol.auction.dice_findings)."""
+    point = stop.checkpoint.point
+    if not auctions.is_open(stop.checkpoint.auction, point):
+        return []
+    changed: list[tuple[str, int | None]] = []
+    for batch_id in sorted(game.batches):
+        batch, old = game.batches[batch_id], prev.game.batches.get(batch_id)
+        if old is None or old.raw != batch.raw:
+            key = "rolls" if old is None else next((k for k in batch.raw if batch.raw.get(k) != old.raw.get(k)),
+                                                   None)
+            changed.append((batch.file, batch.line_of(key)))
+    for sid in sorted(game.secrets):
+        new, old_secret = game.secrets[sid], prev.game.secrets.get(sid)
+        if new.revealed and (old_secret is None or not old_secret.revealed):
+            changed.append((new.file, new.line_of("key")))
+    when = game.manifest.ruleset.format_time(point) if point is not None else None
+    return auctions.dice_findings(True, changed, when)
 
 
 def _binding(prev: Verified, game: Game, stop: Stop) -> list[Finding]:
