@@ -60,6 +60,9 @@ class Verified:
     actor: str | None = None  # the seat (or the escrow) that made this commit; None for the founder
     status: Status | None = None
     last_yielder: str | None = None
+    # while special breaks are answered (seed §5.C): the player who took the turn before the first of them,
+    # to whom control passes back
+    back: str | None = None
 
     @property
     def started(self) -> bool:
@@ -139,11 +142,28 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
         start = start_checkpoint(ruleset, manifest.setup, manifest.players)
         stop = replay(ruleset, manifest.setup, game.inputs, start, prev.last_yielder, quiet_before=corrected)
     elif takes_turn(prev, player) and prev.game.errata == game.errata:
-        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, player), player, player,
-                      fresh={player: new_conditions(prev.game, game, player)})
+        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, player),
+                      back_to(prev, player), player, fresh={player: new_conditions(prev.game, game, player)})
     else:
         stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, None), prev.last_yielder)
     return stop, full_status(game, stop, player, note)
+
+
+def clarifies(prev: Verified, player: str) -> bool:
+    """Whether `player`'s turn answers a special break (seed §5.C): the first pending break is his `clarify`."""
+    return (prev.status is not None and bool(prev.status.pending) and prev.status.pending[0].kind == CLARIFY
+            and prev.status.pending[0].player == player)
+
+
+def back_to(prev: Verified, player: str) -> str | None:
+    """Whom the next breaks are served after (seed §3.B, §5.C). Normally the player who just took his turn. After
+    the answer to a special break, the owner "must ... pass control of the game back to the current player, so
+    that progress may continue": the breaks that follow are served starting with the player who took the turn
+    before the special break (he gets control back if replay stops for him), then in table order after him."""
+    original = prev.back or prev.last_yielder
+    if clarifies(prev, player) and original in prev.game.manifest.players:
+        return seat_before(prev.game.manifest.players, original)
+    return player
 
 
 def new_conditions(before: Game, after: Game, player: str) -> tuple[dict, ...]:
@@ -303,8 +323,9 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
                                     + ", ".join(sorted(s.id for s in game.secrets.values() if not s.revealed)),
                                     file=STATUS))
         findings.extend(_status_findings(expected, game.status, game, stop))
-    last = player if turn else prev.last_yielder
-    return findings, Verified(game, stop, prev.founder, player, expected, last)
+    last = back_to(prev, player) if turn else prev.last_yielder
+    back = (prev.back or prev.last_yielder) if turn and clarifies(prev, player) else None if turn else prev.back
+    return findings, Verified(game, stop, prev.founder, player, expected, last, back)
 
 
 def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn: bool) -> list[Finding]:
