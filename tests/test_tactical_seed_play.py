@@ -58,3 +58,81 @@ def test_special_break__an_answer_from_someone_else_is_refused(base_own_clarify:
     sneak_as(table, "kli", "kli: answering for fed")
     done = table.cli("verify")
     assert done.exit_code == 1 and "[signature.not-in-control]" in done.output
+
+
+# --- damage known, then scored: a reply in the same fire step, and shield reinforcement (seed §6.C.1, §6.C.2) ---
+
+FED_FIRES = {"at": "1.4.fire", "unit": "CA", "do": {"fire": {"weapon": "ph1", "target": "D7"}}}
+KLI_FIRES = {"at": "1.4.fire", "unit": "D7", "do": {"fire": {"weapon": "ph1", "target": "CA"}}}
+
+
+def settle(table: Table, until: str) -> None:
+    """Whoever owes dice settles them (rolling his own shots when asked) until a break of kind `until` leads."""
+    for _ in range(12):
+        (who, kind), *_ = pending(table)
+        if kind == until:
+            return
+        if kind == "roll":
+            unit = "CA" if who == "fed" else "D7"
+            cli(table, "roll", "--for", f"{unit} ph1", "--ref", f"1.4.fire/{unit}/ph1", who=who)
+        cli(table, "yield", who=who)
+    raise AssertionError(pending(table))
+
+
+@pytest.fixture(scope="module")
+def base_damaged(base_game: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
+    """fed fires at 1.4.fire; kli watches only for damage ({damage: {}}): no auction, fed rolls, and when the
+    step resolves kli's D7 is hit: kli gets a `reply` break AT 1.4.fire (firm stays there)."""
+    table = copy_table(base_game, tmp_path_factory.mktemp("seed") / "damaged")
+    table.turn("fed", through="1.3.damage")
+    table.turn("kli", through="1.32.final", breaks=[{"damage": {}}])
+    seal(table, "kli", {"turn": 1, "units": {"D7": {"speed": 0, "weapons": 1, "reinforce": 4}}})
+    seal(table, "fed", {"turn": 1, "units": {"CA": {"speed": 0, "weapons": 2}}})
+    table.turn("fed", through="1.8.damage", entries=[FED_FIRES])
+    settle(table, "reply")
+    status = table.data("status.yaml")
+    assert pending(table) == [("kli", "reply")] and status["firm"] == "1.4.fire", status
+    return table
+
+
+def shields(table: Table, unit: str) -> list[int]:
+    """The unit's shields at the firm point, as `pbem log` prints them."""
+    line = next(x for x in table.cli("log", who="fed").output.splitlines() if x.strip().startswith(f"id={unit} "))
+    return json.loads(line.split("shields=", 1)[1].split("]", 1)[0] + "]")
+
+
+def shield_hit(table: Table) -> int:
+    why = table.data("status.yaml")["pending"][0]["why"]
+    return int(why.split("shield #", 1)[1].split()[0])
+
+
+def test_damage_reply__the_damaged_player_fires_back_in_the_same_fire_step(base_damaged: Table,
+                                                                            tmp_path: Path) -> None:
+    """Seed §6.C.1: the amount is known at the break, its resolution delayed, so the damaged player can act
+    simultaneously with the shot that hit him. kli adds his own shot at 1.4.fire (no `firm.changed`), rolls for
+    it, and the step is scored with both shots together."""
+    table = private(base_damaged, tmp_path)
+    table.turn("kli", entries=[KLI_FIRES], note="firing back at 1.4")
+    settle(table, "horizon")
+    assert table.data("status.yaml")["firm"] == "1.9.move"
+    assert shields(table, "CA") != [20] * 6 and shields(table, "D7") != [20] * 6  # both shots scored
+
+
+def test_damage_reply__a_reinforcement_takes_the_hit_first(base_damaged: Table, tmp_path: Path) -> None:
+    """Seed §6.C.2: at his shield-damage break kli reinforces the shield that was hit with the 4 points he
+    allocated; the step is scored again with it: the reinforcement takes the hit first."""
+    table = private(base_damaged, tmp_path)
+    shield = shield_hit(table)
+    table.turn("kli", entries=[{"at": "1.4.fire", "unit": "D7", "do": {"reinforce": {"shield": shield, "points": 4}}}],
+               note="reinforcing")
+    assert table.data("status.yaml")["firm"] == "1.9.move"
+    assert shields(table, "D7") == [20] * 6  # the 4 points took the whole hit (the damage table gives 1 here)
+    assert f"reinforce shield={shield} points=4" in table.cli("log", who="fed").output
+
+
+def test_damage_reply__a_pass_lets_the_step_be_scored(base_damaged: Table, tmp_path: Path) -> None:
+    """kli passes: the step is scored as it stood, and his damage break is not met a second time."""
+    table = private(base_damaged, tmp_path)
+    table.turn("kli", note="nothing to add")
+    assert table.data("status.yaml")["firm"] == "1.9.move" and pending(table) == [("fed", "horizon")]
+    assert shields(table, "D7") != [20] * 6

@@ -35,7 +35,7 @@ from pbem.protocol import dice, errata, secrets
 from pbem.protocol.control import progress_error, resume_from, status_of
 from pbem.protocol.history import entry_changes, firm_findings, ownership_findings
 from pbem.protocol.legality import own_findings
-from pbem.protocol.model import CLARIFY, SEALED, Break, Status, Stop
+from pbem.protocol.model import CLARIFY, REPLY, SEALED, Break, Status, Stop
 from pbem.protocol.press import press_findings
 from pbem.protocol.replay import replay, start_checkpoint
 from pbem.protocol.serving import seat_before
@@ -344,7 +344,9 @@ def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn:
     committed = auction.seen if auction is not None and auction.at == firm else frozenset()
     findings.extend(firm_findings(prev.game.inputs, game.inputs, firm, reports, committed))
     if committed:
-        asked = not auction.closed and auction.queue[:1] == (player,)
+        replying = turn and prev.status is not None and prev.status.pending[:1] != () and \
+            prev.status.pending[0].kind == REPLY and prev.status.pending[0].player == player
+        asked = (not auction.closed and auction.queue[:1] == (player,)) or replying  # seed §6.C.1
         for entry in game.inputs.at(auction.at):
             if entry.key not in committed and entry.by == player and not asked:
                 findings.append(Finding("rules.auction", f"{player} adds {dict(entry.do)} at {entry.at_text}, but "

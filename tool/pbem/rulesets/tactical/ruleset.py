@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from pbem.rulesets.base import Action, Ambiguous, Event, Point
-from pbem.rulesets.tactical import actions, conditions, energy, foresight, gametime, plans, seeking, state
+from pbem.rulesets.tactical import actions, conditions, energy, foresight, gametime, plans, reinforce, seeking, state
 from pbem.rulesets.tactical.weapons import DIE_SIDES
 
 
@@ -37,6 +37,8 @@ class TacticalRuleset:
     plan_schema = "pbem/tactical/plan/1"
     allocation_schema = "pbem/secret/allocation/1"
     declared_kinds = ("fire", "launch")
+    # seed §6.C.1: damage at a fire step is known before it is scored; whoever it meets may still act in that step
+    reply_kinds = ("damage",)
 
     # --- game time ---------------------------------------------------------------------------------------
     def parse_time(self, text: str) -> Point:
@@ -143,6 +145,12 @@ class TacticalRuleset:
         """Every die of tactical/1 is a d6."""
         return DIE_SIDES
 
+    def reply_key(self, event: Event) -> tuple[Any, ...]:
+        """What identifies a `damage` event across resolutions of a held step: the shot, not its outcome (a
+        reinforcement given in reply changes what the shield and internals take, not which shot it is)."""
+        return (event.kind, event.by, event.unit, event.data.get("attacker"), event.data.get("weapon"),
+                event.data.get("roll"))
+
     def declared_events(self, game: state.TacticalState, point: Point, given: Sequence[Action]) -> list[Event]:
         """The `fire` / `launch` events of the legal declared actions, before any die is rolled (seed §7.B)."""
         return actions.declared(game, point, given)
@@ -160,7 +168,7 @@ class TacticalRuleset:
 
     def turn_record(self, game: state.TacticalState, player: str, turn: int) -> energy.TurnRecord:
         """What `player`'s units did in `turn` that costs energy, from a state at or after its end."""
-        return energy.turn_record(game, player, turn)
+        return reinforce.turn_record(game, player, turn)
 
     def turn_ended(self, point: Point | None, turn: int) -> bool:
         """Whether replay stopped at `point` (None: the game's end) is past the end of `turn`."""
@@ -169,7 +177,7 @@ class TacticalRuleset:
     def audit_allocation(self, setup: Mapping[str, Any], record: energy.TurnRecord,
                          allocation: Mapping[str, Any]) -> list[str]:
         """Every way a revealed allocation fails to pay for the record of its turn (energy.py)."""
-        return energy.audit_allocation(setup, record, allocation)
+        return energy.audit_allocation(setup, record, allocation) + reinforce.audit(setup, record, allocation)
 
     # --- break conditions --------------------------------------------------------------------------------
     def condition_error(self, condition: Mapping[str, Any]) -> str | None:

@@ -116,6 +116,7 @@ class Unit:
     used: tuple[tuple[Point, str, str], ...] = ()
     seeking: Seeker | None = None
     left_at: Point | None = None
+    reinforced: tuple[tuple[Point, int, int], ...] = ()  # (point, shield, points) of every shield reinforcement
 
     @property
     def active(self) -> bool:
