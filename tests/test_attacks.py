@@ -1875,3 +1875,80 @@ def test_auction_open__the_closing_pass_may_roll(auction_open: Table) -> None:
     cli(auction_open, "roll", "--for", "D7 ph1", "--ref", "1.4.fire/D7/ph1", who="kli")
     cli(auction_open, "yield", who="kli")
     assert {kind for _, kind in asked(auction_open)} <= {"roll", "dice"}
+
+
+# From `damaged` (tests/test_tactical_seed_play.py): fed's ph1 hit kli's D7 at 1.4.fire; kli watches for damage,
+# so the step is held with a `reply` break for kli AT 1.4.fire (seed §6.C.1). kli allocated 4 for reinforcement.
+
+from test_tactical_cli_bad_input import seal as seal_allocation  # noqa: E402
+from test_tactical_seed_play import base_damaged, settle  # noqa: E402,F401
+from test_dice_flow import A_LINE  # noqa: E402
+
+
+@pytest.fixture
+def damaged(base_damaged: Table, tmp_path: Path) -> Table:
+    return private(base_damaged, tmp_path)
+
+
+def reinforce_entry(points: int, shield: int = 2) -> dict[str, Any]:
+    return {"at": "1.4.fire", "unit": "D7", "do": {"reinforce": {"shield": shield, "points": points}}}
+
+
+def test_damage_reply__a_reinforcement_larger_than_allocated_is_refused_at_the_reveal(damaged: Table) -> None:
+    """Threat: kli allocated 4 for reinforcement (sealed) and reinforces by 6 at his damage break. Defence: the
+    allocation is audited when revealed: `pbem yield` refuses kli's reveal at the secret's line, and the same
+    reveal committed with plain git is found by `pbem verify` (`rules.allocation`)."""
+    damaged.turn("kli", entries=[reinforce_entry(6)], note="reinforcing by 6")
+    damaged.turn("fed", through="1.32.final")
+    mine = next(p.name for p in (damaged.repo_dir / "secrets").iterdir()
+                if damaged.data(f"secrets/{p.name}")["owner"] == "kli")
+    while asked(damaged)[0] != ("kli", "secret"):
+        cli(damaged, "yield", who=asked(damaged)[0][0])
+    cli(damaged, "reveal", mine[:-len(".yaml")], who="kli")
+    line = refused(damaged, "yield", who="kli", rule="rules.allocation", where=f"secrets/{mine}" + A_LINE)
+    assert "reinforcement used 6, 4 allocated" in line
+    bad = sneak_as(damaged, "kli", "kli: revealed")
+    assert "rules.allocation" in rejected(damaged, bad, "rules.allocation", f"secrets/{mine}")
+
+
+def test_damage_reply__a_reinforcement_beyond_the_ship_s_power_is_refused_when_written(damaged: Table) -> None:
+    """Threat: a reinforcement of 50 points on a ship of power 10 (only the end-of-game audit would see it in a
+    sealed game, none at all in an open one). Defence: judged when written (`rules.illegal-action`)."""
+    damaged.edit("kli", entries=[reinforce_entry(50)])
+    line = refused(damaged, "yield", who="kli", rule="rules.illegal-action", where="report/turn-01.yaml" + A_LINE)
+    assert "more than its power 10" in line
+
+
+def test_damage_reply__someone_else_adds_at_the_held_step(damaged: Table) -> None:
+    """Threat: fed, who is not the damaged player, adds a second shot at the held step while kli holds his reply
+    break. Defence: only kli holds control (`signature.not-in-control`), by pbem and by plain git alike."""
+    damaged.edit("fed", entries=[{"at": "1.4.fire", "unit": "CA", "do": {"fire": {"weapon": "ph2", "target": "D7"}}}])
+    refused(damaged, "yield", who="fed", rule="signature.not-in-control", where="status.yaml")
+    bad = sneak_as(damaged, "fed", "fed: one more shot")
+    assert "signature.not-in-control" in rejected(damaged, bad, "signature.not-in-control")
+
+
+@pytest.fixture
+def both_fired(base_game: Table, tmp_path: Path) -> Table:
+    """kli pre-plotted his own shot at 1.4.fire and watches for damage: both shots are rolled and scored, and the
+    step is held for kli's reply."""
+    table = private(base_game, tmp_path)
+    table.turn("fed", through="1.3.damage")
+    table.turn("kli", through="1.32.final", breaks=[{"damage": {}}], entries=[KLI_SHOT])
+    seal_allocation(table, "kli", {"turn": 1, "units": {"D7": {"speed": 0, "weapons": 1}}})
+    seal_allocation(table, "fed", {"turn": 1, "units": {"CA": {"speed": 0, "weapons": 2}}})
+    table.turn("fed", through="1.8.damage", entries=[FED_SHOT])
+    settle(table, "reply")
+    return table
+
+
+def test_damage_reply__withdrawing_a_scored_shot_of_one_s_own_at_the_reply(both_fired: Table) -> None:
+    """Threat: kli's own pre-plotted shot rolled badly; at his damage reply he withdraws it (and would roll
+    afresh for a new one). Defence: a held step was resolved once with its entries: they may be added to, not
+    withdrawn (`firm.changed`), by pbem and by plain git alike."""
+    text = both_fired.read("report/turn-01.yaml")
+    kept = "\n".join(x for x in text.splitlines() if not ("unit: D7" in x and "fire" in x)) + "\n"
+    both_fired.write("report/turn-01.yaml", kept)
+    refused(both_fired, "yield", who="kli", rule="firm.changed", where="report/turn-01.yaml" + A_LINE)
+    bad = sneak_as(both_fired, "kli", "kli: never mind my shot")
+    assert "firm.changed" in rejected(both_fired, bad, "firm.changed")

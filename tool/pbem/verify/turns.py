@@ -342,8 +342,11 @@ def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn:
     findings.extend(ownership_findings(prev.game.inputs, game.inputs, player, reports))
     auction = prev.stop.checkpoint.auction
     committed = auction.seen if auction is not None and auction.at == firm else frozenset()
+    if firm is not None and any(b.kind == REPLY for b in prev.status.pending):
+        # a step held for replies was resolved once with these entries: they may be added to, not withdrawn
+        committed = committed | {e.key for e in prev.game.inputs.at(firm)}
     findings.extend(firm_findings(prev.game.inputs, game.inputs, firm, reports, committed))
-    if committed:
+    if committed and auction is not None and auction.at == firm:
         replying = turn and prev.status is not None and prev.status.pending[:1] != () and \
             prev.status.pending[0].kind == REPLY and prev.status.pending[0].player == player
         asked = (not auction.closed and auction.queue[:1] == (player,)) or replying  # seed §6.C.1
