@@ -136,3 +136,34 @@ def test_damage_reply__a_pass_lets_the_step_be_scored(base_damaged: Table, tmp_p
     table.turn("kli", note="nothing to add")
     assert table.data("status.yaml")["firm"] == "1.9.move" and pending(table) == [("fed", "horizon")]
     assert shields(table, "D7") != [20] * 6
+
+
+# --- results one can see: shots, entries, where the ships end up, the outcome (docs/tactical.md) -------------
+
+def test_results__log_summary_check_and_render_show_the_shots_the_entries_and_the_outcome(
+        base_damaged: Table, tmp_path: Path) -> None:
+    """`pbem log`, `pbem log --html` and `pbem summary` list each scored shot (die, damage, the shield or internals
+    that took it); `pbem summary` lists the entries themselves; `pbem check` says where the ships stand; once the
+    game is over the log, the summary, the page and `pbem render` state the outcome by docs/tactical.md's rule."""
+    table = private(base_damaged, tmp_path)
+    table.turn("kli", note="nothing to add")
+    checked = table.cli("check", who="fed").output
+    assert "where the units stand where replay stops:" in checked and "CA (fed) 0510 facing B" in checked
+    table.turn("fed", through="1.32.final")
+    for _ in range(6):
+        status = table.data("status.yaml")
+        if status["over"]:
+            break
+        cli(table, "yield", who=status["control"])
+    assert table.data("status.yaml")["over"]
+    log = table.cli("log", who="fed").output
+    shot = next(x for x in log.splitlines() if x.strip().startswith("1.4.fire CA ph1 at D7, range 3: die "))
+    assert "damage: shield #" in shot and "internals 0" in shot
+    assert "Outcome: fed wins on damage taken after the last turn" in log  # only the D7 was hit
+    summary = table.cli("summary", who="fed").output
+    assert "entry:   fed 1.4.fire CA fire weapon=ph1 target=D7" in summary and shot.strip() in summary
+    assert "outcome: fed wins" in summary
+    page = tmp_path / "game.html"
+    table.cli("log", "--html", "--out", str(page), who="fed")
+    assert "Outcome: fed wins" in page.read_text() and shot.strip() in page.read_text()
+    assert "the game is over. fed wins" in table.cli("render", who="fed").output

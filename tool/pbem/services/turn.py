@@ -10,7 +10,7 @@ from pbem.protocol.model import Status, Void
 from pbem.crypto.keys import PrivateKey
 from pbem.protocol import secrets
 from pbem.protocol.dice import ESCROW
-from pbem.services import chance, errata
+from pbem.services import chance, errata, results
 from pbem.services.workspace import Identity, PlannedCommit, Workspace
 from pbem.verify.gamefiles import STATUS
 from pbem.verify.turns import OWED, Verified, expected_after, takes_turn, who
@@ -25,6 +25,8 @@ class Outlook:
     findings: list[Finding] = field(default_factory=list)
     would_be: Status | None = None  # the status if the working tree were committed now
     voids: tuple[Void, ...] = ()  # my entries replay found void, most recent last (DESIGN §4.2)
+    positions: tuple[str, ...] = ()  # where the units stand where replay would stop (services/results.py)
+    outcome: str | None = None  # who would have won, if the commit ends the game
 
     def owes(self) -> str:
         """What *I* must do next, in one sentence with the command."""
@@ -95,8 +97,10 @@ def check(ws: Workspace, me: Identity) -> Outlook:
     would = _computed(ws, head, files, me, player)
     if would is not None:
         files[STATUS] = dump_mapping(would.to_data()).encode()
-    findings, _ = ws.judge(files, me)
-    return Outlook(head.game.status, player, findings, would)
+    findings, after = ws.judge(files, me)
+    shown = after if after.stop is not None else None
+    return Outlook(head.game.status, player, findings, would, positions=tuple(results.positions(shown)),
+                   outcome=results.outcome(shown))
 
 
 def yield_turn(ws: Workspace, me: Identity, note: str = "") -> tuple[str, Status | None]:

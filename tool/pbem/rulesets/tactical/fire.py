@@ -37,6 +37,31 @@ from pbem.rulesets.tactical.weapons import DIE_SIDES, Mount, WeaponType
 
 
 @dataclass(frozen=True)
+class Hit:
+    """One scored shot as the log shows it: who fired what at whom, the die, the damage and where it went."""
+
+    at: Point
+    attacker: str
+    weapon: str
+    target: str
+    range: int
+    roll: int
+    amount: int
+    reinforcement: int
+    shield: int
+    shield_damage: int
+    internal: int
+
+    def text(self) -> str:
+        """E.g. "1.4.fire CA ph1 at D7, range 3: die 6, 4 damage: shield #2 took 4, internals 0"."""
+        where = f"shield #{self.shield} took {self.shield_damage}, internals {self.internal}"
+        if self.reinforcement:
+            where = f"reinforcement took {self.reinforcement}, " + where
+        return (f"{format_time(self.at)} {self.attacker} {self.weapon} at {self.target}, range {self.range}: "
+                f"die {self.roll}, {self.amount} damage: {where}")
+
+
+@dataclass(frozen=True)
 class Shot:
     """One legal shot of a fire step, aimed on the state before the step."""
 
@@ -179,6 +204,7 @@ def resolve(state: TacticalState, point: Point, given: Sequence[Shot], rolls: Ma
     events: list[Event] = []
     finished: dict[str, str] = {}
     left = dict(reinforced or {})
+    scored: list[Hit] = []
     for (unit_id, shield), points in sorted(left.items()):
         unit = units[unit_id]
         units[unit_id] = replace(unit, reinforced=(*unit.reinforced, (point, shield, points)))
@@ -194,6 +220,8 @@ def resolve(state: TacticalState, point: Point, given: Sequence[Shot], rolls: Ma
         taken, through = reinforce.absorb(left, before.id, shield, amount)
         hit, on_shield, internal = strike(units[before.id], shield, through)
         units[hit.id] = hit
+        scored.append(Hit(point, shot.unit.id, shot.mount.id, hit.id, shot.range, roll, amount, taken, shield,
+                          on_shield, internal))
         events.append(damage_event(shot.unit.owner, hit, shield, on_shield, internal, weapon=shot.mount.id,
                                    attacker=shot.unit.id, roll=roll, range=shot.range, amount=amount,
                                    **({"reinforcement": taken} if taken else {})))
@@ -202,4 +230,5 @@ def resolve(state: TacticalState, point: Point, given: Sequence[Shot], rolls: Ma
     for unit_id, by in finished.items():
         units[unit_id], event = destroy(units[unit_id], point, by)
         events.append(event)
-    return state.with_units(units, point), events
+    after = state.with_units(units, point)
+    return (replace(after, hits=(*state.hits, *scored)) if scored else after), events

@@ -23,7 +23,8 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from pbem.rulesets.base import Action, Ambiguous, Event, Point
-from pbem.rulesets.tactical import actions, conditions, energy, foresight, gametime, plans, reinforce, seeking, state
+from pbem.rulesets.tactical import (actions, conditions, energy, foresight, gametime, outcome, plans, reinforce,
+                                    seeking, state)
 from pbem.rulesets.tactical.weapons import DIE_SIDES
 
 
@@ -207,6 +208,14 @@ class TacticalRuleset:
         return len(started) >= 2 and len(left) <= 1
 
     # --- for the log, the renderer and tests ---------------------------------------------------------------
+    def shots_report(self, game: state.TacticalState) -> list[str]:
+        """One line per scored shot so far: die, damage, and which shield or internals took it (fire.Hit)."""
+        return [hit.text() for hit in game.hits]
+
+    def outcome(self, game: state.TacticalState) -> str:
+        """Who won a finished game, or a draw, and why (outcome.py; docs/tactical.md)."""
+        return outcome.outcome(game)
+
     def state_summary(self, game: state.TacticalState) -> list[dict[str, Any]]:
         """Each unit: id, owner, hex ("XXYY" or None once out of play), facing, speed, status, shields, hull."""
         return state.state_summary(game)

@@ -150,6 +150,9 @@ class TacticalState:
     at: Point | None = None
     tables: FrozenDict = field(default_factory=FrozenDict)
     weapon_types: FrozenDict = field(default_factory=FrozenDict)
+    # every scored shot, in game order (fire.Hit), for the log and the outcome; a held step is scored again from
+    # the state before it, so nothing is counted twice
+    hits: tuple[Any, ...] = ()
 
     def unit(self, unit_id: str | None) -> Unit | None:
         """The unit with this id, or None."""
