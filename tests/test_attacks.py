@@ -1952,3 +1952,20 @@ def test_damage_reply__withdrawing_a_scored_shot_of_one_s_own_at_the_reply(both_
     refused(both_fired, "yield", who="kli", rule="firm.changed", where="report/turn-01.yaml" + A_LINE)
     bad = sneak_as(both_fired, "kli", "kli: never mind my shot")
     assert "firm.changed" in rejected(both_fired, bad, "firm.changed")
+
+
+from test_tactical_seed_play import base_own_clarify  # noqa: E402,F401
+
+
+def test_clarify__kli_answers_fed_s_special_break_for_him(base_own_clarify: Table, tmp_path: Path) -> None:
+    """Threat: fed's pursuit of the D7 ties at 1.2.move (a `clarify` break for fed, seed §5.C); kli answers it
+    for him with the move that suits kli, by plain git and pushed to a hooked hub. Defence: only fed holds
+    control: the verifier finds it and the hook refuses the push (`signature.not-in-control`)."""
+    table = private(base_own_clarify, tmp_path)
+    server = serve(table)
+    before = server_ref(server)
+    table.edit("kli", entries=[{"at": "1.2.move", "unit": "CA", "do": {"move": "SR"}}])
+    bad = sneak_as(table, "kli", "kli: fed slips right")
+    assert "signature.not-in-control" in rejected(table, bad, "signature.not-in-control")
+    push_refused(push(table), "signature.not-in-control")
+    assert server_ref(server) == before
