@@ -88,10 +88,13 @@ def test_the_audit_pays_reinforcement_from_its_line(line: int, used: int, compla
 
 # (each player's units as (status, shields lost, hull lost), the outcome's opening words)
 OUTCOMES = [
-    ({"fed": [("active", 0, 0)], "kli": [("destroyed", 0, 0)]}, "fed wins: the only one left in play (kli's units destroyed)"),
-    ({"fed": [("disengaged", 0, 0)], "kli": [("active", 9, 9)]}, "kli wins: the only one left in play (fed's units disengaged)"),
+    ({"fed": [("active", 0, 0)], "kli": [("destroyed", 0, 0)]},
+     "fed wins: the only one left in play (kli's units destroyed)"),
+    ({"fed": [("disengaged", 0, 0)], "kli": [("active", 9, 9)]},
+     "kli wins: the only one left in play (fed's units disengaged)"),
     ({"fed": [("destroyed", 0, 0)], "kli": [("disengaged", 0, 0)]}, "a draw: nobody is left in play"),
-    ({"fed": [("active", 3, 0)], "kli": [("active", 2, 2)]}, "fed wins on damage taken after the last turn (least is best: fed 3, kli 4)"),
+    ({"fed": [("active", 3, 0)], "kli": [("active", 2, 2)]},
+     "fed wins on damage taken after the last turn (least is best: fed 3, kli 4)"),
     ({"fed": [("active", 4, 0)], "kli": [("active", 2, 2)]}, "a draw between fed and kli on damage taken"),
     ({"fed": [("active", 0, 0)], "kli": [("active", 1, 0)], "rom": [("destroyed", 0, 0)]},
      "fed wins on damage taken after the last turn (least is best: fed 0, kli 1)"),
