@@ -2933,3 +2933,159 @@ def test_nature_changed__revealing_a_nature_that_does_not_match_its_commitment(b
     bad = table.sneak("kli", f"kli: S1 was {claimed} all along", status="keep")
     found = rejected(table, bad, "secret.bad-key", "secrets/kli-0001.yaml")
     assert found & {"secret.bad-key", "secret.commit-mismatch"}, found
+
+# === The tactical game as the seed plays it: no dice while an action auction is open, damage replies, shield
+# reinforcement, special breaks (docs/tactical.md, docs/threats.md "The tactical game as the seed plays it") ======
+# From `armed` (tests/test_tactical_cli_bad_input.py): fed declares ph1 at 1.4.fire, which meets kli's {fire: {}}:
+# the action auction asks kli. While it is open, nobody may roll or reveal (seed §7.B, §7.F).
+
+KLI_SHOT = {"at": "1.4.fire", "unit": "D7", "do": {"fire": {"weapon": "ph1", "target": "CA"}}}
+FED_SHOT = {"at": "1.4.fire", "unit": "CA", "do": {"fire": {"weapon": "ph1", "target": "D7"}}}
+
+
+def asked(table: Table) -> list[tuple[str, str]]:
+    """(player, kind) of each pending break, in serving order."""
+    return [(b["player"], b["kind"]) for b in table.data("status.yaml")["pending"]]
+
+
+@pytest.fixture
+def auction_open(base_armed: Table, tmp_path: Path) -> Table:
+    table = private(base_armed, tmp_path)
+    table.turn("fed", through="1.8.damage", entries=[FED_SHOT])
+    assert asked(table) == [("kli", "auction")]
+    return table
+
+
+def test_auction_open__kli_adds_his_shot_and_rolls_for_it_in_the_same_commit(auction_open: Table) -> None:
+    """Threat: kli, asked in the auction, adds a shot and rolls his die at once; the die (and fed's, rolled
+    next) would be known before fed decides in round 2 whether to add more. Defence: `pbem yield` refuses any
+    dice while the auction stays open (`dice.auction-open`), naming the batch file; nothing changes."""
+    auction_open.edit("kli", entries=[KLI_SHOT])
+    cli(auction_open, "roll", "--for", "D7 ph1", "--ref", "1.4.fire/D7/ph1", who="kli")
+    line = refused(auction_open, "yield", who="kli", rule="dice.auction-open", where="dice/kli-0001.yaml:5")
+    assert "auction" in line
+
+
+def test_auction_open__the_same_roll_by_plain_git_is_found_and_refused_by_the_hook(auction_open: Table) -> None:
+    """The same shot and die written by hand and committed with plain git: the verifier finds it, a hooked hub
+    refuses the push and keeps its ref."""
+    server = serve(auction_open)
+    before = server_ref(server)
+    auction_open.edit("kli", entries=[KLI_SHOT])
+    write_batch(auction_open, hand_batch(auction_open, "kli", "kli-0001", ["1.4.fire/D7/ph1"]))
+    bad = sneak_as(auction_open, "kli", "kli: me too, and my die")
+    assert "dice.auction-open" in rejected(auction_open, bad, "dice.auction-open", "dice/kli-0001.yaml")
+    push_refused(push(auction_open), "dice.auction-open")
+    assert server_ref(server) == before
+
+
+def test_auction_open__the_initiator_rolls_with_his_declaration(armed: Table) -> None:
+    """Threat: fed declares his shot and rolls for it in the commit that opens the auction, so kli decides
+    knowing fed's result. Defence: the same finding at the batch (refused by `pbem yield`)."""
+    armed.edit("fed", through="1.8.damage", entries=[FED_SHOT])
+    cli(armed, "roll", "--for", "CA ph1", "--ref", "1.4.fire/CA/ph1", who="fed")
+    refused(armed, "yield", who="fed", rule="dice.auction-open", where=FED_DIE + ":5")
+
+
+def test_auction_open__the_closing_pass_may_roll(auction_open: Table) -> None:
+    """Not a threat: the player whose pass ends the auction may roll in that commit; the auction is over."""
+    auction_open.turn("kli", entries=[KLI_SHOT])
+    auction_open.turn("fed")  # passes; round 2 asks kli
+    assert asked(auction_open) == [("kli", "auction")]
+    cli(auction_open, "roll", "--for", "D7 ph1", "--ref", "1.4.fire/D7/ph1", who="kli")
+    cli(auction_open, "yield", who="kli")
+    assert {kind for _, kind in asked(auction_open)} <= {"roll", "dice"}
+
+
+# From `damaged` (tests/test_tactical_seed_play.py): fed's ph1 hit kli's D7 at 1.4.fire; kli watches for damage,
+# so the step is held with a `reply` break for kli AT 1.4.fire (seed §6.C.1). kli allocated 4 for reinforcement.
+
+from test_tactical_cli_bad_input import seal as seal_allocation  # noqa: E402
+from test_tactical_seed_play import base_damaged, settle  # noqa: E402,F401
+from test_dice_flow import A_LINE  # noqa: E402
+
+
+@pytest.fixture
+def damaged(base_damaged: Table, tmp_path: Path) -> Table:
+    return private(base_damaged, tmp_path)
+
+
+def reinforce_entry(points: int, shield: int = 2) -> dict[str, Any]:
+    return {"at": "1.4.fire", "unit": "D7", "do": {"reinforce": {"shield": shield, "points": points}}}
+
+
+def test_damage_reply__a_reinforcement_larger_than_allocated_is_refused_at_the_reveal(damaged: Table) -> None:
+    """Threat: kli allocated 4 for reinforcement (sealed) and reinforces by 6 at his damage break. Defence: the
+    allocation is audited when revealed: `pbem yield` refuses kli's reveal at the secret's line, and the same
+    reveal committed with plain git is found by `pbem verify` (`rules.allocation`)."""
+    damaged.turn("kli", entries=[reinforce_entry(6)], note="reinforcing by 6")
+    damaged.turn("fed", through="1.32.final")
+    mine = next(p.name for p in (damaged.repo_dir / "secrets").iterdir()
+                if damaged.data(f"secrets/{p.name}")["owner"] == "kli")
+    while asked(damaged)[0] != ("kli", "secret"):
+        cli(damaged, "yield", who=asked(damaged)[0][0])
+    cli(damaged, "reveal", mine[:-len(".yaml")], who="kli")
+    line = refused(damaged, "yield", who="kli", rule="rules.allocation", where=f"secrets/{mine}" + A_LINE)
+    assert "reinforcement used 6, 4 allocated" in line
+    bad = sneak_as(damaged, "kli", "kli: revealed")
+    assert "rules.allocation" in rejected(damaged, bad, "rules.allocation", f"secrets/{mine}")
+
+
+def test_damage_reply__a_reinforcement_beyond_the_ship_s_power_is_refused_when_written(damaged: Table) -> None:
+    """Threat: a reinforcement of 50 points on a ship of power 10 (only the end-of-game audit would see it in a
+    sealed game, none at all in an open one). Defence: judged when written (`rules.illegal-action`)."""
+    damaged.edit("kli", entries=[reinforce_entry(50)])
+    line = refused(damaged, "yield", who="kli", rule="rules.illegal-action", where="report/turn-01.yaml" + A_LINE)
+    assert "more than its power 10" in line
+
+
+def test_damage_reply__someone_else_adds_at_the_held_step(damaged: Table) -> None:
+    """Threat: fed, who is not the damaged player, adds a second shot at the held step while kli holds his reply
+    break. Defence: only kli holds control (`signature.not-in-control`), by pbem and by plain git alike."""
+    damaged.edit("fed", entries=[{"at": "1.4.fire", "unit": "CA", "do": {"fire": {"weapon": "ph2", "target": "D7"}}}])
+    refused(damaged, "yield", who="fed", rule="signature.not-in-control", where="status.yaml")
+    bad = sneak_as(damaged, "fed", "fed: one more shot")
+    assert "signature.not-in-control" in rejected(damaged, bad, "signature.not-in-control")
+
+
+@pytest.fixture
+def both_fired(base_game: Table, tmp_path: Path) -> Table:
+    """kli pre-plotted his own shot at 1.4.fire and watches for damage: both shots are rolled and scored, and the
+    step is held for kli's reply."""
+    table = private(base_game, tmp_path)
+    table.turn("fed", through="1.3.damage")
+    table.turn("kli", through="1.32.final", breaks=[{"damage": {}}], entries=[KLI_SHOT])
+    seal_allocation(table, "kli", {"turn": 1, "units": {"D7": {"speed": 0, "weapons": 1}}})
+    seal_allocation(table, "fed", {"turn": 1, "units": {"CA": {"speed": 0, "weapons": 2}}})
+    table.turn("fed", through="1.8.damage", entries=[FED_SHOT])
+    settle(table, "reply")
+    return table
+
+
+def test_damage_reply__withdrawing_a_scored_shot_of_one_s_own_at_the_reply(both_fired: Table) -> None:
+    """Threat: kli's own pre-plotted shot rolled badly; at his damage reply he withdraws it (and would roll
+    afresh for a new one). Defence: a held step was resolved once with its entries: they may be added to, not
+    withdrawn (`firm.changed`), by pbem and by plain git alike."""
+    text = both_fired.read("report/turn-01.yaml")
+    kept = "\n".join(x for x in text.splitlines() if not ("unit: D7" in x and "fire" in x)) + "\n"
+    both_fired.write("report/turn-01.yaml", kept)
+    refused(both_fired, "yield", who="kli", rule="firm.changed", where="report/turn-01.yaml" + A_LINE)
+    bad = sneak_as(both_fired, "kli", "kli: never mind my shot")
+    assert "firm.changed" in rejected(both_fired, bad, "firm.changed")
+
+
+from test_tactical_seed_play import base_own_clarify  # noqa: E402,F401
+
+
+def test_clarify__kli_answers_fed_s_special_break_for_him(base_own_clarify: Table, tmp_path: Path) -> None:
+    """Threat: fed's pursuit of the D7 ties at 1.2.move (a `clarify` break for fed, seed §5.C); kli answers it
+    for him with the move that suits kli, by plain git and pushed to a hooked hub. Defence: only fed holds
+    control: the verifier finds it and the hook refuses the push (`signature.not-in-control`)."""
+    table = private(base_own_clarify, tmp_path)
+    server = serve(table)
+    before = server_ref(server)
+    table.edit("kli", entries=[{"at": "1.2.move", "unit": "CA", "do": {"move": "SR"}}])
+    bad = sneak_as(table, "kli", "kli: fed slips right")
+    assert "signature.not-in-control" in rejected(table, bad, "signature.not-in-control")
+    push_refused(push(table), "signature.not-in-control")
+    assert server_ref(server) == before

@@ -18,7 +18,7 @@ GAME = (Path(__file__).resolve().parents[1] / "games" / "tactical-duel" / "game.
 def sealed_game(tmp_path: Path) -> Table:
     template = tmp_path / "template"
     template.mkdir()
-    text = GAME.replace("  turns: 2\n", "  turns: 1\n  allocation: sealed\n")
+    text = GAME.replace("  turns: 4\n", "  turns: 1\n  allocation: sealed\n")
     assert "allocation: sealed" in text
     (template / "game.yaml").write_text(text)
     return _build(tmp_path / "table", str(template), "sealed-ea")

@@ -113,8 +113,8 @@ def base_ending(base_started: Table, tmp_path_factory: pytest.TempPathFactory) -
     note = table.root / "note.yaml"
     note.write_text("text: the D7 never saw my second torpedo\n")
     cli(table, "seal", "note", str(note), "--reveal", "end", who="fed")
-    table.turn("fed", through="2.32.final")
-    table.turn("kli", through="2.32.final")
+    table.turn("fed", through="4.32.final")
+    table.turn("kli", through="4.32.final")
     return table
 
 

@@ -54,7 +54,7 @@ def test_summary_text_tells_who_acted_what_changed_the_dice_the_secrets_and_who_
     blocks = out.split("\n    then:")
     assert f"fed      fed: {FIRING}" in out
     assert "files:   dice/fed-0001.yaml, players/fed.yaml, report/turn-01.yaml, secrets/fed-0001.yaml, status.yaml" in out
-    assert "entries: fed +1" in out
+    assert "entry:   fed 1.11.move CA move F" in out
     assert "fed announced dice fed-0001 (2d6, commit-reveal)" in out
     assert "fed sealed secret fed-0001 (note, fed's plan; due end)" in out
     assert "kli contributed to fed-0001" in out

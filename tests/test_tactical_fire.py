@@ -206,7 +206,7 @@ def test_a_unit_without_shields_takes_everything_inside() -> None:
                  {k: v for k, v in ship("D7", "kli", "1008").items() if k != "shields"})
     new, events = resolve(state, [shot(state, "CA", "ph1", "D7")])
     assert events[1].data == {"shield": 4, "shield_damage": 0, "internal": 7, "weapon": "ph1", "attacker": "CA",
-                              "roll": 1, "range": 2}
+                              "roll": 1, "range": 2, "amount": 7}
     assert new.unit("D7").hull == 13
 
 

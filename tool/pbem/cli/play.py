@@ -76,6 +76,12 @@ def check(key: Optional[str] = KeyOption) -> None:
             typer.echo(f.text())
         if view.would_be is not None:
             typer.echo("if you yield now:\n" + status_lines(view.would_be, view.me))
+        if view.positions:
+            typer.echo("where the units stand " + ("at the end:" if view.outcome else "where replay stops:"))
+            for line in view.positions:
+                typer.echo(f"  {line}")
+        if view.outcome:
+            typer.echo(f"outcome: {view.outcome}")
         return ILLEGAL if view.findings else 0
 
     code = run(go)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
+from pbem.errors import Finding
 from pbem.protocol.model import Break, Entry
 from pbem.rulesets.base import Point
 
@@ -85,3 +86,21 @@ def breaks(auction: Auction, when: str) -> tuple[Break, ...]:
            f"{auction.round}, seed §7)")
     return tuple(Break(p, when, AUCTION, why) for p in auction.queue)
 
+
+
+def is_open(auction: Auction | None, at: Point | None) -> bool:
+    """Whether an action auction is still asking players at step `at` (a checkpoint's auction and point)."""
+    return auction is not None and not auction.closed and auction.at == at and bool(auction.queue)
+
+
+def dice_findings(open_after: bool, changed: Sequence[tuple[str, int | None]], when: str | None) -> list[Finding]:
+    """Seed 000 §7.B, §7.F: while an action auction is open nobody "resolves any dice rolls, damage, etc.":
+    the later bidders decide without knowing any result. A commit after which one is still open (`open_after`:
+    it opened one, added to one, or was made out of turn while one asks someone) may not announce, contribute
+    to, reveal or void a dice batch, nor reveal a secret (`changed`: (file, line) of each such change). The
+    player whose pass closes the auction may roll in that same commit."""
+    if not open_after or not changed:
+        return []
+    why = (f"an action auction is open at {when}: no die is rolled or revealed until everyone asked has passed "
+           "(seed §7.B); roll once the auction is over")
+    return [Finding("dice.auction-open", why, file=path, line=line) for path, line in changed]

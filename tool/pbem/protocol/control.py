@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pbem.protocol.model import AT, CONDITION, Checkpoint, Inputs, Status, Stop
+from dataclasses import replace
+
+from pbem.protocol.model import AT, CONDITION, REPLY, Checkpoint, Inputs, Status, Stop
 from pbem.rulesets.base import Point, Ruleset
 
 
@@ -24,12 +26,12 @@ def resume_from(stop: Stop, served: str | None) -> Checkpoint:
     """Where the next replay starts once `served` (the player in control) has taken his turn.
 
     Breaks met by a resolved step cannot be recomputed from the firm point, so the unserved ones are carried;
-    every other kind (horizon, clarify, dice, sealed, auction) is recomputed by the next replay.
+    so are the replies owed at a held simultaneous step (`reply`, seed §6.C.1: the step is resolved again only
+    once each has answered); every other kind (horizon, clarify, dice, sealed, auction) is recomputed by the next
+    replay.
     """
-    carried = tuple(b for b in stop.pending if b.player != served and b.kind in (CONDITION, AT))
-    return Checkpoint(stop.checkpoint.point, stop.checkpoint.state, carried, stop.checkpoint.auction,
-                      stop.checkpoint.contacts, stop.checkpoint.tracks, stop.checkpoint.voids,
-                      stop.checkpoint.armed)
+    carried = tuple(b for b in stop.pending if b.player != served and b.kind in (CONDITION, AT, REPLY))
+    return replace(stop.checkpoint, carried=carried)
 
 
 def progress_error(ruleset: Ruleset, firm: Point | None, committer: str, after: Inputs) -> str | None:

@@ -21,6 +21,7 @@ HORIZON = "horizon"  # DESIGN §4.2 point 1: his horizon ends before this step (
 CONDITION = "condition"  # point 2: a variable break condition met by this step's events
 AT = "at"  # an explicit break point ({at: "1.12.move"}) reached
 SEALED = "sealed"  # point 5: a sealed simultaneous step still lacks this player's sealed input (§4.7)
+REPLY = "reply"  # seed §6.C.1: damage known at a simultaneous step, not yet scored: the damaged may still act there
 CLARIFY = "clarify"  # point 3: a plan is ambiguous here; its owner picks one of the options (§4.5)
 READY = "ready"  # a press-only step waits for this player's word that he is done (dow/1 S1901P: `ready`)
 ROLL = "roll"  # point 4: dice this step needs are not rolled yet: the firer announces them in his turn (§5)
@@ -311,6 +312,7 @@ class Checkpoint:
     tracks: Mapping[tuple[str, str], tuple[Any, ...]] = field(default_factory=dict)  # (owner, weapon) -> moves
     voids: tuple[Void, ...] = ()  # every entry void so far, in game-time order (DESIGN §4.2)
     armed: tuple[tuple[str, bytes], ...] = ()  # (player, condition) written while it held: met when next seen (§4.3)
+    replied: tuple[Any, ...] = ()  # reply-kind events at `point` already shown to those they met (seed §6.C.1)
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from typing import Any, Mapping, Sequence
 
 from pbem.errors import Finding
 from pbem.formats.canonical import dumps as canonical_dumps
-from pbem.protocol.model import (AT, CLARIFY, CONDITION, HORIZON, READY, ROLL, SEALED, Break, Checkpoint, Entry,
-                                 Inputs, Message, Stop, Void)
+from pbem.protocol.model import (AT, CLARIFY, CONDITION, HORIZON, READY, REPLY, ROLL, SEALED, Break, Checkpoint,
+                                 Entry, Inputs, Message, Stop, Void)
 from pbem.protocol.auction import Auction, open_or_go_on
 from pbem.protocol.auction import breaks as auction_breaks
 from pbem.protocol.secrets import SECRET
@@ -66,6 +66,8 @@ def replay(
     tracks = _check_pursuit(ruleset, inputs, dict(start.tracks), problems)
 
     def checkpoint(at: Point | None, now: Any, **more: Any) -> Checkpoint:
+        if at == start.point and start.replied:
+            more.setdefault("replied", start.replied)  # a held step waiting for its dice stays held
         return Checkpoint(at, now, tracks=dict(tracks), voids=tuple(voids), armed=tuple(sorted(armed)), **more)
 
     if start.contacts:
@@ -81,6 +83,8 @@ def replay(
         if met:
             return Stop(checkpoint(start.point, state), serving_order(met, inputs.players, after), over=False,
                         problems=tuple(problems), voids=tuple(voids[known:]))
+    reply_kinds = tuple(getattr(ruleset, "reply_kinds", ()))
+    reply_key = getattr(ruleset, "reply_key", lambda event: event)
     steps = 0
     while point is not None and not ruleset.is_over(state):
         steps += 1
@@ -131,9 +135,24 @@ def replay(
         rolls = {ref: inputs.dice[ref].result for ref in _needed(ruleset, state, point, actions)}
         new_state, events = (ruleset.apply(state, point, actions, rolls) if rolls
                              else ruleset.apply(state, point, actions))
-        voids.extend(step_voids)
         if declared:  # checked when declared (the auction); resolution must not trigger them twice
             events = [e for e in events if e.kind not in getattr(ruleset, "declared_kinds", ())]
+        if declared and not quiet:
+            # seed §6.C.1: at a simultaneous step the damage is known but not yet scored; whoever it meets may
+            # still act in this step, so the step is held (resolved again once each has answered or passed)
+            replied = start.replied if start.point == point else ()
+            fresh_replies = [e for e in events if e.kind in reply_kinds and reply_key(e) not in replied]
+            held = _breaks_met(ruleset, inputs, point, when, state, new_state, fresh_replies, explicit=False)
+            if held:
+                replies = tuple(Break(b.player, when, REPLY, f"{b.why}: known, not yet scored; act at {when} too, or "
+                                      "pass (seed §6.C.1)") for b in held)
+                return Stop(checkpoint(point, state, auction=auction,
+                                       replied=(*replied, *(reply_key(e) for e in fresh_replies))),
+                            serving_order(replies, inputs.players, after), over=False, problems=tuple(problems),
+                            voids=tuple(voids[known:]), steps=steps - 1,
+                            dice_refs=tuple(_needed(ruleset, state, point, actions)))
+            events = [e for e in events if e.kind not in reply_kinds]  # shown while the step was held
+        voids.extend(step_voids)
         _record_moves(ruleset, inputs, tracks, point, state, events)
         tracks = _check_pursuit(ruleset, inputs, tracks, problems)
         contacts = tuple((e.data["unit"], tuple(e.data["candidates"])) for e in events if e.kind == "seeking_contact")

@@ -111,6 +111,8 @@ class GameLog:
     colours: dict[str, str] = field(default_factory=dict)  # player -> colour, as on the maps
     press: tuple[PressRow, ...] = ()
     over: bool = False
+    shots: tuple[str, ...] = ()  # each scored shot: die, damage, which shield or internals took it
+    outcome: str | None = None  # who won, once the game is over
 
 
 STYLE = """
@@ -157,12 +159,19 @@ def html_page(log: GameLog) -> str:
            "<p>Players, around the table: " + ", ".join(_player(pid, name, log.colours) for pid, name in log.players)
            + "</p>", "</header>", "<main>"]
     out += ['<section id="standing"><h2>Where the game stands</h2><div class="standing">']
+    if log.outcome:
+        out += [f'<p class="outcome"><strong>Outcome: {escape(log.outcome)}</strong></p>']
     out += [f"<p>{escape(line)}</p>" for line in log.standing]
     out += ["</div>"]
     if log.units:
         out += _table(log.units[0], log.units[1:])
     out += ["</section>"]
     out += _report(log)
+    if log.shots:
+        out += ['<section id="shots"><h2>Shots</h2><p class="setup">Each scored shot: the die, the damage, and which '
+                "shield or internals took it.</p><ul>"]
+        out += [f"<li>{escape(shot)}</li>" for shot in log.shots]
+        out += ["</ul></section>"]
     if log.press:
         out += ['<section id="press"><h2>Press</h2>']
         out += _table(("channel", "at", "by", "message"), [(p.channel, p.at, p.by, p.text) for p in log.press])

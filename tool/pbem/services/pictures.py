@@ -16,7 +16,7 @@ from pbem.errors import PbemError
 from pbem.render import dow_svg, html_log, tactical_svg
 from pbem.render.html_log import DiceRow, EntryRow, GameLog, HandoffView, PressRow, SecretRow
 from pbem.render.status_screen import StatusView
-from pbem.services import report
+from pbem.services import report, results
 from pbem.store.commits import parse_commit
 from pbem.store.repo import GameRepo
 from pbem.verify import history
@@ -76,7 +76,8 @@ class Board:
         status = verified.status or verified.game.status
         game_id = verified.game.manifest.id
         if status is None or status.over:
-            return f"{game_id}: the game is over"
+            ending = results.outcome(verified) if status is not None else None
+            return f"{game_id}: the game is over" + (f". {ending}" if ending else "")
         control = f", {status.control} in control" if self.with_control else ""
         return f"{game_id}: firm to {status.firm}{control}"
 
@@ -188,7 +189,7 @@ def game_log(repo: GameRepo, revision: str | None = None) -> GameLog:
         dice=tuple(_dice_row(b) for _, b in sorted(game.batches.items())),
         secrets=tuple(_secret_row(s) for _, s in sorted(game.secrets.items())),
         commits=tuple(commits), tip=result.commits[-1].oid if result.commits else "",
-        text=report.log_text(result), units=units,
+        text=report.log_text(result), units=units, shots=tuple(results.shots(last)), outcome=results.outcome(last),
         colours=tactical_svg.colours(manifest.players) if manifest.ruleset_name == "tactical/1" else {})
 
 

@@ -6,6 +6,7 @@ from typing import Iterable
 
 from pbem.errors import Finding
 from pbem.formats import escape
+from pbem.services import results
 from pbem.verify.history import HistoryResult
 
 FIRM_MARKER = "<-- firm to here -->"
@@ -71,9 +72,18 @@ def log_text(result: HistoryResult) -> str:
         out.append("")
         out.append("Errata (corrections of the firm report, signed by every player):")
         out.extend(f"  {line}" for line in listing(last.game))
+    fired = results.shots(last)
+    if fired:
+        out.append("")
+        out.append("Shots (die, damage, and which shield or internals took it):")
+        out.extend(f"  {line}" for line in fired)
+    ending = results.outcome(last)
+    if ending:
+        out.append("")
+        out.append(f"Outcome: {ending}")
     if last.stop is not None and hasattr(ruleset, "state_summary"):
         out.append("")
-        out.append("Units at the firm point:")
+        out.append("Units at the end:" if last.stop.over else "Units at the firm point:")
         for unit in ruleset.state_summary(last.stop.checkpoint.state):
             out.append("  " + "  ".join(f"{k}={v}" for k, v in unit.items()))
     # each line is ours, its values the repository's: a newline or ESC from the data is shown escaped

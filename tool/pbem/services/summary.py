@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Any, Mapping
 
 from pbem.crypto import sshsig
 from pbem.errors import Finding, PbemError
@@ -24,6 +24,7 @@ from pbem.store.repo import GameRepo
 from pbem.verify.gamefiles import Game, ParseCache, read_game
 from pbem.verify.history import CommitResult, verify_history
 from pbem.verify.turns import who
+from pbem.services import results
 
 MAX_ROWS = 300  # a job summary is capped at 1 MiB; a whole long game is shown by its newest commits
 
@@ -36,7 +37,7 @@ class CommitSummary:
     actor: str  # the seat (or the escrow) that signed, "founder", or what is wrong with the signature
     message: str
     files: tuple[str, ...] = ()
-    entries: tuple[str, ...] = ()  # "fed +2", "fed -1 withdrawn"
+    entries: tuple[str, ...] = ()  # "fed 1.4.fire CA fire weapon=ph1 target=D7", "withdrew fed …"
     events: tuple[str, ...] = ()  # dice and secrets
     then: str = ""  # who holds control after it, and why
     findings: tuple[Finding, ...] = ()
@@ -55,6 +56,8 @@ class Summary:
     findings: tuple[Finding, ...] = ()
     merges: int = 0
     hidden: int = 0  # commits of the range left out (MAX_ROWS)
+    shots: tuple[str, ...] = ()  # every scored shot of the game so far (services/results.py)
+    outcome: str | None = None  # who won, once the game is over
 
     @property
     def ok(self) -> bool:
@@ -108,7 +111,7 @@ def summarize(repo: GameRepo, spec: str | None = None) -> Summary:
         title = f"{manifest.title} ({manifest.id}, {manifest.ruleset_name})"
     hidden = max(0, len(rows) - MAX_ROWS)
     return Summary(title, base, tip, tuple(rows[hidden:]), status, bool(last and last.started), tuple(findings),
-                   merges, hidden)
+                   merges, hidden, tuple(results.shots(last)), results.outcome(last))
 
 
 def _game(repo: GameRepo, files: Mapping[str, tuple[str, int]], cache: ParseCache) -> Game | None:
@@ -159,18 +162,27 @@ def _control(status: Status) -> str:
 
 
 def _entries(before: Game | None, after: Game) -> tuple[str, ...]:
-    old = Counter((e.by, e.identity()) for e in before.inputs.entries) if before else Counter()
-    new = Counter((e.by, e.identity()) for e in after.inputs.entries)
-    added = Counter(by for by, _ in (new - old).elements())
-    withdrawn = Counter(by for by, _ in (old - new).elements())
-    order = list(after.manifest.players) + sorted((set(added) | set(withdrawn)) - set(after.manifest.players))
+    """Each entry the commit added ("fed 1.4.fire CA fire weapon=ph1 target=D7") or withdrew ("fed withdrew
+    …"), in game-time order: the orders themselves, not only how many."""
+    old = Counter(e.identity() for e in before.inputs.entries) if before else Counter()
+    new = Counter(e.identity() for e in after.inputs.entries)
+    added, withdrawn = new - old, old - new
     out = []
-    for player in order:
-        parts = ([f"+{added[player]}"] if added[player] else []) + \
-                ([f"-{withdrawn[player]} withdrawn"] if withdrawn[player] else [])
-        if parts:
-            out.append(f"{player} {' '.join(parts)}")
+    for entry in sorted(after.inputs.entries, key=lambda e: e.at):
+        if added[entry.identity()] > 0:
+            added[entry.identity()] -= 1
+            out.append(_entry_text(entry))
+    for entry in sorted(before.inputs.entries if before else (), key=lambda e: e.at):
+        if withdrawn[entry.identity()] > 0:
+            withdrawn[entry.identity()] -= 1
+            out.append("withdrew " + _entry_text(entry))
     return tuple(out)
+
+
+def _entry_text(entry: Any) -> str:
+    what = " ".join(f"{k} " + (" ".join(f"{a}={b}" for a, b in v.items()) if isinstance(v, Mapping) else str(v))
+                    for k, v in entry.do.items())
+    return f"{entry.by} {entry.at_text} {entry.unit or ''} {what}".replace("  ", " ")
 
 
 def _dice(before: Game | None, after: Game) -> tuple[str, ...]:
@@ -252,14 +264,19 @@ def text(summary: Summary) -> str:
         out.append(f"{row.oid[:10]}{mark} {row.actor:<8} {row.message}")
         if row.files:
             out.append(f"    files:   {', '.join(row.files)}")
-        if row.entries:
-            out.append(f"    entries: {', '.join(row.entries)}")
+        for entry in row.entries:
+            out.append(f"    entry:   {entry}")
         for event in row.events:
             out.append(f"    {event}")
         if row.then:
             out.append(f"    then:    {row.then}")
     if summary.merges:
         out.append(f"({summary.merges} transparent merge(s) not listed)")
+    if summary.shots:
+        out.append("shots (die, damage, and which shield or internals took it):")
+        out.extend(f"  {shot}" for shot in summary.shots)
+    if summary.outcome:
+        out.append(f"outcome: {summary.outcome}")
     line, more = _now(summary)
     out.append(f"now: {line}")
     out.extend(f"  also pending: {m}" for m in more)
@@ -285,13 +302,18 @@ def markdown(summary: Summary) -> str:
     for row in summary.commits:
         mark = "❌ " if row.findings else ""
         cells = [f"{mark}{_code(row.oid[:10])}", _md(row.actor), _md(row.message),
-                 "<br>".join(_code(f) for f in row.files), _md(", ".join(row.entries)),
+                 "<br>".join(_code(f) for f in row.files), "<br>".join(_md(e) for e in row.entries),
                  "<br>".join(_md(e) for e in row.events), _md(row.then)]
         out.append("| " + " | ".join(cells) + " |")
     if not summary.commits:
         out.append("| | | (no commits) | | | | |")
     if summary.merges:
         out += ["", f"{summary.merges} transparent merge(s) not listed."]
+    if summary.shots:
+        out += ["", "**Shots** (die, damage, and which shield or internals took it):", ""]
+        out += [f"* {_md(shot)}" for shot in summary.shots]
+    if summary.outcome:
+        out += ["", f"**Outcome:** {_md(summary.outcome)}"]
     line, more = _now(summary)
     out += ["", f"**Now:** {_md(line)}"]
     out += [f"* also pending: {_md(m)}" for m in more]

@@ -11,7 +11,7 @@ from pbem.protocol.model import Status, Void
 from pbem.crypto.keys import PrivateKey
 from pbem.protocol import secrets
 from pbem.protocol.dice import ESCROW
-from pbem.services import chance, errata, setup
+from pbem.services import chance, errata, results, setup
 from pbem.services.workspace import Identity, PlannedCommit, Workspace
 from pbem.verify.gamefiles import STATUS
 from pbem.verify.turns import OWED, Verified, expected_after, takes_turn, who
@@ -27,6 +27,8 @@ class Outlook:
     would_be: Status | None = None  # the status if the working tree were committed now
     voids: tuple[Void, ...] = ()  # my entries replay found void, most recent last (DESIGN §4.2)
     setup: str | None = None  # before the start: what I owe towards it (services.setup.before_start)
+    positions: tuple[str, ...] = ()  # where the units stand where replay would stop (services/results.py)
+    outcome: str | None = None  # who would have won, if the commit ends the game
 
     def owes(self) -> str:
         """What *I* must do next, in one sentence with the command."""
@@ -101,8 +103,10 @@ def check(ws: Workspace, me: Identity) -> Outlook:
     would = _computed(ws, head, files, me, player)
     if would is not None:
         files[STATUS] = dump_mapping(would.to_data()).encode()
-    findings, _ = ws.judge(files, me)
-    return Outlook(head.game.status, player, findings, would)
+    findings, after = ws.judge(files, me)
+    shown = after if after.stop is not None else None
+    return Outlook(head.game.status, player, findings, would, positions=tuple(results.positions(shown)),
+                   outcome=results.outcome(shown))
 
 
 def check_note(note: str) -> None:

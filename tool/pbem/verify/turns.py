@@ -33,10 +33,11 @@ from typing import Iterable, Mapping
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
 from pbem.protocol import agreements, dice, errata, secrets
+from pbem.protocol import auction as auctions
 from pbem.protocol.control import progress_error, resume_from, status_of
 from pbem.protocol.history import entry_changes, firm_findings, ownership_findings
 from pbem.protocol.legality import own_findings
-from pbem.protocol.model import CLARIFY, READY, SEALED, Break, Status, Stop
+from pbem.protocol.model import CLARIFY, READY, REPLY, SEALED, Break, Status, Stop
 from pbem.protocol.press import press_findings
 from pbem.protocol.whisper import whisper_findings
 from pbem.protocol.replay import replay, start_checkpoint
@@ -63,6 +64,9 @@ class Verified:
     actor: str | None = None  # the seat (or the escrow) that made this commit; None for the founder
     status: Status | None = None
     last_yielder: str | None = None
+    # while special breaks are answered (seed §5.C): the player who took the turn before the first of them,
+    # to whom control passes back
+    back: str | None = None
 
     @property
     def started(self) -> bool:
@@ -142,11 +146,28 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
         start = start_checkpoint(ruleset, manifest.setup, manifest.players)
         stop = replay(ruleset, manifest.setup, game.inputs, start, prev.last_yielder, quiet_before=corrected)
     elif takes_turn(prev, player) and prev.game.errata == game.errata:
-        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, player), player, player,
-                      fresh={player: new_conditions(prev.game, game, player)})
+        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, player),
+                      back_to(prev, player), player, fresh={player: new_conditions(prev.game, game, player)})
     else:
         stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, None), prev.last_yielder)
     return stop, full_status(game, stop, player, note)
+
+
+def clarifies(prev: Verified, player: str) -> bool:
+    """Whether `player`'s turn answers a special break (seed §5.C): the first pending break is his `clarify`."""
+    return (prev.status is not None and bool(prev.status.pending) and prev.status.pending[0].kind == CLARIFY
+            and prev.status.pending[0].player == player)
+
+
+def back_to(prev: Verified, player: str) -> str | None:
+    """Whom the next breaks are served after (seed §3.B, §5.C). Normally the player who just took his turn. After
+    the answer to a special break, the owner "must ... pass control of the game back to the current player, so
+    that progress may continue": the breaks that follow are served starting with the player who took the turn
+    before the special break (he gets control back if replay stops for him), then in table order after him."""
+    original = prev.back or prev.last_yielder
+    if clarifies(prev, player) and original in prev.game.manifest.players:
+        return seat_before(prev.game.manifest.players, original)
+    return player
 
 
 def new_conditions(before: Game, after: Game, player: str) -> tuple[dict, ...]:
@@ -322,6 +343,8 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
         findings.extend(_own_legality(prev, game, changed, player))
     stop, expected = expected_after(prev, game, player)
     findings.extend(stop.problems)
+    if not erratum and any(DICE_RE.match(p) or SECRET_RE.match(p) for p in changed):
+        findings.extend(_auction_dice(prev, game, stop))
     if not erratum and any(DICE_RE.match(p) for p in changed):
         findings.extend(_binding(prev, game, stop))
     if not press_only and not erratum and not agreement:
@@ -335,8 +358,9 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
                                     + ", ".join(sorted(s.id for s in game.secrets.values() if not s.revealed)),
                                     file=STATUS))
         findings.extend(_status_findings(expected, game.status, game, stop))
-    last = player if turn else prev.last_yielder
-    return findings, Verified(game, stop, prev.founder, player, expected, last)
+    last = back_to(prev, player) if turn else prev.last_yielder
+    back = (prev.back or prev.last_yielder) if turn and clarifies(prev, player) else None if turn else prev.back
+    return findings, Verified(game, stop, prev.founder, player, expected, last, back)
 
 
 def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn: bool) -> list[Finding]:
@@ -353,9 +377,14 @@ def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn:
     findings.extend(ownership_findings(prev.game.inputs, game.inputs, player, reports))
     auction = prev.stop.checkpoint.auction
     committed = auction.seen if auction is not None and auction.at == firm else frozenset()
+    if firm is not None and any(b.kind == REPLY for b in prev.status.pending):
+        # a step held for replies was resolved once with these entries: they may be added to, not withdrawn
+        committed = committed | {e.key for e in prev.game.inputs.at(firm)}
     findings.extend(firm_findings(prev.game.inputs, game.inputs, firm, reports, committed))
-    if committed:
-        asked = not auction.closed and auction.queue[:1] == (player,)
+    if committed and auction is not None and auction.at == firm:
+        replying = turn and prev.status is not None and prev.status.pending[:1] != () and \
+            prev.status.pending[0].kind == REPLY and prev.status.pending[0].player == player
+        asked = (not auction.closed and auction.queue[:1] == (player,)) or replying  # seed §6.C.1
         for entry in game.inputs.at(auction.at):
             if entry.key not in committed and entry.by == player and not asked:
                 findings.append(Finding("rules.auction", f"{player} adds {dict(entry.do)} at {entry.at_text}, but "
@@ -388,6 +417,27 @@ def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn:
         findings.extend(whisper_findings(manifest.id, manifest.keys, game.press,
                                          press_added(prev.game.press, game.press) or ()))
     return findings
+
+
+def _auction_dice(prev: Verified, game: Game, stop: Stop) -> list[Finding]:
+    """Seed 000 §7.B: no die rolled or revealed, no secret revealed, while an action auction is open
+    (`dice.auction-open`, pbem.protocol.auction.dice_findings)."""
+    point = stop.checkpoint.point
+    if not auctions.is_open(stop.checkpoint.auction, point):
+        return []
+    changed: list[tuple[str, int | None]] = []
+    for batch_id in sorted(game.batches):
+        batch, old = game.batches[batch_id], prev.game.batches.get(batch_id)
+        if old is None or old.raw != batch.raw:
+            key = "rolls" if old is None else next((k for k in batch.raw if batch.raw.get(k) != old.raw.get(k)),
+                                                   None)
+            changed.append((batch.file, batch.line_of(key)))
+    for sid in sorted(game.secrets):
+        new, old_secret = game.secrets[sid], prev.game.secrets.get(sid)
+        if new.revealed and (old_secret is None or not old_secret.revealed):
+            changed.append((new.file, new.line_of("key")))
+    when = game.manifest.ruleset.format_time(point) if point is not None else None
+    return auctions.dice_findings(True, changed, when)
 
 
 def _binding(prev: Verified, game: Game, stop: Stop) -> list[Finding]:

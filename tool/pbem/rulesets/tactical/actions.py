@@ -1,7 +1,8 @@
 """Actions of `tactical/1` (DESIGN §7.1): the registry of `do` kinds, their legality and their resolution.
 
 Each entry's `do` holds exactly one action kind: `{move: F|TL|TR|SL|SR}`, `{het: FACING}`, `{speed: N}`,
-`{fire: {weapon, target}}` (fire.py), `{launch: {weapon, as}}` (seeking.py), `{use|cease|announce: SYSTEM,
+`{fire: {weapon, target}}` (fire.py), `{reinforce: {shield, points}}` (reinforce.py), `{launch: {weapon, as}}`
+(seeking.py), `{use|cease|announce: SYSTEM,
 target?}` (systems.py), `{pass: true}`; `{clarify: OPTION}` is refused (a special break is answered with the
 chosen option itself, e.g. `{move: SL}`).
 
@@ -28,7 +29,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from pbem.rulesets.base import Action, Event, Point
-from pbem.rulesets.tactical import energy, fire, hexmap, movement, seeking, systems
+from pbem.rulesets.tactical import energy, fire, hexmap, movement, reinforce, seeking, systems
 from pbem.rulesets.tactical.gametime import ACTIVITY, ALLOC, FIRE, MOVE, STEPS, format_time
 from pbem.rulesets.tactical.state import DISENGAGED, FrozenDict, TacticalState, Unit, freeze
 
@@ -108,6 +109,10 @@ def _check_fire(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Poi
     return fire.why_not_fire(state, unit, do["fire"], at)
 
 
+def _check_reinforce(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
+    return reinforce.why_not(state, unit, do["reinforce"], at)
+
+
 def _check_launch(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
     return seeking.why_not_launch(state, unit, do["launch"], at)
 
@@ -156,6 +161,10 @@ KINDS: dict[str, ActionKind] = {
     "speed": ActionKind("speed", (ALLOC, ACTIVITY), lambda do: f"change speed to {do['speed']}", _check_speed),
     "fire": ActionKind("fire", (FIRE,), _fire_verb, _check_fire, slot=_weapon_slot("fire")),
     "launch": ActionKind("launch", (ACTIVITY,), _launch_verb, _check_launch, slot=_weapon_slot("launch")),
+    "reinforce": ActionKind("reinforce", (FIRE,),
+                            lambda do: f"reinforce shield #{_field(do, 'reinforce', 'shield')} by "
+                                       f"{_field(do, 'reinforce', 'points')}",
+                            _check_reinforce, slot=lambda do: ("reinforce", _field(do, "reinforce", "shield"))),
     **{verb: ActionKind(verb, (ACTIVITY,), _system_verb(verb), _system_check(verb), slot=_system_slot(verb))
        for verb in SYSTEM_ACTIONS},
     "pass": ActionKind("pass", tuple(range(len(STEPS))), lambda do: "pass", _check_pass, needs_unit=False),
@@ -334,7 +343,8 @@ def resolve(state: TacticalState, point: Point, actions: Sequence[Action],
     shots of a fire step are scored together (fire.py); launches at activity add units (seeking.py)."""
     picked = chosen(state, point, actions)
     if point[2] == FIRE:
-        return fire.resolve(state, point, fire.shots(state, point, by_weapon(picked, "fire")), rolls)
+        return fire.resolve(state, point, fire.shots(state, point, by_weapon(picked, "fire")), rolls,
+                            _reinforcements(picked))
     changed: dict[str, Unit] = {}
     events: list[Event] = []
     acting = {unit_id for unit_id, _slot in picked}
@@ -411,6 +421,12 @@ def _budgets(state: TacticalState, actions: Sequence[Action]) -> FrozenDict:
                 line = given.get(unit.id)
                 lines[unit.id] = freeze(line if isinstance(line, Mapping) else {})
     return FrozenDict(lines)
+
+
+def _reinforcements(picked: Chosen) -> dict[tuple[str, int], int]:
+    """(unit, shield) -> points of the chosen legal `reinforce` actions of a fire step."""
+    return {(unit, int(do["reinforce"]["shield"])): int(do["reinforce"]["points"])
+            for (unit, slot), do in picked.items() if slot[0] == "reinforce"}
 
 
 def _move(state: TacticalState, unit: Unit, how: str, point: Point, events: list[Event]) -> Unit:

@@ -29,11 +29,36 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from pbem.rulesets.base import Event, Point
-from pbem.rulesets.tactical import arcs, hexmap
+from pbem.rulesets.tactical import arcs, hexmap, reinforce
 from pbem.rulesets.tactical.gametime import format_time
 from pbem.rulesets.tactical.hexmap import Hex
 from pbem.rulesets.tactical.state import DESTROYED, TacticalState, Unit
 from pbem.rulesets.tactical.weapons import DIE_SIDES, Mount, WeaponType
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One scored shot as the log shows it: who fired what at whom, the die, the damage and where it went."""
+
+    at: Point
+    attacker: str
+    weapon: str
+    target: str
+    range: int
+    roll: int
+    amount: int
+    reinforcement: int
+    shield: int
+    shield_damage: int
+    internal: int
+
+    def text(self) -> str:
+        """E.g. "1.4.fire CA ph1 at D7, range 3: die 6, 4 damage: shield #2 took 4, internals 0"."""
+        where = f"shield #{self.shield} took {self.shield_damage}, internals {self.internal}"
+        if self.reinforcement:
+            where = f"reinforcement took {self.reinforcement}, " + where
+        return (f"{format_time(self.at)} {self.attacker} {self.weapon} at {self.target}, range {self.range}: "
+                f"die {self.roll}, {self.amount} damage: {where}")
 
 
 @dataclass(frozen=True)
@@ -166,9 +191,10 @@ def destroy(unit: Unit, point: Point | None, by: str) -> tuple[Unit, Event]:
     return replace(unit, status=DESTROYED, hex=None, left_at=point), Event("destroyed", by, unit.id, {"hex": where})
 
 
-def resolve(state: TacticalState, point: Point, given: Sequence[Shot], rolls: Mapping[str, int] | None
-            ) -> tuple[TacticalState, list[Event]]:
-    """Score all shots of a fire step together (see the module docstring); ValueError if a die is missing."""
+def resolve(state: TacticalState, point: Point, given: Sequence[Shot], rolls: Mapping[str, int] | None,
+            reinforced: Mapping[tuple[str, int], int] | None = None) -> tuple[TacticalState, list[Event]]:
+    """Score all shots of a fire step together (see the module docstring); ValueError if a die is missing.
+    `reinforced`: (unit, shield) -> points of this step's shield reinforcement (reinforce.py), taken first."""
     rolls = rolls or {}
     for shot in given:
         roll = rolls.get(shot.ref)
@@ -177,6 +203,12 @@ def resolve(state: TacticalState, point: Point, given: Sequence[Shot], rolls: Ma
     units = {u.id: u for u in state.units}
     events: list[Event] = []
     finished: dict[str, str] = {}
+    left = dict(reinforced or {})
+    scored: list[Hit] = []
+    for (unit_id, shield), points in sorted(left.items()):
+        unit = units[unit_id]
+        units[unit_id] = replace(unit, reinforced=(*unit.reinforced, (point, shield, points)))
+        events.append(Event("reinforced", unit.owner, unit_id, {"shield": shield, "points": points}))
     for shot in given:
         firer = units[shot.unit.id]
         units[firer.id] = replace(firer, fired=(*firer.fired, (point, shot.mount.id)))
@@ -185,13 +217,18 @@ def resolve(state: TacticalState, point: Point, given: Sequence[Shot], rolls: Ma
         amount = shot.type.damage_at(shot.range, roll)
         before = shot.target  # aim and tie-break on the state before the step
         shield = shield_hit(before, attacker_hex(shot.unit, before), before.shields)
-        hit, on_shield, internal = strike(units[before.id], shield, amount)
+        taken, through = reinforce.absorb(left, before.id, shield, amount)
+        hit, on_shield, internal = strike(units[before.id], shield, through)
         units[hit.id] = hit
+        scored.append(Hit(point, shot.unit.id, shot.mount.id, hit.id, shot.range, roll, amount, taken, shield,
+                          on_shield, internal))
         events.append(damage_event(shot.unit.owner, hit, shield, on_shield, internal, weapon=shot.mount.id,
-                                   attacker=shot.unit.id, roll=roll, range=shot.range))
+                                   attacker=shot.unit.id, roll=roll, range=shot.range, amount=amount,
+                                   **({"reinforcement": taken} if taken else {})))
         if internal > 0 and hit.hull == 0:
             finished.setdefault(hit.id, shot.unit.owner)
     for unit_id, by in finished.items():
         units[unit_id], event = destroy(units[unit_id], point, by)
         events.append(event)
-    return state.with_units(units, point), events
+    after = state.with_units(units, point)
+    return (replace(after, hits=(*state.hits, *scored)) if scored else after), events

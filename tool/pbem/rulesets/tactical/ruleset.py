@@ -23,7 +23,8 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from pbem.rulesets.base import Action, Ambiguous, Event, Point
-from pbem.rulesets.tactical import actions, conditions, energy, foresight, gametime, plans, seeking, state
+from pbem.rulesets.tactical import (actions, conditions, energy, foresight, gametime, outcome, plans, reinforce,
+                                    seeking, state)
 from pbem.rulesets.tactical.weapons import DIE_SIDES
 
 
@@ -39,6 +40,8 @@ class TacticalRuleset:
     declared_kinds = ("fire", "launch")
     sealed_kinds = frozenset({energy.KIND})  # secret kinds that answer a sealed step, and only that
     target_kind = seeking.TARGET_KIND  # a seeking weapon's sealed target, sealed in its launch commit
+    # seed §6.C.1: damage at a fire step is known before it is scored; whoever it meets may still act in that step
+    reply_kinds = ("damage",)
 
     # --- game time ---------------------------------------------------------------------------------------
     def parse_time(self, text: str) -> Point:
@@ -152,6 +155,12 @@ class TacticalRuleset:
         """Every die of tactical/1 is a d6."""
         return DIE_SIDES
 
+    def reply_key(self, event: Event) -> tuple[Any, ...]:
+        """What identifies a `damage` event across resolutions of a held step: the shot, not its outcome (a
+        reinforcement given in reply changes what the shield and internals take, not which shot it is)."""
+        return (event.kind, event.by, event.unit, event.data.get("attacker"), event.data.get("weapon"),
+                event.data.get("roll"))
+
     def declared_events(self, game: state.TacticalState, point: Point, given: Sequence[Action]) -> list[Event]:
         """The `fire` / `launch` events of the legal declared actions, before any die is rolled (seed §7.B)."""
         return actions.declared(game, point, given)
@@ -191,7 +200,7 @@ class TacticalRuleset:
 
     def turn_record(self, game: state.TacticalState, player: str, turn: int) -> energy.TurnRecord:
         """What `player`'s units did in `turn` that costs energy, from a state at or after its end."""
-        return energy.turn_record(game, player, turn)
+        return reinforce.turn_record(game, player, turn)
 
     def sealed_kind(self, point: Point) -> str | None:
         """The secret kind a sealed step's input must be (DESIGN §4.7): the turn's energy `allocation`."""
@@ -218,7 +227,7 @@ class TacticalRuleset:
     def audit_allocation(self, setup: Mapping[str, Any], record: energy.TurnRecord,
                          allocation: Mapping[str, Any]) -> list[str]:
         """Every way a revealed allocation fails to pay for the record of its turn (energy.py)."""
-        return energy.audit_allocation(setup, record, allocation)
+        return energy.audit_allocation(setup, record, allocation) + reinforce.audit(setup, record, allocation)
 
     # --- break conditions --------------------------------------------------------------------------------
     def condition_error(self, condition: Mapping[str, Any]) -> str | None:
@@ -248,6 +257,14 @@ class TacticalRuleset:
         return len(started) >= 2 and len(left) <= 1
 
     # --- for the log, the renderer and tests ---------------------------------------------------------------
+    def shots_report(self, game: state.TacticalState) -> list[str]:
+        """One line per scored shot so far: die, damage, and which shield or internals took it (fire.Hit)."""
+        return [hit.text() for hit in game.hits]
+
+    def outcome(self, game: state.TacticalState) -> str:
+        """Who won a finished game, or a draw, and why (outcome.py; docs/tactical.md)."""
+        return outcome.outcome(game)
+
     def state_summary(self, game: state.TacticalState) -> list[dict[str, Any]]:
         """Each unit: id, owner, hex ("XXYY" or None once out of play), facing, speed, status, shields, hull."""
         return state.state_summary(game)

@@ -119,6 +119,7 @@ class Unit:
     used: tuple[tuple[Point, str, str], ...] = ()
     seeking: Seeker | None = None
     left_at: Point | None = None
+    reinforced: tuple[tuple[Point, int, int], ...] = ()  # (point, shield, points) of every shield reinforcement
 
     @property
     def active(self) -> bool:
@@ -154,6 +155,9 @@ class TacticalState:
     weapon_types: FrozenDict = field(default_factory=FrozenDict)
     # with sealed speeds: (turn, unit id -> its revealed allocation line), what the turn's actions must fit in
     budgets: tuple[int, FrozenDict] = (0, FrozenDict())
+    # every scored shot, in game order (fire.Hit), for the log and the outcome; a held step is scored again from
+    # the state before it, so nothing is counted twice
+    hits: tuple[Any, ...] = ()
 
     def unit(self, unit_id: str | None) -> Unit | None:
         """The unit with this id, or None."""

@@ -1,0 +1,47 @@
+"""What a game's fire did and how it ended, for `pbem log`, `pbem log --html`, `pbem summary`, `pbem check` and
+`pbem render` (docs/tactical.md "The end and the outcome"): the ruleset's `shots_report` (each scored shot's die,
+damage, and which shield or internals took it), its `outcome` once the game is over, and where the units stand."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pbem.verify.turns import Verified
+
+
+def shots(last: Verified | None) -> list[str]:
+    """One line per scored shot so far, in game order ([] for a ruleset without shots)."""
+    if last is None or last.stop is None:
+        return []
+    report = getattr(last.game.manifest.ruleset, "shots_report", None)
+    return list(report(last.stop.checkpoint.state)) if report is not None else []
+
+
+def outcome(last: Verified | None) -> str | None:
+    """Who won, or a draw, and why, once the game is over; None while it goes on (or without a rule)."""
+    if last is None or last.stop is None or not last.stop.over:
+        return None
+    rule = getattr(last.game.manifest.ruleset, "outcome", None)
+    return rule(last.stop.checkpoint.state) if rule is not None else None
+
+
+def positions(last: Verified | None) -> list[str]:
+    """Where each unit stands at the firm point (or the end): "CA (fed) 1417 facing B, speed 8, hull 200"."""
+    if last is None or last.stop is None:
+        return []
+    summary = getattr(last.game.manifest.ruleset, "state_summary", None)
+    if summary is None:
+        return []
+    out = []
+    for unit in summary(last.stop.checkpoint.state):
+        where = (f"{unit['hex']} facing {unit['facing']}, speed {unit['speed']}" if unit.get("hex")
+                 else str(unit.get("status")))
+        shields = unit.get("shields")
+        out.append(f"{unit['id']} ({unit['owner']}) {where}; shields {shields}, hull {unit.get('hull')}"
+                   if shields else f"{unit['id']} ({unit['owner']}) {where}; hull {unit.get('hull')}")
+    return out
+
+
+def as_dict(last: Verified | None) -> dict[str, Any]:
+    """The same for JSON output."""
+    return {"shots": shots(last), "outcome": outcome(last), "positions": positions(last)}
