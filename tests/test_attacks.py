@@ -2619,3 +2619,87 @@ def test_cost_caps__a_setup_past_the_caps_on_turns_and_units(base_started: Table
     found = [f for f in findings if f["rule"] == "schema.invalid" and f.get("commit") == bad]
     assert found and found[0]["file"] == "game.yaml" and found[0].get("line"), findings
     assert field in found[0]["message"] or str(value) in found[0]["message"], found
+
+
+# === Free text from players (DESIGN §9 "output is data") ==========================================================
+
+import os  # noqa: E402
+
+from test_dow_flow import Dow, copy_dow, new_dow  # noqa: E402
+
+ESC_TEXT = "\x1b[2K\rok \x1b[32mall legal\x1b[0m"  # the writer refuses it (C0): it crashed with a ValueError
+BIDI_TEXT = "ok\r\u202eFAILED"  # the writer would write it: only the text check refuses it
+TACTICAL_TEXT = [  # (what, pbem's arguments with TEXT where the text goes, who runs it)
+    ("roll --for", ("roll", "--for", "TEXT"), "fed"),
+    ("seal --concerns", ("seal", "note", "SOURCE", "--concerns", "TEXT"), "fed"),
+    ("dice void --reason", ("dice", "void", "fed-0001", "--reason", "TEXT"), "fed"),
+    ("dice cosign --reason", ("dice", "cosign", "fed-0001", "--reason", "TEXT"), "kli"),
+    ("erratum propose --reason", ("erratum", "propose", "--reason", "TEXT"), "fed"),
+]
+DOW_TEXT = [
+    ("say", ("say", "TEXT"), "france"),
+    ("propose POWER", ("propose", "TEXT", "ALLIED"), "france"),
+    ("declare POWER", ("declare", "TEXT", "HOSTILE"), "france"),
+    ("accept POWER", ("accept", "TEXT", "ALLIED"), "france"),
+    ("gift PROVINCE", ("gift", "england", "TEXT"), "france"),
+    ("warn --reason", ("warn", "turkey", "--reason", "TEXT"), "italy"),
+]
+
+
+def _with_text(args: Sequence[str], text: str, source: str = "") -> list[str]:
+    return [text if a == "TEXT" else source if a == "SOURCE" else a for a in args]
+
+
+@pytest.mark.parametrize("text", [ESC_TEXT, BIDI_TEXT], ids=["escape", "return-and-bidi"])
+@pytest.mark.parametrize("what, args, who", TACTICAL_TEXT, ids=[t[0] for t in TACTICAL_TEXT])
+def test_free_text__a_control_character_in_a_text_option_is_refused(dice_owed: Table, what: str,
+                                                                    args: Sequence[str], who: str,
+                                                                    text: str) -> None:
+    """Threat: free text a player gives (a dice purpose, what a secret concerns, a void's reason, an erratum's
+    reason) holding ESC sequences, a carriage return or a bidi override, to paint over what other players' pbem
+    prints; before, the writer crashed with a traceback on C0. Defence: one line, exit 2, nothing changed
+    (text.control-character); newlines and tabs are fine."""
+    source = dice_owed.root / "note.json"
+    source.write_text(json.dumps({"text": "I turn to starboard"}))
+    error = cheat_refused(dice_owed, *_with_text(args, text, str(source)), who=who, rule="text.control-character",
+                          code=2)
+    assert len(error.strip().splitlines()) <= 2, error  # the line and a hint
+    assert_inert(error)
+
+
+def _dow_snapshot(dow: Dow) -> tuple[str, str, dict[str, str]]:
+    files: dict[str, str] = {}
+    for folder, _dirs, names in os.walk(dow.repo_dir):
+        for name in names:
+            path = Path(folder) / name
+            rel = path.relative_to(dow.repo_dir).as_posix()
+            if not rel.startswith(".git/pbem/"):
+                files[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+    refs = subprocess.run(["git", "show-ref", "--head"], cwd=dow.repo_dir, env=clean_env(dow.root / "home"),
+                          capture_output=True, text=True, check=False).stdout
+    return (dow.repo_dir / ".git" / "HEAD").read_text(), refs, files
+
+
+@pytest.fixture(scope="module")
+def base_free_text_dow(tmp_path_factory: pytest.TempPathFactory) -> Dow:
+    return new_dow(tmp_path_factory.mktemp("free-text") / "dow")
+
+
+@pytest.fixture
+def free_text_dow(base_free_text_dow: Dow, tmp_path: Path) -> Dow:
+    return copy_dow(base_free_text_dow, tmp_path / "dow")
+
+
+@pytest.mark.parametrize("text", [ESC_TEXT, BIDI_TEXT], ids=["escape", "return-and-bidi"])
+@pytest.mark.parametrize("what, args, who", DOW_TEXT, ids=[t[0] for t in DOW_TEXT])
+def test_free_text__a_control_character_in_press_is_refused(free_text_dow: Dow, what: str, args: Sequence[str],
+                                                            who: str, text: str) -> None:
+    """Threat: press (every power reads it, in `pbem results` and the log) holding ESC sequences or a bidi
+    override; before, the writer crashed with a traceback. Defence: one line, exit 2, nothing posted
+    (text.control-character)."""
+    before = _dow_snapshot(free_text_dow)
+    done = free_text_dow.pbem(*_with_text(args, text), who=who)
+    assert done.returncode == 2 and "[text.control-character]" in done.stderr, done.stdout + done.stderr
+    assert "Traceback" not in done.stdout + done.stderr and len(done.stderr.strip().splitlines()) <= 2
+    assert_inert(done.stdout + done.stderr)
+    assert _dow_snapshot(free_text_dow) == before
