@@ -2703,3 +2703,55 @@ def test_free_text__a_control_character_in_press_is_refused(free_text_dow: Dow, 
     assert "Traceback" not in done.stdout + done.stderr and len(done.stderr.strip().splitlines()) <= 2
     assert_inert(done.stdout + done.stderr)
     assert _dow_snapshot(free_text_dow) == before
+
+
+def test_free_text__a_control_character_written_by_hand_into_a_dice_file(played: Table) -> None:
+    """Threat: a dice purpose with a carriage return and a bidi override written by hand (plain git), past
+    `pbem roll`'s check, to paint over what `pbem dice show` and `pbem log` print. Defence: the dice schema
+    refuses it (schema.invalid, naming the file; C0 and C1 are refused by the strict loader already), and every
+    output shows it escaped."""
+    assert played.cli("roll", "--for", "PURPOSE", who="fed").exit_code == 0
+    played.edit("fed", **FED_GOES_ON)
+    played.write_status("fed", "straight on")  # status.yaml as `pbem yield` writes it, before the edit by hand
+    played.write(B0001, played.read(B0001).replace("for: PURPOSE", 'for: "ok\\r\\u202eFAILED"', 1))
+    bad = played.sneak("fed", "fed: straight on", status="keep")
+    assert "schema.invalid" in rejected(played, bad, "schema.invalid", B0001)
+    for args in (("verify",), ("verify", "--format", "github"), ("dice", "show", "fed-0001"), ("log",),
+                 ("summary", "--markdown"), ("erratum", "show")):
+        done = played.pbem(*args, who="fed")
+        assert "Traceback" not in done.stdout + done.stderr, (args, done.stderr)
+        assert_inert(done.stdout + done.stderr)
+
+
+@pytest.mark.parametrize("part", [
+    "pbem/dice/1#/properties/rolls/items/properties/for", "pbem/dice/1#/properties/void/properties/reason",
+    "pbem/secret/1#/properties/concerns", "pbem/press/message/1#/properties/say", "pbem/dow/press/1#/$defs/text",
+    "pbem/erratum/1#/properties/reason", "pbem/status/1#/properties/note"],
+    ids=["dice-for", "dice-void-reason", "secret-concerns", "press-say", "dow-press-text", "erratum-reason",
+         "status-note"])
+def test_free_text__the_schemas_refuse_a_control_character_written_by_hand(part: str) -> None:
+    """Every free-text field pbem prints refuses what `pbem yield -m` and the text options refuse (a carriage
+    return, a bidi override, ESC, a line separator), so a file written by hand cannot hold it either; plain
+    text with a newline passes."""
+    from pbem.errors import PbemError
+    from pbem.formats import schemas
+
+    for text in ("ok\r\u202eFAILED", "\x1b[32mok", "a\u2028b"):
+        with pytest.raises(PbemError) as refused_text:
+            schemas.validate(part, text, file="hand.yaml")
+        assert refused_text.value.finding.rule == "schema.invalid"
+    schemas.validate(part, "plain text, with\na newline", file="hand.yaml")
+
+
+def test_free_text__markup_in_a_note_and_a_purpose_is_shown_as_text_in_html_and_svg(played: Table) -> None:
+    """Threat: `<script>` in a dice purpose and a yield note (both legal text), run by whoever opens the game's
+    HTML page or map. Defence: `pbem log --html` and `pbem render` escape every text from the repository."""
+    script = "<script>alert(1)</script>"
+    assert played.cli("roll", "--for", f"{script} purpose", who="fed").exit_code == 0
+    played.edit("fed", **FED_GOES_ON)
+    assert played.cli("yield", "-m", f"{script} note", who="fed").exit_code == 0
+    page = played.pbem("log", "--html", who="fed")
+    assert page.returncode == 0 and "<script>alert" not in page.stdout
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; purpose" in page.stdout
+    svg = played.pbem("render", who="fed")
+    assert svg.returncode == 0 and "<script" not in svg.stdout
