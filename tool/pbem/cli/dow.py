@@ -6,7 +6,7 @@ power has sealed); `pbem say`, `propose`, `accept`, `declare`, `reaffirm`, `gift
 prints the matrix in force and what is pending; `pbem results [PHASE]` tells what resolved phases did.
 """
 
-# no `from __future__ import annotations`: typer reads the annotations of these commands
+import json  # no `from __future__ import annotations`: typer reads the annotations of these commands
 from pathlib import Path
 from typing import Any, List, Optional
 
