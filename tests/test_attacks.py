@@ -3089,3 +3089,138 @@ def test_clarify__kli_answers_fed_s_special_break_for_him(base_own_clarify: Tabl
     assert "signature.not-in-control" in rejected(table, bad, "signature.not-in-control")
     push_refused(push(table), "signature.not-in-control")
     assert server_ref(server) == before
+
+# === Free text from players (DESIGN §9 "output is data") ==========================================================
+
+import os  # noqa: E402
+
+from test_dow_flow import Dow, copy_dow, new_dow  # noqa: E402
+
+ESC_TEXT = "\x1b[2K\rok \x1b[32mall legal\x1b[0m"  # the writer refuses it (C0): it crashed with a ValueError
+BIDI_TEXT = "ok\r\u202eFAILED"  # the writer would write it: only the text check refuses it
+TACTICAL_TEXT = [  # (what, pbem's arguments with TEXT where the text goes, who runs it)
+    ("roll --for", ("roll", "--for", "TEXT"), "fed"),
+    ("seal --concerns", ("seal", "note", "SOURCE", "--concerns", "TEXT"), "fed"),
+    ("dice void --reason", ("dice", "void", "fed-0001", "--reason", "TEXT"), "fed"),
+    ("dice cosign --reason", ("dice", "cosign", "fed-0001", "--reason", "TEXT"), "kli"),
+    ("erratum propose --reason", ("erratum", "propose", "--reason", "TEXT"), "fed"),
+]
+DOW_TEXT = [
+    ("say", ("say", "TEXT"), "france"),
+    ("propose POWER", ("propose", "TEXT", "ALLIED"), "france"),
+    ("declare POWER", ("declare", "TEXT", "HOSTILE"), "france"),
+    ("accept POWER", ("accept", "TEXT", "ALLIED"), "france"),
+    ("gift PROVINCE", ("gift", "england", "TEXT"), "france"),
+    ("warn --reason", ("warn", "turkey", "--reason", "TEXT"), "italy"),
+]
+
+
+def _with_text(args: Sequence[str], text: str, source: str = "") -> list[str]:
+    return [text if a == "TEXT" else source if a == "SOURCE" else a for a in args]
+
+
+@pytest.mark.parametrize("text", [ESC_TEXT, BIDI_TEXT], ids=["escape", "return-and-bidi"])
+@pytest.mark.parametrize("what, args, who", TACTICAL_TEXT, ids=[t[0] for t in TACTICAL_TEXT])
+def test_free_text__a_control_character_in_a_text_option_is_refused(dice_owed: Table, what: str,
+                                                                    args: Sequence[str], who: str,
+                                                                    text: str) -> None:
+    """Threat: free text a player gives (a dice purpose, what a secret concerns, a void's reason, an erratum's
+    reason) holding ESC sequences, a carriage return or a bidi override, to paint over what other players' pbem
+    prints; before, the writer crashed with a traceback on C0. Defence: one line, exit 2, nothing changed
+    (text.control-character); newlines and tabs are fine."""
+    source = dice_owed.root / "note.json"
+    source.write_text(json.dumps({"text": "I turn to starboard"}))
+    error = cheat_refused(dice_owed, *_with_text(args, text, str(source)), who=who, rule="text.control-character",
+                          code=2)
+    assert len(error.strip().splitlines()) <= 2, error  # the line and a hint
+    assert_inert(error)
+
+
+def _dow_snapshot(dow: Dow) -> tuple[str, str, dict[str, str]]:
+    files: dict[str, str] = {}
+    for folder, _dirs, names in os.walk(dow.repo_dir):
+        for name in names:
+            path = Path(folder) / name
+            rel = path.relative_to(dow.repo_dir).as_posix()
+            if not rel.startswith(".git/pbem/"):
+                files[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+    refs = subprocess.run(["git", "show-ref", "--head"], cwd=dow.repo_dir, env=clean_env(dow.root / "home"),
+                          capture_output=True, text=True, check=False).stdout
+    return (dow.repo_dir / ".git" / "HEAD").read_text(), refs, files
+
+
+@pytest.fixture(scope="module")
+def base_free_text_dow(tmp_path_factory: pytest.TempPathFactory) -> Dow:
+    return new_dow(tmp_path_factory.mktemp("free-text") / "dow")
+
+
+@pytest.fixture
+def free_text_dow(base_free_text_dow: Dow, tmp_path: Path) -> Dow:
+    return copy_dow(base_free_text_dow, tmp_path / "dow")
+
+
+@pytest.mark.parametrize("text", [ESC_TEXT, BIDI_TEXT], ids=["escape", "return-and-bidi"])
+@pytest.mark.parametrize("what, args, who", DOW_TEXT, ids=[t[0] for t in DOW_TEXT])
+def test_free_text__a_control_character_in_press_is_refused(free_text_dow: Dow, what: str, args: Sequence[str],
+                                                            who: str, text: str) -> None:
+    """Threat: press (every power reads it, in `pbem results` and the log) holding ESC sequences or a bidi
+    override; before, the writer crashed with a traceback. Defence: one line, exit 2, nothing posted
+    (text.control-character)."""
+    before = _dow_snapshot(free_text_dow)
+    done = free_text_dow.pbem(*_with_text(args, text), who=who)
+    assert done.returncode == 2 and "[text.control-character]" in done.stderr, done.stdout + done.stderr
+    assert "Traceback" not in done.stdout + done.stderr and len(done.stderr.strip().splitlines()) <= 2
+    assert_inert(done.stdout + done.stderr)
+    assert _dow_snapshot(free_text_dow) == before
+
+
+def test_free_text__a_control_character_written_by_hand_into_a_dice_file(played: Table) -> None:
+    """Threat: a dice purpose with a carriage return and a bidi override written by hand (plain git), past
+    `pbem roll`'s check, to paint over what `pbem dice show` and `pbem log` print. Defence: the dice schema
+    refuses it (schema.invalid, naming the file; C0 and C1 are refused by the strict loader already), and every
+    output shows it escaped."""
+    assert played.cli("roll", "--for", "PURPOSE", who="fed").exit_code == 0
+    played.edit("fed", **FED_GOES_ON)
+    played.write_status("fed", "straight on")  # status.yaml as `pbem yield` writes it, before the edit by hand
+    played.write(B0001, played.read(B0001).replace("for: PURPOSE", 'for: "ok\\r\\u202eFAILED"', 1))
+    bad = played.sneak("fed", "fed: straight on", status="keep")
+    assert "schema.invalid" in rejected(played, bad, "schema.invalid", B0001)
+    for args in (("verify",), ("verify", "--format", "github"), ("dice", "show", "fed-0001"), ("log",),
+                 ("summary", "--markdown"), ("erratum", "show")):
+        done = played.pbem(*args, who="fed")
+        assert "Traceback" not in done.stdout + done.stderr, (args, done.stderr)
+        assert_inert(done.stdout + done.stderr)
+
+
+@pytest.mark.parametrize("part", [
+    "pbem/dice/1#/properties/rolls/items/properties/for", "pbem/dice/1#/properties/void/properties/reason",
+    "pbem/secret/1#/properties/concerns", "pbem/press/message/1#/properties/say", "pbem/dow/press/1#/$defs/text",
+    "pbem/erratum/1#/properties/reason", "pbem/status/1#/properties/note"],
+    ids=["dice-for", "dice-void-reason", "secret-concerns", "press-say", "dow-press-text", "erratum-reason",
+         "status-note"])
+def test_free_text__the_schemas_refuse_a_control_character_written_by_hand(part: str) -> None:
+    """Every free-text field pbem prints refuses what `pbem yield -m` and the text options refuse (a carriage
+    return, a bidi override, ESC, a line separator), so a file written by hand cannot hold it either; plain
+    text with a newline passes."""
+    from pbem.errors import PbemError
+    from pbem.formats import schemas
+
+    for text in ("ok\r\u202eFAILED", "\x1b[32mok", "a\u2028b"):
+        with pytest.raises(PbemError) as refused_text:
+            schemas.validate(part, text, file="hand.yaml")
+        assert refused_text.value.finding.rule == "schema.invalid"
+    schemas.validate(part, "plain text, with\na newline", file="hand.yaml")
+
+
+def test_free_text__markup_in_a_note_and_a_purpose_is_shown_as_text_in_html_and_svg(played: Table) -> None:
+    """Threat: `<script>` in a dice purpose and a yield note (both legal text), run by whoever opens the game's
+    HTML page or map. Defence: `pbem log --html` and `pbem render` escape every text from the repository."""
+    script = "<script>alert(1)</script>"
+    assert played.cli("roll", "--for", f"{script} purpose", who="fed").exit_code == 0
+    played.edit("fed", **FED_GOES_ON)
+    assert played.cli("yield", "-m", f"{script} note", who="fed").exit_code == 0
+    page = played.pbem("log", "--html", who="fed")
+    assert page.returncode == 0 and "<script>alert" not in page.stdout
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; purpose" in page.stdout
+    svg = played.pbem("render", who="fed")
+    assert svg.returncode == 0 and "<script" not in svg.stdout

@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from pbem.cli.options import KeyOption, identity, run, workspace
+from pbem.cli.options import KeyOption, data_lines, identity, run, workspace
 from pbem.errors import ILLEGAL, PbemError
 
 commands = typer.Typer()
@@ -109,7 +109,7 @@ def dice_show(batch: str = typer.Argument(..., help="a batch id, e.g. fed-0001")
 
     def go() -> None:
         ws = workspace()
-        typer.echo(chance.show(ws.game_of(ws.worktree_files()), batch), nl=False)
+        typer.echo(data_lines(chance.show(ws.game_of(ws.worktree_files()), batch)), nl=False)
 
     run(go)
 

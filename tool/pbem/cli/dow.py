@@ -14,8 +14,9 @@ from typing import Any, List, Optional
 
 import typer
 
-from pbem.cli.options import KeyOption, OutputFormat, identity, run, workspace
+from pbem.cli.options import KeyOption, OutputFormat, data_lines, identity, run, workspace
 from pbem.errors import PbemError
+from pbem.formats.escape import json_dumps
 
 STATE_HELP = "WAR, HOSTILE, NEUTRAL, FRIENDLY or ALLIED"
 
@@ -35,7 +36,7 @@ def press(body: dict[str, Any], key: Optional[str]) -> None:
 
     def go() -> None:
         done = diplomacy.post(workspace(), identity(key), body)
-        typer.echo(f"posted at {done.message['at']}: {diplomacy.describe_message(done.message)}")
+        typer.echo(data_lines(f"posted at {done.message['at']}: {diplomacy.describe_message(done.message)}"))
         if done.changes:
             typer.echo(f"recognised now: {diplomacy.changes_text(done.changes)} (in force from the start of the "
                        "next Spring or Fall retreats)")
@@ -65,10 +66,10 @@ def orders(source: Optional[Path] = typer.Argument(None, help="a YAML or JSON fi
             raise PbemError("usage.orders", "give either FILE (seal) or --reveal")
         if reveal:
             done = diplomacy.reveal_orders(ws, me)
-            typer.echo(f"revealed {done.secret}: your orders for {done.phase}: "
-                       f"{'; '.join(done.orders) or 'none'}")
+            typer.echo(data_lines(f"revealed {done.secret}: your orders for {done.phase}: "
+                                  f"{'; '.join(done.orders) or 'none'}"))
             for report in done.resolved:
-                typer.echo("\n".join(report.lines()))
+                typer.echo(data_lines("\n".join(report.lines())))
             typer.echo(_next(done.status))
             return
         assert source is not None
@@ -76,7 +77,7 @@ def orders(source: Optional[Path] = typer.Argument(None, help="a YAML or JSON fi
             raise PbemError("usage.no-file", f"{source}: no such file")
         done = diplomacy.seal_orders(ws, me, source.read_bytes(), str(source))
         for line in done.warnings():
-            typer.echo(line, err=True)
+            typer.echo(data_lines(line), err=True)
         typer.echo(f"sealed {done.secret}: your orders for {done.phase} ({len(done.orders)}); they are revealed "
                    "once every power has sealed (`pbem orders --reveal`)")
         typer.echo(_next(done.status))
@@ -291,8 +292,8 @@ def relations(at: Optional[str] = typer.Option(None, "--at", help="a phase alrea
 
     def go() -> None:
         data = diplomacy.relations(workspace(), at)
-        typer.echo(json.dumps(data, indent=2) if output is OutputFormat.json else diplomacy.relations_text(data),
-                   nl=output is OutputFormat.json)
+        typer.echo(json_dumps(data, indent=2) if output is OutputFormat.json
+                   else data_lines(diplomacy.relations_text(data)), nl=output is OutputFormat.json)
 
     run(go)
 
@@ -308,7 +309,7 @@ def results(phase: Optional[str] = typer.Argument(None, help="one phase, e.g. F1
 
     def go() -> None:
         for report in diplomacy.results(workspace(), phase):
-            typer.echo("\n".join(report.lines()))
+            typer.echo(data_lines("\n".join(report.lines())))
 
     run(go)
 

@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from pbem.cli.options import KeyOption, identity, run, workspace
+from pbem.cli.options import KeyOption, data_lines, identity, run, workspace
 
 commands = typer.Typer()
 errata_app = typer.Typer(help="Errata: correct an error before the firm marker, signed by every player.",
@@ -77,7 +77,7 @@ def show(erratum: Optional[str] = typer.Argument(None, help="an erratum's id (de
         lines = errata.listing(game)
         return "\n".join(lines) + "\n" if lines else "no errata\n"
 
-    typer.echo(run(go), nl=False)
+    typer.echo(data_lines(run(go)), nl=False)
 
 
 commands.add_typer(errata_app, name="erratum")

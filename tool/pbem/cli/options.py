@@ -63,6 +63,14 @@ def my_seat(ws: "Workspace", key: Optional[str]) -> Optional[str]:
         return None
 
 
+def data_lines(text: str) -> str:
+    """Text built from a repository's data (a purpose, a reason, press), each line shown with its control
+    characters escaped and no workflow command in it: data is shown, never obeyed (DESIGN §9)."""
+    from pbem.formats.escape import terminal
+
+    return "\n".join(terminal(line) for line in text.split("\n"))
+
+
 def status_lines(status: "Status | None", me: Optional[str]) -> str:
     """Control, firm point, pending breaks and the yield note, one per line."""
     if status is None:

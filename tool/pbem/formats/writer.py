@@ -13,6 +13,8 @@ import math
 import re
 from typing import Any
 
+from pbem.errors import PbemError
+
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*\Z")  # no YAML reader resolves these to non-strings
 # Words some YAML reader turns into null or a bool (YAML 1.1, any case): quoted so that every reader agrees.
 _RESERVED = frozenset({"null", "true", "false", "yes", "no", "on", "off", "y", "n"})
@@ -23,6 +25,11 @@ _ESCAPE_RAW = re.compile("[\u2028\u2029\ufeff\ufffe\uffff]")
 _REPORT_ORDER = ("at", "by", "unit", "do")
 _FLOW_WIDTH = 100  # a flow item longer than this is written in block style
 _MAX_KEY = 1000  # YAML implicit keys must be shorter than 1024 characters
+
+
+class UnwritableText(PbemError, ValueError):
+    """Text the strict loader would refuse (a control character): a usage error with rule
+    `text.control-character`, raised before any file is written, so no command crashes on a player's text."""
 
 
 def dump_report(entries: list[dict[str, Any]]) -> str:
@@ -136,6 +143,7 @@ def _string(text: str, force: bool = False) -> str:
         return text
     bad = _UNWRITABLE.search(text)
     if bad:
-        raise ValueError(f"cannot write control character U+{ord(bad.group()):04X} in {text[:40]!r}")
+        raise UnwritableText("text.control-character", f"cannot write the control character "
+                             f"U+{ord(bad.group()):04X} in {text[:40]!r}", hint="write plain text")
     quoted = json.dumps(text, ensure_ascii=False)
     return _ESCAPE_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted)

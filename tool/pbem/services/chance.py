@@ -14,7 +14,7 @@ from typing import Any, Mapping
 from pbem.crypto import dice as dice_crypto
 from pbem.crypto import seal
 from pbem.crypto.keys import PrivateKey, load_private_key
-from pbem.errors import ILLEGAL, PbemError
+from pbem.errors import ILLEGAL, PbemError, check_text
 from pbem.formats import schemas, yamlsafe
 from pbem.formats.canonical import dumps as canonical
 from pbem.formats.writer import dump_mapping
@@ -49,6 +49,8 @@ def author_id(existing: Mapping[str, Any], author: str) -> str:
 def announce(files: Files, game: Game, me: Identity, roller: str, purposes: list[str], refs: list[str],
              sides: int, mode: str | None = None, at: str | None = None, replaces: str | None = None) -> str:
     """Write a new batch: the purposes in order, sides, the roller and his commitment (DESIGN §5)."""
+    for purpose in purposes:
+        check_text(purpose, "the purpose (--for)")
     if refs and len(refs) != len(purposes):
         raise PbemError("usage.dice", f"{len(purposes)} --for but {len(refs)} --ref: give one --ref per --for")
     mode = mode or (game.manifest.raw.get("dice") or {}).get("mode", "commit-reveal")
@@ -151,6 +153,7 @@ def escrow_sign(files: Files, game: Game, escrow: PrivateKey) -> list[str]:
 
 def void(files: Files, game: Game, batch_id: str, reason: str, cosign: Mapping[str, str]) -> None:
     """Void a batch whole with a reason (seed §2.D); once results were knowable every other player co-signs."""
+    check_text(reason, "the reason")
     batch = _batch(game, batch_id)
     raw = dict(batch.raw)
     raw["void"] = {"reason": reason, **({"cosign": dict(cosign)} if cosign else {})}
@@ -159,6 +162,7 @@ def void(files: Files, game: Game, batch_id: str, reason: str, cosign: Mapping[s
 
 def cosign(game: Game, batch_id: str, reason: str, me: Identity) -> str:
     """My signature agreeing that `batch_id` be voided for `reason` (give it to the roller)."""
+    check_text(reason, "the reason")
     message = dice.void_message(game.manifest.id, _batch(game, batch_id), reason)
     return me.signer.sign(message, dice.VOID_NAMESPACE)
 
@@ -187,6 +191,7 @@ def seal_secret(files: Files, game: Game, me: Identity, owner: str, kind: str, c
     game does not offer is refused with the list of those it does (services.secret_kinds)."""
     from pbem.services import secret_kinds
 
+    check_text(concerns, "what the secret concerns (--concerns)")
     secret_kinds.require(game, kind)
     value = yamlsafe.load(content, "the secret").data
     schemas.validate(f"pbem/secret/{kind}/1", value, file="the secret")

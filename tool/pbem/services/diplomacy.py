@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from pbem.errors import ILLEGAL, PbemError
+from pbem.errors import ILLEGAL, PbemError, check_texts
 from pbem.formats import schemas, yamlsafe
 from pbem.formats.canonical import dumps as canonical
 from pbem.formats.writer import dump_flow, dump_mapping
@@ -274,6 +274,7 @@ def post(ws: Workspace, me: Identity, body: Mapping[str, Any]) -> Posted:
     """Append one message by me to my own press file (press/<me>.yaml), dated with the phase open now, and commit
     it signed at once (press is legal without control, DESIGN §2). A message the rules refuse (`press.no-proposal`,
     `press.forced-state`, ...) is refused here with its rule id and nothing is written."""
+    check_texts(body, "the message")
     seat = _seat(ws, me)
     ruleset = seat.head.game.manifest.ruleset
     message = {"by": seat.player, "at": seat.when, **body}

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from pbem.errors import ILLEGAL, PbemError
+from pbem.errors import ILLEGAL, PbemError, check_text
 from pbem.formats import yamlsafe
 from pbem.formats.canonical import dumps as canonical
 from pbem.formats.writer import dump_mapping, dump_report
@@ -44,6 +44,7 @@ def propose(ws: Workspace, me: Identity, reason: str) -> Done:
     """Turn the working tree's changes to firm report entries into a new erratum signed by me, and commit it;
     the report files go back to HEAD's (the correction takes effect once everyone has signed)."""
     head, player = _seat(ws, me)
+    check_text(reason, "the reason")
     if not reason.strip():
         raise PbemError("usage.erratum", "give the reason for the correction: --reason TEXT")
     head_files, working = ws.head_files(), ws.worktree_files()
