@@ -3111,7 +3111,8 @@ DOW_TEXT = [
     ("declare POWER", ("declare", "TEXT", "HOSTILE"), "france"),
     ("accept POWER", ("accept", "TEXT", "ALLIED"), "france"),
     ("gift PROVINCE", ("gift", "england", "TEXT"), "france"),
-    ("warn --reason", ("warn", "turkey", "--reason", "TEXT"), "italy"),
+    ("warn --reason", ("warn", "turkey", "--message", "1", "--reason", "TEXT"), "italy"),
+    ("whisper", ("whisper", "england", "TEXT"), "france"),
 ]
 
 

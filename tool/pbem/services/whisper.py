@@ -16,7 +16,7 @@ from typing import Sequence
 
 from pbem.crypto import whisper as crypto
 from pbem.crypto.keys import PrivateKey
-from pbem.errors import ILLEGAL, PbemError
+from pbem.errors import ILLEGAL, PbemError, check_text
 from pbem.protocol import whisper as rules
 from pbem.protocol.model import Message
 from pbem.services import diplomacy
@@ -52,6 +52,7 @@ def whisper(ws: Workspace, me: Identity, to: Sequence[str], text: str) -> diplom
     recipients = list(dict.fromkeys(to))
     if not text.strip() or len(text) > MAX_TEXT:
         raise PbemError("usage.whisper", f"a whisper has 1 to {MAX_TEXT} characters, got {len(text)}")
+    check_text(text, "the whisper")  # refused now, not when a recipient discloses it
     keys = game.manifest.keys
     unknown = [p for p in recipients if p not in keys]
     if unknown:
