@@ -6,8 +6,10 @@ in, so this module wraps it tightly and hands the rest of pbem only immutable da
 
 * the package is imported lazily, once, with its warnings silenced and its logger (which the package wires to
   stderr at DEBUG level on import) turned off;
-* every call builds a fresh `Game` from an immutable `Board` (fixed game id: the engine would otherwise draw one
-  from os.urandom), with the rules IGNORE_ERRORS (no printing of order errors) and DONT_SKIP_PHASES (the engine
+* a `Game` is built from an immutable `Board` (fixed game id: the engine would otherwise draw one from
+  os.urandom) once per position and phase: building one costs more than judging a power's orders, and a phase
+  judges the orders of seven powers and then adjudicates them. The built game is kept (`_position`, bounded,
+  left clean after each check) for the checks, and handed over to the adjudication, which consumes it; with the rules IGNORE_ERRORS (no printing of order errors) and DONT_SKIP_PHASES (the engine
   then walks the same phase sequence as pbem: S M, S R, F M, F R, W A);
 * every order is checked to have been accepted: the engine drops an invalid order silently into `game.error`,
   so each order is fed one at a time and refused with the engine's own message when `error` grows or the order
@@ -29,6 +31,7 @@ from __future__ import annotations
 import logging
 import re
 import warnings
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
@@ -156,6 +159,31 @@ def _new_game() -> Any:
     return _quiet(lambda: game_class(game_id=GAME_ID, map_name=MAP_NAME, rules=list(RULES)))
 
 
+POSITIONS_KEPT = 4  # a phase's position, and a few more for a player checking orders of several phases
+_positions: "OrderedDict[tuple[Board, str], Any]" = OrderedDict()
+
+
+def _position(board: Board, phase: str) -> Any:
+    """The engine game holding `board` at `phase`, built once and kept (bounded) for the order checks of every
+    power; each check leaves it as it found it (no orders, no new errors)."""
+    key = (board, phase)
+    game = _positions.get(key)
+    if game is None:
+        game = _game(board, phase)
+        _positions[key] = game
+        while len(_positions) > POSITIONS_KEPT:
+            _positions.popitem(last=False)
+    else:
+        _positions.move_to_end(key)
+    return game
+
+
+def _take_position(board: Board, phase: str) -> Any:
+    """The kept game of `_position` for an adjudication, which processes it: no longer kept after this."""
+    game = _positions.pop((board, phase), None)
+    return game if game is not None else _game(board, phase)
+
+
 def _game(board: Board, phase: str, victory: int | None = None) -> Any:
     """A fresh engine game at `phase` holding exactly `board` (names checked first: the engine drops unknown
     ones silently)."""
@@ -237,7 +265,7 @@ def check_orders(board: Board, phase: str, power: str, orders: Sequence[str]) ->
 
 @lru_cache(maxsize=512)
 def _check_orders(board: Board, phase: str, power: str, orders: tuple[str, ...]) -> tuple[Checked, ...]:
-    game = _game(board, phase)
+    game = _position(board, phase)
     adjusting = phase.endswith("A")
     due = adjustment_due(board, power) if adjusting else 0
     provinces: set[str] = set()
@@ -302,6 +330,7 @@ def _try(game: Any, power: str, order: str) -> tuple[str | None, str | None]:
         _set(game, power, [order])
         held = _real(_orders_of(game, power))
     except Exception as err:  # the engine raises on some malformed orders (e.g. a bare "WAIVE" at movement)
+        del game.error[before:]  # the game is kept for the next check (`_position`)
         return f"the engine cannot read it ({type(err).__name__})", None
     finally:
         _set(game, power, [])
@@ -343,7 +372,8 @@ def _adjudicate(
     board: Board, phase: str, orders: tuple[tuple[str, tuple[str, ...]], ...], victory: int, edition: str = "2023"
 ) -> Adjudication:
     info = standard_map()
-    game = _game(board, phase, victory)
+    game = _take_position(board, phase)
+    game.win = victory
     for power, _given in orders:
         if power not in info.powers:
             raise EngineError(f"orders for unknown power {power!r}")
