@@ -74,3 +74,24 @@ def test_the_next_phase_builds_its_own_position_once_and_a_game_stays_correct(bu
 
 def phase_name(state: Any) -> str:
     return RULES.format_time(state.phase)
+
+
+def test_the_recorded_standard_map_is_the_engine_s() -> None:
+    """standard.py records the engine's map so that reading it imports no engine; it must be the engine's own."""
+    recorded, live = engine.standard_map(), engine.engine_map()
+    assert engine.map_data(recorded) == engine.map_data(live)
+    assert recorded == live
+
+
+def test_reading_the_map_and_owing_orders_imports_no_engine() -> None:
+    """A commit that adjudicates nothing (press, a sealed order) never loads the engine: in a fresh process."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from pbem.rulesets.dow import DowRuleset, engine; from pbem.rulesets.dow.state import "
+            "DowState, POWERS; from pbem.rulesets.dow.relations import Relations; info = engine.standard_map(); "
+            "state = DowState(None, info.start, Relations.start(POWERS)); "
+            "assert [engine.adjustment_due(info.start, p) for p in POWERS] == [0] * 7; "
+            "assert 'diplomacy' not in sys.modules, 'the engine was imported'")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr

@@ -37,7 +37,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping, Sequence
 
-from pbem.rulesets.dow import datc
+from pbem.rulesets.dow import datc, standard
 from pbem.rulesets.dow.board import Board, province_of, unit_province
 
 PINNED = "1.1.2"
@@ -133,7 +133,27 @@ def _quiet(call: Any, *args: Any) -> Any:
 
 @lru_cache(maxsize=1)
 def standard_map() -> MapInfo:
-    """The standard map, read once from the engine."""
+    """The standard map: the engine's data as recorded in standard.py (tests check it against the engine's own
+    map). Reading it does not import the engine, which with its map costs more than a second in a fresh
+    process: a commit that adjudicates nothing (press, a sealed or revealed order) never loads the engine."""
+    data = standard.DATA
+    powers = tuple(data["powers"])
+    start = data["start"]
+    board = Board.of(powers, start["units"], start["centres"], start["influence"], start["dislodged"])
+    return MapInfo(powers, frozenset(data["provinces"]), MappingProxyType(dict(data["names"])),
+                   frozenset(data["supply_centres"]), MappingProxyType({p: tuple(h) for p, h in data["homes"].items()}),
+                   board)
+
+
+def map_data(info: MapInfo) -> dict[str, Any]:
+    """A MapInfo as the plain data of standard.py (every collection sorted)."""
+    return {"powers": list(info.powers), "provinces": sorted(info.provinces), "names": dict(sorted(info.names.items())),
+            "supply_centres": sorted(info.supply_centres), "homes": {p: list(h) for p, h in info.homes.items()},
+            "start": info.start.as_data()}
+
+
+def engine_map() -> MapInfo:
+    """The standard map as the engine gives it (what standard.py records)."""
     _, game_class, map_class = _package()
     board_map = _quiet(map_class, MAP_NAME)
     powers = tuple(p.lower() for p in board_map.powers)
