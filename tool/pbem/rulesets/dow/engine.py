@@ -9,8 +9,11 @@ in, so this module wraps it tightly and hands the rest of pbem only immutable da
 * a `Game` is built from an immutable `Board` (fixed game id: the engine would otherwise draw one from
   os.urandom) once per position and phase: building one costs more than judging a power's orders, and a phase
   judges the orders of seven powers and then adjudicates them. The built game is kept (`_position`, bounded,
-  left clean after each check) for the checks, and handed over to the adjudication, which consumes it; with the rules IGNORE_ERRORS (no printing of order errors) and DONT_SKIP_PHASES (the engine
-  then walks the same phase sequence as pbem: S M, S R, F M, F R, W A);
+  left clean after each check) for the checks, and handed over to the adjudication, which consumes it. Its
+  rules: IGNORE_ERRORS (no printing of order errors) and DONT_SKIP_PHASES (the engine then walks the same phase
+  sequence as pbem: S M, S R, F M, F R, W A);
+* the standard map (powers, provinces, centres, homes, the start) is recorded as data (standard.py), so that
+  only adjudication and order checks import the engine;
 * every order is checked to have been accepted: the engine drops an invalid order silently into `game.error`,
   so each order is fed one at a time and refused with the engine's own message when `error` grows or the order
   does not appear among the power's orders;
