@@ -4,8 +4,8 @@ We do not write an adjudicator: the standard map and DATC-compliant adjudication
 (pinned in pyproject). The package keeps a 4,500-line game object with printing, clocks and randomness mixed
 in, so this module wraps it tightly and hands the rest of pbem only immutable data:
 
-* the package is imported lazily, once, with its warnings silenced and its logger (which the package wires to
-  stderr at DEBUG level on import) turned off;
+* the package is imported lazily, once, with its warnings silenced: only its engine (not its __init__, which
+  loads a network client and server and wires a logger to stderr at DEBUG level), its logger turned off;
 * a `Game` is built from an immutable `Board` (fixed game id: the engine would otherwise draw one from
   os.urandom) once per position and phase: building one costs more than judging a power's orders, and a phase
   judges the orders of seven powers and then adjudicates them. The built game is kept (`_position`, bounded,
@@ -31,8 +31,10 @@ support the engine would read for another coast than the one written is refused 
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import re
+import sys
 import warnings
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -102,7 +104,7 @@ class MapInfo:
 def _package() -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        import diplomacy  # noqa: F401  (the import wires the package's logger)
+        _bare_package()
         from diplomacy import version
         from diplomacy.engine.game import Game
         from diplomacy.engine.map import Map
@@ -113,6 +115,18 @@ def _package() -> Any:
     logger.setLevel(logging.CRITICAL + 1)
     logger.propagate = False
     return version.PACKAGE_VERSION, Game, Map
+
+
+def _bare_package() -> None:
+    """The `diplomacy` package registered without running its __init__, which imports its network client and
+    server (tornado: more than half the import time) and wires its logger to stderr, none of which the adapter
+    uses; its engine modules then import as usual."""
+    if "diplomacy" in sys.modules:
+        return
+    spec = importlib.util.find_spec("diplomacy")
+    if spec is None or not spec.submodule_search_locations:
+        raise EngineError(f"dow/1 needs the diplomacy package (pip install diplomacy=={PINNED})")
+    sys.modules["diplomacy"] = importlib.util.module_from_spec(spec)
 
 
 def version() -> str:
