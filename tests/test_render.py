@@ -208,7 +208,7 @@ def test_dow_board_with_orders_and_relationships() -> None:
     assert sum(1 for line in lines if line.get("marker-end")) == 2  # the two moves
     assert sum(1 for line in lines if line.get("stroke-dasharray")) == 2  # the support and the convoy
     assert len(list(layer.iter(f"{SVG}circle"))) == 1  # the hold
-    assert 'class="pbem-rel-neutral"' in svg and 'class="germany"' in svg  # his own colour stays
+    assert 'class="pbem-rel-neutral"' in svg and 'class="pbem-own"' in svg  # his own: "yours", not a state
     assert 'class="france"' not in svg  # France's territory shown by its state with Germany
     plain = dow_svg.render(state)
     assert 'class="france"' in plain and "pbem-rel-" not in plain

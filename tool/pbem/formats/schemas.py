@@ -51,6 +51,12 @@ def schema_ids() -> list[str]:
     return sorted(_catalog()[0])
 
 
+def known(schema_id: str) -> bool:
+    """Whether pbem ships a schema with this id. Only reads the schema files: cheap enough for every commit,
+    where `schema_ids` loads jsonschema to check every schema against the meta-schema."""
+    return schema_id in _files()
+
+
 def reset() -> None:
     """Forget every loaded and compiled schema (tests that swap the schema folder)."""
     for cached in (_files, _catalog, _part_validator, _fast):

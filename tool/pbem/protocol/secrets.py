@@ -153,7 +153,7 @@ def _sealed(new: Secret, players: Sequence[str], parse_time: Callable[[str], Poi
     if new.revealed:
         out.append(Finding("secret.bad-secret", f"secret {new.id} is sealed and revealed at once: write it in the "
                            "report in the clear instead (seed §2.C)", file=f))
-    if f"pbem/secret/{new.raw['kind']}/1" not in schemas.schema_ids():
+    if not schemas.known(f"pbem/secret/{new.raw['kind']}/1"):
         out.append(Finding("secret.unknown-kind", f"no secret kind {new.raw['kind']!r}", file=f))
     end = new.raw["end"]
     if end != END:

@@ -13,6 +13,7 @@ import json
 from typing import Any, Callable, Mapping
 
 from pbem.errors import PbemError
+from pbem.protocol.replay import start_checkpoint
 from pbem.render import dow_svg, html_log, tactical_svg
 from pbem.render.html_log import DiceRow, EntryRow, GameLog, HandoffView, PressRow, SecretRow
 from pbem.render.status_screen import StatusView
@@ -58,6 +59,7 @@ class Board:
         self.viewer = viewer
         self.with_control = with_control  # the title names who holds control (a page says it beside the map)
         self._last: tuple[Any, str] | None = None
+        self._memo: dict[str, Any] = {}  # what a drawer keeps from one map of this game to the next
 
     def svg(self, verified: Verified) -> str | None:
         """The map where replay stopped after this commit, or None (setting up, or a ruleset without a map)."""
@@ -67,7 +69,8 @@ class Board:
         if drawer is None:
             return None
         prepare, draw = drawer
-        inputs = (verified.game.manifest.ruleset_name, prepare(verified, self.viewer), self._title(verified))
+        inputs = (verified.game.manifest.ruleset_name, prepare(verified, self.viewer, self._memo),
+                  self._title(verified))
         if self._last is None or self._last[0] != inputs:
             self._last = (inputs, draw(*inputs[1], title=inputs[2]))
         return self._last[1]
@@ -87,7 +90,7 @@ def board_svg(verified: Verified, viewer: str | None = None) -> str | None:
     return Board(viewer).svg(verified)
 
 
-def _tactical(verified: Verified, viewer: str | None) -> tuple[Any, ...]:
+def _tactical(verified: Verified, viewer: str | None, memo: dict[str, Any] | None = None) -> tuple[Any, ...]:
     """The state, and rings for the `range` conditions of every player holding a pending break (DESIGN §4.3)."""
     assert verified.stop is not None
     state = verified.stop.checkpoint.state
@@ -98,8 +101,9 @@ def _tactical(verified: Verified, viewer: str | None) -> tuple[Any, ...]:
     return state, tuple(tactical_svg.range_rings(state, breaks))
 
 
-def _dow(verified: Verified, viewer: str | None) -> tuple[Any, ...]:
-    """The state, and the orders of the last phase whose orders were revealed before the firm point."""
+def _dow(verified: Verified, viewer: str | None, memo: dict[str, Any] | None = None) -> tuple[Any, ...]:
+    """The state, the orders of the last phase whose orders were revealed before the firm point, and which of
+    them that phase voided or forbade."""
     assert verified.stop is not None
     ruleset = verified.game.manifest.ruleset
     point = verified.stop.checkpoint.point
@@ -110,11 +114,39 @@ def _dow(verified: Verified, viewer: str | None) -> tuple[Any, ...]:
             by_phase.setdefault(phase, {})[power] = tuple(str(o) for o in value["orders"])
     done = [p for p in by_phase if point is None or ruleset.parse_time(p) < point]
     phase = max(done, key=ruleset.parse_time) if done else ""
-    return verified.stop.checkpoint.state, by_phase.get(phase, {}), phase, viewer
+    orders = by_phase.get(phase, {})
+    verdicts = _verdicts(verified, phase, {} if memo is None else memo) if any(orders.values()) else {}
+    return verified.stop.checkpoint.state, orders, phase, viewer, verdicts
+
+
+def _verdicts(verified: Verified, phase: str, memo: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """power -> order -> "void" | "forbidden" for the orders `phase` voided (engine refusals, civil disorder)
+    or the relationship table forbade: the phase replayed as `pbem results` does, continuing from the phase
+    replayed for the previous map of the same game (`memo`), else from the start."""
+    from pbem.services import diplomacy  # the Diplomacy services are imported only for a Diplomacy map
+
+    game = verified.game
+    ruleset, setup = game.manifest.ruleset, game.manifest.setup
+    found: dict[str, dict[str, dict[str, str]]] = memo.setdefault("verdicts", {})
+    if phase in found:
+        return found[phase]
+    target = ruleset.parse_time(phase)
+    at, state = memo.get("at", (None, None))
+    if at is None or at > target:
+        start = start_checkpoint(ruleset, setup, game.manifest.players)
+        at, state = start.point, start.state
+    reports, memo["at"] = diplomacy.chronicle(game, at, state, ruleset.next_step(setup, target))
+    for done in reports:
+        marks: dict[str, dict[str, str]] = {}
+        for event in done.events:
+            if event.kind in ("void", "warning") and isinstance(event.data.get("order"), str):
+                marks.setdefault(event.by, {})[event.data["order"]] = "void" if event.kind == "void" else "forbidden"
+        found[done.phase] = marks
+    return found.get(phase, {})
 
 
 # ruleset name -> (what the map is drawn from, how it is drawn)
-DRAWERS: dict[str, tuple[Callable[[Verified, "str | None"], tuple[Any, ...]], Callable[..., str]]] = {
+DRAWERS: dict[str, tuple[Callable[..., tuple[Any, ...]], Callable[..., str]]] = {
     "tactical/1": (_tactical, tactical_svg.render),
     "dow/1": (_dow, dow_svg.render),
 }

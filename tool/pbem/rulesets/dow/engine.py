@@ -4,11 +4,16 @@ We do not write an adjudicator: the standard map and DATC-compliant adjudication
 (pinned in pyproject). The package keeps a 4,500-line game object with printing, clocks and randomness mixed
 in, so this module wraps it tightly and hands the rest of pbem only immutable data:
 
-* the package is imported lazily, once, with its warnings silenced and its logger (which the package wires to
-  stderr at DEBUG level on import) turned off;
-* every call builds a fresh `Game` from an immutable `Board` (fixed game id: the engine would otherwise draw one
-  from os.urandom), with the rules IGNORE_ERRORS (no printing of order errors) and DONT_SKIP_PHASES (the engine
-  then walks the same phase sequence as pbem: S M, S R, F M, F R, W A);
+* the package is imported lazily, once, with its warnings silenced: only its engine (not its __init__, which
+  loads a network client and server and wires a logger to stderr at DEBUG level), its logger turned off;
+* a `Game` is built from an immutable `Board` (fixed game id: the engine would otherwise draw one from
+  os.urandom) once per position and phase: building one costs more than judging a power's orders, and a phase
+  judges the orders of seven powers and then adjudicates them. The built game is kept (`_position`, bounded,
+  left clean after each check) for the checks, and handed over to the adjudication, which consumes it. Its
+  rules: IGNORE_ERRORS (no printing of order errors) and DONT_SKIP_PHASES (the engine then walks the same phase
+  sequence as pbem: S M, S R, F M, F R, W A);
+* the standard map (powers, provinces, centres, homes, the start) is recorded as data (standard.py), so that
+  only adjudication and order checks import the engine;
 * every order is checked to have been accepted: the engine drops an invalid order silently into `game.error`,
   so each order is fed one at a time and refused with the engine's own message when `error` grows or the order
   does not appear among the power's orders;
@@ -26,15 +31,18 @@ support the engine would read for another coast than the one written is refused 
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import re
+import sys
 import warnings
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping, Sequence
 
-from pbem.rulesets.dow import datc
+from pbem.rulesets.dow import datc, standard
 from pbem.rulesets.dow.board import Board, province_of, unit_province
 
 PINNED = "1.1.2"
@@ -96,7 +104,7 @@ class MapInfo:
 def _package() -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        import diplomacy  # noqa: F401  (the import wires the package's logger)
+        _bare_package()
         from diplomacy import version
         from diplomacy.engine.game import Game
         from diplomacy.engine.map import Map
@@ -107,6 +115,18 @@ def _package() -> Any:
     logger.setLevel(logging.CRITICAL + 1)
     logger.propagate = False
     return version.PACKAGE_VERSION, Game, Map
+
+
+def _bare_package() -> None:
+    """The `diplomacy` package registered without running its __init__, which imports its network client and
+    server (tornado: more than half the import time) and wires its logger to stderr, none of which the adapter
+    uses; its engine modules then import as usual."""
+    if "diplomacy" in sys.modules:
+        return
+    spec = importlib.util.find_spec("diplomacy")
+    if spec is None or not spec.submodule_search_locations:
+        raise EngineError(f"dow/1 needs the diplomacy package (pip install diplomacy=={PINNED})")
+    sys.modules["diplomacy"] = importlib.util.module_from_spec(spec)
 
 
 def version() -> str:
@@ -130,7 +150,27 @@ def _quiet(call: Any, *args: Any) -> Any:
 
 @lru_cache(maxsize=1)
 def standard_map() -> MapInfo:
-    """The standard map, read once from the engine."""
+    """The standard map: the engine's data as recorded in standard.py (tests check it against the engine's own
+    map). Reading it does not import the engine, which with its map costs more than a second in a fresh
+    process: a commit that adjudicates nothing (press, a sealed or revealed order) never loads the engine."""
+    data = standard.DATA
+    powers = tuple(data["powers"])
+    start = data["start"]
+    board = Board.of(powers, start["units"], start["centres"], start["influence"], start["dislodged"])
+    return MapInfo(powers, frozenset(data["provinces"]), MappingProxyType(dict(data["names"])),
+                   frozenset(data["supply_centres"]), MappingProxyType({p: tuple(h) for p, h in data["homes"].items()}),
+                   board)
+
+
+def map_data(info: MapInfo) -> dict[str, Any]:
+    """A MapInfo as the plain data of standard.py (every collection sorted)."""
+    return {"powers": list(info.powers), "provinces": sorted(info.provinces), "names": dict(sorted(info.names.items())),
+            "supply_centres": sorted(info.supply_centres), "homes": {p: list(h) for p, h in info.homes.items()},
+            "start": info.start.as_data()}
+
+
+def engine_map() -> MapInfo:
+    """The standard map as the engine gives it (what standard.py records)."""
     _, game_class, map_class = _package()
     board_map = _quiet(map_class, MAP_NAME)
     powers = tuple(p.lower() for p in board_map.powers)
@@ -154,6 +194,31 @@ def standard_map() -> MapInfo:
 def _new_game() -> Any:
     _, game_class, _ = _package()
     return _quiet(lambda: game_class(game_id=GAME_ID, map_name=MAP_NAME, rules=list(RULES)))
+
+
+POSITIONS_KEPT = 4  # a phase's position, and a few more for a player checking orders of several phases
+_positions: "OrderedDict[tuple[Board, str], Any]" = OrderedDict()
+
+
+def _position(board: Board, phase: str) -> Any:
+    """The engine game holding `board` at `phase`, built once and kept (bounded) for the order checks of every
+    power; each check leaves it as it found it (no orders, no new errors)."""
+    key = (board, phase)
+    game = _positions.get(key)
+    if game is None:
+        game = _game(board, phase)
+        _positions[key] = game
+        while len(_positions) > POSITIONS_KEPT:
+            _positions.popitem(last=False)
+    else:
+        _positions.move_to_end(key)
+    return game
+
+
+def _take_position(board: Board, phase: str) -> Any:
+    """The kept game of `_position` for an adjudication, which processes it: no longer kept after this."""
+    game = _positions.pop((board, phase), None)
+    return game if game is not None else _game(board, phase)
 
 
 def _game(board: Board, phase: str, victory: int | None = None) -> Any:
@@ -237,7 +302,7 @@ def check_orders(board: Board, phase: str, power: str, orders: Sequence[str]) ->
 
 @lru_cache(maxsize=512)
 def _check_orders(board: Board, phase: str, power: str, orders: tuple[str, ...]) -> tuple[Checked, ...]:
-    game = _game(board, phase)
+    game = _position(board, phase)
     adjusting = phase.endswith("A")
     due = adjustment_due(board, power) if adjusting else 0
     provinces: set[str] = set()
@@ -302,6 +367,7 @@ def _try(game: Any, power: str, order: str) -> tuple[str | None, str | None]:
         _set(game, power, [order])
         held = _real(_orders_of(game, power))
     except Exception as err:  # the engine raises on some malformed orders (e.g. a bare "WAIVE" at movement)
+        del game.error[before:]  # the game is kept for the next check (`_position`)
         return f"the engine cannot read it ({type(err).__name__})", None
     finally:
         _set(game, power, [])
@@ -343,7 +409,8 @@ def _adjudicate(
     board: Board, phase: str, orders: tuple[tuple[str, tuple[str, ...]], ...], victory: int, edition: str = "2023"
 ) -> Adjudication:
     info = standard_map()
-    game = _game(board, phase, victory)
+    game = _take_position(board, phase)
+    game.win = victory
     for power, _given in orders:
         if power not in info.powers:
             raise EngineError(f"orders for unknown power {power!r}")

@@ -1,0 +1,97 @@
+"""A phase builds the engine's position once (bench/README.md, A whole Diplomacy game): the orders of every power
+are checked on one kept engine game, which the adjudication then consumes. Counts calls, never times."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pbem.rulesets.base import Action
+from pbem.rulesets.dow import DowRuleset, engine
+from pbem.rulesets.dow.state import POWERS
+
+RULES = DowRuleset()
+OPENING = {
+    "austria": ["A VIE - GAL", "A BUD - SER", "F TRI - ALB"],
+    "england": ["F LON - NTH", "F EDI - NWG", "A LVP - YOR"],
+    "france": ["F BRE - MAO", "A PAR - BUR", "A MAR S A PAR - BUR"],
+    "germany": ["A MUN - RUH", "F KIE - DEN", "A BER - KIE"],
+    "italy": ["F NAP - ION", "A ROM - APU", "A VEN H"],
+    "russia": ["A MOS - UKR", "A WAR - GAL", "F SEV - BLA", "F STP/SC - BOT"],
+    "turkey": ["F ANK - BLA", "A CON - BUL", "A SMY - ARM"],
+}
+
+
+@pytest.fixture
+def builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every engine position built from now on, by phase; nothing remembered from earlier tests."""
+    engine._check_orders.cache_clear()
+    engine._adjudicate.cache_clear()
+    engine._positions.clear()
+    built: list[str] = []
+    real = engine._game
+
+    def counting(board: Any, phase: str, victory: int | None = None) -> Any:
+        built.append(phase)
+        return real(board, phase, victory)
+
+    monkeypatch.setattr(engine, "_game", counting)
+    return built
+
+
+def test_a_phase_of_seven_powers_builds_its_position_once(builds: list[str]) -> None:
+    """Seven powers' orders judged (as `pbem orders` and replay do), then adjudicated: one position built."""
+    state = RULES.initial_state({"map": "standard", "start": "S1901M"}, POWERS)
+    assert state.phase is not None
+    actions = [Action(state.phase, p, None, {"orders": o}) for p, o in OPENING.items()]
+    for action in actions:
+        assert RULES.reasons(state, action) is None
+    after, events = RULES.apply(state, state.phase, actions)
+    assert builds == ["S1901M"]
+    assert any(e.kind == "adjudicated" for e in events)
+    assert after.board.unit_in("BUR") == ("france", "A BUR")
+    assert engine._positions == {}  # the adjudicated game is not kept: processing changed it
+
+
+def test_the_next_phase_builds_its_own_position_once_and_a_game_stays_correct(builds: list[str]) -> None:
+    """Two phases in a row: one build each; the kept game checks the same orders as a fresh one would."""
+    state = RULES.initial_state({"map": "standard", "start": "S1901M"}, POWERS)
+    assert state.phase is not None
+    state, _ = RULES.apply(state, state.phase, [Action(state.phase, p, None, {"orders": o})
+                                                for p, o in OPENING.items()])
+    assert state.phase is not None
+    state, _ = RULES.apply(state, state.phase, [])  # S1901R: nothing to retreat
+    assert state.phase is not None
+    bad = Action(state.phase, "france", None, {"orders": ["A BUR H", "A BUR - MUN"]})
+    first = RULES.verdicts(state, bad)
+    engine._check_orders.cache_clear()
+    assert RULES.verdicts(state, bad) == first  # the kept game was left clean by the first check
+    assert [v for _, _, v, _ in first] == ["ok", "invalid"]
+    assert builds.count("S1901M") == 1 and builds.count("F1901M") == 1
+    assert phase_name(state) == "F1901M"
+
+
+def phase_name(state: Any) -> str:
+    return RULES.format_time(state.phase)
+
+
+def test_the_recorded_standard_map_is_the_engine_s() -> None:
+    """standard.py records the engine's map so that reading it imports no engine; it must be the engine's own."""
+    recorded, live = engine.standard_map(), engine.engine_map()
+    assert engine.map_data(recorded) == engine.map_data(live)
+    assert recorded == live
+
+
+def test_reading_the_map_and_owing_orders_imports_no_engine() -> None:
+    """A commit that adjudicates nothing (press, a sealed order) never loads the engine: in a fresh process."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from pbem.rulesets.dow import DowRuleset, engine; from pbem.rulesets.dow.state import "
+            "DowState, POWERS; from pbem.rulesets.dow.relations import Relations; info = engine.standard_map(); "
+            "state = DowState(None, info.start, Relations.start(POWERS)); "
+            "assert [engine.adjustment_due(info.start, p) for p in POWERS] == [0] * 7; "
+            "assert 'diplomacy' not in sys.modules, 'the engine was imported'")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
