@@ -447,13 +447,22 @@ def test_signature_not_in_control__a_players_file_edit_in_an_out_of_turn_contrib
     assert found(table, bad, "signature.not-in-control", "players/kli.yaml") == {"signature.not-in-control"}
 
 
-def test_signature_not_in_control__yield_refuses_a_players_file_edit_while_a_contribution_is_owed(
+def test_yield_settles_what_kli_owes_and_keeps_his_orders_that_must_wait(
         base_owed_out_of_turn: Table, tmp_path: Path) -> None:
-    """Through pbem the same mix is refused whole: kli's contribution is not committed on its own while the rest
-    of his yield is refused (DESIGN §11: a refused command changes nothing)."""
+    """Through pbem the same mix follows the one rule of docs/protocol.md: what kli owes (his contribution) is
+    committed on its own; his players file edit waits for his turn (fed must reveal first), so it stays in the
+    working tree, uncommitted, and yield says so. `pbem check` says the same beforehand, and exits 0."""
     table = private(base_owed_out_of_turn, tmp_path)
     table.edit("kli", through="1.24.damage")
-    refused(table, "yield", who="kli", rule="signature.not-in-control", where=ANYWHERE, real=False)
+    edited = table.read("players/kli.yaml")
+    before = commit_count(table)
+    said = ok(table, "check", who="kli")
+    assert "commit 1: kli: contributed to b0001" in said and "players/kli.yaml" in said
+    out = ok(table, "yield", who="kli")
+    assert commit_count(table) == before + 1
+    assert changed_paths(table) == {"dice/b0001.yaml", "status.yaml"}
+    assert table.read("players/kli.yaml") == edited and "players/kli.yaml" in out
+    assert "ok:" in ok(table, "verify")
 
 
 def test_what_fed_owes_is_committed_first_then_his_turn_follows(base_owed_out_of_turn: Table, tmp_path: Path) -> None:
