@@ -182,7 +182,11 @@ def yield_turn(ws: Workspace, me: Identity, note: str = "") -> tuple[str, Status
     """Settle what I owe (dice contributions and reveals, secrets due), write status.yaml as replay computes it
     and commit signed, as `plan_yield` works it out; nothing changes if the result is illegal. Edits that must
     wait for my turn stay in the working tree."""
-    plan = plan_yield(ws, me, note)
+    return write_yield(ws, plan_yield(ws, me, note))
+
+
+def write_yield(ws: Workspace, plan: YieldPlan) -> tuple[str, Status | None]:
+    """Write a plan of `plan_yield` (refused whole, nothing written, when it has findings)."""
     if plan.findings:
         raise PbemError.from_finding(plan.findings[0], exit_code=ILLEGAL)
     oid = ws.write_commits([c.commit for c in plan.commits])
