@@ -143,7 +143,8 @@ def fetch(repo: GameRepo, up: Upstream, git: Git = run_git) -> str | None:
     if not listed.stdout.strip():
         return None
     scratch = f"refs/pbem/fetched/{up.remote}/{up.target}"
-    fetched = git(["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", up.remote,
+    # --refmap= : no opportunistic update of the remote-tracking ref (it is what the rewrite is judged against)
+    fetched = git(["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--refmap=", up.remote,
                    f"+refs/heads/{up.target}:{scratch}"], root)
     if fetched.returncode != 0:
         raise PbemError("push.fetch-failed", f"cannot fetch {up.where}: {_first_line(fetched.stderr)}")
