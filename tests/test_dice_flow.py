@@ -465,6 +465,24 @@ def test_yield_settles_what_kli_owes_and_keeps_his_orders_that_must_wait(
     assert "ok:" in ok(table, "verify")
 
 
+def test_check_on_a_clean_tree_says_what_yield_settles_so_check_and_yield_goes_through(
+        base_owed_out_of_turn: Table, tmp_path: Path) -> None:
+    """Status's own advice, `pbem check && pbem yield`, on a clean tree when kli owes a contribution: check
+    simulates the settlement yield makes (exit 0, the commit it would make), then yield makes exactly it. Status
+    names it with a command to paste, in plain text and JSON."""
+    table = private(base_owed_out_of_turn, tmp_path)
+    plain = ok(table, "status", "--plain", who="kli")
+    assert "you (kli) owe: contribution owed to dice b0001 of fed" in plain and "$ pbem yield" in plain
+    todo = json.loads(ok(table, "status", "--format", "json", who="kli"))["todo"]
+    assert todo[0] == {"do": "contribution owed to dice b0001 of fed: pbem yield settles it (no need to hold "
+                             "control)", "command": "pbem yield"}
+    said = ok(table, "check", who="kli")
+    assert "commit 1: kli: contributed to b0001" in said
+    before = commit_count(table)
+    ok(table, "yield", who="kli")
+    assert commit_count(table) == before + 1 and changed_paths(table) == {"dice/b0001.yaml", "status.yaml"}
+
+
 def test_what_fed_owes_is_committed_first_then_his_turn_follows(base_owed_out_of_turn: Table, tmp_path: Path) -> None:
     """`pbem yield` by a player who owes a reveal and also holds the game's break: the reveal goes in a commit
     of its own (on HEAD's files), then his turn in the next one."""
