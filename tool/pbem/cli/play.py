@@ -45,7 +45,8 @@ def status(key: Optional[str] = KeyOption,
         behind = gitstate.behind_line(ws.repo)
         if output is OutputFormat.json:
             typer.echo(json.dumps({"status": view.status.to_data() if view.status else None, "me": view.me,
-                                   "you_owe": view.owes(), "errata": errata, "behind": behind,
+                                   "you_owe": "; ".join(f"{t.text}: `{t.command}`" for t in todo) or view.owes(),
+                                   "errata": errata, "behind": behind,
                                    "todo": [{"do": t.text, "command": t.command} for t in todo]}, indent=2))
             return
         typer.echo(status_lines(view.status, view.me))

@@ -37,7 +37,8 @@ class Outlook:
         mine = [b for b in self.status.pending if b.player == self.me and b.kind in OWED]
         if mine:
             first = mine[0]
-            how = {"sealed": "seal your input (pbem orders FILE in Diplomacy, pbem seal KIND FILE otherwise)",
+            how = {"sealed": "seal your input (`pbem orders orders.yaml` in Diplomacy, `pbem seal allocation "
+                             "allocation.yaml` in a tactical game)",
                    "secret": "reveal it: `pbem yield` (in Diplomacy `pbem orders --reveal`)",
                    "dice": "`pbem yield` settles it"}.get(first.kind, "`pbem yield`")
             return f"{first.why}: {how}; you need not hold control"
@@ -65,6 +66,9 @@ def errata_lines(ws: Workspace) -> list[str]:
     """The errata not applied yet at HEAD, each with who still has to sign (DESIGN §4.8), for `pbem status`."""
     head = ws.head()
     return [] if head is None else errata.listing(head.game, with_applied=False)
+
+
+TURN_FILES = ("players/", "report/")  # what only a turn changes: these may wait in the working tree for it
 
 
 @dataclass
@@ -126,15 +130,19 @@ def plan_yield(ws: Workspace, me: Identity, note: str = "") -> YieldPlan:
                 plan.commits = [first]  # my edits were what settling writes anyway
                 return plan
             second = _plan_turn(ws, first.verified, first.commit.files, merged, me, player, note)
+            settled = _edited(base, first.commit.files)
             if not second.findings:
                 plan.commits = [first, second]
-            elif all(f.rule == "signature.not-in-control" for f in second.findings):
+            elif (all(f.rule == "signature.not-in-control" for f in second.findings)
+                  and all(p.startswith(TURN_FILES) for p in edited) and not edited & settled):
+                # only a turn's own files (his players file, his entries) can wait for his turn: anything else
+                # that is refused here is refused whole, with what the one commit would have been refused for
                 held = first.status.pending[0] if first.status.pending else None
                 plan.commits, plan.kept = [first], sorted(edited)
                 plan.waiting = (f"after it {first.status.control} acts first ({held.why})" if held is not None
                                 else "the game waits for others first")
             else:
-                plan.findings = second.findings
+                plan.findings = one.findings
             return plan
     if one.findings:
         plan.findings = one.findings
