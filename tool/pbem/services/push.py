@@ -5,9 +5,15 @@ Out of turn, several players may commit on the same state: each settling what he
 reveal, the escrow's signature, a sealed input, a press message). The first push wins; the others' commits no
 longer sit on the remote's tip. `push` then recreates each of my commits on top of the remote's: the same
 changes (merged file by file, line by line, and key by key for YAML mappings), status.yaml computed again as
-`pbem yield` would, signed again with my key, judged as the verifier will, and only then pushed with git. If the
-changes overlap, if a commit is not mine, or if anything would not verify, it explains what to do and changes
-nothing (objects it wrote are unreferenced; git's gc drops them).
+`pbem yield` would (never merged), signed again with my key, judged as the verifier will, and only then pushed
+with git. Files made out of turn carry their author in their path (DESIGN §2, §4.9), so two players' work lands
+side by side. If the changes overlap, if a commit is not mine, or if anything would not verify, it explains what
+to do and changes neither branch nor working tree; a commit it cannot replay is kept on a `pbem-saved-<id>`
+branch the message names, so following its advice (`git reset --hard origin/main`) loses nothing.
+
+Never a forced push: when someone pushed between our fetch and our push, git refuses and we fetch and replay
+again (MAX_TRIES). A remote that no longer contains what this clone had fetched was rewritten: refused
+(`push.rewritten`, services/gitstate.py).
 """
 
 from __future__ import annotations
