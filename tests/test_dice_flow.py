@@ -457,12 +457,19 @@ def test_yield_settles_what_kli_owes_and_keeps_his_orders_that_must_wait(
     edited = table.read("players/kli.yaml")
     before = commit_count(table)
     said = ok(table, "check", who="kli")
-    assert "commit 1: kli: contributed to b0001" in said and "players/kli.yaml" in said
+    bid = only_batch(table)
+    assert f"commit 1: kli: contributed to {bid}" in said and "players/kli.yaml" in said
     out = ok(table, "yield", who="kli")
     assert commit_count(table) == before + 1
-    assert changed_paths(table) == {"dice/b0001.yaml", "status.yaml"}
+    assert changed_paths(table) == {f"dice/{bid}.yaml", "status.yaml"}
     assert table.read("players/kli.yaml") == edited and "players/kli.yaml" in out
     assert "ok:" in ok(table, "verify")
+
+
+def only_batch(table: Table) -> str:
+    """The id of the one dice batch of the game (its file name)."""
+    (path,) = (table.repo_dir / "dice").glob("*.yaml")
+    return path.stem
 
 
 def test_check_on_a_clean_tree_says_what_yield_settles_so_check_and_yield_goes_through(
@@ -471,16 +478,17 @@ def test_check_on_a_clean_tree_says_what_yield_settles_so_check_and_yield_goes_t
     simulates the settlement yield makes (exit 0, the commit it would make), then yield makes exactly it. Status
     names it with a command to paste, in plain text and JSON."""
     table = private(base_owed_out_of_turn, tmp_path)
+    bid = only_batch(table)
     plain = ok(table, "status", "--plain", who="kli")
-    assert "you (kli) owe: contribution owed to dice b0001 of fed" in plain and "$ pbem yield" in plain
+    assert f"you (kli) owe: contribution owed to dice {bid} of fed" in plain and "$ pbem yield" in plain
     todo = json.loads(ok(table, "status", "--format", "json", who="kli"))["todo"]
-    assert todo[0] == {"do": "contribution owed to dice b0001 of fed: pbem yield settles it (no need to hold "
+    assert todo[0] == {"do": f"contribution owed to dice {bid} of fed: pbem yield settles it (no need to hold "
                              "control)", "command": "pbem yield"}
     said = ok(table, "check", who="kli")
-    assert "commit 1: kli: contributed to b0001" in said
+    assert f"commit 1: kli: contributed to {bid}" in said
     before = commit_count(table)
     ok(table, "yield", who="kli")
-    assert commit_count(table) == before + 1 and changed_paths(table) == {"dice/b0001.yaml", "status.yaml"}
+    assert commit_count(table) == before + 1 and changed_paths(table) == {f"dice/{bid}.yaml", "status.yaml"}
 
 
 def test_what_fed_owes_is_committed_first_then_his_turn_follows(base_owed_out_of_turn: Table, tmp_path: Path) -> None:
