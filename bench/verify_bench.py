@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import hashlib
 import json
 import os
 import shutil
@@ -30,13 +31,17 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "tool"))
 
+from pbem.crypto import sshsig  # noqa: E402
 from pbem.crypto.keys import PrivateKey  # noqa: E402
 from pbem.formats.writer import dump_mapping, dump_report  # noqa: E402
+from pbem.protocol import agreements  # noqa: E402
+from pbem.protocol.agreements import Agreement  # noqa: E402
 from pbem.store.repo import GameRepo  # noqa: E402
 from pbem.store.signer import KeySigner  # noqa: E402
 from pbem.verify.gamefiles import ParseCache, read_files  # noqa: E402
@@ -64,6 +69,25 @@ def key(seed: int) -> PrivateKey:
     return PrivateKey.from_seed(bytes([seed]) * 32, f"bench{seed}")
 
 
+def consent(files: dict[str, bytes], cache: ParseCache, prev: Any, keys: dict[str, PrivateKey],
+            commit: Any, head: str) -> tuple[str, Any]:
+    """The start by consent (DESIGN §2 Setup): fed proposes the start agreement, kli signs it; two commits."""
+    path = "agreements/fed-0001.yaml"
+    raw: dict[str, Any] = {"id": "fed-0001", "kind": "start", "by": "fed",
+                           "content": {"game": hashlib.sha256(files["game.yaml"]).hexdigest(), "first": "fed"},
+                           "signatures": {}}
+    game_id = read_files(files, cache).manifest.id
+    for player in ("fed", "kli"):
+        bare = Agreement({**raw, "signatures": {}}, path)
+        raw["signatures"] = {**raw["signatures"],
+                             player: sshsig.sign(keys[player], agreements.message(game_id, bare), "pbem")}
+        files[path] = dump_mapping(raw).encode()
+        findings, prev = judge(prev, read_files(files, cache), {path}, keys[player].public)
+        assert not findings, findings
+        head = commit(player, f"{player}: consents to start", head)
+    return head, prev
+
+
 def make_game(path: Path, commits: int) -> None:
     """A deterministic game of `commits` signed commits (each a legal turn), built incrementally."""
     keys = {"fed": key(1), "kli": key(2)}
@@ -83,6 +107,7 @@ def make_game(path: Path, commits: int) -> None:
     game = read_files(files, cache)
     _, prev = judge(None, game, set(files), keys["fed"].public)
     head = commit("fed", "new game", None)
+    head, prev = consent(files, cache, prev, keys, lambda who, what, parent: commit(who, what, parent), head)
     _, status = expected_start(game, "fed")
     files["status.yaml"] = dump_mapping(status.to_data()).encode()
     game = read_files(files, cache)
@@ -92,7 +117,7 @@ def make_game(path: Path, commits: int) -> None:
     ruleset = game.manifest.ruleset
     entries: dict[str, list[dict]] = {}
     through = {"fed": None, "kli": None}
-    for i in range(commits - 2):
+    for i in range(commits - 4):
         assert prev.status is not None
         player = prev.status.control
         assert player is not None

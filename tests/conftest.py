@@ -225,7 +225,8 @@ def copy_table(source: Table, dest: Path) -> Table:
 
 
 def _build(root: Path, template: str = "tactical-duel", game_id: str = GAME_ID) -> Table:
-    """init, join, join, start through the real CLI (subprocesses), keys from tests/gitutil.py."""
+    """init, join, join, then the start by consent through the real CLI (subprocesses), keys from
+    tests/gitutil.py: fed proposes the start (`pbem start --first fed`), kli signs it, fed starts."""
     box = Sandbox(root)  # makes home/ (with an empty ~/.ssh)
     shutil.rmtree(box.home / ".ssh")
     for name in (*SEATS.values(), STRANGER):
@@ -239,6 +240,8 @@ def _build(root: Path, template: str = "tactical-duel", game_id: str = GAME_ID) 
     ok("init", str(table.repo_dir), "--template", template, "--id", game_id, who="fed", cwd=root)
     ok("join", "--as", "fed", who="fed")
     ok("join", "--as", "kli", who="kli")
+    ok("start", "--first", "fed", who="fed")
+    ok("sign", "fed-0001", who="kli")
     ok("start", "--first", "fed", who="fed")
     return table
 

@@ -26,6 +26,7 @@ from typing import Any
 import yaml
 
 COMMIT_KEY = b"pbem-commit-v1"
+CONTRIB_KEY = b"pbem-contrib-v1"
 DICE_KEY = b"pbem-dice-v1"
 HEX32 = re.compile(r"\A[0-9a-f]{64}\Z")  # DESIGN §5: lower-case hex, 64 digits for 32 bytes
 
@@ -144,6 +145,14 @@ def _batch_seed(game_id: str, table: list[str], default_mode: str, batch: dict[s
     if commitment(secret) != committed:
         raise DiceMismatch([f"{batch_id}: the reveal does not match the roller's commitment"])
     contributions = [_hex32(given[player], f"{where}: contributions.{player}") for player in others]
+    commits = batch.get("contribution_commits")
+    if commits:  # three or more players: each contribution opens the commitment made before any reveal
+        if not isinstance(commits, dict):
+            raise BadGame(f"{where}: contribution_commits: expected a mapping of player id to hex")
+        for player, value in zip(others, contributions):
+            if player not in commits or blake2b_256(value, key=CONTRIB_KEY) != _hex32(
+                    commits[player], f"{where}: contribution_commits.{player}"):
+                raise DiceMismatch([f"{batch_id}: {player}'s contribution does not open his commitment"])
     return seed_commit_reveal(game_id, batch_id, secret, contributions)
 
 

@@ -518,7 +518,7 @@ def test_merge__a_second_root_merged_in_transparently(played: Table) -> None:
 
 @pytest.fixture(scope="module")
 def base_dice_owed(base_played: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    """fed announced b0001 in a turn that left control with himself: kli owes his contribution out of turn."""
+    """fed announced fed-0001 in a turn that left control with himself: kli owes his contribution out of turn."""
     return announce_out_of_turn(base_played, tmp_path_factory.mktemp("attacks") / "dice-owed")
 
 
@@ -532,7 +532,7 @@ def base_reveal_owed(base_dice_owed: Table, tmp_path_factory: pytest.TempPathFac
 
 @pytest.fixture(scope="module")
 def base_rolled(base_reveal_owed: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    """fed revealed; b0001 has its result; fed holds control for a turn."""
+    """fed revealed; fed-0001 has its result; fed holds control for a turn."""
     table = copy_table(base_reveal_owed, tmp_path_factory.mktemp("attacks") / "rolled")
     cli(table, "yield", who="fed")
     assert batch(table)["results"]
@@ -554,14 +554,14 @@ def rolled(base_rolled: Table, tmp_path: Path) -> Table:
     return private(base_rolled, tmp_path)
 
 
-B0001 = "dice/b0001.yaml"
+B0001 = "dice/fed-0001.yaml"
 
 
 def test_dice_grinding__the_roller_voids_after_the_results_were_knowable(reveal_owed: Table) -> None:
     """Threat (grinding): fed, who can compute the results once kli contributed, voids the batch to re-roll it.
     Defence: after results are knowable a void needs every other player's co-signature (dice.bad-void)."""
     write_batch(reveal_owed, {**batch(reveal_owed), "void": {"reason": "the D7 was out of arc"}})
-    bad = sneak_as(reveal_owed, "fed", "fed: void b0001")
+    bad = sneak_as(reveal_owed, "fed", "fed: void fed-0001")
     assert rejected(reveal_owed, bad, "dice.bad-void", B0001) == {"dice.bad-void"}
 
 
@@ -574,7 +574,7 @@ def test_dice_grinding__the_roller_swaps_his_commitment_after_seeing_the_contrib
                   if derived({**raw, "reveal": s.hex()}) == [6])  # a six, found by grinding
     ground = {**raw, "commit": dice_crypto.commitment(secret).hex(), "reveal": secret.hex()}
     write_batch(reveal_owed, {**ground, "results": derived(ground)})
-    bad = sneak_as(reveal_owed, "fed", "fed: revealed b0001")
+    bad = sneak_as(reveal_owed, "fed", "fed: revealed fed-0001")
     assert rejected(reveal_owed, bad, "dice.changed", B0001) == {"dice.changed"}
 
 
@@ -605,7 +605,7 @@ def test_dice_bad_reveal__a_reveal_that_does_not_match_the_commitment(reveal_owe
     the commitment (dice.bad-reveal)."""
     forged = {**batch(reveal_owed), "reveal": "ab" * 32}
     write_batch(reveal_owed, {**forged, "results": derived(forged)})
-    bad = sneak_as(reveal_owed, "fed", "fed: revealed b0001")
+    bad = sneak_as(reveal_owed, "fed", "fed: revealed fed-0001")
     assert rejected(reveal_owed, bad, "dice.bad-reveal", B0001) == {"dice.bad-reveal"}
 
 
@@ -894,9 +894,11 @@ def test_deep_tree__a_folder_nested_thousands_deep_is_a_finding_not_a_crash(play
 # === 7. Identities: seats and look-alikes (DESIGN §3, schemas: ASCII ids) =======================================
 
 def before_start(base_started: Table, dest: Path, undo: int) -> Table:
-    """The duel before its start: undo=1 both seats claimed, 2 only fed's, 3 nobody's (just `pbem init`)."""
+    """The duel before its start (and before anyone consented to it): undo=1 both seats claimed, 2 only fed's,
+    3 nobody's (just `pbem init`)."""
     table = copy_table(base_started, dest)
-    table.git("reset", "-q", "--hard", f"HEAD~{undo}")
+    commits = table.git("rev-list", "--first-parent", "--reverse", "HEAD").stdout.decode().split()
+    table.git("reset", "-q", "--hard", commits[3 - undo])
     return table
 
 
@@ -1081,6 +1083,1382 @@ def test_server__the_pre_receive_hook_refuses_the_attack_and_main_does_not_move(
     push_refused(done, rule)
     assert "Traceback" not in done.stderr
     assert server_ref(server) == before
+
+
+# === Press files and the order press is recognised in (DESIGN §2 press/<author>.yaml, §7.2) ===================
+# Each seat posts in its own press/<seat>.yaml, written only by that seat's key, append-only; messages are
+# recognised in the order of the commits that added them, never by file name. press/global.yaml of older games
+# stays valid (each message in its author's name).
+
+def post_in(table: Table, path: str, *messages: Mapping[str, Any]) -> None:
+    """Append messages to a press file by hand, one per line, as pbem writes them."""
+    old = table.data(path)["messages"] if (table.repo_dir / path).exists() else []
+    table.write(path, dump_mapping({"messages": [*old, *map(dict, messages)]}))
+
+
+def test_press_file__kli_posts_in_fed_s_file(played: Table) -> None:
+    """Threat: kli writes in press/fed.yaml (his own words, or words he puts in fed's file). Defence: a press file
+    is written only by its seat's key (ownership.foreign-press)."""
+    post_in(played, "press/fed.yaml", {"by": "kli", "at": "1.9.move", "say": "fed concedes."})
+    bad = sneak_as(played, "kli", "kli: press")
+    assert rejected(played, bad, "ownership.foreign-press", "press/fed.yaml") == {"ownership.foreign-press"}
+
+
+def test_press_file__a_message_in_fed_s_name_in_fed_s_file_signed_by_kli(played: Table) -> None:
+    """Threat: the message says by fed and stands in fed's file, but kli signed the commit. Defence: the file's
+    seat must be the signer (ownership.foreign-press); the author must be the signer (press.foreign)."""
+    post_in(played, "press/fed.yaml", {"by": "fed", "at": "1.9.move", "say": "I resign."})
+    bad = sneak_as(played, "kli", "kli: press")
+    assert rejected(played, bad, "ownership.foreign-press", "press/fed.yaml") == {"ownership.foreign-press"}
+    played.git("reset", "-q", "--hard", "HEAD~1")
+    post_in(played, "press/kli.yaml", {"by": "fed", "at": "1.9.move", "say": "I resign."})  # in his own file
+    bad = sneak_as(played, "kli", "kli: press")
+    assert rejected(played, bad, "press.foreign", "press/kli.yaml") == {"press.foreign"}
+
+
+@pytest.mark.parametrize("path", ["press/a.yaml", "press/sub/x.yaml", "press/Fed.yaml"])
+def test_press_file__a_press_file_at_a_path_no_seat_owns(played: Table, path: str) -> None:
+    """Threat: a file of one's own naming sorts before the others (press/a.yaml) or hides in a folder. Defence:
+    the only press files are press/<seat>.yaml (tree.unexpected-path)."""
+    post_in(played, path, {"by": "kli", "at": "1.9.move", "say": "first!"})
+    played.write_status("kli")
+    bad = played.git_commit("kli: press", signer="kli")  # plain git: pbem would not even pick the file up
+    assert "tree.unexpected-path" in rejected(played, bad, "tree.unexpected-path", path)
+
+
+def _edit_first(table: Table, path: str) -> None:
+    data = table.data(path)
+    table.write(path, dump_mapping({"messages": [{**data["messages"][0], "say": "I never said that."},
+                                                 *data["messages"][1:]]}))
+
+
+def _remove_first(table: Table, path: str) -> None:
+    data = table.data(path)
+    table.write(path, dump_mapping({"messages": data["messages"][1:]}))
+
+
+def _remove_file(table: Table, path: str) -> None:
+    (table.repo_dir / path).unlink()
+
+
+@pytest.mark.parametrize("change", [_edit_first, _remove_first, _remove_file], ids=["edited", "removed", "file-gone"])
+def test_press_file__fed_takes_back_what_he_said(played: Table, change: Callable[[Table, str], None]) -> None:
+    """Threat: fed edits or removes a message he sent (his own file, his own key), through plain git and through
+    pbem. Defence: press is append-only (press.changed); pbem refuses it and changes nothing."""
+    post_in(played, "press/fed.yaml", {"by": "fed", "at": "1.9.move", "say": "I will not fire."},
+            {"by": "fed", "at": "1.9.move", "say": "Promise."})
+    sneak_as(played, "fed", "fed: press")
+    change(played, "press/fed.yaml")
+    before = played.snapshot()
+    done = played.cli("yield", who="fed")
+    assert done.exit_code == 1 and "[press.changed]" in done.output, done.output
+    assert played.snapshot() == before
+    bad = sneak_as(played, "fed", "fed: press")
+    assert rejected(played, bad, "press.changed", "press/fed.yaml") == {"press.changed"}
+
+
+def test_press_file__a_foreign_press_file_pushed_to_the_hooked_server(played: Table) -> None:
+    """DESIGN §9: kli's message in fed's file, pushed to a bare repository with pbem's pre-receive hook: refused,
+    the server's main stays."""
+    server = serve(played)
+    before = server_ref(server)
+    post_in(played, "press/fed.yaml", {"by": "fed", "at": "1.9.move", "say": "I resign."})
+    sneak_as(played, "kli", "kli: press")
+    done = push(played)
+    push_refused(done, "ownership.foreign-press")
+    assert server_ref(server) == before
+
+
+def test_press_file__old_games_press_global_yaml_still_verifies(played: Table) -> None:
+    """Games from before per-author press: every seat appended to press/global.yaml in its own name. It stays
+    valid, recognised in commit order (each message by the signer, else press.foreign)."""
+    post_in(played, "press/global.yaml", {"by": "kli", "at": "1.9.move", "say": "Qapla'!"})
+    sneak_as(played, "kli", "kli: press")
+    post_in(played, "press/global.yaml", {"by": "fed", "at": "1.9.move", "say": "Good hunting."})
+    sneak_as(played, "fed", "fed: press")
+    assert_clean(played)
+
+
+# --- the press-order attack in a Diplomacy game (seed 001: the order press was sent in is the public order) --------
+
+@pytest.fixture(scope="module")
+def base_dow_allied(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A dow game at S1901P where England proposed ALLIED to France and France accepted (through the CLI)."""
+    from test_dow_flow import new_dow
+
+    dow = new_dow(tmp_path_factory.mktemp("press-order") / "dow")
+    dow.ok("propose", "france", "ALLIED", who="england")
+    dow.ok("accept", "england", "ALLIED", who="france")
+    return dow
+
+
+@pytest.fixture
+def dow_allied(base_dow_allied: Any, tmp_path: Path) -> Any:
+    from test_dow_flow import copy_dow
+
+    return copy_dow(base_dow_allied, tmp_path / "dow")
+
+
+def _recognised(dow: Any) -> dict[tuple[str, str], str]:
+    """The recognised state of each pair of powers after the press sent so far (pbem relations --format json)."""
+    from pbem.services import diplomacy
+
+    head = dow.ws().head()
+    relations = head.game.manifest.ruleset.relations(diplomacy.current_state(head)).recognised
+    return {(a, b): relations.get(a, b) for a, b in [("england", "france"), ("austria", "england"),
+                                                     ("austria", "france")]}
+
+
+@pytest.mark.parametrize("how", ["cli", "git"])
+def test_press_order__a_later_declaration_in_an_alphabetically_earlier_file(dow_allied: Any, how: str) -> None:
+    """Threat (seen): a declaration of war posted after an alliance was accepted, in a file that sorts first
+    (press/austria.yaml before press/england.yaml and press/france.yaml), was recognised before the alliance,
+    so the acceptance already made became illegal and the war took effect without its cascade. Defence: press
+    is recognised in the order of the commits that added it (DESIGN §7.2): the alliance stands, and the war
+    forces France's ally England into HOSTILE with Austria."""
+    assert _recognised(dow_allied)[("england", "france")] == "ALLIED"
+    if how == "cli":
+        dow_allied.ok("declare", "france", "WAR", who="austria")
+    else:
+        files = dow_allied.ws().head_files()
+        files["press/austria.yaml"] = (b"messages:\n  - {by: austria, at: S1901P, declare: "
+                                       b"{to: france, state: WAR}}\n")
+        dow_allied.sneak("austria", files, "austria: press")
+    assert _recognised(dow_allied) == {("england", "france"): "ALLIED", ("austria", "england"): "HOSTILE",
+                                       ("austria", "france"): "WAR"}
+    assert dow_allied.verify() == []
+    assert dow_allied.pbem("verify").returncode == 0
+
+
+def test_press_order__the_declaration_in_a_file_of_one_s_own_naming(dow_allied: Any) -> None:
+    """Threat (seen): the same declaration in press/a.yaml, a name no seat has. Defence: refused
+    (tree.unexpected-path); nothing in it is recognised."""
+    files = dow_allied.ws().head_files()
+    files["press/a.yaml"] = b"messages:\n  - {by: austria, at: S1901P, declare: {to: france, state: WAR}}\n"
+    bad = dow_allied.sneak("austria", files, "austria: press")
+    assert ("tree.unexpected-path", bad) in dow_allied.verify()
+    done = dow_allied.pbem("verify")
+    assert done.returncode == 1 and "[tree.unexpected-path]" in done.stdout + done.stderr
+
+# === Dice bound to the rules (DESIGN §5 "Binding"; docs/dice.md, docs/threats.md "Dice bound to the rules") ======
+# The tactical game of tests/test_tactical_cli_bad_input.py: fed's CA and kli's D7 three hexes apart. In `armed`
+# fed holds control at 1.4.move and nobody has declared a shot; in `fire_owed` both declared ph1 at 1.4.fire, the
+# auction is over and each firer owes the die for his shot (ref 1.4.fire/UNIT/ph1, a d6); in `shot_resolved`
+# both dice were rolled and 1.4.fire is resolved (fed holds control at 1.9.move).
+
+from test_dice_bad_input import honest_reveal  # noqa: E402
+from test_tactical_cli_bad_input import base_armed, base_auction, base_game, base_resolved  # noqa: E402,F401
+from pbem.crypto.keys import load_private_key  # noqa: E402
+from pbem.protocol import dice as dice_protocol  # noqa: E402
+
+SHOT = "1.4.fire/CA/ph1"
+FED_DIE = "dice/fed-0001.yaml"
+
+
+@pytest.fixture
+def armed(base_armed: Table, tmp_path: Path) -> Table:
+    return private(base_armed, tmp_path)
+
+
+@pytest.fixture
+def fire_owed(base_auction: Table, tmp_path: Path) -> Table:
+    return private(base_auction, tmp_path)
+
+
+@pytest.fixture
+def shot_resolved(base_resolved: Table, tmp_path: Path) -> Table:
+    return private(base_resolved, tmp_path)
+
+
+def hand_batch(table: Table, roller: str, batch_id: str, refs: Sequence[str], sides: int = 6,
+               secret: bytes = bytes(range(32)), **more: Any) -> dict[str, Any]:
+    """A commit-reveal batch announced by hand (no pbem), as a cheater's editor would write it: the roller's
+    commitment, and his secret sealed to his own key."""
+    public = load_private_key(table.key(roller)).public
+    return {"id": batch_id, "roller": roller, "mode": "commit-reveal", "sides": sides,
+            "rolls": [{"for": f"shot {ref}", "ref": ref} for ref in refs],
+            "commit": dice_crypto.commitment(secret).hex(),
+            "owner_box": base64.b64encode(seal.seal_to(secret, public)).decode(), **more}
+
+
+def one_line(done: Any, rule: str) -> str:
+    """A refused command's output: exit 1, no traceback, one `pbem: … [rule] …` line (a hint may follow)."""
+    text = done.stdout + done.stderr
+    assert done.returncode == 1, text
+    assert "Traceback" not in text, text
+    errors = [line for line in done.stderr.splitlines() if line.startswith("pbem: ")]
+    assert len(errors) == 1 and f"[{rule}]" in errors[0], text
+    return errors[0]
+
+
+def test_dice_bound__pbem_roll_refuses_a_d2_for_a_d6_shot(fire_owed: Table) -> None:
+    """Threat: fed announces a d2 for his phaser shot (a d2 always scores the top rows of the damage table).
+    Defence: the die has the sides the rules give the ref (`dice_sides`): `pbem roll` refuses it at once."""
+    line = refused(fire_owed, "roll", "--for", "CA ph1", "--ref", SHOT, "--sides", "2", who="fed",
+                   rule="dice.bad-sides")
+    assert "d6" in line
+
+
+def test_dice_bound__a_d2_for_a_d6_shot_written_by_hand_is_found_and_refused_by_the_hook(fire_owed: Table) -> None:
+    """The same d2 written by hand: `pbem yield` refuses it, `pbem verify` finds it (naming the `sides` line),
+    and a server with the hook refuses the push."""
+    server = serve(fire_owed)
+    before = server_ref(server)
+    write_batch(fire_owed, hand_batch(fire_owed, "fed", "fed-0001", [SHOT], sides=2))
+    refused(fire_owed, "yield", who="fed", rule="dice.bad-sides", where=FED_DIE + ":4")
+    bad = sneak_as(fire_owed, "fed", "fed: my die")
+    assert rejected(fire_owed, bad, "dice.bad-sides", FED_DIE) == {"dice.bad-sides"}
+    done = push(fire_owed)
+    push_refused(done, "dice.bad-sides")
+    assert server_ref(server) == before
+
+
+def test_dice_bound__a_d1000_for_a_d6_shot_rolled_to_the_end_gives_one_line_not_a_traceback(
+        fire_owed: Table) -> None:
+    """Threat: a d1000 batch for a d6 shot carried through to its results (a result of 7 to 1000 once crashed
+    yield, verify, status and log). Defence: replay never scores a shot with a die of another size (the step
+    waits: dice.bad-sides); each command says so in one line and changes nothing."""
+    fed_secret = next(s for s in (bytes([i]) * 32 for i in range(256))
+                      if derived({**hand_batch(fire_owed, "fed", "fed-0001", [SHOT], 1000, s),
+                                  "reveal": s.hex(), "contributions": {"kli": "77" * 32}})[0] > 6)
+    raw = hand_batch(fire_owed, "fed", "fed-0001", [SHOT], sides=1000, secret=fed_secret)
+    write_batch(fire_owed, raw)
+    announced = sneak_as(fire_owed, "fed", "fed: my die")
+    raw = {**raw, "contributions": {"kli": "77" * 32}}
+    write_batch(fire_owed, raw)
+    sneak_as(fire_owed, "kli", "kli: contributed")
+    revealed = {**raw, "reveal": fed_secret.hex()}
+    write_batch(fire_owed, {**revealed, "results": derived(revealed)})
+    sneak_as(fire_owed, "fed", "fed: revealed")
+    assert batch(fire_owed, "fed-0001")["results"][0] > 6
+    code, found_, output = verdict(fire_owed)
+    assert code == 1 and ("dice.bad-sides", announced) in {(f["rule"], f.get("commit")) for f in found_}, output
+    fire_owed.edit("kli", through="1.32.final")
+    before = fire_owed.snapshot()
+    done = fire_owed.pbem("verify")
+    assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr
+    assert [line for line in done.stdout.splitlines() if "[" in line] == [
+        f"{FED_DIE}:4: [dice.bad-sides] batch fed-0001 rolls a d1000 for {SHOT}, which the rules roll with a d6 "
+        f"(commit {announced[:10]})"]
+    for args in (("status",), ("yield",)):
+        assert "a d1000" in one_line(fire_owed.pbem(*args, who="kli"), "dice.bad-sides")
+    done = fire_owed.pbem("log")  # the report as it stands: the step waits, the d1000 scores nothing
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "a d1000 where the rules roll a d6: void it" in done.stdout
+    assert fire_owed.snapshot() == before
+
+
+def test_dice_bound__a_die_rolled_before_the_shot_is_declared_is_refused(armed: Table) -> None:
+    """Threat (pre-rolling): fed rolls for a shot he has not declared, and declares it only if the die is good.
+    Defence: a batch rolls only for refs owed now, the declared shots of the step being resolved
+    (dice.unbound-ref): refused by `pbem yield`, found by `pbem verify`, refused by the hook."""
+    server = serve(armed)
+    before = server_ref(server)
+    armed.edit("fed", through="1.8.damage")
+    cli(armed, "roll", "--for", "CA ph1 at D7, before I decide", "--ref", SHOT, who="fed")
+    line = refused(armed, "yield", who="fed", rule="dice.unbound-ref", where=ANY_LINE(FED_DIE))
+    assert "never before it is declared" in line
+    bad = sneak_as(armed, "fed", "fed: a die for later")
+    assert "dice.unbound-ref" in rejected(armed, bad, "dice.unbound-ref", FED_DIE)
+    push_refused(push(armed), "dice.unbound-ref")
+    assert server_ref(server) == before
+
+
+def ANY_LINE(file: str) -> str:  # noqa: N802 (reads like the `where` it builds)
+    from test_dice_flow import A_LINE
+    return file + A_LINE
+
+
+def test_dice_bound__a_second_batch_for_the_same_shot_is_refused(fire_owed: Table) -> None:
+    """Threat (re-rolling): fed announces a second batch for his shot and keeps whichever die he likes.
+    Defence: one batch that stands per ref (dice.rebound-ref): `pbem roll` refuses the second, and one
+    written by hand is found."""
+    cli(fire_owed, "roll", "--for", "CA ph1", "--ref", SHOT, who="fed")
+    line = refused(fire_owed, "roll", "--for", "CA ph1 again", "--ref", SHOT, who="fed", rule="dice.rebound-ref")
+    assert "fed-0001" in line
+    write_batch(fire_owed, hand_batch(fire_owed, "fed", "fed-0002", [SHOT], secret=bytes([9]) * 32))
+    refused(fire_owed, "yield", who="fed", rule="dice.rebound-ref", where=ANY_LINE("dice/fed-0002.yaml"))
+    bad = sneak_as(fire_owed, "fed", "fed: two dice for one shot")
+    assert rejected(fire_owed, bad, "dice.rebound-ref", "dice/fed-0002.yaml") == {"dice.rebound-ref"}
+
+
+def test_dice_bound__a_re_roll_goes_through_a_void_made_before_anything_was_knowable(fire_owed: Table) -> None:
+    """The legal way to replace a batch: fed voids his own before any contribution (alone, with a reason), and
+    announces the re-roll whole; the game goes on and every commit verifies."""
+    cli(fire_owed, "roll", "--for", "CA ph1", "--ref", SHOT, who="fed")
+    cli(fire_owed, "yield", who="fed")
+    cli(fire_owed, "yield", who="kli")  # kli contributes: fed could know his die now, he owes the reveal
+    reason = "announced with the wrong purpose text"
+    sig = fire_owed.root / "kli.sig"
+    sig.write_text(cli(fire_owed, "dice", "cosign", "fed-0001", "--reason", reason, who="kli"))
+    cli(fire_owed, "dice", "void", "fed-0001", "--reason", reason, "--cosign", f"kli={sig}", who="fed")
+    cli(fire_owed, "yield", who="fed")
+    assert ("fed", "roll") in [(p, k) for p, k, _ in pending(fire_owed)]  # the shot waits for its die again
+    for _ in range(12):  # each firer rolls, the other contributes, the roller reveals: 1.4.fire resolves
+        (who, kind, _why), *_ = pending(fire_owed)
+        if kind == "horizon":
+            break
+        if kind == "roll":
+            unit = "CA" if who == "fed" else "D7"
+            cli(fire_owed, "roll", "--for", f"{unit} ph1 at last", "--ref", f"1.4.fire/{unit}/ph1", who=who)
+        cli(fire_owed, "yield", who=who)
+    assert batch(fire_owed, "fed-0002")["rolls"] == [{"for": "CA ph1 at last", "ref": SHOT}]
+    assert batch(fire_owed, "fed-0002")["results"]
+    assert_clean(fire_owed)
+
+
+def test_dice_bound__a_shot_already_resolved_is_not_rolled_again(shot_resolved: Table) -> None:
+    """Threat (re-scoring): fed rolls a new die for his shot at 1.4.fire, already resolved, hoping a later
+    erratum replays it with the new die. Defence: no batch for a resolved step (dice.unbound-ref, "resolved"),
+    and a scored batch cannot be voided (dice.bad-void), even with every co-signature."""
+    shot_resolved.edit("fed", through="1.16.damage")
+    write_batch(shot_resolved, hand_batch(shot_resolved, "fed", "fed-0002", [SHOT], secret=bytes([5]) * 32))
+    line = refused(shot_resolved, "yield", who="fed", rule="dice.unbound-ref", where=ANY_LINE("dice/fed-0002.yaml"))
+    assert "resolved already" in line
+    bad = sneak_as(shot_resolved, "fed", "fed: a new die for an old shot")
+    assert "dice.unbound-ref" in rejected(shot_resolved, bad, "dice.unbound-ref", "dice/fed-0002.yaml")
+
+
+def test_dice_bound__a_scored_batch_cannot_be_voided_even_with_every_co_signature(shot_resolved: Table,
+                                                                                  tmp_path: Path) -> None:
+    reason = "let us roll that again"
+    (tmp_path / "kli.sig").write_text(cli(shot_resolved, "dice", "cosign", "fed-0001", "--reason", reason,
+                                          who="kli"))
+    cli(shot_resolved, "dice", "void", "fed-0001", "--reason", reason, "--cosign", f"kli={tmp_path / 'kli.sig'}",
+        who="fed")
+    shot_resolved.edit("fed", through="1.16.damage")
+    refused(shot_resolved, "yield", who="fed", rule="dice.bad-void", where=ANY_LINE(FED_DIE))
+    bad = sneak_as(shot_resolved, "fed", "fed: void a scored die")
+    assert "dice.bad-void" in rejected(shot_resolved, bad, "dice.bad-void", FED_DIE)
+
+
+def test_dice_bound__after_an_erratum_replays_the_fire_step_each_shot_keeps_its_die(shot_resolved: Table) -> None:
+    """DESIGN §5: replay resolves each step with the batch bound to it then. An erratum (both sign) corrects
+    fed's shot at 1.4.fire to his ph2; replay restarts from the start and the fire step waits for the die of the
+    corrected shot only: kli's shot keeps kli-0001, and a new die for it is refused (dice.rebound-ref)."""
+    from test_errata import propose
+
+    kept = batch(shot_resolved, "kli-0001")["results"]
+    propose(shot_resolved, "fed", "unit: CA, do: {fire: {weapon: ph1, target: D7}}",
+            "unit: CA, do: {fire: {weapon: ph2, target: D7}}", "I fired ph2, not ph1")
+    assert "applied" in cli(shot_resolved, "erratum", "sign", "e0001", who="kli")
+    status = shot_resolved.data("status.yaml")
+    assert status["firm"] == "1.4.fire"  # its action auction runs again: fed first
+    cli(shot_resolved, "yield", who="fed")  # fed passes; kli is asked
+    write_batch(shot_resolved, hand_batch(shot_resolved, "kli", "kli-0002", ["1.4.fire/D7/ph1"],
+                                          secret=bytes([3]) * 32))
+    bad = sneak_as(shot_resolved, "kli", "kli: a new die for my old shot")
+    assert "dice.rebound-ref" in rejected(shot_resolved, bad, "dice.rebound-ref", "dice/kli-0002.yaml",
+                                          also=())
+    assert batch(shot_resolved, "kli-0001")["results"] == kept
+
+
+def test_dice_bound__a_start_die_with_more_sides_than_seats_gives_one_line(base_started: Table,
+                                                                          tmp_path: Path) -> None:
+    """Threat: before the start fed announces the die for who starts with five sides at a table of two (a 3, 4
+    or 5 once crashed `pbem start --roll`). Defence: a start die has as many sides as seats (dice.bad-sides):
+    found by `pbem verify`, and `pbem start --roll` says so in one line, changing nothing."""
+    from test_dice_flow import joined
+
+    table = joined(base_started, tmp_path / "joined")
+    secret = next(s for s in (bytes([i]) * 32 for i in range(256))
+                  if derived({**hand_batch(table, "fed", "fed-0001", ["start"], 5, s), "reveal": s.hex(),
+                              "contributions": {"kli": "66" * 32}})[0] > 2)
+    raw = hand_batch(table, "fed", "fed-0001", ["start"], sides=5, secret=secret)
+    write_batch(table, raw)
+    table.git_commit("fed: who starts", signer="fed")
+    raw = {**raw, "contributions": {"kli": "66" * 32}}
+    write_batch(table, raw)
+    table.git_commit("kli: contributed", signer="kli")
+    revealed = {**raw, "reveal": secret.hex()}
+    write_batch(table, {**revealed, "results": derived(revealed)})
+    table.git_commit("fed: revealed", signer="fed")
+    code, found_, output = verdict(table)
+    assert code == 1 and "dice.bad-sides" in {f["rule"] for f in found_}, output
+    before = table.snapshot()
+    done = table.pbem("start", "--roll", who="fed")
+    assert done.returncode in (1, 2) and "Traceback" not in done.stderr, done.stderr
+    assert len([line for line in done.stderr.splitlines() if line.startswith("pbem: ")]) == 1, done.stderr
+    assert table.snapshot() == before
+
+
+def test_ownership_id_author__a_batch_whose_id_names_another_player(fire_owed: Table) -> None:
+    """Threat: fed writes his batch as dice/kli-0001.yaml (a path kli will write when he rolls, or one that
+    misleads a reader). Defence: an id made out of turn carries its author (ownership.id-author); the hook
+    refuses the push."""
+    server = serve(fire_owed)
+    before = server_ref(server)
+    write_batch(fire_owed, hand_batch(fire_owed, "fed", "kli-0009", [SHOT]))
+    bad = sneak_as(fire_owed, "fed", "fed: my die, under kli's name")
+    assert "ownership.id-author" in rejected(fire_owed, bad, "ownership.id-author", "dice/kli-0009.yaml")
+    push_refused(push(fire_owed), "ownership.id-author")
+    assert server_ref(server) == before
+
+
+# --- collusion: at a table of three, contributions are committed before any is revealed ------------------------
+
+@pytest.fixture(scope="module")
+def base_melee_dice(tmp_path_factory: pytest.TempPathFactory) -> Table:
+    """The three-player melee (tests/test_errata.py): fed announces a table die in his first turn; kli and rom
+    owe their contribution commitments."""
+    from test_errata import _melee
+
+    table = _melee(tmp_path_factory.mktemp("attacks") / "melee")
+    table.edit("fed", through="1.8.damage", entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 12}}])
+    cli(table, "roll", "--for", "boarding party", who="fed")
+    cli(table, "yield", who="fed")
+    assert [(b["player"], b["why"]) for b in table.data("status.yaml")["pending"]][:2] == [
+        ("kli", "contribution commitment owed to dice fed-0001 of fed"),
+        ("rom", "contribution commitment owed to dice fed-0001 of fed")]
+    return table
+
+
+@pytest.fixture
+def melee_dice(base_melee_dice: Table, tmp_path: Path) -> Table:
+    return private(base_melee_dice, tmp_path)
+
+
+MELEE = ["fed", "kli", "rom"]
+
+
+def test_collusion__pbem_yield_commits_then_reveals_each_contribution(melee_dice: Table) -> None:
+    """The honest flow costs one handoff more than at two: kli commits; rom commits and, every other
+    contribution being committed, reveals in the same commit; kli reveals; fed reveals; all verify."""
+    cli(melee_dice, "yield", who="kli")
+    assert set(batch(melee_dice)) >= {"contribution_commits", "contribution_boxes"}
+    assert "contributions" not in batch(melee_dice)
+    cli(melee_dice, "yield", who="rom")
+    assert set(batch(melee_dice)["contributions"]) == {"rom"}
+    assert melee_dice.data("status.yaml")["pending"][0]["why"] == "contribution owed to dice fed-0001 of fed"
+    cli(melee_dice, "yield", who="kli")
+    cli(melee_dice, "yield", who="fed")
+    raw = batch(melee_dice)
+    for player in ("kli", "rom"):
+        opened = dice_crypto.contribution_commitment(bytes.fromhex(raw["contributions"][player])).hex()
+        assert opened == raw["contribution_commits"][player]
+    assert raw["results"] == derived(raw, "melee-e2e", MELEE)
+    assert_clean(melee_dice)
+
+
+def test_collusion__the_last_contributor_cannot_choose_his_contribution_after_the_others(
+        melee_dice: Table) -> None:
+    """Threat (hole 4): kli, told fed's secret, waits for rom's contribution and grinds his own until the die
+    suits them. Defence: every contribution is committed before any is revealed: a plain contribution written
+    before every commitment is in is found (dice.bad-contribution), and so is a reveal that does not open its
+    commitment or a commitment changed after rom revealed; the hook refuses the push."""
+    server = serve(melee_dice)
+    before = server_ref(server)
+    write_batch(melee_dice, {**batch(melee_dice), "contributions": {"kli": "42" * 32}})
+    bad = sneak_as(melee_dice, "kli", "kli: my contribution, in the clear")
+    assert "dice.bad-contribution" in rejected(melee_dice, bad, "dice.bad-contribution", "dice/fed-0001.yaml")
+    push_refused(push(melee_dice), "dice.bad-contribution")
+    assert server_ref(server) == before
+
+
+def test_collusion__a_reveal_must_open_its_commitment(melee_dice: Table) -> None:
+    cli(melee_dice, "yield", who="kli")
+    cli(melee_dice, "yield", who="rom")  # rom commits and reveals: now kli, with fed's secret, could grind
+    fed_secret = seal.recover_key(base64.b64decode(batch(melee_dice)["owner_box"]),
+                                  load_private_key(melee_dice.key("fed")))
+    raw = batch(melee_dice)
+    ground = next(v for v in (bytes([i]) * 32 for i in range(256))
+                  if derived({**raw, "reveal": fed_secret.hex(),
+                              "contributions": {**raw["contributions"], "kli": v.hex()}}, "melee-e2e",
+                             MELEE)[0] == 6)
+    write_batch(melee_dice, {**raw, "contributions": {**raw["contributions"], "kli": ground.hex()}})
+    bad = sneak_as(melee_dice, "kli", "kli: my contribution (ground)")
+    assert "dice.bad-contribution" in rejected(melee_dice, bad, "dice.bad-contribution", "dice/fed-0001.yaml")
+
+
+def test_collusion__a_commitment_cannot_change_and_the_roller_cannot_void_alone_once_all_are_in(
+        melee_dice: Table) -> None:
+    cli(melee_dice, "yield", who="kli")
+    cli(melee_dice, "yield", who="rom")
+    raw = batch(melee_dice)
+    changed = {**raw, "contribution_commits": {**raw["contribution_commits"], "kli": "ab" * 32}}
+    write_batch(melee_dice, changed)
+    bad = sneak_as(melee_dice, "kli", "kli: a new commitment")
+    assert "dice.bad-contribution" in rejected(melee_dice, bad, "dice.bad-contribution", "dice/fed-0001.yaml")
+    # fed and kli could know the die now (rom revealed, kli holds his own): fed may not void it alone. He cannot
+    # commit now at all (kli owes his reveal); the batch rule holds whenever he could
+    before = {raw["id"]: dice_protocol.Batch(raw, "dice/fed-0001.yaml")}
+    after = {raw["id"]: dice_protocol.Batch({**raw, "void": {"reason": "wrong purpose"}}, "dice/fed-0001.yaml")}
+    got = dice_protocol.batch_findings("melee-e2e", MELEE, {}, None, before, after, "fed")
+    assert {f.rule for f in got} == {"dice.bad-void"}
+    fresh = {k: v for k, v in raw.items() if k not in ("contributions", "contribution_commits",
+                                                        "contribution_boxes")}
+    before = {raw["id"]: dice_protocol.Batch(fresh, "dice/fed-0001.yaml")}
+    after = {raw["id"]: dice_protocol.Batch({**fresh, "void": {"reason": "wrong purpose"}}, "dice/fed-0001.yaml")}
+    assert dice_protocol.batch_findings("melee-e2e", MELEE, {}, None, before, after, "fed") == []
+
+
+def test_collusion__who_starts_at_a_table_of_three_is_rolled_with_committed_contributions(tmp_path: Path) -> None:
+    """`pbem start --roll` at three seats: a d3, kli commits, rom commits and reveals, kli reveals, fed reveals
+    (each with `pbem yield`), and the game starts with the seat the die names; every commit verifies."""
+    import shutil
+
+    from gitutil import Sandbox
+    from pbem.crypto.keys import write_keypair
+    from test_dice_flow import ok
+
+    root = tmp_path / "melee"
+    template = tmp_path / "template"
+    template.mkdir()
+    (template / "game.yaml").write_text(
+        (Path(__file__).resolve().parents[1] / "games" / "tactical-melee" / "game.yaml").read_text())
+    box = Sandbox(root)
+    shutil.rmtree(box.home / ".ssh")
+    for name in ("alice", "bob", "carol"):
+        box.new_key(name)
+    write_keypair(root / "keys" / "rom_ed25519", fixed_key("dave"))
+    table = Table(root)
+    ok(table, "init", str(table.repo_dir), "--template", str(template), "--id", "melee-e2e", who="fed", cwd=root,
+       real=True)
+    for seat in MELEE:
+        ok(table, "join", "--as", seat, who=seat)
+    ok(table, "start", "--roll", who="fed")
+    assert batch(table)["sides"] == 3
+    for who in ("kli", "rom", "kli", "fed"):
+        ok(table, "yield", who=who)
+    raw = batch(table)
+    assert set(raw["contribution_commits"]) == set(raw["contributions"]) == {"kli", "rom"}
+    first = MELEE[raw["results"][0] - 1]
+    assert ok(table, "start", "--roll", who="rom").strip() == f"started: the dice chose {first}, who has control"
+    assert_clean(table)
+
+# === 12. Entries planted to block the next player (DESIGN §4.2 "Entries and time") ==============================
+# A player who wants to win writes, past the firm point, an entry that replay will find illegal only once his
+# opponent's turn reaches it: before, that refused the opponent's own clean commit, and nobody could fix it (the
+# opponent may not edit it; its owner no longer holds control). Now what its author alone could know is refused in
+# his own commit (rules.illegal-action, at his line), and what only others' later actions make impossible is void
+# when replay reaches it: the game goes on, and the void is shown to its owner (pbem status, pbem log).
+# In `played` fed holds control at 1.9.move; CA moves at speed 12 (impulses 3, 6, 8, 11, 14, …); once fed gives
+# orders to 1.16.damage, kli's turn replays 1.13 and 1.14 (where a range 8 break stops it).
+
+REPORT_1 = "report/turn-01.yaml"
+
+
+def plant_raw(table: Table, line: str) -> int:
+    """Append one entry line to turn 1's report exactly as written (e.g. a YAML float); its line number."""
+    text = table.read(REPORT_1)
+    table.write(REPORT_1, text + ("" if text.endswith("\n") else "\n") + f"  - {line}\n")
+    return len(table.read(REPORT_1).splitlines())
+
+
+def _turn_where_it_does_not_move(table: Table) -> tuple[int, str]:
+    table.edit("fed", **FED_GOES_ON, entries=[{"at": "1.13.move", "unit": "CA", "do": {"move": "TL"}}])
+    return len(table.read(REPORT_1).splitlines()), "does not move in impulse 13"
+
+
+def _the_enemy_s_unit(table: Table) -> tuple[int, str]:
+    table.edit("fed", **FED_GOES_ON, entries=[{"at": "1.13.move", "unit": "D7", "do": {"move": "TL"}}])
+    return len(table.read(REPORT_1).splitlines()), "D7 belongs to kli, not to fed"
+
+
+def _a_unit_that_does_not_exist(table: Table) -> tuple[int, str]:
+    table.edit("fed", **FED_GOES_ON, entries=[{"at": "1.14.move", "unit": "XX", "do": {"move": "F"}}])
+    return len(table.read(REPORT_1).splitlines()), "there is no unit XX"
+
+
+def _speed_as_a_float(table: Table) -> tuple[int, str]:
+    table.edit("fed", **FED_GOES_ON)
+    return plant_raw(table, '{at: "1.13.activity", by: fed, unit: CA, do: {speed: 1.2e1}}'), "got 12.0"
+
+
+def _a_second_het(table: Table) -> tuple[int, str]:
+    table.edit("fed", **FED_GOES_ON, entries=[{"at": "1.10.activity", "unit": "CA", "do": {"het": "C"}},
+                                              {"at": "1.13.activity", "unit": "CA", "do": {"het": "D"}}])
+    return len(table.read(REPORT_1).splitlines()), "already made a high energy turn in turn 1"
+
+
+PLANTS = {"turn-where-it-does-not-move": _turn_where_it_does_not_move, "the-enemy-s-unit": _the_enemy_s_unit,
+          "a-unit-that-does-not-exist": _a_unit_that_does_not_exist, "speed-as-a-float": _speed_as_a_float,
+          "a-second-HET": _a_second_het}
+
+
+@pytest.mark.parametrize("plant", PLANTS.values(), ids=PLANTS.keys())
+def test_blocking_entry__refused_in_its_author_s_own_yield_and_check(
+        played: Table, plant: Callable[[Table], tuple[int, str]]) -> None:
+    """Threat: fed plants an entry that kli's turn would meet. Defence: what fed alone could know is judged when he
+    writes it: `pbem check` and `pbem yield` refuse it at his line (rules.illegal-action), nothing changes."""
+    line, says = plant(played)
+    error = refused(played, "yield", who="fed", rule="rules.illegal-action", where=f"{REPORT_1}:{line}")
+    assert says in error, error
+    check = played.pbem("check", who="fed")
+    assert check.returncode == 1 and f"{REPORT_1}:{line}: [rules.illegal-action]" in check.stdout, check.stdout
+
+
+@pytest.mark.parametrize("plant", PLANTS.values(), ids=PLANTS.keys())
+def test_blocking_entry__plain_git_the_finding_is_on_the_planter_s_commit_and_the_next_turn_is_clean(
+        played: Table, plant: Callable[[Table], tuple[int, str]]) -> None:
+    """The same entry committed with plain git and fed's own key, then kli's honest turn on top (which replays the
+    step of the planted entry): `pbem verify` finds rules.illegal-action on fed's commit only; kli's is clean."""
+    line, _ = plant(played)
+    bad = sneak_as(played, "fed", "fed: a trap for kli")
+    played.edit("kli", **KLI_GOES_ON)
+    sneak_as(played, "kli", "kli: on")
+    assert pending(played)[0][0] == "fed"  # kli's turn replayed past the planted step: a range 8 break
+    assert rejected(played, bad, "rules.illegal-action", REPORT_1) == {"rules.illegal-action"}
+
+
+def test_blocking_entry__the_hook_refuses_the_planted_turn_and_the_game_goes_on(played: Table) -> None:
+    """Pushed into a hooked bare repository, the planted turn is refused (main stays); the honest turn lands."""
+    server = serve(played)
+    before = server_ref(server)
+    _turn_where_it_does_not_move(played)
+    sneak_as(played, "fed", "fed: a trap for kli")
+    push_refused(push(played), "rules.illegal-action")
+    assert server_ref(server) == before
+    played.git("reset", "-q", "--hard", before)
+    played.turn("fed", **FED_GOES_ON)
+    assert push(played).returncode == 0 and server_ref(server) == played.head()
+
+
+VOID_ARC = """\
+format: pbem/1
+id: void-arc
+title: "A shot pre-plotted at a ship that will not stay in the arc"
+ruleset: tactical/1
+pbem: "0.1.0"
+players:
+  - {id: fed, name: Federation}
+  - {id: kli, name: Klingon}
+dice: {mode: commit-reveal}
+setup:
+  map: {columns: 20, rows: 20}
+  turns: 1
+  units:
+    - {id: CA, owner: fed, hex: "1010", facing: A, speed: 0, turn_mode: 2, shields: [20, 20, 20, 20, 20, 20],
+       hull: 30, power: 10, weapons: [{id: fwd, type: long, arcs: [A]}]}
+    - {id: D7, owner: kli, hex: "1007", facing: C, speed: 0, turn_mode: 2, shields: [20, 20, 20, 20, 20, 20],
+       hull: 30, power: 10, weapons: []}
+  weapons:
+    long: {heavy: false, max_range: 15, energy: 1, brackets: [[0, 15]], damage: [[3, 3, 2, 2, 1, 1]]}
+  costs: {speed_point: 1}
+"""
+PLOTTED_SHOT = {"at": "1.4.fire", "unit": "CA", "do": {"fire": {"weapon": "fwd", "target": "D7"}}}
+
+
+@pytest.fixture(scope="module")
+def base_void_arc(tmp_path_factory: pytest.TempPathFactory) -> Table:
+    """CA (fed) at 1010 facing A, its `fwd` gun bearing dead ahead on D7 (kli) three hexes off at 1007, facing C;
+    both at speed 0. fed holds control at 1.0.alloc."""
+    from conftest import GAME_ID, _build
+
+    root = tmp_path_factory.mktemp("void-arc")
+    (root / "template").mkdir()
+    (root / "template" / "game.yaml").write_text(VOID_ARC)
+    return _build(root / "started", str(root / "template"), GAME_ID)
+
+
+@pytest.fixture
+def void_arc(base_void_arc: Table, tmp_path: Path) -> Table:
+    return copy_table(base_void_arc, tmp_path / "table")
+
+
+def test_blocking_entry__a_pre_plotted_shot_whose_target_leaves_the_arc_is_void_and_the_game_goes_on(
+        void_arc: Table) -> None:
+    """Threat: fed pre-plots a shot at 1.4.fire while D7 sits in his arc; kli runs at speed 16 and is out of the
+    arc by then. Defence: the shot is void when kli's turn replays 1.4.fire (fed could not know; kli did nothing
+    wrong): kli's commit lands, `pbem verify` is clean, fed reads the void in `pbem status` and `pbem log`."""
+    void_arc.turn("fed", through="1.4.damage", entries=[PLOTTED_SHOT])  # legal when written: D7 is dead ahead
+    void_arc.turn("kli", through="1.4.damage", entries=[{"at": "1.0.alloc", "unit": "D7", "do": {"speed": 16}}])
+    assert void_arc.data("status.yaml")["firm"] == "1.5.move"
+    line = next(n for n, text in enumerate(void_arc.read(REPORT_1).splitlines(), 1) if "fwd" in text)
+    status = void_arc.cli("status", "--plain", who="fed")
+    assert status.exit_code == 0
+    (void,) = [text for text in status.output.splitlines() if text.startswith("void: ")]
+    assert void.startswith(f"void: {REPORT_1}:{line}: fed's entry at 1.4.fire is void: CA cannot fire fwd at D7")
+    assert "outside fwd's arcs A" in void
+    assert "void:" not in void_arc.cli("status", "--plain", who="kli").output  # shown to its owner
+    assert "void: " in void_arc.cli("status", "--rich", who="fed").output  # the terminal screen too
+    log = void_arc.cli("log", who="kli").output
+    assert "Void entries" in log and f"{REPORT_1}:{line}: fed's entry at 1.4.fire is void" in log
+    code, findings, output = verdict(void_arc)
+    assert code == 0 and not findings, output
+
+
+def test_blocking_entry__the_void_shot_through_a_hooked_hub(void_arc: Table) -> None:
+    """The same two turns pushed to a hooked bare repository: both land (the void is no finding)."""
+    server = serve(void_arc)
+    void_arc.turn("fed", through="1.4.damage", entries=[PLOTTED_SHOT])
+    assert push(void_arc).returncode == 0
+    void_arc.turn("kli", through="1.4.damage", entries=[{"at": "1.0.alloc", "unit": "D7", "do": {"speed": 16}}])
+    done = push(void_arc)
+    assert done.returncode == 0, done.stderr
+    assert server_ref(server) == void_arc.head()
+
+
+def test_blocking_entry__his_own_later_speed_change_voids_his_turn_and_blocks_nobody(played: Table) -> None:
+    """fed writes TL at 1.19.move (CA moves there at speed 12), then in a later turn slows to 10 from 1.15, where
+    CA no longer moves at 1.19. The old entry is not judged again (only what a commit adds is); replay voids it
+    in whoever's turn reaches it, and that turn lands."""
+    played.turn("fed", through="1.12.damage", entries=[{"at": "1.19.move", "unit": "CA", "do": {"move": "TL"}}])
+    assert pending(played)[0][0] == "kli"
+    played.turn("kli", through="1.24.damage")
+    while pending(played)[0][0] != "fed":
+        played.turn(pending(played)[0][0])
+    played.turn("fed", through="1.24.damage",
+                entries=[{"at": "1.14.activity", "unit": "CA", "do": {"speed": 10}}])
+    for _ in range(8):  # whoever holds control goes on until 1.19 is resolved
+        status = played.data("status.yaml")
+        if _past(status.get("firm"), (1, 19, 1)):
+            break
+        played.turn(status["control"], through="1.32.final")
+    assert "fed's entry at 1.19.move is void: CA cannot turn left" in played.cli("log", who="kli").output
+    code, findings, output = verdict(played)
+    assert code == 0 and not findings, output
+
+
+def _past(firm: str | None, point: tuple[int, int, int]) -> bool:
+    from pbem.rulesets.tactical import TacticalRuleset
+
+    return firm is None or TacticalRuleset().parse_time(firm) > point
+
+
+# === DATC v3.0: orders the engine would carry out with another meaning (rules.order-rewritten) ==================
+
+def test_a_support_the_engine_would_count_for_another_coast_is_refused_when_sealed(tmp_path: Path) -> None:
+    """Russia's fleet in Rumania reaches only Bulgaria's east coast. Turkey's "F BLA S F RUM - BUL/SC" names the
+    south coast; the engine would silently read it as a support to the east coast (DATC 6.B.9: a coast given
+    in a support must match). `pbem orders` refuses it, naming the order, and writes nothing; the verifier voids
+    it if it is sealed around pbem (resolve.judge verdict "rewritten", tests/test_datc.py)."""
+    from test_dow_flow import new_dow
+
+    game = new_dow(tmp_path / "datc")
+    game.phase()  # S1901P: press only
+    game.phase({"turkey": ["F ANK - BLA"], "russia": ["F SEV - RUM"]})
+    assert game.status()["firm"] == "F1901M"
+    out = game.refused("orders", game.orders_file(["F BLA S F RUM - BUL/SC"]), who="turkey",
+                       rule="rules.order-rewritten")
+    assert "F BLA S F RUM - BUL/SC" in out and "another coast" in out
+    game.ok("orders", game.orders_file(["F BLA S F RUM - BUL/EC"]), who="turkey")
+
+# === Secrets: sealed steps, seeking-weapon targets and secret ids (DESIGN §4.7, §6, §7.1) =======================
+#
+# The game of tests/test_tactical_cli_bad_input.py: fed's CA and kli's D7 (with a drone, dr1) three hexes apart,
+# every turn's energy allocation sealed (`allocation: sealed`), one turn. Each cheat is tried through pbem (refused,
+# nothing changed), then committed with plain git (pbem verify finds it) and, where said, pushed to a hooked server.
+
+from test_tactical_cli_bad_input import TEMPLATE as SEALED_DUEL  # noqa: E402
+from test_tactical_cli_bad_input import seal as seal_allocation  # noqa: E402
+
+S1_LAUNCH = {"at": "1.1.activity", "unit": "D7", "do": {"launch": {"weapon": "dr1", "as": "S1"}}}
+
+
+def cheat_refused(table: Table, *args: str, who: str, rule: str, code: int = 1) -> str:
+    """`pbem ARGS` (the real one) exits `code` naming `rule`, without a traceback, and changes nothing."""
+    before = table.snapshot()
+    done = table.pbem(*args, who=who)
+    assert done.returncode == code and f"[{rule}]" in done.stderr, done.stdout + done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    assert table.snapshot() == before
+    return done.stderr
+
+
+def seal_file(table: Table, who: str, kind: str, value: Mapping[str, Any], *options: str) -> str:
+    """`pbem seal KIND FILE [OPTIONS]` as `who`; returns pbem's line."""
+    source = table.root / f"{who}-{kind}-{random.getrandbits(32)}.json"
+    source.write_text(json.dumps(value))
+    return cli(table, "seal", kind, str(source), *options, who=who)
+
+
+@pytest.fixture(scope="module")
+def base_sealed_duel(tmp_path_factory: pytest.TempPathFactory) -> Table:
+    from conftest import GAME_ID, _build
+
+    root = tmp_path_factory.mktemp("secrets-attacks")
+    (root / "template").mkdir()
+    (root / "template" / "game.yaml").write_text(SEALED_DUEL)
+    table = _build(root / "started", str(root / "template"), GAME_ID)
+    table.turn("fed", through="1.32.final", entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 4}}])
+    return table
+
+
+@pytest.fixture(scope="module")
+def base_drone_out(base_sealed_duel: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
+    """kli launched S1 at 1.1.activity with its target (the CA) sealed in the same commit, as pbem does it; both
+    now owe their sealed allocations."""
+    table = copy_table(base_sealed_duel, tmp_path_factory.mktemp("secrets-attacks") / "drone")
+    table.edit("kli", through="1.32.final", entries=[S1_LAUNCH])
+    assert "kli-0001" in seal_file(table, "kli", "target", {"unit": "S1", "target": "CA"}, "--concerns", "S1")
+    table.turn("kli", note="a drone, its target sealed")
+    assert {(p, k) for p, k, _ in pending(table)} == {("fed", "sealed"), ("kli", "sealed")}
+    return table
+
+
+def test_energy_audit_dodged__an_allocation_that_says_turn_999(base_sealed_duel: Table, tmp_path: Path) -> None:
+    """Threat: fed seals his turn-1 allocation saying `turn: 999` (speed 0, although his CA runs at speed 4): the
+    audit used to trust that turn and check it against a turn where nothing happened, so the real turn 1 was
+    never audited. Defence: the audit is bound to the step the secret answers (its `step`, 1.0.alloc): the reveal
+    is refused (secret.wrong-step) and turn 1's record is audited all the same (rules.allocation)."""
+    table = copy_table(base_sealed_duel, tmp_path / "table")
+    table.turn("kli", through="1.32.final")
+    seal_allocation(table, "kli", {"turn": 1, "units": {"D7": {"speed": 0}}})
+    seal_allocation(table, "fed", {"turn": 999, "units": {"CA": {"speed": 0}}})
+    assert table.data("secrets/fed-0001.yaml")["step"] == "1.0.alloc"
+    assert [k for p, k, _ in pending(table) if p == "fed"] == ["secret"]  # the turn is over: reveal owed
+    error = cheat_refused(table, "yield", who="fed", rule="secret.wrong-step")
+    assert "says turn 999, but it was sealed for 1.0.alloc" in error, error
+    cli(table, "reveal", "fed-0001", who="fed")
+    bad = sneak_as(table, "fed", "fed: revealing my allocation")
+    rules = rejected(table, bad, "secret.wrong-step", "secrets/fed-0001.yaml")
+    assert rules == {"secret.wrong-step", "rules.allocation"}, rules  # the real turn is audited: speed 4 unpaid
+
+
+def test_energy_audit_dodged__an_allocation_sealed_without_its_step(played: Table) -> None:
+    """Threat: in a game whose allocations are open, fed seals an "allocation" in his own turn with no step, to
+    show later as proof of honest play for whatever turn suits him. Defence: an allocation names the sealed step
+    it answers (secret.wrong-step); `pbem seal` does not even offer the kind here."""
+    raw, _ = secret_file(played, "fed", b'{"turn":1,"units":{"CA":{"speed":12}}}', sid="fed-0001")
+    write_secret(played, {**raw, "kind": "allocation"})
+    bad = legal_turn(played)
+    assert rejected(played, bad, "secret.wrong-step", "secrets/fed-0001.yaml") == {"secret.wrong-step"}
+    source = played.root / "alloc.json"
+    source.write_text('{"turn": 1, "units": {"CA": {"speed": 12}}}')
+    played.git("reset", "-q", "--hard", "HEAD~1")
+    error = cheat_refused(played, "seal", "allocation", str(source), who="fed", rule="usage.secret-kind", code=2)
+    assert "no secret kind 'allocation' in this game. You can seal: note (" in error, error
+
+
+def test_foreign_seeking_target__the_prey_seals_a_target_for_the_drone(base_drone_out: Table,
+                                                                         tmp_path: Path) -> None:
+    """Threat: fed, the drone's prey, seals a "target" for kli's S1 (naming the D7, kli's own ship) with his
+    allocation: found by the free-text unit it concerns, it used to override kli's and leave fed owing its reveal,
+    able to stall the game. Defence: only the weapon's owner seals its target, in the launch commit
+    (secret.foreign-target); replay looks a target up by (owner, weapon). Refused by pbem, by `pbem verify`, and by
+    a hooked server."""
+    table = copy_table(base_drone_out, tmp_path / "table")
+    server = serve(table)
+    seal_file(table, "fed", "target", {"unit": "S1", "target": "D7"}, "--concerns", "S1")
+    seal_file(table, "fed", "allocation", {"turn": 1, "units": {"CA": {"speed": 4}}})
+    error = cheat_refused(table, "yield", who="fed", rule="secret.foreign-target")
+    assert "S1 is kli's seeking weapon; only kli seals its target" in error, error
+    bad = sneak_as(table, "fed", "fed: my allocation")
+    assert "secret.foreign-target" in rejected(table, bad, "secret.foreign-target", "secrets/fed-0001.yaml")
+    push_refused(push(table), "secret.foreign-target")
+    assert server_ref(server) != bad
+    # even in a history holding it, replay finds S1's target by (owner, weapon): kli's, never fed's
+    from pbem.services.workspace import Workspace
+
+    targets = Workspace.open(table.repo_dir).history().last.game.inputs.targets
+    assert [(owner, unit, sealed.secret) for (owner, unit), sealed in targets.items()] == [
+        ("fed", "S1", "fed-0001"), ("kli", "S1", "kli-0001")]
+
+
+def test_second_seeking_target__the_owner_seals_two_targets_for_one_drone(base_sealed_duel: Table,
+                                                                            tmp_path: Path) -> None:
+    """Threat: kli seals two targets for S1 in its launch commit (CA, and a decoy), and reveals whichever the
+    drone happens to meet. Defence: one target per seeking weapon (secret.duplicate-target)."""
+    table = copy_table(base_sealed_duel, tmp_path / "table")
+    table.edit("kli", through="1.32.final", entries=[S1_LAUNCH])
+    seal_file(table, "kli", "target", {"unit": "S1", "target": "CA"}, "--concerns", "S1")
+    seal_file(table, "kli", "target", {"unit": "S1", "target": "D7"}, "--concerns", "S1")
+    cheat_refused(table, "yield", who="kli", rule="secret.duplicate-target")
+    bad = sneak_as(table, "kli", "kli: a drone with two targets")
+    assert rejected(table, bad, "secret.duplicate-target", "secrets/kli-0002.yaml") == {"secret.duplicate-target"}
+
+
+def test_late_seeking_target__a_target_sealed_a_commit_after_the_launch(base_sealed_duel: Table,
+                                                                        tmp_path: Path) -> None:
+    """Threat: kli launches S1 without a target and seals one a commit later, once he sees where the drone
+    goes (or a second one after an honest launch). Defence: a launch needs its target sealed in the same commit
+    (secret.missing-target), and a target sealed after its launch commit is refused (secret.late-target)."""
+    table = copy_table(base_sealed_duel, tmp_path / "table")
+    table.edit("kli", through="1.32.final", entries=[S1_LAUNCH])
+    error = cheat_refused(table, "yield", who="kli", rule="secret.missing-target")
+    assert "pbem seal target FILE --concerns S1" in error, error
+    launch = sneak_as(table, "kli", "kli: a drone, target to follow")
+    # pbem no longer builds on a history with findings: the cheater writes the next files by hand
+    target, _ = secret_file(table, "kli", b'{"target":"CA","unit":"S1"}', sid="kli-0001")
+    write_secret(table, {**target, "kind": "target", "concerns": "S1"})
+    allocation, _ = secret_file(table, "kli", b'{"turn":1,"units":{"D7":{"speed":0}}}', sid="kli-0002")
+    write_secret(table, {**allocation, "kind": "allocation", "step": "1.0.alloc"})
+    late = sneak_as(table, "kli", "kli: my allocation, and S1's target after all")
+    code, found, output = verdict(table)
+    assert code == 1 and "Traceback" not in output
+    assert {(f["rule"], f.get("commit")) for f in found} >= {("secret.missing-target", launch),
+                                                               ("secret.late-target", late)}, found
+
+
+def test_late_seeking_target__a_second_target_after_an_honest_launch(base_drone_out: Table, tmp_path: Path) -> None:
+    table = copy_table(base_drone_out, tmp_path / "table")
+    seal_file(table, "kli", "target", {"unit": "S1", "target": "D7"}, "--concerns", "S1")
+    seal_file(table, "kli", "allocation", {"turn": 1, "units": {"D7": {"speed": 0}}})
+    cheat_refused(table, "yield", who="kli", rule="secret.late-target")
+    bad = sneak_as(table, "kli", "kli: my allocation")
+    assert "secret.late-target" in rejected(table, bad, "secret.late-target", "secrets/kli-0002.yaml")
+
+
+def test_secret_id_author__a_secret_whose_id_names_another_player(played: Table) -> None:
+    """Threat: fed seals a note as `secrets/kli-0001.yaml` (owner fed), taking the path kli's next secret would
+    use, or making his secret look like kli's in a listing. Defence: a secret's id carries its owner
+    (ownership.id-author); refused by `pbem verify` and by a hooked server. `pbem seal` writes fed-0001 itself,
+    and the older `sNNNN` ids stay valid."""
+    server = serve(played)
+    raw, _ = secret_file(played, "fed", b'{"text":"I turn to starboard at range 8"}', sid="kli-0001")
+    write_secret(played, raw)
+    bad = legal_turn(played)
+    assert rejected(played, bad, "ownership.id-author", "secrets/kli-0001.yaml") == {"ownership.id-author"}
+    push_refused(push(played), "ownership.id-author")
+    assert server_ref(server) != bad
+    played.git("reset", "-q", "--hard", "HEAD~1")
+    assert "sealed secret fed-0001 (note)" in seal_file(played, "fed", "note", {"text": "my plan"})
+    raw, _ = secret_file(played, "fed", b'{"text":"an old-style id"}', sid="s0007")
+    write_secret(played, raw)
+    legal_turn(played)
+    assert_clean(played)
+    assert push(played).returncode == 0
+
+
+@pytest.mark.parametrize(("rule", "files"), [
+    ("secret.wrong-kind", [("fed-0001", "note", b'{"text":"no allocation this turn"}')]),
+    ("secret.bad-secret", [("fed-0001", "allocation", b'{"turn":1,"units":{"CA":{"speed":4}}}'),
+                           ("fed-0002", "allocation", b'{"turn":1,"units":{"CA":{"speed":0}}}')]),
+], ids=["a note as the allocation", "two allocations for one step"])
+def test_energy_audit_dodged__the_step_answered_by_something_else(base_sealed_duel: Table, tmp_path: Path,
+                                                                   rule: str, files: list) -> None:
+    """Threat: fed answers 1.0.alloc with a note (so no allocation of his is ever audited for turn 1), or with two
+    allocations, to reveal the one that suits. Defence: a sealed step takes one input of its kind
+    (secret.wrong-kind, secret.bad-secret)."""
+    table = copy_table(base_sealed_duel, tmp_path / "table")
+    table.turn("kli", through="1.32.final")
+    for sid, kind, plaintext in files:
+        raw, _ = secret_file(table, "fed", plaintext, sid=sid)
+        write_secret(table, {**raw, "kind": kind, "step": "1.0.alloc"})
+    bad = sneak_as(table, "fed", "fed: my allocation")
+    assert rule in rejected(table, bad, rule, f"secrets/{files[-1][0]}.yaml")
+
+
+def test_seeking_target_for_another_weapon__the_revealed_target_names_another_unit(base_drone_out: Table,
+                                                                                    tmp_path: Path) -> None:
+    """Threat: kli seals S1's target in its launch commit but writes another weapon in it (`unit: S9`), to argue
+    at the reveal which weapon it was for. Defence: a revealed target names the weapon it was sealed for
+    (secret.bad-target, at the reveal's key line)."""
+    table = copy_table(base_drone_out, tmp_path / "table")
+    raw = dict(table.data("secrets/kli-0001.yaml"))
+    wrong, key32 = secret_file(table, "kli", b'{"target":"CA","unit":"S9"}', sid="kli-0001")
+    table.git("reset", "-q", "--hard", "HEAD~1")  # the launch commit again, with this target instead
+    table.edit("kli", through="1.32.final", entries=[S1_LAUNCH])
+    write_secret(table, {**raw, **{k: wrong[k] for k in ("box", "commit", "owner_box")}})
+    table.turn("kli", note="a drone, its target sealed")
+    seal_file(table, "kli", "allocation", {"turn": 1, "units": {"D7": {"speed": 0}}})
+    write_secret(table, {**table.data("secrets/kli-0001.yaml"), "key": key32.hex()})
+    bad = sneak_as(table, "kli", "kli: my allocation, and S1's target shown early")
+    assert "secret.bad-target" in rejected(table, bad, "secret.bad-target", "secrets/kli-0001.yaml")
+
+
+@pytest.mark.parametrize(("rule", "plaintext", "key_hex"), [
+    ("secret.bad-key", b'{"turn":1,"units":{"CA":{"speed":4}}}', "00" * 32),
+    ("schema.invalid", b'[1, 2, 3]', None),
+], ids=["a key that opens nothing", "a box holding no allocation"])
+def test_energy_audit_dodged__an_allocation_that_cannot_be_audited(base_sealed_duel: Table, tmp_path: Path,
+                                                                   rule: str, plaintext: bytes,
+                                                                   key_hex: str | None) -> None:
+    """Threat: fed's revealed allocation cannot be read (a key that opens nothing, a box holding a list), hoping
+    the audit skips it or the verifier crashes. Defence: the reveal is refused with its rule, one line, no
+    traceback."""
+    table = copy_table(base_sealed_duel, tmp_path / "table")
+    table.turn("kli", through="1.32.final")
+    seal_allocation(table, "kli", {"turn": 1, "units": {"D7": {"speed": 0}}})
+    raw, key32 = secret_file(table, "fed", plaintext, sid="fed-0001")
+    write_secret(table, {**raw, "kind": "allocation", "step": "1.0.alloc"})
+    sneak_as(table, "fed", "fed: my allocation")
+    write_secret(table, {**raw, "kind": "allocation", "step": "1.0.alloc", "key": key_hex or key32.hex()})
+    bad = table.sneak("fed", "fed: revealing it", status="keep")  # pbem cannot even compute a status for it
+    assert rule in rejected(table, bad, rule, "secrets/fed-0001.yaml")
+
+# === Setup: the start by mutual consent (DESIGN §2 Setup, §4.8; seed 000 §2.A) ================================
+# Before the start anyone seated may change game.yaml, but the start commit needs a `start` agreement over exactly
+# the game.yaml it starts with, signed by every seat, and control must go where it says. The base games: `joined`
+# (both seats claimed, nobody consented yet) and `consented` (fed proposed the start, kli signed it: fed-0001 over
+# the honest game.yaml, first fed).
+
+AGREEMENT = "agreements/fed-0001.yaml"
+
+
+def setup_point(base_started: Table, dest: Path, index: int) -> Table:
+    """The duel at its commit number `index` (0 init, 1 and 2 the joins, 3 fed proposes, 4 kli signs, 5 start)."""
+    table = copy_table(base_started, dest)
+    commits = table.git("rev-list", "--first-parent", "--reverse", "HEAD").stdout.decode().split()
+    assert len(commits) == 6, commits
+    table.git("reset", "-q", "--hard", commits[index])
+    return table
+
+
+def start_alone(table: Table, first: str = "fed", signer: str = "fed") -> str:
+    """Write the status.yaml a start with `first` in control computes (as pbem would) and commit it with plain
+    `git commit -S`, signed by `signer`, with no consent gathered."""
+    from pbem.verify.gamefiles import read_files
+    from pbem.verify.turns import expected_start
+
+    from pbem.services.workspace import Workspace
+
+    game = read_files(Workspace.open(table.repo_dir).worktree_files())
+    table.write("status.yaml", dump_mapping(expected_start(game, first)[1].to_data()))
+    return table.git_commit(f"start: {first} has control", signer=signer)
+
+
+def takeover(table: Table) -> None:
+    """fed's rewrite of game.yaml after everyone joined: his cruiser ten times stronger, and the "neutral" dice
+    escrow's key replaced by a second key of his own (dave's), in escrow mode."""
+    text = table.read("game.yaml")
+    text = text.replace("shields: [30, 24, 24, 20, 24, 24], hull: 40, power: 30",
+                        "shields: [300, 240, 240, 200, 240, 240], hull: 400, power: 300", 1)
+    text = text.replace("dice: {mode: commit-reveal}",
+                        f'dice: {{mode: escrow, escrow_key: "{key("dave").public.to_line()}"}}', 1)
+    assert "hull: 400" in text and "escrow_key" in text
+    table.write("game.yaml", text)
+
+
+def agreement_sign(raw: Mapping[str, Any], signer: str, game_id: str = "duel-e2e") -> str:
+    """A signature over `raw` (without its signatures) in game `game_id`, made outside pbem with `signer`'s key,
+    over the message docs/protocol.md gives."""
+    body = {k: v for k, v in raw.items() if k != "signatures"}
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    message = b"pbem-agreement-v1" + game_id.encode() + b"\0" + hashlib.sha256(canonical).digest()
+    return sshsig.sign(key(signer), message, "pbem")
+
+
+def game_hash(table: Table) -> str:
+    return hashlib.sha256((table.repo_dir / "game.yaml").read_bytes()).hexdigest()
+
+
+def test_setup_takeover__game_yaml_rewritten_after_everyone_consented_then_started_alone(
+        base_started: Table, tmp_path: Path) -> None:
+    """Threat (the setup takeover): after both joined and kli signed the start over the honest game.yaml, fed
+    rewrites it (his ship ten times stronger, the escrow key his own) and starts the game alone with himself
+    first, to grind escrow dice offline. Defence: the start needs every seat's signature over the exact
+    game.yaml it starts with; kli's is over the old one (agreement.stale). The rewrite itself is a legal
+    proposal before the start; it simply cannot become the game without kli's consent."""
+    table = setup_point(base_started, tmp_path / "t", 4)
+    takeover(table)
+    rewrite = table.git_commit("setup: a few corrections", signer="fed")
+    bad = start_alone(table)
+    assert rejected(table, bad, "agreement.stale", "game.yaml") == {"agreement.stale"}
+    assert rewrite not in {f.get("commit") for f in verdict(table)[1]}
+
+
+def test_setup_takeover__started_alone_without_any_agreement(base_started: Table, tmp_path: Path) -> None:
+    """Threat: the same rewrite right after the joins, and a start commit nobody else agreed to (no agreement at
+    all). Defence: setup.no-consent."""
+    table = setup_point(base_started, tmp_path / "t", 2)
+    takeover(table)
+    table.git_commit("setup: a few corrections", signer="fed")
+    bad = start_alone(table)
+    assert rejected(table, bad, "setup.no-consent", "game.yaml") == {"setup.no-consent"}
+
+
+def test_setup_takeover__through_pbem_the_start_waits_for_kli_over_the_new_game_yaml(
+        base_started: Table, tmp_path: Path) -> None:
+    """Through pbem: fed proposed the start, then rewrites game.yaml before kli signed. kli's `pbem sign` of the
+    old agreement is refused (agreement.stale, exit 1, nothing changed); fed's `pbem start --first fed` does not
+    start the game, it proposes the start over the new game.yaml (fed-0002), and `pbem status` asks kli to
+    review game.yaml and sign; run again, fed's `pbem start` is refused (agreement.unsigned, exit 1, nothing
+    changed)."""
+    from test_dice_flow import A_LINE
+
+    table = setup_point(base_started, tmp_path / "t", 3)
+    takeover(table)
+    table.git_commit("setup: a few corrections", signer="fed")
+    refused(table, "sign", "fed-0001", who="kli", rule="agreement.stale", where=AGREEMENT + A_LINE)
+    out = table.pbem("start", "--first", "fed", who="fed")
+    assert out.returncode == 0 and "proposed start agreement fed-0002" in out.stdout, out.stdout + out.stderr
+    assert not (table.repo_dir / "status.yaml").exists()
+    status = table.pbem("status", "--plain", who="kli")
+    assert "`pbem sign fed-0002`" in status.stdout and "review game.yaml" in status.stdout, status.stdout
+    refused(table, "start", "--first", "fed", who="fed", rule="agreement.unsigned",
+            where="agreements/fed-0002.yaml")
+    assert_clean(table)
+
+
+def test_setup_takeover__pushed_to_a_hooked_server_is_refused(base_started: Table, tmp_path: Path) -> None:
+    """DESIGN §9: the same takeover pushed to a bare repository with pbem's pre-receive hook: refused with
+    agreement.stale on a `remote:` line; the server's main does not move."""
+    table = setup_point(base_started, tmp_path / "t", 4)
+    server = serve(table)
+    before = server_ref(server)
+    takeover(table)
+    table.git_commit("setup: a few corrections", signer="fed")
+    start_alone(table)
+    done = push(table)
+    push_refused(done, "agreement.stale")
+    assert "Traceback" not in done.stderr and server_ref(server) == before
+
+
+def test_start_with_one_signature_missing(base_started: Table, tmp_path: Path) -> None:
+    """Threat: fed proposes the start and starts before kli signed. Defence: agreement.unsigned; `pbem start`
+    refuses the same (exit 1, nothing changed)."""
+    table = setup_point(base_started, tmp_path / "t", 3)
+    refused(table, "start", "--first", "fed", who="fed", rule="agreement.unsigned", where=AGREEMENT)
+    bad = start_alone(table)
+    assert rejected(table, bad, "agreement.unsigned", AGREEMENT) == {"agreement.unsigned"}
+
+
+def test_start_against_the_agreement__control_to_another_player(base_started: Table, tmp_path: Path) -> None:
+    """Threat: both signed "fed starts", kli starts with himself in control. Defence: setup.no-consent."""
+    table = setup_point(base_started, tmp_path / "t", 4)
+    bad = start_alone(table, first="kli", signer="kli")
+    assert rejected(table, bad, "setup.no-consent", "status.yaml") == {"setup.no-consent"}
+
+
+def test_signature_over_another_game_yaml(base_started: Table, tmp_path: Path) -> None:
+    """Threat: kli's signature made over the start of another game.yaml (here: the rewritten one), pasted into
+    fed-0001. Defence: the signature covers the agreement's content, the game.yaml hash in it included
+    (agreement.signature). A whole agreement over another game.yaml, fully signed, is stale at once."""
+    table = setup_point(base_started, tmp_path / "t", 3)
+    raw = dict(table.data(AGREEMENT))
+    other = {**raw, "content": {**raw["content"], "game": hashlib.sha256(b"another game.yaml").hexdigest()}}
+    table.write(AGREEMENT, dump_mapping({**raw, "signatures": {**raw["signatures"],
+                                                               "kli": agreement_sign(other, "kli")}}))
+    bad = table.git_commit("kli: signs fed-0001", signer="kli")
+    assert rejected(table, bad, "agreement.signature", AGREEMENT) == {"agreement.signature"}
+
+
+def test_signature_over_another_game_yaml__proposed_over_a_hash_that_is_not_this_game_yaml(
+        base_started: Table, tmp_path: Path) -> None:
+    table = setup_point(base_started, tmp_path / "t", 2)
+    raw: dict[str, Any] = {"id": "fed-0001", "kind": "start", "by": "fed",
+                           "content": {"game": hashlib.sha256(b"another game.yaml").hexdigest(), "first": "fed"},
+                           "signatures": {}}
+    table.write(AGREEMENT, dump_mapping({**raw, "signatures": {"fed": agreement_sign(raw, "fed")}}))
+    bad = table.git_commit("fed: proposes fed-0001", signer="fed")
+    assert rejected(table, bad, "agreement.stale", AGREEMENT) == {"agreement.stale"}
+
+
+@pytest.mark.parametrize(("name", "signer", "committer", "rule", "also"), [
+    ("kli", "carol", "kli", "agreement.signature", set()),
+    ("carol", "carol", "fed", "agreement.foreign-signature", set()),
+    ("carol", "carol", "carol", "agreement.foreign-signature", {"signature.unknown-key"}),
+], ids=["kli-name-carol-key", "carol-signs-in-fed-commit", "carol-commits"])
+def test_signature_by_a_key_that_holds_no_seat(base_started: Table, tmp_path: Path, name: str, signer: str,
+                                               committer: str, rule: str, also: set[str]) -> None:
+    """Threat: a signature made by carol's key, which holds no seat: under kli's name in kli's own commit, under
+    her own name in fed's commit, or committed by carol herself. Defence: a signature must verify under the
+    named seat's key in game.yaml (agreement.signature), and only a seated player signs, for himself
+    (agreement.foreign-signature; a stranger's commit is signature.unknown-key)."""
+    table = setup_point(base_started, tmp_path / "t", 3)
+    raw = dict(table.data(AGREEMENT))
+    table.write(AGREEMENT, dump_mapping({**raw, "signatures": {**raw["signatures"],
+                                                               name: agreement_sign(raw, signer)}}))
+    bad = table.git_commit(f"{committer}: signs fed-0001", signer=committer)
+    assert rejected(table, bad, rule, AGREEMENT) - {"signature.unknown-key"} <= {rule} | also
+
+
+@pytest.mark.parametrize("how", ["replayed", "forged"])
+def test_forged_or_replayed_signature_from_another_game(base_started: Table, tmp_path: Path, how: str) -> None:
+    """Threat: kli's genuine signature of the same agreement in another game (same id, kind, content) replayed
+    here, or a forged one (random bytes in valid armor). Defence: the game id is part of what is signed
+    (agreement.signature); and fed pasting it in is writing in kli's name (agreement.foreign-signature), so a
+    start by fed with it is refused too."""
+    table = setup_point(base_started, tmp_path / "t", 3)
+    raw = dict(table.data(AGREEMENT))
+    if how == "replayed":
+        sig = agreement_sign(raw, "kli", game_id="another-duel")
+    else:
+        sig = sshsig_armor(key("kli").public.blob(), random.Random(7).randbytes(64), b"pbem")
+    table.write(AGREEMENT, dump_mapping({**raw, "signatures": {**raw["signatures"], "kli": sig}}))
+    bad = table.git_commit("kli: signs fed-0001", signer="kli")
+    assert rejected(table, bad, "agreement.signature", AGREEMENT) == {"agreement.signature"}
+    table.git("reset", "-q", "--hard", "HEAD~1")
+    table.write(AGREEMENT, dump_mapping({**raw, "signatures": {**raw["signatures"], "kli": sig}}))
+    start_alone(table)
+    rules = rejected(table, table.head(), "agreement.foreign-signature", AGREEMENT)
+    assert rules == {"agreement.foreign-signature", "agreement.unsigned"}
+
+
+def test_agreement_in_another_player_s_name__id_and_by_name_the_proposer(base_started: Table,
+                                                                        tmp_path: Path) -> None:
+    """Threat: fed proposes the start as if kli had (agreements/kli-0001.yaml, by: kli). Defence: an id and its
+    `by` name the proposer (ownership.id-author)."""
+    table = setup_point(base_started, tmp_path / "t", 2)
+    raw: dict[str, Any] = {"id": "kli-0001", "kind": "start", "by": "kli",
+                           "content": {"game": game_hash(table), "first": "fed"}, "signatures": {}}
+    table.write("agreements/kli-0001.yaml", dump_mapping({**raw, "signatures": {"fed": agreement_sign(raw, "fed")}}))
+    bad = table.git_commit("fed: proposes kli-0001", signer="fed")
+    assert rejected(table, bad, "ownership.id-author", "agreements/kli-0001.yaml") == {"ownership.id-author"}
+
+
+def test_consent_withdrawn_or_changed__a_signed_agreement_edited_or_removed(base_started: Table,
+                                                                            tmp_path: Path) -> None:
+    """Threat: after kli signed "fed starts", fed edits the agreement to "the dice decide" keeping kli's
+    signature, or removes it. Defence: nothing signed changes or disappears (agreement.changed)."""
+    table = setup_point(base_started, tmp_path / "t", 4)
+    raw = dict(table.data(AGREEMENT))
+    table.write(AGREEMENT, dump_mapping({**raw, "content": {"game": raw["content"]["game"], "roll": True}}))
+    bad = table.git_commit("fed: on second thoughts", signer="fed")
+    assert "agreement.changed" in rejected(table, bad, "agreement.changed", AGREEMENT)
+    table.git("reset", "-q", "--hard", "HEAD~1")
+    table.git("rm", "-q", AGREEMENT)
+    bad = table.git_commit("fed: never mind", signer="fed")
+    assert rejected(table, bad, "agreement.changed", AGREEMENT) == {"agreement.changed"}
+
+
+def test_start_agreement_after_the_start__closed(played: Table) -> None:
+    """Threat: a new start agreement (or a late signature) once the game runs, e.g. to claim consent to another
+    first player afterwards. Defence: a start agreement is open only before the start (agreement.closed)."""
+    raw: dict[str, Any] = {"id": "fed-0002", "kind": "start", "by": "fed",
+                           "content": {"game": game_hash(played), "first": "fed"}, "signatures": {}}
+    played.write("agreements/fed-0002.yaml", dump_mapping({**raw, "signatures": {"fed": agreement_sign(raw, "fed")}}))
+    bad = played.sneak("fed", "fed: proposes fed-0002")
+    assert rejected(played, bad, "agreement.closed", "agreements/fed-0002.yaml") == {"agreement.closed"}
+
+
+def test_agreement_file_and_id_disagree__a_signed_proposal_copied_to_another_file(base_started: Table,
+                                                                                   tmp_path: Path) -> None:
+    """Threat: fed-0001, signed by both, copied to agreements/fed-0002.yaml (a second "agreement" for free), or
+    a proposal whose file does not match its id. Defence: an agreement lives at agreements/<its id>.yaml
+    (agreement.malformed)."""
+    table = setup_point(base_started, tmp_path / "t", 4)
+    table.write("agreements/fed-0002.yaml", table.read(AGREEMENT))
+    bad = table.git_commit("fed: a copy", signer="fed")
+    assert "agreement.malformed" in rejected(table, bad, "agreement.malformed", "agreements/fed-0002.yaml")
+
+# === Gates: the game branch by name, a check the branch cannot replace, output is data (DESIGN §9) ==========
+
+from test_escape import DANGEROUS, runner_parse  # noqa: E402
+from test_hook import plain_server  # noqa: E402
+from test_workflow import pull_request_event, run_workflow  # noqa: E402
+
+
+def test_rollback__on_a_server_whose_head_names_master_main_still_only_moves_forward(played: Table) -> None:
+    """Threat: the host made the server with plain `git init --bare` (HEAD names master); a hook that guarded
+    HEAD's branch answered ok to a force-push that took back turns landed on main. Defence: the hook guards the
+    game branch by name (`main`, or `pbem hook install --branch`), whatever HEAD says, and warns at install
+    (history.rewritten)."""
+    server, installed = plain_server(played)
+    assert "HEAD names refs/heads/master" in installed.output
+    assert push(played).returncode == 0
+    legal_turn(played)
+    assert push(played).returncode == 0
+    landed = server_ref(server)
+    played.git("reset", "-q", "--hard", "HEAD~1")
+    played.edit("fed", through="1.12.damage")
+    played.sneak("fed", "fed: a different turn")
+    push_refused(push(played, "+main"), "history.rewritten")
+    push_refused(push(played, ":main"), "history.rewritten")
+    assert server_ref(server) == landed
+
+
+def test_gate__a_branch_that_edits_its_own_check_is_judged_by_the_base_s_check(played: Table,
+                                                                             tmp_path: Path) -> None:
+    """Threat: on `pull_request` GitHub runs the workflow file of the pull request's merge commit, so a turn
+    branch that edits it to `pbem verify || true` passed its own required check. Defence: the game's workflow
+    runs as `pull_request_target`, GitHub's base-branch copy of it (what `pbem init` wrote), which checks the
+    branch out as data; its verify step fails on the edit (protected.changed), and `pbem yield` refuses it."""
+    base = played.head()
+    played.git("switch", "-q", "-c", "fed-turn")
+    played.write(WORKFLOW, played.read(WORKFLOW).replace("run: pbem verify --format github",
+                                                         "run: pbem verify --format github || true", 1))
+    played.edit("fed", **FED_GOES_ON)
+    refused(played, "yield", who="fed", rule="protected.changed", where=WORKFLOW)
+    head = played.sneak("fed", "fed: straight on")
+    assert "|| true" in played.read(WORKFLOW)  # the branch's copy would pass: it is not the one that runs
+    job = run_workflow(played, pull_request_event(base, head), tmp_path)
+    verify = job["steps"]["verify every commit"]
+    assert verify.returncode == 1
+    assert f"::error file={WORKFLOW},line=1,title=protected.changed::" in verify.stdout
+    assert job["steps"]["summary of the new commits"].returncode == 1
+    assert "**protected.changed**" in job["summary"]
+
+
+INJECTED_NAME = b"x\n::stop-commands::pbem\n::error::all fine.yaml"  # one tree entry: hides later annotations
+PAINTED_NAME = b"\x1b[2K\r\x1b[32mok: 9 commits verified\x1b[0m\x1b[8m.yaml"  # paints green ok, hides the rest
+PAINTED_NOTE = b"\x1b[2K\rok \x1b[32mall legal\x1b[0m ##[stop-commands]pbem \xe2\x80\xae"
+
+
+def assert_inert(output: str) -> None:
+    """No control character a terminal obeys, and no workflow command pbem did not write itself."""
+    assert DANGEROUS.search(output) is None, repr(output)
+    assert "##[" not in output, output
+    assert all(parsed is None or parsed[0] == "error" for parsed in map(runner_parse, output.splitlines())), output
+
+
+def _painted_commit(table: Table) -> str:
+    """fed's legal turn, with two extra tree entries (the injecting and the painting names) and an ESC sequence
+    in its commit message, signed by fed: what a cheater's own tool can push."""
+    honest = legal_turn(table)
+    entries = [*tree_entries(table, honest), ((INJECTED_NAME,), blob(table, b"a: 1\n"), 0o100644),
+               ((b"players", PAINTED_NAME), blob(table, b"through: 1.16.damage\n"), 0o100644)]
+    payload = replace_header(payload_of(table, honest), b"tree", write_tree(table, entries).encode())
+    return land(table, signed(payload.replace(b"fed: straight on", b"fed: " + PAINTED_NOTE, 1), key("fed")))
+
+
+def test_output_injection__a_newline_and_stop_commands_in_a_file_name(played: Table) -> None:
+    """Threat: file names and commit messages were printed raw. A newline in `::error file=…` started a command
+    of the cheater's (`::stop-commands::` hides every later annotation); ESC sequences painted a green "ok" over
+    a real FAILED in a terminal and in `pbem summary`. Defence: every string from the repository is escaped for
+    GitHub's workflow commands and stripped of terminal controls (shown as `\\x1b`); every annotation appears."""
+    bad = _painted_commit(played)
+    code, findings, _ = verdict(played)
+    assert code == 1 and [f["rule"] for f in findings].count("tree.unexpected-path") == 2
+    github = played.pbem("verify", "--format", "github", who="fed")
+    assert github.returncode == 1 and "Traceback" not in github.stderr
+    assert_inert(github.stdout + github.stderr)
+    annotations = [runner_parse(line) for line in github.stdout.splitlines() if line.startswith("::")]
+    assert len(annotations) == len(findings) and all(a is not None and a[0] == "error" for a in annotations)
+    files = {a[1].get("file") for a in annotations if a is not None}
+    assert "x\\x0a::stop-commands::pbem\\x0a::error::all fine.yaml" in files
+    assert "players/\\x1b[2K\\x0d\\x1b[32mok: 9 commits verified\\x1b[0m\\x1b[8m.yaml" in files
+    text = played.pbem("verify", who="fed")
+    assert text.returncode == 1 and text.stdout.splitlines()[-1].startswith("FAILED:")
+    assert_inert(text.stdout + text.stderr)
+    for args in (("summary", "HEAD~1..HEAD", "--markdown"), ("summary", "HEAD~1..HEAD"), ("log",)):
+        done = played.pbem(*args, who="fed")
+        assert "Traceback" not in done.stderr, done.stderr
+        assert_inert(done.stdout + done.stderr)
+        assert "fed: \\x1b" in done.stdout, (args, done.stdout)  # the message's ESC shown, not obeyed
+    markdown = played.pbem("summary", "HEAD~1..HEAD", "--markdown", who="fed").stdout
+    assert markdown.startswith("## pbem: ") and "❌" in markdown.splitlines()[0] and bad[:10] in markdown
+
+
+@pytest.mark.parametrize("note, rule", [('"\\e[2K\\rok \\e[32mall legal\\e[0m"', "yaml.encoding"),
+                                        ('"ok\\r\\u202eFAILED"', "schema.invalid")], ids=["escape", "return-and-bidi"])
+def test_output_injection__an_escape_sequence_in_a_yield_note(played: Table, note: str, rule: str) -> None:
+    """Threat: a yield note (data every player reads) holding ESC sequences, a carriage return or a bidi
+    override. Defence: `pbem yield -m` refuses a control character in one line and changes nothing
+    (note.control-character, exit 2: newlines and tabs are fine); a note written by hand into status.yaml is
+    refused by the strict loader (C0, C1: yaml.encoding) or the status schema (a carriage return, a bidi
+    override: schema.invalid), and every output shows it escaped."""
+    played.edit("fed", **FED_GOES_ON)
+    before = played.snapshot()
+    done = played.pbem("yield", "-m", PAINTED_NOTE.decode(), who="fed")
+    assert done.returncode == 2 and "[note.control-character]" in done.stderr
+    assert len(done.stderr.strip().splitlines()) <= 2 and "Traceback" not in done.stderr  # the line and a hint
+    assert_inert(done.stdout + done.stderr)
+    assert played.snapshot() == before
+    assert played.cli("yield", "-m", "line one\n\tline two", who="fed").exit_code == 0  # newline and tab: fine
+    played.git("reset", "-q", "--hard", "HEAD~1")
+    played.edit("fed", **FED_GOES_ON)
+    played.write_status("fed", "NOTE")
+    played.write("status.yaml", played.read("status.yaml").replace("note: NOTE", f"note: {note}", 1))
+    bad = played.sneak("fed", "fed: straight on", status="keep")
+    assert rule in rejected(played, bad, rule, "status.yaml")
+    for args in (("verify", "--format", "github"), ("verify",), ("summary", "--markdown"), ("log",),
+                 ("status", "--plain"), ("status", "--format", "json")):
+        done = played.pbem(*args, who="fed")
+        assert "Traceback" not in done.stderr, (args, done.stderr)
+        assert_inert(done.stdout + done.stderr)
+
+
+def test_codeowners__set_up_before_the_start_and_frozen_after_it(started: Table) -> None:
+    """GitHub's required review of `.github/` needs a CODEOWNERS file in the game (docs/github.md): it is part
+    of the layout, may be written while the game is set up, and is frozen from the start like the workflow it
+    guards (protected.changed): a turn cannot remove the other players' review of its own check."""
+    started.git("reset", "-q", "--hard", "HEAD~1")  # before the start
+    started.write(".github/CODEOWNERS", "/.github/ @alice-gh @bob-gh\n")
+    started.git_commit("who reviews .github/", signer="fed")
+    assert started.cli("start", "--first", "fed", who="fed").exit_code == 0
+    assert_clean(started)
+    started.write(".github/CODEOWNERS", "/.github/ @alice-gh\n")
+    started.edit("fed", **FED_TURN_1_EDITS)
+    refused(started, "yield", who="fed", rule="protected.changed", where=".github/CODEOWNERS")
+    bad = started.sneak("fed", "fed: speed 12")
+    assert rejected(started, bad, "protected.changed", ".github/CODEOWNERS") == {"protected.changed"}
+
+
+FED_TURN_1_EDITS = dict(through="1.8.damage", breaks=[{"range": 8}],
+                        entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 12}}])
 
 
 # === Acting at the same time: pbem push and pbem pull (DESIGN §4.9, §8) =============================================

@@ -435,7 +435,7 @@ def test_history_transparent_merge__a_no_ff_merge_of_a_turn_branch_is_accepted(p
     assert played.git("rev-parse", "HEAD^2").stdout.decode().strip() == branch
     assert played.git("rev-parse", "HEAD^{tree}").stdout == played.git("rev-parse", "turn^{tree}").stdout
     done = played.pbem("verify")
-    assert (done.returncode, done.stdout) == (0, "ok: 7 commits verified\n"), done.stdout + done.stderr
+    assert (done.returncode, done.stdout) == (0, "ok: 9 commits verified\n"), done.stdout + done.stderr
     played.turn("kli", note="straight on", through="1.24.damage")
     assert played.git("rev-parse", "HEAD~1").stdout.decode().strip() == merge
     assert verify_findings(played) == []

@@ -61,6 +61,8 @@ def test_init_join_start_set_up_a_game_that_fed_controls(base_started: Table, tm
         done = table.pbem("join", "--as", seat, who=seat)
         assert done.returncode == 0 and f"you hold seat {seat}" in done.stdout, done.stderr
     done = table.pbem("start", "--first", "fed", who="kli")
+    assert done.returncode == 0 and "proposed start agreement kli-0001" in done.stdout, done.stderr
+    done = table.pbem("start", "--first", "fed", who="fed")
     assert done.returncode == 0 and "fed has control" in done.stdout, done.stderr
     seats = {s["id"]: s["key"] for s in table.data("game.yaml")["players"]}
     for seat in ("fed", "kli"):  # the seat holds the joiner's public key
@@ -68,7 +70,8 @@ def test_init_join_start_set_up_a_game_that_fed_controls(base_started: Table, tm
     assert table.data("status.yaml")["control"] == "fed"
     subjects = [s for _o, s, _st in status_history(table)]
     assert subjects == ["duel-7: new game from template tactical-duel", "join: fed takes a seat",
-                        "join: kli takes a seat", "start: fed has control"]
+                        "join: kli takes a seat", "kli: proposes kli-0001: start, fed starts",
+                        "fed: signs kli-0001", "start: fed has control"]
     again = table.pbem("start", "--first", "kli", who="fed")
     assert again.returncode == 1 and "[setup.started]" in again.stderr
 
@@ -152,7 +155,7 @@ def test_a_turn_committed_with_plain_git_commit_S_is_a_turn_like_any_other(playe
     played.write_status("fed", "committed by hand")
     oid = played.git_commit("fed: straight on", signer="fed")
     done = played.pbem("verify")
-    assert (done.returncode, done.stdout) == (0, "ok: 7 commits verified\n"), done.stdout + done.stderr
+    assert (done.returncode, done.stdout) == (0, "ok: 9 commits verified\n"), done.stdout + done.stderr
     status = played.cli("status", who="kli")
     assert "control: kli (you)" in status.stdout
     assert played.cli("log").stdout.count(oid[:10]) == 1
@@ -163,12 +166,12 @@ def test_a_turn_committed_with_plain_git_commit_S_is_a_turn_like_any_other(playe
 def test_verify_a_legal_history_in_text_json_and_github_formats(played: Table) -> None:
     """`pbem verify` exits 0 on a legal history, in each output format (DESIGN §8, §9)."""
     text = played.pbem("verify")
-    assert (text.returncode, text.stdout, text.stderr) == (0, "ok: 6 commits verified\n", "")
+    assert (text.returncode, text.stdout, text.stderr) == (0, "ok: 8 commits verified\n", "")
     data = json.loads(played.cli("verify", "--format", "json").stdout)
-    assert data == {"ok": True, "commits": 6, "findings": []}
+    assert data == {"ok": True, "commits": 8, "findings": []}
     github = played.cli("verify", "--format", "github")
     assert github.exit_code == 0
-    assert github.stdout == "pbem verify: 6 commits, 0 finding(s)\n"
+    assert github.stdout == "pbem verify: 8 commits, 0 finding(s)\n"
 
 
 def test_verify_reports_a_bad_turn_in_text_json_and_github_formats(played: Table) -> None:
@@ -181,7 +184,7 @@ def test_verify_reports_a_bad_turn_in_text_json_and_github_formats(played: Table
     assert "report/turn-01.yaml:2: [firm.changed] firm entry removed or edited" in text.stdout
     assert f"(commit {bad[:10]})" in text.stdout and "FAILED" in text.stdout
     data = json.loads(played.cli("verify", "--format", "json").stdout)
-    assert data["ok"] is False and data["commits"] == 7
+    assert data["ok"] is False and data["commits"] == 9
     assert {(f["rule"], f["file"], f["line"], f["commit"]) for f in data["findings"]} == {
         ("firm.changed", "report/turn-01.yaml", 2, bad)}
     github = played.cli("verify", "--format", "github")

@@ -3,13 +3,13 @@
 
 Each cheat is built directly, as a player with plain git could: the batch file edited as a cheater would,
 the commit signed with the cheater's own key (GameRepo.commit_tree with his KeySigner, status.yaml as pbem
-would compute it), then `pbem verify` must fail naming the rule and dice/b0001.yaml. Where a player could try
+would compute it), then `pbem verify` must fail naming the rule and dice/fed-0001.yaml. Where a player could try
 the same through pbem (`pbem yield` after hand-editing), pbem must refuse it with the rule and change nothing.
 
-The game (tests/conftest.py `played`, then flow B of test_dice_flow.py): fed announced b0001 (one d6) in a turn
+The game (tests/conftest.py `played`, then flow B of test_dice_flow.py): fed announced fed-0001 (one d6) in a turn
 that left the game with himself, kli contributed out of turn.
 * `reveal_owed`: fed owes the reveal (and his orders);
-* `rolled`: fed revealed with `pbem yield`; b0001 has its result; fed holds control for a turn;
+* `rolled`: fed revealed with `pbem yield`; fed-0001 has its result; fed holds control for a turn;
 * `kli_turn`: fed took that turn; kli holds control.
 """
 
@@ -27,10 +27,10 @@ from gitutil import fixed_key
 from pbem.crypto import seal
 from pbem.crypto.keys import load_private_key
 from test_dice_flow import (A_LINE, ESCROW, add_escrow, announce_out_of_turn, batch, cli, derived, escrow_message,
-                            findings, found, joined, ok, private, refused, rederive, sneak_as, verify_text,
-                            write_batch)
+                            findings, found, joined, ok, private, refused, rederive, sneak_as, start_by_consent,
+                            verify_text, write_batch)
 
-B0001 = "dice/b0001.yaml"
+B0001 = "dice/fed-0001.yaml"
 B0001_LINE = B0001 + A_LINE  # the batch file and the line of the field the finding is about
 FED_GOES_ON = dict(through="1.16.damage")  # fed's turn in `rolled`: progress past 1.11.move
 
@@ -60,10 +60,10 @@ def base_kli_turn(base_rolled: Table, tmp_path_factory: pytest.TempPathFactory) 
 
 @pytest.fixture(scope="module")
 def base_escrow_owed(base_started: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    """An escrow duel (fed started), fed announced b0001 in escrow mode: the escrow owes its signature."""
+    """An escrow duel (fed started), fed announced fed-0001 in escrow mode: the escrow owes its signature."""
     table = joined(base_started, tmp_path_factory.mktemp("bad") / "escrow")
     add_escrow(table)
-    cli(table, "start", "--first", "fed", who="fed")
+    start_by_consent(table, "--first", "fed")
     table.edit("fed", through="1.8.damage")
     cli(table, "roll", "--for", "boarding party", who="fed")
     cli(table, "yield", who="fed")
@@ -111,14 +111,14 @@ def test_dice_bad_reveal__a_reveal_that_does_not_match_its_commitment(reveal_owe
     raw = batch(reveal_owed)
     forged = {**raw, "reveal": "ab" * 32}
     write_batch(reveal_owed, {**forged, "results": derived(forged)})
-    bad = sneak_as(reveal_owed, "fed", "fed: revealed b0001")
+    bad = sneak_as(reveal_owed, "fed", "fed: revealed fed-0001")
     assert found(reveal_owed, bad, "dice.bad-reveal", B0001) == {"dice.bad-reveal"}
     done = verify_text(reveal_owed)
-    assert done.returncode == 1 and re.search(rf"{B0001}:\d+: \[dice.bad-reveal\] batch b0001: the reveal does not "
+    assert done.returncode == 1 and re.search(rf"{B0001}:\d+: \[dice.bad-reveal\] batch fed-0001: the reveal does not "
                                               "match", done.stdout), done.stdout
     assert f"(commit {bad[:10]})" in done.stdout
     script = rederive(reveal_owed.repo_dir)
-    assert script.returncode == 1 and "MISMATCH b0001: the reveal does not match" in script.stderr
+    assert script.returncode == 1 and "MISMATCH fed-0001: the reveal does not match" in script.stderr
 
 
 def test_dice_bad_reveal__before_every_contribution_then_results_is_found_without_a_crash(base_started: Table,
@@ -127,7 +127,7 @@ def test_dice_bad_reveal__before_every_contribution_then_results_is_found_withou
     then writes a result: both commits are findings, and the verifier does not crash on a reveal it cannot
     derive anything from (a batch missing a contribution)."""
     table = joined(base_started, tmp_path / "table")
-    ok(table, "start", "--roll", who="fed")
+    start_by_consent(table, "--roll")
     raw = batch(table)
     secret = seal.recover_key(base64.b64decode(raw["owner_box"]), load_private_key(table.key("fed")))
     write_batch(table, {**raw, "reveal": secret.hex()})
@@ -138,7 +138,7 @@ def test_dice_bad_reveal__before_every_contribution_then_results_is_found_withou
     assert ("dice.bad-reveal", early) in got and ("dice.bad-results", late) in got
     done = table.pbem("verify")
     assert done.returncode == 1 and "Traceback" not in done.stderr
-    assert f"[dice.bad-results] batch b0001: results [1] differ from nothing" in done.stdout
+    assert f"[dice.bad-results] batch fed-0001: results [1] differ from nothing" in done.stdout
 
 
 # --- dice.bad-contribution ---------------------------------------------------------------------------------------
@@ -156,7 +156,7 @@ def test_dice_bad_contribution__yield_refuses_the_roller_s_own_contribution(roll
     write_batch(rolled, {**raw, "contributions": {**raw["contributions"], "fed": "cd" * 32}})
     rolled.edit("fed", **FED_GOES_ON)
     line = refused(rolled, "yield", who="fed", rule="dice.bad-contribution", where=B0001_LINE)
-    assert "fed owes no contribution to b0001" in line
+    assert "fed owes no contribution to fed-0001" in line
 
 
 def _contribute_twice(raw: dict[str, Any]) -> dict[str, Any]:
@@ -167,7 +167,7 @@ def _contribute_for_fed(raw: dict[str, Any]) -> dict[str, Any]:
     return {**raw, "contributions": {**raw["contributions"], "fed": "ef" * 32}}
 
 
-@pytest.mark.parametrize("cheat, says", [(_contribute_twice, "kli contributed to b0001 twice"),
+@pytest.mark.parametrize("cheat, says", [(_contribute_twice, "kli contributed to fed-0001 twice"),
                                          (_contribute_for_fed, "kli wrote a contribution in fed's name")],
                          ids=["twice", "in-the-roller-s-name"])
 def test_dice_bad_contribution__kli_contributes_again_or_for_another(kli_turn: Table, cheat: Callable[..., Any],
@@ -184,7 +184,7 @@ def test_dice_bad_contribution__kli_contributes_again_or_for_another(kli_turn: T
 # --- dice.changed: the announcement is fixed once a contribution is in ------------------------------------------
 
 def _new_purpose(raw: dict[str, Any]) -> dict[str, Any]:
-    return {**raw, "rolls": [{"for": "CA tp1 at D7, range 9", "ref": "1.10.fire/CA/tp1"}]}
+    return {**raw, "rolls": [{"for": "CA tp1 at D7, range 9"}]}
 
 
 def test_dice_changed__the_roller_changes_the_purposes_after_a_contribution(reveal_owed: Table) -> None:
@@ -215,7 +215,7 @@ def test_dice_bad_results__results_that_differ_from_the_derivation(reveal_owed: 
     bad = sneak_as(reveal_owed, "fed")
     assert found(reveal_owed, bad, "dice.bad-results", B0001) == {"dice.bad-results"}
     script = rederive(reveal_owed.repo_dir)
-    assert script.returncode == 1 and "MISMATCH b0001: recorded" in script.stderr
+    assert script.returncode == 1 and "MISMATCH fed-0001: recorded" in script.stderr
 
 
 def test_dice_bad_results__the_escrow_s_true_signature_with_other_results(escrow_owed: Table) -> None:
@@ -223,7 +223,7 @@ def test_dice_bad_results__the_escrow_s_true_signature_with_other_results(escrow
     signature = fixed_key(ESCROW).sign_raw(escrow_message(raw))
     signed = {**raw, "escrow": base64.b64encode(signature).decode()}
     write_batch(escrow_owed, {**signed, "results": [other_face(derived(signed)[0])]})
-    bad = sneak_as(escrow_owed, ESCROW, "escrow: signed b0001")
+    bad = sneak_as(escrow_owed, ESCROW, "escrow: signed fed-0001")
     assert found(escrow_owed, bad, "dice.bad-results", B0001) == {"dice.bad-results"}
 
 
@@ -248,7 +248,7 @@ def test_dice_bad_escrow__a_signature_that_is_not_the_escrow_s_signature_of_this
         signature = fixed_key(ESCROW).sign_raw(escrow_message({**raw, "rolls": [{"for": "something else"}]}))
     signed = {**raw, "escrow": base64.b64encode(signature).decode()}
     write_batch(escrow_owed, {**signed, "results": derived(signed)})
-    bad = sneak_as(escrow_owed, ESCROW, "escrow: signed b0001")
+    bad = sneak_as(escrow_owed, ESCROW, "escrow: signed fed-0001")
     assert found(escrow_owed, bad, "dice.bad-escrow", B0001) == {"dice.bad-escrow"}
 
 
@@ -264,7 +264,7 @@ def test_dice_bad_void__the_roller_voids_instead_of_revealing_without_co_signatu
 
 def _cosign(table: Table, tmp_path: Path, who: str, reason: str) -> str:
     path = tmp_path / f"{who}.sig"
-    path.write_text(ok(table, "dice", "cosign", "b0001", "--reason", reason, who=who))
+    path.write_text(ok(table, "dice", "cosign", "fed-0001", "--reason", reason, who=who))
     return f"kli={path}"
 
 
@@ -277,7 +277,7 @@ def test_dice_bad_void__yield_refuses_a_void_after_results_without_kli_s_co_sign
     extra = {"none": [],
              "another-reason": ["--cosign", _cosign(rolled, tmp_path, "kli", "some other reason")],
              "signed-by-fed": ["--cosign", _cosign(rolled, tmp_path, "fed", reason)]}[cosign]
-    ok(rolled, "dice", "void", "b0001", "--reason", reason, *extra, who="fed")
+    ok(rolled, "dice", "void", "fed-0001", "--reason", reason, *extra, who="fed")
     rolled.edit("fed", **FED_GOES_ON)
     refused(rolled, "yield", who="fed", rule="dice.bad-void", where=B0001_LINE)
     bad = sneak_as(rolled, "fed")
@@ -285,7 +285,7 @@ def test_dice_bad_void__yield_refuses_a_void_after_results_without_kli_s_co_sign
 
 
 def test_dice_bad_void__only_the_roller_voids_his_batch(kli_turn: Table, tmp_path: Path) -> None:
-    ok(kli_turn, "dice", "void", "b0001", "--reason", "it went against me",
+    ok(kli_turn, "dice", "void", "fed-0001", "--reason", "it went against me",
        "--cosign", _cosign(kli_turn, tmp_path, "kli", "it went against me"), who="kli")
     kli_turn.edit("kli", through="1.20.damage")
     assert "only the roller fed" in refused(kli_turn, "yield", who="kli", rule="dice.bad-void", where=B0001_LINE)

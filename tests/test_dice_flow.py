@@ -10,7 +10,7 @@ module and copied per test:
   reveals (`revealed`: kli holds control for his turn);
 * flow B, from `base_played`: fed announces a roll in a turn that leaves control with himself (`owed_out_of_turn`:
   kli owes a contribution although the game is fed's), kli contributes, fed reveals (`rolled`: fed holds control
-  for a turn and b0001 has results).
+  for a turn and fed-0001 has results).
 
 The helpers at the top are shared by tests/test_dice_bad_input.py and tests/test_secrets_flow.py.
 """
@@ -44,8 +44,9 @@ PLAYERS = ["fed", "kli"]  # table order of the duel (game.yaml)
 ESCROW = "escrow"  # the dice escrow's seat name, and its key file keys/escrow_ed25519 (gitutil SEEDS)
 ANYWHERE = "*"  # refused(where=ANYWHERE): the rule, whichever file the message names
 A_LINE = ":LINE"  # refused(where=FILE + A_LINE): that file and a line in it, e.g. a field pbem itself wrote
-TWO_ROLLS = ("--for", "CA ph1 at D7, range 3", "--for", "CA ph2 at D7, range 3",
-             "--ref", "1.4.fire/CA/ph1", "--ref", "1.4.fire/CA/ph2")
+# Table dice: no --ref, so no shot of the rules needs them (a ref binds a batch to a declared shot at the step
+# being resolved, DESIGN §5 "Binding"; those are tested in tests/test_attacks.py and test_dice_binding.py).
+TWO_ROLLS = ("--for", "CA ph1 at D7, range 3", "--for", "CA ph2 at D7, range 3")
 
 
 # --- helpers (also used by test_dice_bad_input.py and test_secrets_flow.py) -----------------------------------
@@ -137,7 +138,7 @@ def sneak_as(table: Table, who: str, message: str = "a hand-made commit") -> str
     return table.sneak(who, message, status="keep")
 
 
-def batch(table: Table, batch_id: str = "b0001") -> dict[str, Any]:
+def batch(table: Table, batch_id: str = "fed-0001") -> dict[str, Any]:
     """A batch file of the working tree, read with pbem's strict loader."""
     return dict(table.data(f"dice/{batch_id}.yaml"))
 
@@ -184,11 +185,23 @@ def rederive(folder: Path) -> subprocess.CompletedProcess[str]:
 
 
 def joined(base_started: Table, dest: Path) -> Table:
-    """A copy of the duel before its start: both seats claimed, no status.yaml yet (the start commit undone)."""
+    """A copy of the duel before its start: both seats claimed, no status.yaml yet (the start and the consent
+    to it undone: the commits init, join, join)."""
     table = copy_table(base_started, dest)
-    table.git("reset", "-q", "--hard", "HEAD~1")
-    assert not (table.repo_dir / "status.yaml").exists()
+    commits = table.git("rev-list", "--first-parent", "--reverse", "HEAD").stdout.decode().split()
+    table.git("reset", "-q", "--hard", commits[2])
+    assert not (table.repo_dir / "status.yaml").exists() and not (table.repo_dir / "agreements").exists()
     return table
+
+
+def start_by_consent(table: Table, *options: str, last: str = "fed") -> str:
+    """Every seat runs `pbem start OPTIONS`, `last` last (DESIGN §2 Setup, the start by consent): the first run
+    proposes the start agreement, the others sign it, and the last one also starts (with --roll: announces the
+    die, so `last` rolls). Returns the last run's output."""
+    for who in PLAYERS:
+        if who != last:
+            ok(table, "start", *options, who=who)
+    return ok(table, "start", *options, who=last)
 
 
 def add_escrow(table: Table, mode: str = "escrow") -> None:
@@ -219,11 +232,11 @@ def escrow_message(raw: Mapping[str, Any], game_id: str = GAME_ID) -> bytes:
 
 @pytest.fixture(scope="module")
 def base_announced(base_started: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    """Flow A: fed's first turn announces b0001 (two d6 for his phasers); kli owes his contribution."""
+    """Flow A: fed's first turn announces fed-0001 (two d6 for his phasers); kli owes his contribution."""
     table = copy_table(base_started, tmp_path_factory.mktemp("dice") / "announced")
     table.edit("fed", **{k: v for k, v in FED_TURN_1.items() if k != "note"})
     out = ok(table, "roll", *TWO_ROLLS, who="fed", real=True)
-    assert "announced dice b0001 (d6 x2)" in out
+    assert "announced dice fed-0001 (d6 x2)" in out
     ok(table, "yield", "-m", "firing at the D7", who="fed", real=True)
     return table
 
@@ -245,11 +258,11 @@ def base_revealed(base_contributed: Table, tmp_path_factory: pytest.TempPathFact
 
 
 def announce_out_of_turn(base_played: Table, dest: Path) -> Table:
-    """Flow B: in `played` fed holds control at 1.9.move; he announces b0001 (one d6) and gives orders only to
+    """Flow B: in `played` fed holds control at 1.9.move; he announces fed-0001 (one d6) and gives orders only to
     1.10.damage, so the game's next break is his own again: kli owes a contribution out of turn."""
     table = copy_table(base_played, dest)
     table.edit("fed", through="1.10.damage")
-    cli(table, "roll", "--for", "CA ph1 at D7, range 9", "--ref", "1.10.fire/CA/ph1", who="fed")
+    cli(table, "roll", "--for", "CA ph1 at D7, range 9", who="fed")
     cli(table, "yield", "-m", "one phaser", who="fed")
     assert [(p, k) for p, k, _ in pending(table)] == [("kli", "dice"), ("fed", "horizon")]
     return table
@@ -257,7 +270,7 @@ def announce_out_of_turn(base_played: Table, dest: Path) -> Table:
 
 def roll_to_results(base_played: Table, dest: Path) -> Table:
     """Flow B to the end: kli contributed, fed revealed with a bare `pbem yield`; fed holds control for a turn
-    (needs orders from 1.11.move) and b0001 has its result."""
+    (needs orders from 1.11.move) and fed-0001 has its result."""
     table = announce_out_of_turn(base_played, dest)
     cli(table, "yield", who="kli")
     cli(table, "yield", who="fed")
@@ -301,16 +314,15 @@ def test_roll_announces_the_batch_with_the_roller_s_secret_sealed_to_his_own_key
     to his own key (owner_box); nothing about the rolls (no contribution, reveal or result) exists yet."""
     raw = batch(base_announced)
     assert set(raw) == {"id", "roller", "mode", "sides", "rolls", "commit", "owner_box"}
-    assert (raw["id"], raw["roller"], raw["mode"], raw["sides"]) == ("b0001", "fed", "commit-reveal", 6)
-    assert raw["rolls"] == [{"for": "CA ph1 at D7, range 3", "ref": "1.4.fire/CA/ph1"},
-                            {"for": "CA ph2 at D7, range 3", "ref": "1.4.fire/CA/ph2"}]
+    assert (raw["id"], raw["roller"], raw["mode"], raw["sides"]) == ("fed-0001", "fed", "commit-reveal", 6)
+    assert raw["rolls"] == [{"for": "CA ph1 at D7, range 3"}, {"for": "CA ph2 at D7, range 3"}]
     secret = seal.recover_key(base64.b64decode(raw["owner_box"]), load_private_key(base_announced.key("fed")))
     assert dice_crypto.commitment(secret).hex() == raw["commit"]
     with pytest.raises(PbemError) as kli_tries:
         seal.recover_key(base64.b64decode(raw["owner_box"]), load_private_key(base_announced.key("kli")))
     assert kli_tries.value.finding.rule == "secret.not-owner"
     # announced in fed's own turn, in the same signed commit as his orders
-    assert changed_paths(base_announced) == {"dice/b0001.yaml", "players/fed.yaml", "report/turn-01.yaml",
+    assert changed_paths(base_announced) == {"dice/fed-0001.yaml", "players/fed.yaml", "report/turn-01.yaml",
                                              "status.yaml"}
     assert "ok:" in ok(base_announced, "verify")
 
@@ -318,11 +330,11 @@ def test_roll_announces_the_batch_with_the_roller_s_secret_sealed_to_his_own_key
 def test_replay_stops_with_a_break_for_whoever_owes_a_contribution(base_announced: Table) -> None:
     """DESIGN §4.2 point 4: what is owed comes before the game's own breaks; kli owes his contribution."""
     assert pending(base_announced) == [
-        ("kli", "dice", "contribution owed to dice b0001 of fed"),
+        ("kli", "dice", "contribution owed to dice fed-0001 of fed"),
         ("kli", "horizon", "needs orders from 1.0.alloc")]
     assert base_announced.data("status.yaml")["control"] == "kli"
     shown = ok(base_announced, "status", who="kli")
-    assert "control: kli (you)" in shown and "contribution owed to dice b0001 of fed" in shown
+    assert "control: kli (you)" in shown and "contribution owed to dice fed-0001 of fed" in shown
 
 
 def test_yield_adds_the_contribution_owed_and_nothing_else(base_contributed: Table) -> None:
@@ -333,9 +345,9 @@ def test_yield_adds_the_contribution_owed_and_nothing_else(base_contributed: Tab
     assert re.fullmatch(r"[0-9a-f]{64}", raw["contributions"]["kli"])
     assert raw["contributions"]["kli"] != raw["commit"]
     assert "reveal" not in raw and "results" not in raw
-    assert changed_paths(base_contributed) == {"dice/b0001.yaml", "status.yaml"}
-    assert base_contributed.git("log", "-1", "--format=%s").stdout.decode().strip() == "kli: contributed to b0001"
-    assert pending(base_contributed) == [("fed", "dice", "reveal owed for dice b0001"),
+    assert changed_paths(base_contributed) == {"dice/fed-0001.yaml", "status.yaml"}
+    assert base_contributed.git("log", "-1", "--format=%s").stdout.decode().strip() == "kli: contributed to fed-0001"
+    assert pending(base_contributed) == [("fed", "dice", "reveal owed for dice fed-0001"),
                                         ("kli", "horizon", "needs orders from 1.0.alloc")]
     assert "ok:" in ok(base_contributed, "verify")
 
@@ -348,7 +360,7 @@ def test_a_batch_whose_reveal_is_owed_blocks_the_game_until_revealed(base_contri
     assert (status["control"], status["pending"][0]["kind"]) == ("fed", "dice")
     table.edit("kli", through="1.12.damage", entries=[{"at": "1.0.alloc", "unit": "D7", "do": {"speed": 12}}])
     line = refused(table, "yield", "-m", "my turn", who="kli", rule="signature.not-in-control", where="status.yaml")
-    assert "fed holds control (reveal owed for dice b0001)" in line
+    assert "fed holds control (reveal owed for dice fed-0001)" in line
     bad = sneak_as(table, "kli", "kli: my turn anyway")
     assert found(table, bad, "signature.not-in-control", "status.yaml") == {"signature.not-in-control"}
     # once fed has revealed, kli's turn goes through
@@ -366,9 +378,9 @@ def test_the_roller_reveals_with_yield_and_pbem_writes_the_results(base_revealed
     assert dice_crypto.commitment(bytes.fromhex(raw["reveal"])).hex() == raw["commit"]
     assert raw["results"] == derived(raw)
     assert len(raw["results"]) == 2 and all(1 <= r <= 6 for r in raw["results"])
-    assert changed_paths(base_revealed) == {"dice/b0001.yaml", "status.yaml"}
+    assert changed_paths(base_revealed) == {"dice/fed-0001.yaml", "status.yaml"}
     subject = base_revealed.git("log", "-1", "--format=%s").stdout.decode().strip()
-    assert subject == f"fed: revealed b0001: {raw['results']}"
+    assert subject == f"fed: revealed fed-0001: {raw['results']}"
     assert pending(base_revealed) == [("kli", "horizon", "needs orders from 1.0.alloc")]
     assert "ok:" in ok(base_revealed, "verify")
 
@@ -376,15 +388,15 @@ def test_the_roller_reveals_with_yield_and_pbem_writes_the_results(base_revealed
 def test_dice_show_prints_purposes_and_results_in_the_order_announced(base_announced: Table,
                                                                       base_revealed: Table) -> None:
     """`pbem dice show BATCH`: one line per purpose, in the order announced, with its result (or `?`)."""
-    waiting = ok(base_announced, "dice", "show", "b0001").splitlines()
-    assert waiting[0] == "dice b0001: d6, commit-reveal, rolled by fed"
-    assert re.fullmatch(r"\s+1\.\s+\?\s+CA ph1 at D7, range 3\s+\[1\.4\.fire/CA/ph1\]", waiting[1])
-    assert re.fullmatch(r"\s+2\.\s+\?\s+CA ph2 at D7, range 3\s+\[1\.4\.fire/CA/ph2\]", waiting[2])
-    assert waiting[3].strip() == "waiting for: kli (contribution owed to dice b0001 of fed)"
+    waiting = ok(base_announced, "dice", "show", "fed-0001").splitlines()
+    assert waiting[0] == "dice fed-0001: d6, commit-reveal, rolled by fed"
+    assert re.fullmatch(r"\s+1\.\s+\?\s+CA ph1 at D7, range 3", waiting[1])
+    assert re.fullmatch(r"\s+2\.\s+\?\s+CA ph2 at D7, range 3", waiting[2])
+    assert waiting[3].strip() == "waiting for: kli (contribution owed to dice fed-0001 of fed)"
     results = batch(base_revealed)["results"]
-    shown = ok(base_revealed, "dice", "show", "b0001").splitlines()
-    assert re.fullmatch(rf"\s+1\.\s+{results[0]}\s+CA ph1 at D7, range 3\s+\[1\.4\.fire/CA/ph1\]", shown[1])
-    assert re.fullmatch(rf"\s+2\.\s+{results[1]}\s+CA ph2 at D7, range 3\s+\[1\.4\.fire/CA/ph2\]", shown[2])
+    shown = ok(base_revealed, "dice", "show", "fed-0001").splitlines()
+    assert re.fullmatch(rf"\s+1\.\s+{results[0]}\s+CA ph1 at D7, range 3", shown[1])
+    assert re.fullmatch(rf"\s+2\.\s+{results[1]}\s+CA ph2 at D7, range 3", shown[2])
     assert len(shown) == 3
     refused(base_revealed, "dice", "show", "b0009", who=None, rule="usage.no-batch", code=2)
 
@@ -394,9 +406,9 @@ def test_the_independent_script_rederives_the_batch_from_the_files(base_announce
     """tests/rederive_dice.py (no pbem) agrees with every recorded result, and lists a waiting batch as such."""
     done = rederive(base_revealed.repo_dir)
     assert done.returncode == 0, done.stderr
-    assert done.stdout == f"b0001: {' '.join(map(str, batch(base_revealed)['results']))}\n"
+    assert done.stdout == f"fed-0001: {' '.join(map(str, batch(base_revealed)['results']))}\n"
     waiting = rederive(base_announced.repo_dir)
-    assert (waiting.returncode, waiting.stdout) == (0, "b0001: pending\n")
+    assert (waiting.returncode, waiting.stdout) == (0, "fed-0001: pending\n")
 
 
 def test_the_roller_reveals_from_a_fresh_clone_with_only_his_key_file(base_contributed: Table,
@@ -430,7 +442,7 @@ def test_a_contribution_made_out_of_turn_is_accepted(base_owed_out_of_turn: Tabl
     assert "kli" not in [p for p, kind, _ in pending(table) if kind != "dice"]
     out = ok(table, "yield", who="kli", real=True)
     assert "committed" in out
-    assert changed_paths(table) == {"dice/b0001.yaml", "status.yaml"}
+    assert changed_paths(table) == {"dice/fed-0001.yaml", "status.yaml"}
     assert [(p, k) for p, k, _ in pending(table)] == [("fed", "dice"), ("fed", "horizon")]
     assert "ok:" in ok(table, "verify")
 
@@ -500,7 +512,7 @@ def test_what_fed_owes_is_committed_first_then_his_turn_follows(base_owed_out_of
     table.edit("fed", through="1.16.damage")
     ok(table, "yield", "-m", "straight on", who="fed")
     assert commit_count(table) == before + 2
-    assert changed_paths(table, "HEAD~1") == {"dice/b0001.yaml", "status.yaml"}
+    assert changed_paths(table, "HEAD~1") == {"dice/fed-0001.yaml", "status.yaml"}
     assert changed_paths(table, "HEAD") == {"players/fed.yaml", "status.yaml"}
     assert batch(table)["results"] == derived(batch(table))
     assert "ok:" in ok(table, "verify")
@@ -513,7 +525,7 @@ def base_escrow_owed(base_joined_escrow: Table, tmp_path_factory: pytest.TempPat
     """The escrow duel started with fed in control; fed announces three d20 (escrow mode, the game's default);
     the escrow owes its signature."""
     table = copy_table(base_joined_escrow, tmp_path_factory.mktemp("dice") / "escrow-owed")
-    cli(table, "start", "--first", "fed", who="fed")
+    start_by_consent(table, "--first", "fed")
     table.edit("fed", **{k: v for k, v in FED_TURN_1.items() if k != "note"})
     cli(table, "roll", "--for", "boarding party 1", "--for", "boarding party 2", "--for", "boarding party 3",
         "--sides", "20", who="fed")
@@ -528,7 +540,7 @@ def test_escrow_mode_the_escrow_owes_its_signature_and_blocks_the_game(base_escr
     raw = batch(table)
     assert set(raw) == {"id", "roller", "mode", "sides", "rolls"}
     assert (raw["mode"], raw["sides"], len(raw["rolls"])) == ("escrow", 20, 3)
-    assert pending(table)[0] == ("escrow", "dice", "escrow signature owed for dice b0001")
+    assert pending(table)[0] == ("escrow", "dice", "escrow signature owed for dice fed-0001")
     assert table.data("status.yaml")["control"] == "escrow"
     table.edit("kli", through="1.12.damage")
     refused(table, "yield", who="kli", rule="signature.not-in-control", where="status.yaml")
@@ -541,12 +553,12 @@ def test_escrow_sign_writes_a_real_signature_and_the_results_once(base_escrow_ow
     table = private(base_escrow_owed, tmp_path)
     out = ok(table, "escrow", "sign", "--key", str(table.key(ESCROW)), real=True)
     raw = batch(table)
-    assert out.strip() == f"signed b0001: {raw['results']}"
+    assert out.strip() == f"signed fed-0001: {raw['results']}"
     escrow_line = table.data("game.yaml")["dice"]["escrow_key"]
     verify_key = nacl.signing.VerifyKey(base64.b64decode(escrow_line.split()[1])[-32:])
     verify_key.verify(escrow_message(raw), base64.b64decode(raw["escrow"]))
     assert raw["results"] == derived(raw) and all(1 <= r <= 20 for r in raw["results"])
-    assert changed_paths(table) == {"dice/b0001.yaml", "status.yaml"}
+    assert changed_paths(table) == {"dice/fed-0001.yaml", "status.yaml"}
     assert pending(table) == [("kli", "horizon", "needs orders from 1.0.alloc")]
     before = table.snapshot()
     assert ok(table, "escrow", "sign", "--key", str(table.key(ESCROW))).strip() == "no open escrow batches"
@@ -554,7 +566,7 @@ def test_escrow_sign_writes_a_real_signature_and_the_results_once(base_escrow_ow
     refused(table, "escrow", "sign", who="kli", rule="key.not-escrow", code=2)
     assert "ok:" in ok(table, "verify")
     done = rederive(table.repo_dir)
-    assert (done.returncode, done.stdout) == (0, f"b0001: {' '.join(map(str, raw['results']))}\n")
+    assert (done.returncode, done.stdout) == (0, f"fed-0001: {' '.join(map(str, raw['results']))}\n")
 
 
 def test_both_modes_in_one_game(base_escrow_owed: Table, tmp_path: Path) -> None:
@@ -564,12 +576,12 @@ def test_both_modes_in_one_game(base_escrow_owed: Table, tmp_path: Path) -> None
     table.edit("kli", through="1.12.damage", entries=[{"at": "1.0.alloc", "unit": "D7", "do": {"speed": 12}}])
     ok(table, "roll", "--for", "D7 disruptor at CA", "--mode", "commit-reveal", who="kli")
     cli(table, "yield", who="kli")
-    assert pending(table)[0] == ("fed", "dice", "contribution owed to dice b0002 of kli")
+    assert pending(table)[0] == ("fed", "dice", "contribution owed to dice kli-0001 of kli")
     cli(table, "yield", who="fed")
     cli(table, "yield", who="kli")
-    modes = {b: batch(table, b)["mode"] for b in ("b0001", "b0002")}
-    assert modes == {"b0001": "escrow", "b0002": "commit-reveal"}
-    assert batch(table, "b0002")["results"] == derived(batch(table, "b0002"))
+    modes = {b: batch(table, b)["mode"] for b in ("fed-0001", "kli-0001")}
+    assert modes == {"fed-0001": "escrow", "kli-0001": "commit-reveal"}
+    assert batch(table, "kli-0001")["results"] == derived(batch(table, "kli-0001"))
     assert "ok:" in ok(table, "verify")
     assert rederive(table.repo_dir).returncode == 0
 
@@ -582,17 +594,17 @@ def test_start_roll_in_commit_reveal_mode_starts_with_the_player_the_die_names(b
     contributes and fed reveals with `pbem yield`; then `pbem start --roll` starts with
     players[roll(S, 2, 0) - 1] (docs/dice.md "Who starts"). Starting with anyone else is refused."""
     table = private(base_joined, tmp_path)
-    out = ok(table, "start", "--roll", who="fed")
+    out = start_by_consent(table, "--roll")
     assert "dice for who starts announced" in out
     raw = batch(table)
     assert (raw["roller"], raw["sides"], raw["rolls"]) == ("fed", 2, [{"for": "who starts", "ref": "start"}])
     line = refused(table, "start", "--roll", who="fed", rule="dice.owed", code=2)
-    assert "kli: contribution owed to dice b0001 of fed" in line
+    assert "kli: contribution owed to dice fed-0001 of fed" in line
     assert "settled your dice for who starts" in ok(table, "yield", who="kli")
     refused(table, "start", "--roll", who="fed", rule="dice.owed", code=2)
     ok(table, "yield", who="fed")
     raw = batch(table)
-    seed = dice_crypto.seed_commit_reveal(GAME_ID, "b0001", bytes.fromhex(raw["reveal"]),
+    seed = dice_crypto.seed_commit_reveal(GAME_ID, "fed-0001", bytes.fromhex(raw["reveal"]),
                                           [bytes.fromhex(raw["contributions"]["kli"])])
     first = dice_crypto.first_player(seed, PLAYERS)
     assert first == PLAYERS[raw["results"][0] - 1]
@@ -608,13 +620,13 @@ def test_start_roll_in_escrow_mode_the_escrow_signs(base_joined_escrow: Table, t
     """`pbem start --roll` in a game whose dice mode is escrow: `pbem escrow sign --key ESCROW` rolls the die,
     then `pbem start --roll` starts with the player it names."""
     table = private(base_joined_escrow, tmp_path)
-    ok(table, "start", "--roll", who="kli")
-    raw = batch(table)
+    start_by_consent(table, "--roll", last="kli")
+    raw = batch(table, "kli-0001")
     assert (raw["mode"], raw["roller"], raw["sides"]) == ("escrow", "kli", 2)
     line = refused(table, "start", "--roll", who="kli", rule="dice.owed", code=2)
     assert "escrow signature owed" in line
     ok(table, "escrow", "sign", "--key", str(table.key(ESCROW)))
-    raw = batch(table)
+    raw = batch(table, "kli-0001")
     first = dice_crypto.first_player(dice_crypto.seed_escrow(base64.b64decode(raw["escrow"])), PLAYERS)
     assert first == PLAYERS[raw["results"][0] - 1]
     out = ok(table, "start", "--roll", who="fed")
@@ -634,34 +646,34 @@ def test_the_roller_alone_voids_before_results_then_re_rolls_whole(base_joined: 
     from pbem.services.workspace import Workspace, load_identity
 
     table = private(base_joined, tmp_path)
-    ok(table, "start", "--roll", who="fed")
-    ok(table, "dice", "void", "b0001", "--reason", "announced before kli's seat was confirmed", who="fed")
+    start_by_consent(table, "--roll")
+    ok(table, "dice", "void", "fed-0001", "--reason", "announced before kli's seat was confirmed", who="fed")
     assert batch(table)["void"] == {"reason": "announced before kli's seat was confirmed"}
-    table.git_commit("fed: void b0001", signer="fed")
+    table.git_commit("fed: void fed-0001", signer="fed")
     assert "ok:" in ok(table, "verify")
-    assert "VOID: announced before kli's seat was confirmed" in ok(table, "dice", "show", "b0001")
+    assert "VOID: announced before kli's seat was confirmed" in ok(table, "dice", "show", "fed-0001")
     ws = Workspace.open(table.repo_dir)
     me = load_identity(str(table.key("fed")), table.repo_dir)
     files = ws.head_files()
-    new = chance.announce(files, ws.game_of(files), me, "fed", ["who starts"], ["start"], 2, replaces="b0001")
-    ws.commit(files, me, "fed: re-roll of b0001")
-    assert new == "b0002" and batch(table, "b0002")["replaces"] == "b0001"
-    assert "(re-rolls b0001)" in ok(table, "dice", "show", "b0002")
+    new = chance.announce(files, ws.game_of(files), me, "fed", ["who starts"], ["start"], 2, replaces="fed-0001")
+    ws.commit(files, me, "fed: re-roll of fed-0001")
+    assert new == "fed-0002" and batch(table, "fed-0002")["replaces"] == "fed-0001"
+    assert "(re-rolls fed-0001)" in ok(table, "dice", "show", "fed-0002")
     ok(table, "yield", who="kli")
     ok(table, "yield", who="fed")
-    first = PLAYERS[batch(table, "b0002")["results"][0] - 1]
+    first = PLAYERS[batch(table, "fed-0002")["results"][0] - 1]
     assert ok(table, "start", "--roll", who="fed").strip() == f"started: the dice chose {first}, who has control"
     assert "ok:" in ok(table, "verify")
-    assert rederive(table.repo_dir).stdout == f"b0002: {batch(table, 'b0002')['results'][0]}\n"
+    assert rederive(table.repo_dir).stdout == f"fed-0002: {batch(table, 'fed-0002')['results'][0]}\n"
 
 
 def test_yield_commits_a_void_before_the_start(base_joined: Table, tmp_path: Path) -> None:
     """`pbem dice void` says "now `pbem yield`": before the start too, yield commits the roller's void."""
     table = private(base_joined, tmp_path)
-    ok(table, "start", "--roll", who="fed")
-    ok(table, "dice", "void", "b0001", "--reason", "wrong table", who="fed")
+    start_by_consent(table, "--roll")
+    ok(table, "dice", "void", "fed-0001", "--reason", "wrong table", who="fed")
     ok(table, "yield", who="fed")
-    assert "void" in table.data("dice/b0001.yaml") and "ok:" in ok(table, "verify")
+    assert "void" in table.data("dice/fed-0001.yaml") and "ok:" in ok(table, "verify")
 
 
 def test_a_void_after_results_with_every_co_signature_is_accepted_and_re_rolled(base_rolled: Table,
@@ -674,26 +686,26 @@ def test_a_void_after_results_with_every_co_signature_is_accepted_and_re_rolled(
 
     table = private(base_rolled, tmp_path)
     reason = "the D7 was cloaked: ph1 could not fire"
-    signature = ok(table, "dice", "cosign", "b0001", "--reason", reason, who="kli")
+    signature = ok(table, "dice", "cosign", "fed-0001", "--reason", reason, who="kli")
     assert signature.startswith("-----BEGIN SSH SIGNATURE-----")
     (tmp_path / "kli.sig").write_text(signature)
-    ok(table, "dice", "void", "b0001", "--reason", reason, "--cosign", f"kli={tmp_path / 'kli.sig'}", who="fed")
+    ok(table, "dice", "void", "fed-0001", "--reason", reason, "--cosign", f"kli={tmp_path / 'kli.sig'}", who="fed")
     ws = Workspace.open(table.repo_dir)
     files = ws.worktree_files()
     chance.announce(files, ws.game_of(files), load_identity(str(table.key("fed")), table.repo_dir), "fed",
-                    ["CA ph1 at D7, range 9 (again)"], ["1.10.fire/CA/ph1"], 6, replaces="b0001")
+                    ["CA ph1 at D7, range 9 (again)"], [], 6, replaces="fed-0001")
     ws.write_files(files)
     table.edit("fed", through="1.16.damage")
     ok(table, "yield", "-m", "re-rolling ph1", who="fed")
     voided = batch(table)
     assert voided["void"]["reason"] == reason and set(voided["void"]["cosign"]) == {"kli"}
     assert voided["results"]  # the results stay, and count for nothing
-    assert batch(table, "b0002")["replaces"] == "b0001"
-    assert pending(table)[0] == ("kli", "dice", "contribution owed to dice b0002 of fed")
-    assert f"VOID: {reason}" in ok(table, "dice", "show", "b0001")
+    assert batch(table, "fed-0002")["replaces"] == "fed-0001"
+    assert pending(table)[0] == ("kli", "dice", "contribution owed to dice fed-0002 of fed")
+    assert f"VOID: {reason}" in ok(table, "dice", "show", "fed-0001")
     cli(table, "yield", who="kli")
     cli(table, "yield", who="fed")
-    assert batch(table, "b0002")["results"] == derived(batch(table, "b0002"))
+    assert batch(table, "fed-0002")["results"] == derived(batch(table, "fed-0002"))
     assert "ok:" in ok(table, "verify")
     assert rederive(table.repo_dir).returncode == 0
 
@@ -705,8 +717,8 @@ def test_the_roller_who_owes_the_reveal_may_void_with_every_co_signature_instead
     table = private(base_owed_out_of_turn, tmp_path)
     cli(table, "yield", who="kli")
     reason = "the D7 was cloaked"
-    (tmp_path / "kli.sig").write_text(ok(table, "dice", "cosign", "b0001", "--reason", reason, who="kli"))
-    ok(table, "dice", "void", "b0001", "--reason", reason, "--cosign", f"kli={tmp_path / 'kli.sig'}", who="fed")
+    (tmp_path / "kli.sig").write_text(ok(table, "dice", "cosign", "fed-0001", "--reason", reason, who="kli"))
+    ok(table, "dice", "void", "fed-0001", "--reason", reason, "--cosign", f"kli={tmp_path / 'kli.sig'}", who="fed")
     ok(table, "yield", who="fed")
     assert "reveal" not in batch(table) and batch(table)["void"]["reason"] == reason
 
@@ -720,7 +732,7 @@ def _batch_findings(old: dict[str, Any] | None, new: dict[str, Any], committer: 
     return [f.rule for f in got]
 
 
-ANNOUNCED = {"id": "b0001", "roller": "fed", "mode": "commit-reveal", "sides": 6,
+ANNOUNCED = {"id": "fed-0001", "roller": "fed", "mode": "commit-reveal", "sides": 6,
              "rolls": [{"for": "CA ph1"}], "commit": dice_crypto.commitment(bytes(32)).hex(), "owner_box": "AAAA"}
 
 

@@ -115,16 +115,16 @@ def test_secret_not_owner__orders_sealed_by_someone_else_for_a_power(first_half:
 
 def test_secret_not_owner__revealing_another_power_s_orders_is_refused(first_half: Dow) -> None:
     first_half.seal("france")
-    first_half.refused("reveal", "s0001", who="germany", rule="secret.not-owner")
+    first_half.refused("reveal", "france-0001", who="germany", rule="secret.not-owner")
 
 
 def test_secret_bad_key__a_revealed_order_set_the_key_does_not_open(first_half: Dow) -> None:
     for power in POWERS:
         first_half.seal(power)
     files = first_half.ws().head_files()
-    raw = files["secrets/s0003.yaml"].decode()
+    raw = files["secrets/france-0001.yaml"].decode()
     assert "owner: france" in raw
-    files["secrets/s0003.yaml"] = (raw + f"key: \"{'00' * 32}\"\n").encode()
+    files["secrets/france-0001.yaml"] = (raw + f"key: \"{'00' * 32}\"\n").encode()
     bad = first_half.sneak("france", files, "france: a key that opens nothing", status="keep")
     assert ("secret.bad-key", bad) in first_half.verify()
 
@@ -161,7 +161,7 @@ def test_result_mismatch__recorded_results_that_differ_from_the_engine(second_ha
         second_half.reveal(power)
     ws = second_half.ws()
     files = ws.head_files()
-    chance.reveal_secret(files, ws.game_of(files), second_half.me("turkey"), "turkey", "s0014")
+    chance.reveal_secret(files, ws.game_of(files), second_half.me("turkey"), "turkey", "turkey-0002")
     status = expected_after(ws.head(), ws.game_of(files), "turkey")[1].to_data()
     assert "A PIC" in status["position"]["units"]["france"]
     status["position"]["units"]["france"] = sorted(u.replace("A PIC", "A PAR") for u in

@@ -92,7 +92,7 @@ def test_every_power_seals_every_phase_it_owes_and_only_those(demo: Demo) -> Non
     """Every order phase is a sealed step (DESIGN §4.7); a retreat or adjustment phase where a power owes nothing
     needs no seal from it, and one where nobody owes anything (S1901R, S1902R, F1902R) resolves by itself."""
     owners: dict[str, set[str]] = defaultdict(set)
-    for path in sorted((demo.repo / "secrets").glob("s*.yaml")):
+    for path in sorted((demo.repo / "secrets").glob("*.yaml")):
         secret = demo.data(f"secrets/{path.name}")
         assert secret["kind"] == "orders" and "key" in secret  # every order set revealed
         owners[secret["step"]].add(secret["owner"])

@@ -4,7 +4,7 @@ Seven powers hold seven keys; Italy is the game director and plays (seed 001: "G
 too)"). Each power seals its orders for the phase with `pbem orders FILE` (no control needed: DESIGN §4.7) and
 reveals them with `pbem orders --reveal` once every power owing orders has sealed; the last reveal resolves the
 phase. Press (`pbem say`, `propose`, `accept`, `declare`, `warn`, `lift`, `draw`) is one line of
-press/global.yaml dated with the phase open now, committed at once. `pbem relations` prints the matrix in force
+the power's own press/<power>.yaml dated with the phase open now, committed at once. `pbem relations` prints the matrix in force
 and what is recognised but not yet realised.
 
 Bases, built once per module through the services (fast) and copied per test: `first_half` (started, at the
@@ -180,7 +180,8 @@ def new_dow(root: Path, director: str | None = DIRECTOR, join: bool = True, star
         for power in POWERS:
             setup.join(ws, power, dow.me(power), CODE)
     if start:
-        setup.start(ws, "austria", dow.me("austria"))
+        for power in POWERS:  # the start by consent: austria proposes, the others sign, the last run starts
+            setup.begin(ws, dow.me(power), first="austria")
     return dow
 
 
@@ -225,8 +226,8 @@ def test_join_needs_the_invite_code_which_the_repository_keeps_only_hashed(tmp_p
 def test_orders_seals_for_the_phase_open_now_without_holding_control(first_half: Dow) -> None:
     assert first_half.status()["control"] == "austria"
     out = first_half.ok("orders", first_half.orders_file([]), who="france")
-    assert "sealed s0001: your orders for S1901P (0)" in out
-    secret = first_half.data("secrets/s0001.yaml")
+    assert "sealed france-0001: your orders for S1901P (0)" in out
+    secret = first_half.data("secrets/france-0001.yaml")
     assert (secret["owner"], secret["kind"], secret["step"], "key" in secret) == ("france", "orders", "S1901P", False)
     assert "france" not in first_half.owing() and len(first_half.owing()) == 6
     assert first_half.pbem("verify").returncode == 0
@@ -242,8 +243,8 @@ def test_sealed_orders_cannot_change_and_are_revealed_only_when_all_have_sealed(
             first_half.seal(power)
     assert first_half.owing("secret") == list(POWERS)
     out = first_half.ok("orders", "--reveal", who="france")
-    assert "revealed s0001: your orders for S1901P: none" in out
-    assert first_half.data("secrets/s0001.yaml")["key"]
+    assert "revealed france-0001: your orders for S1901P: none" in out
+    assert first_half.data("secrets/france-0001.yaml")["key"]
     for power in POWERS:
         if power != "france":
             first_half.reveal(power)
@@ -261,7 +262,7 @@ def test_orders_warns_about_orders_that_will_be_void_but_seals_what_the_power_as
            "territory, and Austria and Italy are NEUTRAL" in done.stderr
     assert "'A VIE - TYX' is not a valid order" in done.stderr
     second_half.phase()
-    assert second_half.data("secrets/s0008.yaml")["owner"] == "austria"
+    assert second_half.data("secrets/austria-0002.yaml")["owner"] == "austria"
     results = second_half.ok("results", "S1901M")
     assert "orders   austria  F TRI - VEN; A VIE - TYX; A BUD - SER" in results
     assert "WARNING  austria: 'F TRI - VEN' void" in results and "(offence 1)" in results
@@ -299,14 +300,17 @@ def test_press_commands_commit_one_signed_line_each_dated_with_the_phase(first_h
         assert out.startswith("posted at S1901P:"), out
         repo = GameRepo.open(first_half.repo_dir)
         assert repo.parents(first_half.head()) == [head]
-    messages = first_half.data("press/global.yaml")["messages"]
-    assert messages == [
-        {"by": "england", "at": "S1901P", "say": "Peace in our time"},
+    # each power posts in its own file (DESIGN §2), one line per message
+    assert first_half.data("press/england.yaml")["messages"] == [
+        {"by": "england", "at": "S1901P", "say": "Peace in our time"}]
+    assert first_half.data("press/france.yaml")["messages"] == [
         {"by": "france", "at": "S1901P", "propose": {"to": "germany", "state": "ALLIED"}},
-        {"by": "germany", "at": "S1901P", "accept": {"from": "france", "state": "ALLIED"}},
         {"by": "france", "at": "S1901P", "declare": {"to": "england", "state": "HOSTILE"}},
     ]
-    assert (first_half.repo_dir / "press/global.yaml").read_text().count("\n") == 5  # one line per message
+    assert first_half.data("press/germany.yaml")["messages"] == [
+        {"by": "germany", "at": "S1901P", "accept": {"from": "france", "state": "ALLIED"}}]
+    assert (first_half.repo_dir / "press/france.yaml").read_text().count("\n") == 3
+    assert not (first_half.repo_dir / "press/global.yaml").exists()
     assert first_half.pbem("verify").returncode == 0
 
 
@@ -427,7 +431,7 @@ def test_yield_reveals_the_orders_a_power_owes(first_half: Dow) -> None:
         first_half.seal(power)
     done = first_half.cli("yield", who="austria")
     assert done.exit_code == 0, done.output
-    assert "key" in first_half.data("secrets/s0001.yaml")
+    assert "key" in first_half.data("secrets/austria-0001.yaml")
 
 
 def test_status_tells_every_power_that_it_owes_orders(first_half: Dow) -> None:

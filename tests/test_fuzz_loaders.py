@@ -34,6 +34,7 @@ from pbem.formats.writer import dump_mapping, dump_report
 from pbem.rulesets import get as get_ruleset
 from pbem.store.commits import commit_payload, parse_commit, with_signature
 from pbem.verify import gamefiles
+from pbem.verify.agreementfile import read_agreement
 from pbem.verify.erratafile import read_erratum
 from pbem.verify.gamefiles import ParseCache
 
@@ -164,6 +165,23 @@ applied: true
 """
 
 
+AGREEMENT = b"""id: fed-0001
+kind: start
+by: fed
+content:
+  game: "08eb80d1409c08088e878928d70948fa7beee51e178c8fbe50c467c7ca3ad258"
+  first: fed
+signatures:
+  fed: "-----BEGIN SSH SIGNATURE-----\\nU1NIU0lHAAAAAQ==\\n-----END SSH SIGNATURE-----"
+"""
+
+
+def _agreement(data: bytes) -> Any:
+    """An agreement read, then what the verifier derives from it (the bytes its signers sign the hash of)."""
+    agreement = read_agreement(data, "agreements/fed-0001.yaml")
+    return agreement.body(), agreement.kind, agreement.content, agreement.signatures
+
+
 def _erratum(data: bytes) -> Any:
     """An erratum read, then what the verifier derives from it (its signed content, where it corrects from)."""
     erratum = read_erratum(data, "errata/e0001.yaml", TACTICAL)
@@ -185,6 +203,7 @@ READERS: dict[str, tuple[Callable[[bytes], Any], list[bytes]]] = {
     "read_press/tactical": (lambda b: gamefiles.read_press(b, "press/global.yaml", TACTICAL), [PRESS_TACTICAL]),
     "read_press/dow": (lambda b: gamefiles.read_press(b, "press/global.yaml", DOW), [PRESS_DOW]),
     "read_erratum": (_erratum, [ERRATUM]),
+    "read_agreement": (_agreement, [AGREEMENT]),
     "yamlsafe.load": (lambda b: yamlsafe.load(b, "any.yaml"), [STATUS, DICE, REPORT_TACTICAL_WHOLE]),
 }
 
@@ -385,6 +404,7 @@ test_fuzz_read_press_tactical = _reader_test("read_press/tactical")
 test_fuzz_read_press_dow = _reader_test("read_press/dow")
 test_fuzz_yamlsafe_load = _reader_test("yamlsafe.load")
 test_fuzz_read_erratum = _reader_test("read_erratum")
+test_fuzz_read_agreement = _reader_test("read_agreement")
 
 
 def _entries(report: Any) -> list[tuple]:
@@ -464,3 +484,29 @@ def crafted_sshsig(draw: st.DrawFn) -> str:
 def test_fuzz_sshsig_verify(armored: str, message: bytes) -> None:
     """crypto.sshsig.verify: the signer's key or PbemError (signature.*), for any text."""
     only_pbem_errors(lambda: sshsig.verify(armored, message))
+
+
+# --- press files: read line by line (a commit's appended lines) and whole agree (DESIGN §2, §7.2) ----------------
+
+def _messages(press: Any) -> list[tuple]:
+    return [(m.by, m.at, dict(m.body), m.file, m.line) for m in press.messages]
+
+
+@FUZZ
+@given(data=any_input([PRESS_DOW]), tail=any_input([b"  - {by: france, at: S1901P, say: hi}\n"]))
+def test_fuzz_read_press_line_by_line_appended_and_whole_agree(data: bytes, tail: bytes) -> None:
+    """A press file read line by line, or as a valid earlier version plus appended bytes, gives what the whole-file
+    reader gives (the same messages on the same lines), and refuses what it refuses."""
+    file = "press/france.yaml"
+    whole = only_pbem_errors(lambda: gamefiles._read_press_whole(data, file, DOW))
+    by_line = only_pbem_errors(lambda: gamefiles.read_press(data, file, DOW))
+    assert (whole is None) == (by_line is None), (whole, by_line)
+    if whole is not None:
+        assert _messages(whole) == _messages(by_line)
+    previous = gamefiles.read_press(PRESS_DOW, file, DOW)
+    grown = PRESS_DOW + tail
+    whole = only_pbem_errors(lambda: gamefiles._read_press_whole(grown, file, DOW))
+    appended = only_pbem_errors(lambda: gamefiles.read_press(grown, file, DOW, previous))
+    assert (whole is None) == (appended is None), (grown, whole, appended)
+    if whole is not None:
+        assert _messages(whole) == _messages(appended)

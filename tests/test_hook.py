@@ -252,3 +252,67 @@ def test_the_hook_s_helper_process_reads_the_quarantined_objects(started: Table)
     done = started.git("push", "origin", "main", check=False, env={"PBEM_PIPELINE_MIN": "1"})
     assert done.returncode == 0, done.stderr.decode()
     assert server_ref(server) == started.head()
+
+
+# --- the game branch by name (DESIGN §9), whatever HEAD says -----------------------------------------------------
+
+def plain_server(table: Table, *install_args: str) -> tuple[Path, object]:
+    """A server made with plain `git init --bare` (HEAD names master), the hook installed through the CLI with
+    `install_args`, the table's main pushed; returns the server and the install's output."""
+    server = table.root / "server.git"
+    subprocess.run(["git", "-c", "init.defaultBranch=master", "init", "-q", "--bare", str(server)], check=True,
+                   env=clean_env(table.home))
+    installed = table.cli("hook", "install", *install_args, str(server))
+    assert installed.exit_code == 0, installed.output
+    table.git("remote", "add", "origin", server)
+    return server, installed
+
+
+def test_on_a_server_whose_head_names_master_main_is_still_guarded(opened: Table) -> None:
+    """`git init --bare` leaves HEAD naming master: install warns (with the command that fixes it), and a
+    force-push that takes back a landed turn on main is refused all the same (history.rewritten), as is deleting
+    main."""
+    server, installed = plain_server(opened)
+    assert "HEAD names refs/heads/master, which does not exist" in installed.output
+    assert "symbolic-ref HEAD refs/heads/main" in installed.output
+    assert subprocess.run(["git", "config", "pbem.branch"], cwd=server, capture_output=True,
+                          text=True).stdout.strip() == "main"
+    assert push(opened).returncode == 0
+    opened.turn("kli", **KLI_TURN_1)
+    assert push(opened).returncode == 0
+    landed = server_ref(server)
+    opened.git("reset", "-q", "--hard", "HEAD~1")
+    refused(push(opened, "+main"), "history.rewritten")
+    refused(push(opened, ":main"), "history.rewritten")
+    assert server_ref(server) == landed
+    # HEAD's own branch is no game branch: it may be rewound
+    assert push(opened, "HEAD:refs/heads/master").returncode == 0
+    assert push(opened, "+HEAD~1:refs/heads/master").returncode == 0
+
+
+def test_hook_install_branch_names_another_game_branch(opened: Table) -> None:
+    """`--branch game`: that branch only moves forward; main is then an ordinary branch. No warning once HEAD
+    names the game branch."""
+    server, _ = plain_server(opened, "--branch", "game")
+    assert push(opened, "main:refs/heads/game").returncode == 0
+    opened.turn("kli", **KLI_TURN_1)
+    assert push(opened, "main:refs/heads/game").returncode == 0
+    landed = server_ref(server, "refs/heads/game")
+    opened.git("reset", "-q", "--hard", "HEAD~1")
+    refused(push(opened, "+main:refs/heads/game"), "history.rewritten")
+    assert server_ref(server, "refs/heads/game") == landed
+    assert push(opened, "main").returncode == 0 and push(opened, "+main").returncode == 0  # not the game branch
+    subprocess.run(["git", "symbolic-ref", "HEAD", "refs/heads/game"], cwd=server, check=True)
+    again = opened.cli("hook", "install", "--branch", "game", str(server))
+    assert again.exit_code == 0 and "warning" not in again.output
+
+
+def test_hook_install_refuses_a_branch_name_git_would_refuse(base_started: Table, tmp_path: Path) -> None:
+    table = Table(base_started.root)
+    server = tmp_path / "server.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(server)], check=True)
+    for bad in ("two words", "a..b", "", "x\x1b[32m"):
+        done = table.cli("hook", "install", "--branch", bad, str(server))
+        assert done.exit_code == 2 and "[hook.bad-branch]" in done.output, done.output
+        assert "\x1b" not in done.output
+        assert not (server / "hooks" / "pre-receive").exists()

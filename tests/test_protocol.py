@@ -104,19 +104,21 @@ def test_crossing_condition_does_not_refire_while_inside():
     assert after.over
 
 
-def test_illegal_entry_is_a_problem_with_file_and_line_and_default_applies():
+def test_an_entry_illegal_at_replay_is_void_with_file_and_line_and_default_applies():
+    """DESIGN §4.2 "Entries and time": replay voids it (logged, for its owner), it is never a finding."""
     stop, _ = run(["a", "b"], {"a": 0, "b": 50}, "a",
                   entries=[("2", "a", {"step": 5})], through={"a": "3", "b": "3"})
-    (problem,) = stop.problems
-    assert problem.rule == "rules.illegal-action"
-    assert (problem.file, problem.line) == ("report/steps.yaml", 2)
+    assert stop.problems == ()
+    (void,) = stop.voids
+    assert (void.player, void.at, void.file, void.line) == ("a", "2", "report/steps.yaml", 2)
+    assert stop.checkpoint.voids == stop.voids
     assert stop.checkpoint.state.at("a") == 3  # three default steps of +1
 
 
-def test_duplicate_action_for_one_unit_at_one_step():
+def test_a_second_action_for_one_unit_at_one_step_is_void():
     stop, _ = run(["a", "b"], {"a": 0, "b": 50}, "a",
                   entries=[("2", "a", {"step": 0}), ("2", "a", {"step": 1})], through={"a": "3", "b": "3"})
-    assert [p.rule for p in stop.problems] == ["rules.duplicate-action"]
+    assert stop.problems == () and [v.reason for v in stop.voids] == ["a second 'step' for a at 2"]
 
 
 def test_progress_rule_seed_4c():

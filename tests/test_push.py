@@ -2,8 +2,8 @@
 touches other parts of the game, recreate my unpublished commits on top of it (same changes, status.yaml computed
 again, signed again with my key, verified), then push; otherwise explain in one line and change nothing.
 
-The race: a duel with a dice escrow. fed's first turn announces two batches, b0001 for the escrow to sign and
-b0002 (commit-reveal) for kli to contribute to, so the escrow and kli may both commit on the same state. Each has
+The race: a duel with a dice escrow. fed's first turn announces two batches, fed-0001 for the escrow to sign and
+fed-0002 (commit-reveal) for kli to contribute to, so the escrow and kli may both commit on the same state. Each has
 his own clone of a bare server that runs the pre-receive hook.
 """
 
@@ -71,12 +71,13 @@ Race = tuple[Table, Table, Table, Path]  # fed, kli, escrow, server
 
 
 def build_race(tmp_path: Path) -> Race:
-    """(fed, kli, escrow, server): after fed's first turn both the escrow (b0001) and kli (b0002) owe."""
+    """(fed, kli, escrow, server): after fed's first turn both the escrow (fed-0001) and kli (fed-0002) owe."""
     fed, server = new_game(tmp_path, escrow=True)
     ws = Workspace.open(fed.repo_dir)
     setup.join(ws, "fed", identity(fed, "fed"))
     setup.join(ws, "kli", identity(fed, "kli"))
-    setup.start(ws, "fed", identity(fed, "fed"))
+    for seat in ("fed", "kli"):  # the start by consent: fed proposes, kli signs and starts
+        setup.begin(ws, identity(fed, seat), first="fed")
     files = ws.worktree_files()
     files["players/fed.yaml"] = dump_mapping({"through": "1.8.damage", "breaks": [{"range": 8}]}).encode()
     files["report/turn-01.yaml"] = dump_report([{"at": "1.0.alloc", "by": "fed", "unit": "CA",
@@ -116,14 +117,14 @@ def server_main(server: Path) -> str:
 
 def escrow_signs_and_pushes(escrow: Table) -> str:
     me = identity(escrow, "escrow")
-    assert turn.commit_escrow(Workspace.open(escrow.repo_dir), me, chance.private_key(me)) == ["signed b0001: " +
+    assert turn.commit_escrow(Workspace.open(escrow.repo_dir), me, chance.private_key(me)) == ["signed fed-0001: " +
                                                                                                _results(escrow)]
     escrow.git("push", "-q", "origin", "main")
     return escrow.head()
 
 
 def _results(table: Table) -> str:
-    return str(yamlsafe.load((table.repo_dir / "dice/b0001.yaml").read_bytes(), "b0001").data["results"])
+    return str(yamlsafe.load((table.repo_dir / "dice/fed-0001.yaml").read_bytes(), "fed-0001").data["results"])
 
 
 def signer_of(table: Table, oid: str) -> str | None:
@@ -143,7 +144,7 @@ def state(table: Table) -> tuple[str, str, str]:
 
 def test_push_publishes_my_commit_and_then_has_nothing_to_push(race: Race) -> None:
     _fed, kli, _escrow, server = race
-    turn.yield_turn(Workspace.open(kli.repo_dir), identity(kli, "kli"))  # kli's contribution to b0002
+    turn.yield_turn(Workspace.open(kli.repo_dir), identity(kli, "kli"))  # kli's contribution to fed-0002
     done = kli.cli("push", who="kli")
     assert done.exit_code == 0, done.output
     assert f"pushed {kli.head()[:10]} to origin/main" in done.output
@@ -153,7 +154,7 @@ def test_push_publishes_my_commit_and_then_has_nothing_to_push(race: Race) -> No
 
 
 def test_when_the_escrow_pushed_first_my_contribution_is_rebased_re_signed_and_lands(race: Race) -> None:
-    """kli contributed to b0002 while the escrow signed b0001; the escrow's push landed first. `pbem push`
+    """kli contributed to fed-0002 while the escrow signed fed-0001; the escrow's push landed first. `pbem push`
     recreates kli's commit on the escrow's, with status.yaml computed again and kli's signature, and pushes it
     through the server's hook."""
     _fed, kli, escrow, server = race
@@ -169,12 +170,12 @@ def test_when_the_escrow_pushed_first_my_contribution_is_rebased_re_signed_and_l
     assert signer_of(kli, new) == "kli"
     assert kli.git("status", "--porcelain").stdout == b""
     status = kli.data("status.yaml")
-    assert [b["player"] for b in status["pending"]][:1] == ["fed"]  # fed owes his reveal of b0002; nothing else
+    assert [b["player"] for b in status["pending"]][:1] == ["fed"]  # fed owes his reveal of fed-0002; nothing else
     assert "escrow" not in [b["player"] for b in status["pending"]]
-    assert "kli" in kli.data("dice/b0002.yaml")["contributions"]
-    assert kli.data("dice/b0001.yaml")["results"]  # the escrow's signature is kept
+    assert "kli" in kli.data("dice/fed-0002.yaml")["contributions"]
+    assert kli.data("dice/fed-0001.yaml")["results"]  # the escrow's signature is kept
     message = kli.git("log", "-1", "--format=%B").stdout.decode()
-    assert "next: fed (reveal owed for dice b0002)" in message
+    assert "next: fed (reveal owed for dice fed-0002)" in message
     assert kli.pbem("verify", who="kli").returncode == 0
 
 
@@ -182,14 +183,14 @@ def test_when_both_changed_the_same_part_push_explains_in_one_line_and_changes_n
     """kli (illegally) wrote results into the escrow's batch, and the escrow signed it meanwhile: the same lines
     and keys changed on both sides. Nothing is rebased, nothing pushed."""
     _fed, kli, escrow, server = race
-    kli.write("dice/b0001.yaml", kli.read("dice/b0001.yaml") + "results: [6]\n")
+    kli.write("dice/fed-0001.yaml", kli.read("dice/fed-0001.yaml") + "results: [6]\n")
     kli.sneak("kli", "kli: results of my own")
     escrow_signs_and_pushes(escrow)
     landed, before = server_main(server), state(kli)
     done = kli.cli("push", who="kli")
     assert done.exit_code == 1
     lines = [line for line in done.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and "[push.conflict]" in lines[0] and "dice/b0001.yaml" in lines[0]
+    assert len(lines) == 1 and "[push.conflict]" in lines[0] and "dice/fed-0001.yaml" in lines[0]
     assert "git reset --hard origin/main" in lines[0]
     assert state(kli) == before and server_main(server) == landed
 

@@ -145,10 +145,10 @@ def test_the_demo_secrets_open_under_their_keys_and_match_their_commitments(demo
 def test_the_script_names_a_batch_whose_result_was_changed(demo: Table, tmp_path: Path) -> None:
     copy = tmp_path / "game"
     shutil.copytree(demo.repo_dir, copy, ignore=shutil.ignore_patterns(".git"))
-    path = copy / "dice" / "b0001.yaml"
+    path = copy / "dice" / "fed-0001.yaml"
     raw = yaml.safe_load(path.read_text())
     changed = [raw["results"][0] % raw["sides"] + 1, *raw["results"][1:]]
     path.write_text(re.sub(r"(?m)^results: .*$", f"results: {changed}", path.read_text()))
     done = rederive(copy)
     assert done.returncode == 1
-    assert f"MISMATCH b0001: recorded {changed}, re-derived {raw['results']}" in done.stderr
+    assert f"MISMATCH fed-0001: recorded {changed}, re-derived {raw['results']}" in done.stderr

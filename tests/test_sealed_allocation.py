@@ -56,3 +56,36 @@ def test_the_allocation_step_waits_for_every_sealed_allocation(sealed_game: Tabl
     for name in files:
         text = (table.repo_dir / "secrets" / name).read_text()
         assert 'step: "1.0.alloc"' in text or "step: 1.0.alloc" in text
+
+
+def test_players_sealing_at_the_same_moment_write_their_own_files_and_both_land(tmp_path: Path) -> None:
+    """DESIGN §4.9: each player seals into secrets/<his id>-NNNN.yaml, so two players sealing their allocations on
+    the same tip, each in his own clone of a hooked server, never write the same path: the first push lands, the
+    second `pbem push` rebases, re-signs and lands too, and the server's history verifies."""
+    from test_hook import clone_for, serve, server_ref
+    from test_tactical_cli_bad_input import TEMPLATE
+
+    template = tmp_path / "template"
+    template.mkdir()
+    (template / "game.yaml").write_text(TEMPLATE)
+    fed = _build(tmp_path / "table", str(template), "sealed-race")
+    fed.turn("fed", through="1.32.final")
+    fed.turn("kli", through="1.32.final")
+    assert [(b["player"], b["kind"]) for b in status(fed)["pending"]] == [("fed", "sealed"), ("kli", "sealed")]
+    server = serve(fed)
+    kli = clone_for(fed, server, "kli-machine")
+    for table, who, unit in ((fed, "fed", "CA"), (kli, "kli", "D7")):
+        source = tmp_path / f"{who}.json"
+        source.write_text(json.dumps({"turn": 1, "units": {unit: {"speed": 0}}}))
+        assert table.pbem("seal", "allocation", str(source), who=who).returncode == 0
+        done = table.pbem("yield", who=who)
+        assert done.returncode == 0, done.stderr
+    assert (fed.repo_dir / "secrets" / "fed-0001.yaml").is_file()
+    assert (kli.repo_dir / "secrets" / "kli-0001.yaml").is_file()
+    first = fed.pbem("push", who="fed")
+    assert first.returncode == 0, first.stderr
+    second = kli.pbem("push", who="kli")
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert server_ref(server) == kli.head()
+    assert sorted(p.name for p in (kli.repo_dir / "secrets").iterdir()) == ["fed-0001.yaml", "kli-0001.yaml"]
+    assert kli.pbem("verify").returncode == 0

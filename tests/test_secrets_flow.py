@@ -6,10 +6,10 @@ be revealed. Then every secret bad input of issue 3, each with its rule id, buil
 file or commit signed with his own key) and, where pbem could be asked to do it, refused with nothing changed.
 
 The duel of tests/conftest.py. Flow, built once per module and copied per test:
-* `sealed`: in his first turn fed sealed s0001 (a note, due at 1.4.move) with `pbem seal`, and two cheats by hand,
-  both due at the end: s0002, whose `commit` is not the hash of its key and plaintext (the box still opens), and
-  s0003, a box holding something that is no note; kli holds control;
-* `due`: kli took his turn; replay reached 1.9.move, past 1.4.move: fed owes the reveal of s0001;
+* `sealed`: in his first turn fed sealed fed-0001 (a note, due at 1.4.move) with `pbem seal`, and two cheats by hand,
+  both due at the end: fed-0002, whose `commit` is not the hash of its key and plaintext (the box still opens), and
+  s0003 (an id of the older form, still valid), a box holding something that is no note; kli holds control;
+* `due`: kli took his turn; replay reached 1.9.move, past 1.4.move: fed owes the reveal of fed-0001;
 * `revealed`: fed revealed it with a bare `pbem yield` and holds control for his turn.
 `ending`: a short game: fed sealed a note due at the end and both gave orders to the last step; fed owes its reveal.
 """
@@ -35,7 +35,7 @@ from test_dice_flow import (changed_paths, cli, commit_count, findings, found, o
 
 PLAN = "I turn to starboard as soon as we are in range 8"
 CONCERNS = "fed's plan for turn 1"
-S1, S2, S3 = "secrets/s0001.yaml", "secrets/s0002.yaml", "secrets/s0003.yaml"
+S1, S2, S3 = "secrets/fed-0001.yaml", "secrets/fed-0002.yaml", "secrets/s0003.yaml"  # s0003: an old-style id
 
 
 def key_of(table: Table, who: str) -> PrivateKey:
@@ -74,8 +74,8 @@ def base_sealed(base_started: Table, tmp_path_factory: pytest.TempPathFactory) -
     plan = table.root / "plan.yaml"
     plan.write_text(f"text: {PLAN}\n")
     out = ok(table, "seal", "note", str(plan), "--reveal", "1.4.move", "--concerns", CONCERNS, who="fed", real=True)
-    assert out.strip() == "sealed secret s0001 (note); due at 1.4.move: now `pbem yield`"
-    # s0002: sealed by pbem, then its commitment swapped for that of another plaintext (the box still opens)
+    assert out.strip() == "sealed secret fed-0001 (note); due at 1.4.move: now `pbem yield`"
+    # fed-0002: sealed by pbem, then its commitment swapped for that of another plaintext (the box still opens)
     other = table.root / "other.yaml"
     other.write_text("text: I hold my course\n")
     ok(table, "seal", "note", str(other), who="fed")
@@ -146,7 +146,7 @@ def test_seal_writes_a_box_a_key_committing_hash_and_the_key_sealed_to_its_owner
     raw = secret(base_sealed, S1)
     assert set(raw) == {"id", "owner", "kind", "concerns", "end", "box", "commit", "owner_box"}
     assert (raw["id"], raw["owner"], raw["kind"], raw["concerns"], raw["end"]) == (
-        "s0001", "fed", "note", CONCERNS, "1.4.move")
+        "fed-0001", "fed", "note", CONCERNS, "1.4.move")
     assert opened(raw, recovered(base_sealed, raw)) == json.dumps({"text": PLAN}, separators=(",", ":")).encode()
     assert PLAN.encode() not in base64.b64decode(raw["box"])
     with pytest.raises(PbemError) as kli_tries:
@@ -157,12 +157,17 @@ def test_seal_writes_a_box_a_key_committing_hash_and_the_key_sealed_to_its_owner
 
 
 def test_seal_refuses_what_is_not_of_its_kind_and_writes_nothing(sealed: Table, tmp_path: Path) -> None:
-    """`pbem seal` checks the secret against its kind's schema before sealing it; an unknown kind is a usage
-    error."""
+    """`pbem seal` checks the secret against its kind's schema before sealing it; a kind this game does not offer
+    is a usage error that names the kinds it does (here only `note`: the duel seals no allocations, and its
+    weapons do not seek)."""
     bad = tmp_path / "bad.yaml"
     bad.write_text("orders: fire everything\n")
     refused(sealed, "seal", "note", str(bad), who="kli", rule="schema.invalid", where="the secret")
-    refused(sealed, "seal", "no_such_kind", str(bad), who="kli", rule="schema.unknown", code=2)
+    line = refused(sealed, "seal", who="kli", rule="usage.secret-kind", code=2)
+    assert "Which kind of secret? You can seal: note (free text" in line, line
+    for kind in ("no_such_kind", "allocation", "target"):
+        line = refused(sealed, "seal", kind, str(bad), who="kli", rule="usage.secret-kind", code=2)
+        assert f"no secret kind {kind!r} in this game. You can seal: note (free text" in line, line
 
 
 # --- what is due stops the game, and is revealed ----------------------------------------------------------------
@@ -170,9 +175,9 @@ def test_seal_refuses_what_is_not_of_its_kind_and_writes_nothing(sealed: Table, 
 def test_a_secret_due_stops_the_game_for_its_owner(due: Table) -> None:
     """DESIGN §6: due at 1.4.move; replay has passed it, so the reveal is owed before anything else and kli
     cannot take a turn."""
-    assert pending(due) == [("fed", "secret", f"reveal owed for secret s0001 (note, {CONCERNS})"),
+    assert pending(due) == [("fed", "secret", f"reveal owed for secret fed-0001 (note, {CONCERNS})"),
                             ("fed", "horizon", "needs orders from 1.9.move")]
-    assert "reveal owed for secret s0001" in ok(due, "status", who="fed")
+    assert "reveal owed for secret fed-0001" in ok(due, "status", who="fed")
     due.edit("kli", through="1.24.damage")
     refused(due, "yield", who="kli", rule="signature.not-in-control", where="status.yaml")
 
@@ -192,8 +197,8 @@ def test_yield_reveals_what_is_due_in_a_commit_of_its_own_then_the_turn(due: Tab
 
 
 def test_reveal_id_adds_the_key_then_yield_commits_it(due: Table) -> None:
-    out = ok(due, "reveal", "s0001", who="fed", real=True)
-    assert out.strip() == f"revealed s0001: {json.dumps({'text': PLAN})}"
+    out = ok(due, "reveal", "fed-0001", who="fed", real=True)
+    assert out.strip() == f"revealed fed-0001: {json.dumps({'text': PLAN})}"
     assert secret(due, S1)["key"] == recovered(due, secret(due, S1)).hex()
     ok(due, "yield", who="fed")
     assert "ok:" in ok(due, "verify")
@@ -201,7 +206,7 @@ def test_reveal_id_adds_the_key_then_yield_commits_it(due: Table) -> None:
 
 def test_a_player_who_lost_every_file_but_his_key_reveals_from_a_fresh_clone(due: Table, tmp_path: Path) -> None:
     """DESIGN §6 "nothing must be kept outside the repo": a new machine (empty HOME), `git clone`, and only
-    fed's key file: `pbem reveal s0001` recovers the key from owner_box; `pbem yield` commits it."""
+    fed's key file: `pbem reveal fed-0001` recovers the key from owner_box; `pbem yield` commits it."""
     machine = tmp_path / "new-machine"
     (machine / "home").mkdir(parents=True)
     key = machine / "the_only_file_i_kept"
@@ -211,8 +216,8 @@ def test_a_player_who_lost_every_file_but_his_key_reveals_from_a_fresh_clone(due
     subprocess.run(["git", "clone", "-q", str(due.repo_dir), str(clone)], env=clean_env(machine / "home"),
                    check=True, capture_output=True)
     env = clean_env(machine / "home", {"PBEM_KEY": str(key)})
-    out = ok(due, "reveal", "s0001", cwd=clone, env=env)
-    assert out.strip() == f"revealed s0001: {json.dumps({'text': PLAN})}"
+    out = ok(due, "reveal", "fed-0001", cwd=clone, env=env)
+    assert out.strip() == f"revealed fed-0001: {json.dumps({'text': PLAN})}"
     assert "committed" in ok(due, "yield", cwd=clone, env=env)
     there = Table(machine)
     raw = secret(there, S1)
@@ -246,14 +251,14 @@ def test_secret_unrevealed__a_game_declared_finished_with_a_secret_unrevealed(en
                                               "yielded_by": "fed", "note": "all done"}))
     bad = ending.sneak("fed", "fed: game over", status="keep")
     assert {"secret.unrevealed", "status.mismatch"} <= found(ending, bad, "secret.unrevealed", "status.yaml")
-    assert "s0001" in next(f["message"] for f in findings(ending) if f["rule"] == "secret.unrevealed")
+    assert "fed-0001" in next(f["message"] for f in findings(ending) if f["rule"] == "secret.unrevealed")
 
 
 # --- bad input ------------------------------------------------------------------------------------------------------
 
 def test_secret_not_owner__reveal_of_another_player_s_secret_is_refused(sealed: Table) -> None:
-    """Only the owner reveals (DESIGN §6): kli's `pbem reveal s0001` is refused and changes nothing."""
-    assert "is fed's, not yours" in refused(sealed, "reveal", "s0001", who="kli", rule="secret.not-owner")
+    """Only the owner reveals (DESIGN §6): kli's `pbem reveal fed-0001` is refused and changes nothing."""
+    assert "is fed's, not yours" in refused(sealed, "reveal", "fed-0001", who="kli", rule="secret.not-owner")
 
 
 def test_secret_not_owner__a_key_added_by_another_player_is_found(sealed: Table) -> None:
@@ -271,14 +276,14 @@ def test_secret_not_owner__a_key_added_by_another_player_is_found(sealed: Table)
 ], ids=["box", "end", "concerns"])
 def test_secret_changed__a_sealed_file_changed_while_revealing_it(due: Table, path: str, field: str,
                                                                  value: Any) -> None:
-    """A sealed secret never changes except that its owner adds the key (DESIGN §6): fed reveals s0001 and
+    """A sealed secret never changes except that its owner adds the key (DESIGN §6): fed reveals fed-0001 and
     swaps its box for another plaintext's, postpones it, or rewrites what it concerns."""
     raw = secret(due, path)
     key = recovered(due, raw)
     if field == "box":
         value = base64.b64encode(seal.seal(b'{"text":"I turn to port"}', key_of(due, "fed").public, key).box).decode()
     write_secret(due, path, {**raw, field: value, "key": key.hex()})
-    bad = sneak_as(due, "fed", "fed: revealed s0001")
+    bad = sneak_as(due, "fed", "fed: revealed fed-0001")
     assert "secret.changed" in found(due, bad, "secret.changed", path)
 
 
@@ -298,9 +303,9 @@ def test_secret_changed__yield_refuses_a_sealed_file_changed_while_the_reveal_is
 
 
 def test_secret_commit_mismatch__reveal_refuses_a_key_that_opens_the_box_but_fails_the_hash(revealed: Table) -> None:
-    """s0002's box opens under its key, but key || plaintext does not hash to the `commit` sealed beforehand
+    """fed-0002's box opens under its key, but key || plaintext does not hash to the `commit` sealed beforehand
     (a SecretBox is not key-committing: DESIGN §6). `pbem reveal` refuses it and changes nothing."""
-    refused(revealed, "reveal", "s0002", who="fed", rule="secret.commit-mismatch", where=S2)
+    refused(revealed, "reveal", "fed-0002", who="fed", rule="secret.commit-mismatch", where=S2)
 
 
 def test_secret_commit_mismatch__a_reveal_that_fails_the_hash_is_found(revealed: Table) -> None:
@@ -329,3 +334,29 @@ def test_schema_invalid__a_revealed_secret_that_is_not_of_its_kind(revealed: Tab
     refused(revealed, "yield", who="fed", rule="schema.invalid", where=S3)
     bad = sneak_as(revealed, "fed")
     assert found(revealed, bad, "schema.invalid", S3) == {"schema.invalid"}
+
+
+# --- which kinds a game offers (`pbem seal` with no or a wrong KIND) ---------------------------------------------
+
+@pytest.mark.parametrize(("template", "kinds"), [
+    ("tactical-duel", ["note"]),  # allocations open, no seeking weapon
+    ("twirling-aces", ["note", "allocation", "target"]),
+    ("tactical-melee", ["note", "allocation", "target"]),
+    ("dow-standard", ["note", "orders"]),
+])
+def test_seal_offers_the_kinds_the_game_s_rules_ask_for(template: str, kinds: list[str]) -> None:
+    """DESIGN §6: a note everywhere; a tactical allocation only where allocations are sealed, a target only where
+    a weapon type seeks; Diplomacy orders. Each listed with its file by example, which its kind's schema accepts."""
+    from types import SimpleNamespace
+
+    from pbem.formats import schemas, yamlsafe
+    from pbem.services import secret_kinds
+    from pbem.verify.gamefiles import read_manifest
+
+    path = Path(__file__).resolve().parents[1] / "games" / template / "game.yaml"
+    game = SimpleNamespace(manifest=read_manifest(path.read_bytes()))
+    offered = secret_kinds.secret_kinds(game)  # type: ignore[arg-type]
+    assert [k.name for k in offered] == kinds
+    for kind in offered:
+        schemas.validate(f"pbem/secret/{kind.name}/1", yamlsafe.load(kind.example.encode(), "example").data,
+                         file="example")

@@ -31,7 +31,7 @@ def base_summary(base_played: Table, tmp_path_factory: pytest.TempPathFactory) -
     assert table.cli("yield", who="kli").exit_code == 0  # kli's contribution
     assert table.cli("yield", who="fed").exit_code == 0  # fed's reveal: the results
     table.turn("kli", through="1.16.damage", note="on")
-    assert table.cli("reveal", "s0001", who="fed").exit_code == 0
+    assert table.cli("reveal", "fed-0001", who="fed").exit_code == 0
     table.turn("fed", through="1.20.damage", note="showing my plan")
     return table
 
@@ -53,14 +53,14 @@ def test_summary_text_tells_who_acted_what_changed_the_dice_the_secrets_and_who_
                                    f"{base[:10]}..{tip[:10]}, no findings")
     blocks = out.split("\n    then:")
     assert f"fed      fed: {FIRING}" in out
-    assert "files:   dice/b0001.yaml, players/fed.yaml, report/turn-01.yaml, secrets/s0001.yaml, status.yaml" in out
+    assert "files:   dice/fed-0001.yaml, players/fed.yaml, report/turn-01.yaml, secrets/fed-0001.yaml, status.yaml" in out
     assert "entries: fed +1" in out
-    assert "fed announced dice b0001 (2d6, commit-reveal)" in out
-    assert "fed sealed secret s0001 (note, fed's plan; due end)" in out
-    assert "kli contributed to b0001" in out
-    assert "fed revealed b0001" in out and "dice b0001 results: CA ph1 at D7: " in out
-    assert 'fed revealed secret s0001: {"text": "turn to starboard at range 8"}' in out
-    assert "then:    kli (contribution owed to dice b0001 of fed)" in out
+    assert "fed announced dice fed-0001 (2d6, commit-reveal)" in out
+    assert "fed sealed secret fed-0001 (note, fed's plan; due end)" in out
+    assert "kli contributed to fed-0001" in out
+    assert "fed revealed fed-0001" in out and "dice fed-0001 results: CA ph1 at D7: " in out
+    assert 'fed revealed secret fed-0001: {"text": "turn to starboard at range 8"}' in out
+    assert "then:    kli (contribution owed to dice fed-0001 of fed)" in out
     assert len(blocks) == 6
     assert out.splitlines()[-2].startswith("now: kli holds control (")
     assert "firm to " in out.splitlines()[-2]
@@ -77,8 +77,8 @@ def test_summary_markdown_is_one_table_row_per_commit_with_player_text_made_iner
     assert len(rows) == 5
     assert all(row.count(" | ") == 6 for row in rows)  # seven cells each, no stray pipes
     assert "fed: firing \\| \\<b\\>bold\\</b\\> \\[link\\](x)" in rows[0]
-    assert "`dice/b0001.yaml`<br>`players/fed.yaml`" in rows[0]
-    assert "dice b0001 results:" in rows[2]
+    assert "`dice/fed-0001.yaml`<br>`players/fed.yaml`" in rows[0]
+    assert "dice fed-0001 results:" in rows[2]
     assert any(line.startswith("**Now:** kli holds control") for line in lines)
     assert "### Findings" not in done.stdout
 
@@ -134,7 +134,7 @@ def test_summary_flags_a_branch_that_does_not_contain_its_base(game: Table) -> N
 
 def test_summary_of_a_game_being_set_up(base_started: Table, tmp_path: Path) -> None:
     """Before the start: the founder's and the joiners' commits, and "setting up" instead of a break."""
-    done = base_started.cli("summary", "HEAD~2..HEAD~1")
+    done = base_started.cli("summary", "HEAD~4..HEAD~3")
     assert done.exit_code == 0
     assert "setting up" in done.stdout and "join: kli takes a seat" in done.stdout
 

@@ -214,7 +214,7 @@ def test_dice_bad_results__a_roller_writes_other_results_for_his_shot(auction: T
             unit = "CA" if who == "fed" else "D7"
             cli(auction, "roll", "--for", f"{unit} ph1", "--ref", f"1.4.fire/{unit}/ph1", who=who)
         cli(auction, "yield", who=who)
-    mine = next(bid for bid in ("b0001", "b0002") if batch(auction, bid)["roller"] == "fed")
+    mine = next(bid for bid in ("fed-0001", "kli-0001") if batch(auction, bid)["roller"] == "fed")
     path = f"dice/{mine}.yaml"
     raw = honest_reveal(auction, batch(auction, mine))
     cheat = {**raw, "results": [1 if raw["results"][0] != 1 else 2]}  # a 1 does the most damage
@@ -286,7 +286,7 @@ def base_ending(base_game: Table, tmp_path_factory: pytest.TempPathFactory) -> T
     table.turn("kli", through="1.32.final")
     seal(table, "kli", {"turn": 1, "units": {"D7": {"speed": 0}}})
     seal(table, "fed", {"turn": 1, "units": {"CA": {"speed": 2, "reserve": 1}}})  # short by one: reserve 1 of 2
-    assert pending(table) == [("kli", "secret"), ("fed", "secret")]  # the turn is over: the reveals are owed
+    assert pending(table) == [("fed", "secret"), ("kli", "secret")]  # the turn is over: the reveals are owed (by id)
     return table
 
 
@@ -308,7 +308,7 @@ def test_rules_allocation__a_revealed_allocation_that_does_not_pay(base_ending: 
 def test_secret_bad_secret__an_allocation_sealed_for_a_step_not_owed(base_ending: Table, tmp_path: Path) -> None:
     """DESIGN §4.7: a sealed input answers a sealed step its owner owes; the allocation step is long over."""
     table = private(base_ending, tmp_path)
-    raw = dict(table.data("secrets/s0001.yaml"))
+    raw = dict(table.data("secrets/fed-0001.yaml"))
     table.write("secrets/s0003.yaml", "".join(f"{k}: {json.dumps(v)}\n" for k, v in
                                               {**raw, "id": "s0003", "owner": "fed", "step": "1.0.alloc"}.items()))
     line = line_of(table, "secrets/s0003.yaml", "step:")
@@ -353,6 +353,6 @@ def test_rules_pursuit__a_seeking_weapon_that_slipped_away_from_its_target(base_
     line = line_of(table, REPORT, "unit: S1")
     error = refused(table, "yield", who="kli", rule="rules.pursuit", where=f"{REPORT}:{line}")
     assert "S1 did not pursue its target CA at 1.2.move: it made SL" in error, error
-    cli(table, "reveal", "s0001", who="kli")
+    cli(table, "reveal", "kli-0001", who="kli")
     sneak_as(table, "kli", "kli: S1's target")
     verify_finds(table, "rules.pursuit", REPORT, line)

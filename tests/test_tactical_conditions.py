@@ -185,3 +185,81 @@ def test_any_condition_is_accepted_or_refused_never_crashes(condition: dict) -> 
     assert reason is None or isinstance(reason, str)
     met = RULES.condition_met(condition, "fed", START, board(D7="1019"), [ev("moved", "D7"), ev("speed", "D7")])
     assert met is None or (reason is None and isinstance(met, str))
+
+
+# --- DESIGN §4.3 (revised): conditions that already hold, and ships that meet -------------------------------------
+# (rule, before, after, events, condition, expected): a pair already inside the range that meets breaks again.
+MEETING = [
+    ("§4.3: two ships swap hexes under a standing range condition", {"D7": "1019"}, {"CA": "1019", "D7": "1020"},
+     [ev("moved", "D7")], {"range": 3}, "range 3: D7 meets CA (range 1 to 1 through 0) (1.8.move)"),
+    ("§4.3: range 0 under a standing range 0 (swap, never in one hex)", {"D7": "1019"}, {"CA": "1019", "D7": "1020"},
+     [ev("moved", "D7")], {"range": 0}, "range 0: D7 meets CA (range 1 to 1 through 0) (1.8.move)"),
+    ("§4.3: into one hex from inside the range", {"D7": "1019"}, {"D7": "1020"}, [ev("moved", "D7")], {"range": 5},
+     "range 5: D7 meets CA (range 1 to 0 through 0) (1.8.move)"),
+    ("leaving the shared hex is no new meeting", {"D7": "1020"}, {"D7": "1019"}, [ev("moved", "D7")], {"range": 5},
+     None),
+    ("side by side, not meeting", {"D7": "1019"}, {"D7": "1018"}, [ev("moved", "D7")], {"range": 5}, None),
+    ("a meeting of another player's pair is not mine", {"D7": "1019"}, {"CA": "1019", "D7": "1020"},
+     [ev("moved", "D7")], {"range": 3, "unit": "F5"}, None),
+]
+
+
+@pytest.mark.parametrize(("rule", "before", "after", "events", "condition", "expected"), MEETING,
+                         ids=[v[0] for v in MEETING])
+def test_design_4_3_ships_never_pass_through_each_other_without_a_break(
+        rule: str, before: dict, after: dict, events: list[Event], condition: dict, expected: str | None) -> None:
+    assert RULES.condition_met(condition, "fed", board(**before), board(**after), events) == expected
+
+
+# (positions, condition, what already holds for fed): DESIGN §4.3 "a condition that already holds when written"
+HOLDS = [
+    ({"D7": "1017"}, {"range": 5, "mine": "CA"}, "range 5: D7 at range 3 from CA (1.8.move)"),
+    ({"D7": "1017"}, {"range": 5}, "range 5: D7 at range 3 from CA, D7 at range 4 from NCL (1.8.move)"),
+    ({"D7": "1015"}, {"range": 5, "mine": "CA"}, "range 5: D7 at range 5 from CA (1.8.move)"),
+    ({"D7": "1014"}, {"range": 5, "mine": "CA"}, None),
+    ({"D7": "1017"}, {"range": 5, "unit": "F5"}, None),
+    ({"D7": "1017"}, {"fire": {}}, None),  # met by events only: it never "holds"
+]
+
+
+@pytest.mark.parametrize(("hexes", "condition", "expected"), HOLDS, ids=[str(v[:2]) for v in HOLDS])
+def test_design_4_3_what_already_holds(hexes: dict, condition: dict, expected: str | None) -> None:
+    assert RULES.condition_holds(condition, "fed", board(**hexes)) == expected
+
+
+def _duel(d7_hex: str, d7_speed: int) -> tuple[dict, Any, Any]:
+    """CA (fed) at 1020 facing A, speed 0; D7 (kli) at `d7_hex` facing A (away from CA)."""
+    from pbem.protocol.model import Inputs, PlayerInputs
+    from pbem.protocol.replay import start_checkpoint
+
+    setup = {**SETUP, "units": [{**u, "speed": 0} for u in SETUP["units"] if u["id"] == "CA"]
+             + [{"id": "D7", "owner": "kli", "hex": d7_hex, "facing": "A", "speed": d7_speed, "turn_mode": 2}]}
+    players = ("fed", "kli")
+    per = {"fed": PlayerInputs(RULES.parse_time("1.32.final"), "1.32.final", ({"range": 5},)),
+           "kli": PlayerInputs(RULES.parse_time("1.32.final"), "1.32.final")}
+    return setup, Inputs.of_entries(players, (), per), start_checkpoint(RULES, setup, players)
+
+
+def test_design_4_3_range_5_written_at_range_3_fires_at_the_next_step_it_holds() -> None:
+    """Seed 000 §6.D read as DESIGN §4.3 says: `{range: 5}` written at range 3 is met at the next step at which it
+    still holds (D7 moves away to range 4 at 1.2.move); an old condition, not written now, waits for a crossing."""
+    from pbem.protocol.replay import replay
+
+    setup, inputs, start = _duel("1017", 16)  # D7 moves away in every even impulse
+    stop = replay(RULES, setup, inputs, start, "kli", fresh={"fed": ({"range": 5},)})
+    first = stop.pending[0]
+    assert (first.player, first.at, first.kind, first.why) == (
+        "fed", "1.2.move", "condition", "range 5: D7 at range 4 from CA (1.2.move)")
+    old = replay(RULES, setup, inputs, start, "kli")
+    assert old.over or all(b.kind == "horizon" for b in old.pending), old.pending
+
+
+def test_design_4_3_a_condition_that_stops_holding_is_disarmed() -> None:
+    """Written at range 5 exactly; D7's first move takes it to 6: it no longer holds, so no break then or later
+    (it is a crossing condition again, and D7 never comes back)."""
+    from pbem.protocol.replay import replay
+
+    setup, inputs, start = _duel("1015", 16)
+    stop = replay(RULES, setup, inputs, start, "kli", fresh={"fed": ({"range": 5},)})
+    assert all(b.kind != "condition" for b in stop.pending), stop.pending
+    assert stop.checkpoint.armed == ()

@@ -100,7 +100,7 @@ def test_the_demo_plays_to_the_end_and_every_commit_verifies(played: Played) -> 
                                                      "S1": "expended"}  # the drone hit the KR
     # the handoff lines name each rule as it happens
     text = "\n".join(played.lines)
-    for needle in ("auction round 1", "auction round 2", "contribution owed to dice b0001 of fed",
+    for needle in ("auction round 1", "auction round 2", "contribution owed to dice fed-0001 of fed",
                    "is ambiguous at 1.20.move: choose one of move TL, move TR", "launch: D7 launches dr1 as S1",
                    "-> game over"):
         assert needle in text, needle
@@ -115,8 +115,8 @@ def test_fire_waits_for_dice_named_by_their_shot_and_the_results_are_re_derived(
     assert any("contribution owed" in b.why for b in dice_breaks) and any("reveal owed" in b.why for b in dice_breaks)
     game = played.result.last.game
     refs = {r["ref"]: (b.id, b.roller) for b in game.batches.values() for r in b.raw["rolls"] if "ref" in r}
-    assert refs == {"1.12.fire/CA/ph1": ("b0001", "fed"), "1.12.fire/CA/tp1": ("b0001", "fed"),
-                    "1.12.fire/D7/ph1": ("b0002", "kli")}
+    assert refs == {"1.12.fire/CA/ph1": ("fed-0001", "fed"), "1.12.fire/CA/tp1": ("fed-0001", "fed"),
+                    "1.12.fire/D7/ph1": ("kli-0001", "kli")}
     derived = rederive_dice.rederive(played.root / "game")
     assert derived == {b.id: b.results for b in game.batches.values()}
     # the fire step resolved with those dice: each shot did its table's damage (range 8) to the shield facing
@@ -128,8 +128,8 @@ def test_fire_waits_for_dice_named_by_their_shot_and_the_results_are_re_derived(
         row = next(i for i, (lo, hi) in enumerate(table[kind]["brackets"]) if lo <= distance <= hi)
         return table[kind]["damage"][row][roll - 1]
 
-    ca_ph1, ca_tp1 = game.batches["b0001"].results
-    (d7_ph1,) = game.batches["b0002"].results
+    ca_ph1, ca_tp1 = game.batches["fed-0001"].results
+    (d7_ph1,) = game.batches["kli-0001"].results
     start = {u["id"]: sum(u["shields"]) + u["hull"] for u in setup_["units"]}
     end = {u.id: sum(u.shields) + u.hull for u in played.result.last.stop.checkpoint.state.units if u.id in start}
     assert start["D7"] - end["D7"] == damage("phaser", ca_ph1) + damage("photon", ca_tp1) >= 2
@@ -237,8 +237,8 @@ def test_allocation_is_a_sealed_simultaneous_step_speeds_public_revealed_at_the_
                  if s.file in played.files(oid) and b"key:" in played.files(oid)[s.file]]
     end = min(revealing)
     assert all(b.kind == "secret" and "allocation" in b.why for b in commits[end][2].pending)
-    assert [(s.owner, s.revealed, s.value()["turn"]) for s in allocations] == [
-        ("rom", True, 1), ("kli", True, 1), ("fed", True, 1)]
+    assert [(s.id, s.owner, s.revealed, s.value()["turn"]) for s in allocations] == [
+        ("fed-0001", "fed", True, 1), ("kli-0001", "kli", True, 1), ("rom-0001", "rom", True, 1)]
 
 
 def test_allocations_are_audited_against_what_each_ship_did(played: Played) -> None:
@@ -280,7 +280,8 @@ def _play(tmp: Path, template: Path, turns: list[dict[str, Any]]) -> tuple[Works
     ws = setup.init(tmp / "game", str(template), "scratch", players[seats[0]])
     for seat, me in players.items():
         setup.join(ws, seat, me)
-    setup.start(ws, seats[0], players[seats[0]])
+    for me in players.values():  # the start by consent: the first proposes, the others sign, the last starts
+        setup.begin(ws, me, first=seats[0])
     for number, step in enumerate(turns, 1):
         demo._expect(step, demo.play_turn(ws, players[step["player"]], step, number), number)
     return ws, players
@@ -330,7 +331,8 @@ def test_a_firer_rolls_for_his_shots_when_replay_asks_him(tmp_path: Path) -> Non
          "entries": [{"at": FIRE, "unit": "CA", "do": {"fire": {"weapon": "ph1", "target": "D7"}}}],
          "expect": "roll"},  # nobody has a fire break: no auction, the step waits for fed to roll his die
         {"player": "fed", "roll": {"for": ["CA ph1 at D7"], "ref": ["1.12.fire/CA/ph1"]}},  # refused today
-        {"player": "kli"}, {"player": "rom"}, {"player": "fed", "expect": "horizon"},
+        # three players: kli commits, rom commits and reveals, kli reveals (docs/dice.md), fed reveals
+        {"player": "kli"}, {"player": "rom"}, {"player": "kli"}, {"player": "fed", "expect": "horizon"},
     ]
     ws, _players = _play(tmp_path, _template(tmp_path), turns)
     assert verify_history(ws.repo).findings() == []

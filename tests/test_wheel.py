@@ -1,5 +1,9 @@
 """The wheel carries everything pbem needs at run time (issue 2, point 1): schemas, game templates and the
-workflow template. Built from this tree, installed into a fresh venv outside it, it plays and verifies a game."""
+workflow template. Built from this tree, installed into a fresh venv outside it, it plays and verifies a game.
+
+The distributions are built as a release builds them (`python -m build`: the sdist, then the wheel from the
+sdist, so the sdist is complete) and pass `twine check --strict`: the `pbem==X` that game workflows pin can be
+published as it is (.github/workflows/release.yml)."""
 
 from __future__ import annotations
 
@@ -7,22 +11,52 @@ import os
 import re
 import subprocess
 import sys
+import tarfile
 import venv
 import zipfile
 from pathlib import Path
 
 import pytest
 
+import pbem
+
 ROOT = Path(__file__).resolve().parents[1]
+VERSION = pbem.__version__
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`python -m build` of this tree: dist/ with the sdist and the wheel built from it."""
     out = tmp_path_factory.mktemp("dist")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(ROOT)],
-                   check=True, capture_output=True)
-    (found,) = out.glob("pbem-*.whl")
+    done = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)], capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return out
+
+
+@pytest.fixture(scope="module")
+def wheel(dist: Path) -> Path:
+    (found,) = dist.glob("pbem-*.whl")
     return found
+
+
+def test_the_distributions_pass_twine_check(dist: Path) -> None:
+    """What PyPI would refuse (bad metadata, a README that does not render) fails here first."""
+    files = sorted(str(p) for p in dist.iterdir())
+    assert [Path(f).name for f in files] == [f"pbem-{VERSION}-py3-none-any.whl", f"pbem-{VERSION}.tar.gz"]
+    done = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", *files], capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count("PASSED") == 2
+
+
+def test_the_sdist_holds_what_the_wheel_is_built_from(dist: Path) -> None:
+    (sdist,) = dist.glob("pbem-*.tar.gz")
+    names = set(tarfile.open(sdist).getnames())
+    root = f"pbem-{VERSION}"
+    for path in ("pyproject.toml", "README.md", "LICENSE", ".github/game-template/pbem.yml", "tool/pbem/cli.py",
+                 "schemas/status.json", "games/tactical-duel/game.yaml", "tests/test_wheel.py"):
+        assert f"{root}/{path}" in names, path
 
 
 def test_wheel_ships_schemas_templates_and_workflow(wheel: Path) -> None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from pbem.formats.escape import terminal
+
 ILLEGAL = 1
 USAGE = 2
 
@@ -36,17 +38,18 @@ class Finding:
         return f"{self.file}:{self.line}" if self.line else self.file
 
     def text(self) -> str:
-        """`file:line: [rule] message (commit abc1234)` — the one line a player reads."""
+        """`file:line: [rule] message (commit abc1234)` — the one line a player reads. Paths and messages may
+        hold anything a repository does: control characters are shown escaped (DESIGN §9, output is data)."""
         parts = []
         loc = self.location()
         if loc:
-            parts.append(f"{loc}:")
-        parts.append(f"[{self.rule}] {self.message}")
+            parts.append(f"{terminal(loc)}:")
+        parts.append(f"[{terminal(self.rule)}] {terminal(self.message)}")
         if self.commit:
-            parts.append(f"(commit {self.commit[:10]})")
+            parts.append(f"(commit {terminal(self.commit[:10])})")
         out = " ".join(parts)
         if self.hint:
-            out += f"\n  hint: {self.hint}"
+            out += f"\n  hint: {terminal(self.hint)}"
         return out
 
     def as_dict(self) -> dict[str, Any]:

@@ -49,23 +49,26 @@ def roll(purposes: List[str] = typer.Option(..., "--for", help="what a roll is f
 
 
 @commands.command()
-def seal(kind: str = typer.Argument(..., help="the secret's kind, e.g. note"),
-         source: Path = typer.Argument(..., help="a YAML or JSON file with the secret"),
+def seal(kind: Optional[str] = typer.Argument(None, help="the secret's kind, e.g. note (without it: the kinds "
+                                                         "this game offers, with their files by example)"),
+         source: Optional[Path] = typer.Argument(None, help="a YAML or JSON file with the secret"),
          reveal_at: str = typer.Option("end", "--reveal", help="when it must be revealed: end or a game time"),
          concerns: str = typer.Option("", "--concerns", help="what it is about, in the clear"),
          key: Optional[str] = KeyOption) -> None:
-    """Seal a secret into secrets/<id>.yaml (then yield); only you can reveal it, with your key alone.
+    """Seal a secret into secrets/<you>-NNNN.yaml (then yield); only you can reveal it, with your key alone.
 
     Example: pbem seal note plan.yaml --reveal 2.0.alloc --concerns "my plan for turn 1"
     """
-    from pbem.services import chance
+    from pbem.services import chance, secret_kinds
 
     def go() -> None:
         ws, me = workspace(), identity(key)
         player = _seat(ws, me)
-        if not source.is_file():
-            raise PbemError("usage.no-file", f"{source}: no such file")
         files = ws.worktree_files()
+        secret_kinds.require(ws.game_of(files), kind)  # no or a wrong KIND: the kinds this game offers
+        if source is None or not source.is_file():
+            raise PbemError("usage.no-file", f"{source or 'FILE'}: no such file (pbem seal {kind} FILE)")
+        assert kind is not None  # secret_kinds.require refused a missing one
         head = ws.head()
         owed = [b.at for b in head.status.pending if b.player == player and b.kind == "sealed"] \
             if head is not None and head.status is not None else []
@@ -78,11 +81,11 @@ def seal(kind: str = typer.Argument(..., help="the secret's kind, e.g. note"),
 
 
 @commands.command()
-def reveal(secret_id: str = typer.Argument(..., help="the secret's id, e.g. s0001"),
+def reveal(secret_id: str = typer.Argument(..., help="the secret's id, e.g. fed-0001"),
            key: Optional[str] = KeyOption) -> None:
     """Reveal one of your secrets now (pbem yield reveals those that are due by itself); then yield.
 
-    Example: pbem reveal s0001 && pbem yield
+    Example: pbem reveal fed-0001 && pbem yield
     """
     import json
 
@@ -100,8 +103,8 @@ def reveal(secret_id: str = typer.Argument(..., help="the secret's id, e.g. s000
 
 
 @dice_app.command("show")
-def dice_show(batch: str = typer.Argument(..., help="a batch id, e.g. b0001")) -> None:
-    """A batch's purposes and results in the order announced.  Example: pbem dice show b0001"""
+def dice_show(batch: str = typer.Argument(..., help="a batch id, e.g. fed-0001")) -> None:
+    """A batch's purposes and results in the order announced.  Example: pbem dice show fed-0001"""
     from pbem.services import chance
 
     def go() -> None:
@@ -116,7 +119,7 @@ def dice_cosign(batch: str = typer.Argument(...), reason: str = typer.Option(...
                 key: Optional[str] = KeyOption) -> None:
     """Print your signature agreeing to void a batch whose results were knowable (give it to the roller).
 
-    Example: pbem dice cosign b0003 --reason "ph2 was out of arc" > kli.sig
+    Example: pbem dice cosign fed-0003 --reason "ph2 was out of arc" > kli.sig
     """
     from pbem.services import chance
 
@@ -133,7 +136,7 @@ def dice_void(batch: str = typer.Argument(...), reason: str = typer.Option(..., 
               key: Optional[str] = KeyOption) -> None:
     """Void a batch whole with a reason, to re-roll it whole (seed §2.D); then yield and roll again.
 
-    Example: pbem dice void b0003 --reason "ph2 was out of arc" --cosign kli=kli.sig
+    Example: pbem dice void fed-0003 --reason "ph2 was out of arc" --cosign kli=kli.sig
     """
     from pbem.services import chance
 

@@ -2,8 +2,8 @@
 
 `pbem orders FILE` seals a power's orders for the phase open now (`pbem orders --reveal` reveals them once every
 power has sealed); `pbem say`, `propose`, `accept`, `declare`, `reaffirm`, `gift`, `draw`, and the director's
-`warn` and `lift` post one message to the press and commit it at once; `pbem relations` prints the matrix in
-force and what is pending; `pbem results [PHASE]` tells what resolved phases did.
+`warn` and `lift` post one message to the power's own press/<power>.yaml and commit it at once; `pbem relations`
+prints the matrix in force and what is pending; `pbem results [PHASE]` tells what resolved phases did.
 """
 
 import json  # no `from __future__ import annotations`: typer reads the annotations of these commands
@@ -86,7 +86,7 @@ def orders(source: Optional[Path] = typer.Argument(None, help="a YAML or JSON fi
 @commands.command()
 def say(text: str = typer.Argument(..., help="what you say in global press"),
         key: Optional[str] = KeyOption) -> None:
-    """Say something in global press (press/global.yaml), committed at once.
+    """Say something in global press (your own press/<power>.yaml), committed at once.
 
     Example: pbem say "France and England stand together"
     """

@@ -18,19 +18,25 @@ hook_app = typer.Typer(help="The pre-receive hook that guards a self-hosted game
 @hook_app.command("install")
 def hook_install(repository: Path = typer.Argument(..., help="the (bare) repository the players push to"),
                  force: bool = typer.Option(False, "--force",
-                                            help="replace a pre-receive hook that pbem did not write")) -> None:
+                                            help="replace a pre-receive hook that pbem did not write"),
+                 branch: str = typer.Option("main", "--branch",
+                                            help="the game branch: it only moves forward and is never "
+                                                 "deleted, whatever the repository's HEAD names")) -> None:
     """Install a pre-receive hook that refuses every push whose new commits fail verification.
 
     The hook runs this pbem (this Python, by absolute path), so it works without PATH. Run it again after
     upgrading pbem.
 
-    Example: pbem hook install /srv/git/duel-1.git
+    Example: pbem hook install /srv/git/duel-1.git    or    pbem hook install --branch game /srv/git/duel-1.git
     """
     from pbem.services import hook
 
     def go() -> None:
-        target = hook.install(repository, force)
-        typer.echo(f"installed {target}: pushes whose new commits fail `pbem verify` are refused")
+        done = hook.install(repository, force, branch)
+        for warning in done.warnings:
+            typer.echo(f"pbem: warning: {warning}", err=True)
+        typer.echo(f"installed {done.hook}: pushes whose new commits fail `pbem verify` are refused; "
+                   f"{done.branch} only moves forward")
 
     run(go)
 

@@ -66,7 +66,7 @@ def my_seat(ws: "Workspace", key: Optional[str]) -> Optional[str]:
 def status_lines(status: "Status | None", me: Optional[str]) -> str:
     """Control, firm point, pending breaks and the yield note, one per line."""
     if status is None:
-        return "setting up: seats are being claimed"
+        return "setting up: the game has not started"
     if status.over:
         return "the game is over"
     lines = [f"control: {status.control}" + (" (you)" if status.control == me else ""), f"firm:    {status.firm}"]
@@ -74,4 +74,6 @@ def status_lines(status: "Status | None", me: Optional[str]) -> str:
         lines.append(f"break:   {b.player} at {b.at} — {b.why}")
     if status.note:
         lines.append(f"note:    {status.yielded_by}: {status.note}")
-    return "\n".join(lines)
+    from pbem.formats.escape import terminal
+
+    return "\n".join(terminal(line) for line in lines)  # a note is data: shown, never obeyed (DESIGN §9)

@@ -23,8 +23,7 @@ def status(key: Optional[str] = KeyOption,
 
     Example: pbem status    or    pbem status --plain    or    pbem status --format json
     """
-    import json
-
+    from pbem.formats.escape import json_dumps, terminal
     from pbem.services import turn
 
     def go() -> None:
@@ -44,18 +43,20 @@ def status(key: Optional[str] = KeyOption,
         todo = todos(pictures.status_view(ws, view.me)) if ws.repo.head_oid() else []
         behind = gitstate.behind_line(ws.repo)
         if output is OutputFormat.json:
-            typer.echo(json.dumps({"status": view.status.to_data() if view.status else None, "me": view.me,
+            typer.echo(json_dumps({"status": view.status.to_data() if view.status else None, "me": view.me,
                                    "you_owe": "; ".join(f"{t.text}: `{t.command}`" for t in todo) or view.owes(),
-                                   "errata": errata, "behind": behind,
+                                   "errata": errata, "behind": behind, "void": [v.text() for v in view.voids],
                                    "todo": [{"do": t.text, "command": t.command} for t in todo]}, indent=2))
             return
         typer.echo(status_lines(view.status, view.me))
         for line in errata:
-            typer.echo(f"erratum: {line}")
+            typer.echo(f"erratum: {terminal(line)}")
+        for line in turn.void_lines(view):
+            typer.echo(terminal(line))
         if behind:
-            typer.echo(f"behind:  {behind}")
+            typer.echo(f"behind:  {terminal(behind)}")
         for t in todo:
-            typer.echo(f"you ({view.me or 'no seat'}) owe: {t.text}\n  $ {t.command}")
+            typer.echo(f"you ({view.me or 'no seat'}) owe: {terminal(t.text)}\n  $ {terminal(t.command)}")
 
     run(go)
 

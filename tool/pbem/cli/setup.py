@@ -9,7 +9,6 @@ import typer
 
 from pbem import __version__
 from pbem.cli.options import KeyOption, identity, run, workspace
-from pbem.errors import PbemError
 
 commands = typer.Typer()
 
@@ -101,25 +100,17 @@ def join(seat: str = typer.Option(..., "--as", help="the seat (player id) to cla
 def start(first: Optional[str] = typer.Option(None, "--first", help="the player who starts in control"),
           roll: bool = typer.Option(False, "--roll", help="decide who starts by dice (run it again once rolled)"),
           key: Optional[str] = KeyOption) -> None:
-    """Freeze game.yaml and give control to the first player, chosen by consent or by dice.
+    """Consent to start over game.yaml as it is, and start once every seat has: the first run proposes the start
+    (signed by you), each other player runs the same command (or `pbem sign ID`) to sign it, and the run that
+    finds every signature starts the game (with --roll: rolls for who starts first, then starts).
 
     Example: pbem start --first fed    or    pbem start --roll
     """
     from pbem.services import setup
 
     def go() -> None:
-        if roll == (first is not None):
-            raise PbemError("usage.start", "give either --first ID or --roll")
-        if first is not None:
-            setup.start(workspace(), first, identity(key))
-            typer.echo(f"started: {first} has control")
-            return
-        _oid, chosen = setup.start_roll(workspace(), identity(key))
-        if chosen is None:
-            typer.echo("dice for who starts announced: every other player runs `pbem yield` to contribute, then "
-                       "the roller `pbem yield` to reveal; then `pbem start --roll` again")
-        else:
-            typer.echo(f"started: the dice chose {chosen}, who has control")
+        for step in setup.begin(workspace(), identity(key), first, roll):
+            typer.echo(step.message)
 
     run(go)
 

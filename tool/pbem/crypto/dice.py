@@ -18,6 +18,7 @@ from pbem.errors import ILLEGAL, PbemError
 from pbem.formats import canonical
 
 COMMIT_KEY = b"pbem-commit-v1"
+CONTRIB_KEY = b"pbem-contrib-v1"
 DICE_KEY = b"pbem-dice-v1"
 ESCROW_PREFIX = b"pbem-escrow-v1"
 
@@ -77,6 +78,13 @@ def commitment(secret: bytes) -> bytes:
     """The roller's commitment `c = BLAKE2b-256(key=b"pbem-commit-v1", data=s_roller)` (DESIGN §5)."""
     _check_secret(secret, "the roller's secret")
     return blake2b_256(bytes(secret), key=COMMIT_KEY)
+
+
+def contribution_commitment(secret: bytes) -> bytes:
+    """A contributor's commitment `BLAKE2b-256(key=b"pbem-contrib-v1", data=s_i)` (DESIGN §5 binding: at a table
+    of three or more, every contribution is committed before any is revealed; docs/dice.md)."""
+    _check_secret(secret, "a contribution")
+    return blake2b_256(bytes(secret), key=CONTRIB_KEY)
 
 
 def seed_commit_reveal(game_id: str, batch_id: str, roller_secret: bytes, contributions: Sequence[bytes]) -> bytes:

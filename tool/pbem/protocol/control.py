@@ -28,7 +28,8 @@ def resume_from(stop: Stop, served: str | None) -> Checkpoint:
     """
     carried = tuple(b for b in stop.pending if b.player != served and b.kind in (CONDITION, AT))
     return Checkpoint(stop.checkpoint.point, stop.checkpoint.state, carried, stop.checkpoint.auction,
-                      stop.checkpoint.contacts, stop.checkpoint.tracks)
+                      stop.checkpoint.contacts, stop.checkpoint.tracks, stop.checkpoint.voids,
+                      stop.checkpoint.armed)
 
 
 def progress_error(ruleset: Ruleset, firm: Point | None, committer: str, after: Inputs) -> str | None:

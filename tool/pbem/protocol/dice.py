@@ -1,8 +1,13 @@
 """Dice batches in the protocol (DESIGN §5, seed 000 §2.D): who owes what, and what one commit may change.
 
 A batch is announced before anything about its rolls can be known. In commit-reveal mode every other player
-then owes a contribution, and once all are in the roller owes his reveal; in escrow mode the escrow owes its
-signature. While anything is owed the game waits: those obligations come before the game's own breaks.
+then owes a contribution (at a table of three or more, first a commitment to it, and the contribution itself
+once every commitment is in, so that no coalition can choose its contribution knowing the honest ones), and
+once all are in the roller owes his reveal; in escrow mode the escrow owes its signature. While anything is owed
+the game waits: those obligations come before the game's own breaks.
+
+A batch is bound to the rules (DESIGN §5 "Binding", `binding_findings`): it rolls only for refs owed now, with
+the ruleset's die for each, one standing batch per ref, and a scored batch is never voided.
 
 Results are "knowable" as soon as someone could compute them: in commit-reveal mode when every contribution is
 in (the roller knows his own secret), in escrow mode when the escrow has signed. From then on a batch may be
@@ -16,7 +21,7 @@ import base64
 import binascii
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Collection, Mapping, Sequence
 
 import nacl.exceptions
 import nacl.signing
@@ -34,6 +39,7 @@ ANNOUNCED = ("id", "roller", "mode", "sides", "rolls", "at", "replaces", "commit
 VOID_NAMESPACE = "pbem"
 # the field of a batch file each rule is about: the line a finding names (DESIGN §11: file, line and rule)
 RULE_FIELD = {"dice.bad-results": "results", "dice.bad-reveal": "reveal", "dice.bad-contribution": "contributions",
+              "ownership.id-author": "id",
               "dice.bad-escrow": "escrow", "dice.bad-void": "void"}
 
 
@@ -70,12 +76,32 @@ class Batch:
         return self.raw.get("contributions") or {}
 
     @property
+    def contribution_commits(self) -> Mapping[str, str]:
+        return self.raw.get("contribution_commits") or {}
+
+    def committed_first(self, players: Sequence[str]) -> bool:
+        """Whether contributions are committed before any is revealed: commit-reveal dice at a table where two
+        or more players contribute (DESIGN §5 binding; docs/dice.md "Three or more players")."""
+        return self.mode == "commit-reveal" and len(self.others(players)) >= 2
+
+    def all_committed(self, players: Sequence[str]) -> bool:
+        """Whether every contributor's commitment is in (always, where contributions are not committed first)."""
+        return not self.committed_first(players) or all(p in self.contribution_commits
+                                                        for p in self.others(players))
+
+    @property
     def results(self) -> list[int] | None:
         return self.raw.get("results")
 
     @property
     def voided(self) -> bool:
         return "void" in self.raw
+
+    @property
+    def refs(self) -> list[str]:
+        """The refs this batch rolls for, in roll order (a roll without a ref is a table die the rules never
+        read)."""
+        return [purpose["ref"] for purpose in self.raw["rolls"] if "ref" in purpose]
 
     def announcement(self) -> bytes:
         """The canonical announced content (what a void's co-signatures cover)."""
@@ -85,6 +111,14 @@ class Batch:
     def others(self, players: Sequence[str]) -> list[str]:
         """The players other than the roller, in table order (the order contributions enter the seed)."""
         return [p for p in players if p != self.roller]
+
+    def fixed(self, players: Sequence[str]) -> bool:
+        """Whether the results are fixed, so that some players together could know them before the others: once
+        every contribution (at a table of three or more, every commitment) is in. From then on the roller alone
+        may not void the batch: he or an accomplice might have seen the dice (seed §2.D)."""
+        if self.committed_first(players):
+            return self.all_committed(players)
+        return self.knowable(players)
 
     def knowable(self, players: Sequence[str]) -> bool:
         """Whether somebody could compute the results now."""
@@ -128,6 +162,12 @@ def owed(players: Sequence[str], batches: Sequence[Batch], at: str | None) -> li
         seats = list(players)
         start = seats.index(batch.roller) + 1 if batch.roller in seats else 0
         around = seats[start:] + seats[:start]
+        uncommitted = [p for p in around if p != batch.roller and p not in batch.contribution_commits]
+        if batch.committed_first(players) and uncommitted:
+            for player in uncommitted:
+                out.append(Break(player, at, DICE, f"contribution commitment owed to dice {batch.id} of "
+                                 f"{batch.roller}"))
+            continue
         missing = [p for p in around if p != batch.roller and p not in batch.contributions]
         for player in missing:
             out.append(Break(player, at, DICE, f"contribution owed to dice {batch.id} of {batch.roller}"))
@@ -170,6 +210,10 @@ def _changes(game_id: str, players: Sequence[str], keys: Mapping[str, PublicKey]
     if f != f"dice/{new.id}.yaml":
         out.append(_f("dice.bad-batch", f"batch {new.id} must live in dice/{new.id}.yaml", f))
     if old is None:
+        author = new.id.rsplit("-", 1)[0] if "-" in new.id else None
+        if author is not None and author != new.roller:
+            out.append(Finding("ownership.id-author", f"batch {new.id} is rolled by {new.roller}: its id must "
+                               f"carry its roller ({new.roller}-NNNN)", file=f, line=new.line_of("id")))
         if committer != new.roller:
             out.append(_f("dice.bad-batch", f"{committer} announced a batch with roller {new.roller}", f))
         if new.roller not in players:
@@ -186,8 +230,8 @@ def _changes(game_id: str, players: Sequence[str], keys: Mapping[str, PublicKey]
             out.append(_f("dice.bad-batch", "an escrow batch has no roller's commitment", f))
         return out
     changed = [k for k in ANNOUNCED if old.raw.get(k) != raw.get(k)]
-    if changed and (committer != new.roller or old.contributions or old.knowable(players)
-                    or {"id", "roller", "mode"} & set(changed)):
+    if changed and (committer != new.roller or old.contributions or old.contribution_commits
+                    or old.knowable(players) or {"id", "roller", "mode"} & set(changed)):
         out.append(_f("dice.changed", f"batch {new.id}: {', '.join(changed)} changed; only the roller may correct "
                       "an announcement, and only before any contribution", f))
     if old.voided and old.raw.get("void") != raw.get("void"):
@@ -201,8 +245,37 @@ def _changes(game_id: str, players: Sequence[str], keys: Mapping[str, PublicKey]
     return out
 
 
-def _contributions(players: Sequence[str], old: Batch, new: Batch, committer: str) -> list[Finding]:
+def _contribution_commits(players: Sequence[str], old: Batch, new: Batch, committer: str) -> list[Finding]:
+    """At a table of three or more, each contributor first commits to his contribution, with it sealed to his
+    own key (`contribution_commits`, `contribution_boxes`), in his own name, once, while the batch is open."""
     out = []
+    boxes_old, boxes_new = old.raw.get("contribution_boxes") or {}, new.raw.get("contribution_boxes") or {}
+    for player in sorted(set(old.contribution_commits) | set(boxes_old)):
+        if (old.contribution_commits.get(player) != new.contribution_commits.get(player)
+                or boxes_old.get(player) != boxes_new.get(player)):
+            out.append(_f("dice.bad-contribution", f"{player}'s contribution commitment to {new.id} cannot change "
+                          "once written", new.file))
+    for player in sorted((set(new.contribution_commits) | set(boxes_new))
+                         - (set(old.contribution_commits) | set(boxes_old))):
+        if player != committer:
+            out.append(_f("dice.bad-contribution", f"{committer} wrote a contribution commitment in {player}'s "
+                          "name", new.file))
+        elif not new.committed_first(players) or player not in new.others(players):
+            out.append(_f("dice.bad-contribution", f"{player} owes no contribution commitment to {new.id} (only "
+                          "the other players of a table of three or more commit first)", new.file))
+        elif old.voided or old.results is not None:
+            out.append(_f("dice.bad-contribution", f"batch {new.id} is closed", new.file))
+        elif player not in new.contribution_commits or player not in boxes_new:
+            out.append(_f("dice.bad-contribution", f"{player}'s commitment to {new.id} needs both "
+                          "contribution_commits and contribution_boxes (pbem yield writes them)", new.file))
+        elif sum(1 for v in new.contribution_commits.values() if v == new.contribution_commits[player]) > 1:
+            out.append(_f("dice.bad-contribution", f"{player}'s contribution commitment copies another: each must "
+                          "commit to a fresh secret", new.file))
+    return out
+
+
+def _contributions(players: Sequence[str], old: Batch, new: Batch, committer: str) -> list[Finding]:
+    out = _contribution_commits(players, old, new, committer)
     for player, value in new.contributions.items():
         if old.contributions.get(player) == value:
             continue
@@ -217,6 +290,14 @@ def _contributions(players: Sequence[str], old: Batch, new: Batch, committer: st
         elif sum(1 for v in new.contributions.values() if v == value) > 1 or value == new.raw.get("commit"):
             out.append(_f("dice.bad-contribution", f"{player}'s contribution copies another value: each must be a "
                           "fresh secret", new.file))
+        elif not new.all_committed(players):
+            waiting = [p for p in new.others(players) if p not in new.contribution_commits]
+            out.append(_f("dice.bad-contribution", f"{player} revealed his contribution to {new.id} before every "
+                          f"contribution was committed (still owed by {', '.join(waiting)}): at a table of three "
+                          "or more, no contribution may be chosen knowing another", new.file))
+        elif new.committed_first(players) and _opens(value) != new.contribution_commits.get(player):
+            out.append(_f("dice.bad-contribution", f"{player}'s contribution to {new.id} does not match his "
+                          "commitment", new.file))
     for player in old.contributions:
         if player not in new.contributions:
             out.append(_f("dice.bad-contribution", f"{player}'s contribution to {new.id} was removed", new.file))
@@ -266,7 +347,7 @@ def _void(game_id: str, players: Sequence[str], keys: Mapping[str, PublicKey], o
     out = []
     if committer != new.roller:
         out.append(_f("dice.bad-void", f"only the roller {new.roller} voids batch {new.id}", new.file))
-    if not old.knowable(players) and old.results is None:
+    if not old.fixed(players) and old.results is None:
         return out
     reason = new.raw["void"]["reason"]
     cosign = new.raw["void"].get("cosign") or {}
@@ -284,6 +365,72 @@ def _void(game_id: str, players: Sequence[str], keys: Mapping[str, PublicKey], o
             out.append(_f("dice.bad-void", f"{player}'s co-signature of the void of {new.id} does not verify",
                           new.file))
     return out
+
+
+def binding_findings(before: Mapping[str, Batch], after: Mapping[str, Batch], owed_refs: Collection[str],
+                     sides_of: Callable[[str], int | None], resolved: Callable[[str], bool]) -> list[Finding]:
+    """DESIGN §5 "Binding": a batch announced (or re-announced) by this commit rolls only for refs owed now
+    (`owed_refs`: the declared, unresolved actions of the step being resolved, or "start" before the start;
+    `dice.unbound-ref`), with the die the rules name for each (`sides_of`; `dice.bad-sides`), and no ref is
+    rolled by two batches that stand (`dice.rebound-ref`): a batch is replaced only through a void.
+    `resolved(ref)` says whether the ref's step is already behind the firm point (only for the message)."""
+    live: dict[str, list[str]] = {}
+    for batch in sorted(after.values(), key=lambda b: b.id):
+        if not batch.voided:
+            for ref in batch.refs:
+                live.setdefault(ref, []).append(batch.id)
+    out: list[Finding] = []
+    for batch_id in sorted(after):
+        batch, old = after[batch_id], before.get(batch_id)
+        if old is not None and old.raw["rolls"] == batch.raw["rolls"] and old.sides == batch.sides:
+            continue  # announced before: judged then
+        if batch.voided:
+            continue
+        for ref in dict.fromkeys(batch.refs):
+            wanted = sides_of(ref)
+            if wanted is not None and batch.sides != wanted:
+                out.append(Finding("dice.bad-sides", f"batch {batch.id} rolls a d{batch.sides} for {ref}, which "
+                                   f"the rules roll with a d{wanted}", file=batch.file,
+                                   line=batch.line_of("sides")))
+            if ref not in owed_refs:
+                why = ("its step is resolved already: a resolved shot keeps the die it was scored with"
+                       if resolved(ref) else
+                       "nothing owes a die for it now: dice are rolled for a declared action at the step being "
+                       "resolved, never before it is declared")
+                out.append(Finding("dice.unbound-ref", f"batch {batch.id} rolls for {ref}: {why}"
+                                   + (f" (owed now: {', '.join(owed_refs)})" if owed_refs else ""),
+                                   file=batch.file, line=batch.line_of("rolls")))
+            else:
+                # the batch that stood first keeps the ref: one announced before this commit, else the lowest id
+                first = [b for b in live.get(ref, ()) if b != batch.id and (b in before or b < batch.id)]
+                if first or batch.refs.count(ref) > 1:
+                    out.append(Finding("dice.rebound-ref", f"batch {batch.id} rolls for {ref}, which "
+                                       f"{', '.join(first) or batch.id} already rolls: one batch per ref; to "
+                                       "re-roll, void the first whole (pbem dice void, co-signed once its results "
+                                       "are knowable)", file=batch.file, line=batch.line_of("rolls")))
+    return out
+
+
+def void_binding_findings(before: Mapping[str, Batch], after: Mapping[str, Batch],
+                          owed_refs: Collection[str]) -> list[Finding]:
+    """DESIGN §5: a batch is replaced only through a void, never for a step already resolved: a batch whose
+    refs were scored may not be voided (or an erratum's replay would find the shot without its die)."""
+    out = []
+    for batch_id in sorted(after):
+        batch, old = after[batch_id], before.get(batch_id)
+        if not batch.voided or old is None or old.voided:
+            continue
+        done = [ref for ref in batch.refs if ref not in owed_refs]
+        if done:
+            out.append(Finding("dice.bad-void", f"batch {batch.id} cannot be voided: {', '.join(done)} "
+                               "owe no die now (resolved, or not declared)", file=batch.file,
+                               line=batch.line_of("void")))
+    return out
+
+
+def _opens(value: str) -> str:
+    """The contribution commitment a revealed contribution (hex) opens."""
+    return dice_crypto.contribution_commitment(bytes.fromhex(value)).hex()
 
 
 def _f(rule: str, message: str, file: str | None) -> Finding:

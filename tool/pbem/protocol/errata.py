@@ -16,20 +16,19 @@ An erratum is never changed in substance, removed, or applied twice. Pure: no gi
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from pbem.crypto import sshsig
 from pbem.crypto.keys import PublicKey
-from pbem.errors import Finding, PbemError
+from pbem.errors import Finding
 from pbem.formats.canonical import dumps as canonical
+# NAMESPACE is re-exported: errata are signed in the agreements' namespace
+from pbem.protocol.agreements import NAMESPACE, consent_message, signed_by  # noqa: F401
 from pbem.protocol.history import changed_entries
 from pbem.protocol.model import Entry
 from pbem.rulesets.base import Point
 
-NAMESPACE = "pbem"  # as dice voids: never `git`, so an erratum signature can never pass for a commit's
 DOMAIN = b"pbem-erratum-v1\0"
 UNSIGNED_FIELDS = ("signatures", "applied")  # what the signatures cannot cover: they are added after signing
 
@@ -83,20 +82,14 @@ class Erratum:
 
 def message(game_id: str, erratum: Erratum) -> bytes:
     """What each player signs: the domain, the game id (no signature carries over to another game) and the
-    SHA-256 of the erratum's content (its id included, so no signature carries over to another erratum)."""
-    return DOMAIN + game_id.encode() + b"\0" + hashlib.sha256(erratum.content()).digest()
+    SHA-256 of the erratum's content (its id included, so no signature carries over to another erratum); the
+    same construction as every agreement's (protocol.agreements), with its own domain."""
+    return consent_message(DOMAIN, game_id, erratum.content())
 
 
 def signature_valid(game_id: str, erratum: Erratum, player: str, keys: Mapping[str, PublicKey]) -> bool:
     """Whether `player`'s signature on `erratum` verifies under his key in game.yaml."""
-    armored = erratum.signatures.get(player)
-    if armored is None or player not in keys:
-        return False
-    try:
-        signer = sshsig.verify(armored, message(game_id, erratum), NAMESPACE)
-    except PbemError:
-        return False
-    return signer.same_key(keys[player])
+    return signed_by(erratum.signatures.get(player), message(game_id, erratum), keys.get(player))
 
 
 def pending(errata: Mapping[str, Erratum]) -> list[Erratum]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from pbem.formats.canonical import dumps as canonical_dumps
 from pbem.rulesets.base import Point, State
@@ -107,6 +107,7 @@ class Rolled:
     batch: str
     roller: str
     result: int | None
+    sides: int = 0  # the batch's die; replay uses a result only if it is the die the ruleset names for the ref
 
 
 @dataclass(frozen=True)
@@ -121,13 +122,53 @@ class SealedInput:
 
 @dataclass(frozen=True)
 class Message:
-    """One press message, in recognition order (DESIGN §2 press/<channel>.yaml)."""
+    """One press message (DESIGN §2 press/<author>.yaml); messages are recognised in the order of the commits that
+    added them (§7.2)."""
 
     by: str
     at: str | None
     body: Mapping[str, Any]
     file: str
     line: int
+
+
+@dataclass(frozen=True)
+class PressFile:
+    """One press file's messages in file order (DESIGN §2 press/<author>.yaml, append-only).
+
+    As with `ReportFile`, a version read as an earlier one plus appended lines records that version's `serial`
+    as `base`, so the messages a commit appended are known without comparing the files (DESIGN §11); `source`
+    is the file as read, kept only when it is in pbem's own layout (one message per line)."""
+
+    messages: tuple[Message, ...]
+    source: bytes = field(default=b"", compare=False, repr=False)
+    base: int = field(default=0, compare=False, repr=False)
+    serial: int = field(default=0, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "serial", next(_serials))
+
+    def __iter__(self) -> Iterator[Message]:
+        return iter(self.messages)
+
+    def __len__(self) -> int:
+        return len(self.messages)
+
+    def appended(self, more: tuple[Message, ...], source: bytes) -> "PressFile":
+        """This file with `more` messages after its last one."""
+        return PressFile(self.messages + more, source, self.serial)
+
+    def added_since(self, before: "PressFile | None") -> tuple[Message, ...] | None:
+        """The messages appended to `before` (all of them when there was no `before`), or None when this file
+        is not `before` with messages appended (one was changed or removed)."""
+        if before is None:
+            return self.messages
+        if self.base and self.base == before.serial:
+            return self.messages[len(before.messages):]
+        n = len(before.messages)
+        if len(self.messages) >= n and self.messages[:n] == before.messages:
+            return self.messages[n:]
+        return None
 
 
 @dataclass(frozen=True)
@@ -139,8 +180,9 @@ class Inputs:
     per_player: Mapping[str, PlayerInputs]
     dice: Mapping[str, "Rolled"] = field(default_factory=dict)  # dice ref -> its batch and result
     sealed: Mapping[tuple[str, str], SealedInput] = field(default_factory=dict)  # (step, player) -> input
-    press: Mapping[str, tuple[Message, ...]] = field(default_factory=dict)  # step -> messages sent during it
-    targets: Mapping[str, SealedInput] = field(default_factory=dict)  # seeking unit -> its sealed target
+    # step -> messages sent during it, in recognition order: the order of the commits that added them (§7.2)
+    press: Mapping[str, tuple[Message, ...]] = field(default_factory=dict)
+    targets: Mapping[tuple[str, str], SealedInput] = field(default_factory=dict)  # (owner, seeking unit) -> target
     # the report file a game time belongs in (`report/<period>.yaml`), so `at` reads one file, not all of them
     period_of: Callable[[Point], str] | None = field(default=None, compare=False, repr=False)
 
@@ -190,6 +232,26 @@ class Break:
 
 
 @dataclass(frozen=True)
+class Void:
+    """An entry replay could not carry out when it reached it, because of what others did after it was written
+    (the target left the arc, the firing unit was destroyed): it is void, logged and shown to its owner, and never
+    a finding against anybody's commit (DESIGN §4.2 "Entries and time"). What its author alone could have known is
+    refused in his own commit instead (pbem.protocol.legality)."""
+
+    player: str
+    at: str
+    unit: str | None
+    do: Mapping[str, Any]
+    reason: str
+    file: str
+    line: int
+
+    def text(self) -> str:
+        """One line for `pbem status` and `pbem log`."""
+        return f"{self.file}:{self.line}: {self.player}'s entry at {self.at} is void: {self.reason}"
+
+
+@dataclass(frozen=True)
 class Checkpoint:
     """Where replay resumes: `point` is the next unresolved step (the firm point; None = game over),
     `state` the game state before it, `carried` the breaks already found there that are not yet served."""
@@ -199,7 +261,9 @@ class Checkpoint:
     carried: tuple[Break, ...] = ()
     auction: Any = None  # an action auction at `point` (pbem.protocol.auction.Auction), open or closed
     contacts: tuple[tuple[str, tuple[str, ...]], ...] = ()  # seeking weapons met possible targets, reveal owed
-    tracks: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)  # seeking weapon -> its moves, unchecked
+    tracks: Mapping[tuple[str, str], tuple[Any, ...]] = field(default_factory=dict)  # (owner, weapon) -> moves
+    voids: tuple[Void, ...] = ()  # every entry void so far, in game-time order (DESIGN §4.2)
+    armed: tuple[tuple[str, bytes], ...] = ()  # (player, condition) written while it held: met when next seen (§4.3)
 
 
 @dataclass(frozen=True)
@@ -254,11 +318,16 @@ class Status:
 
 @dataclass(frozen=True)
 class Stop:
-    """Where replay stopped: the checkpoint to resume from, the pending breaks in serving order, and the
-    problems met on the way (illegal entries), each a Finding."""
+    """Where replay stopped: the checkpoint to resume from, the pending breaks in serving order, the problems met
+    on the way (a seeking weapon that did not pursue its revealed target), each a Finding, and the entries this
+    replay found void (`voids`; the checkpoint keeps all of the game's)."""
 
     checkpoint: Checkpoint
     pending: tuple[Break, ...]
     over: bool
     problems: tuple[Any, ...] = field(default=())
     steps: int = 0  # how many steps this replay resolved (for tests and benchmarks)
+    # the dice refs owed now (DESIGN §5 binding): those the step replay stopped at needs, when it stopped there
+    # for its action auction or its dice; a batch may roll for these and no others
+    dice_refs: tuple[str, ...] = ()
+    voids: tuple[Void, ...] = ()

@@ -16,8 +16,9 @@ from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 from pbem.errors import Finding
+from pbem.formats.canonical import dumps as canonical_dumps
 from pbem.protocol.model import (AT, CLARIFY, CONDITION, HORIZON, ROLL, SEALED, Break, Checkpoint, Entry, Inputs,
-                                 Message, Stop)
+                                 Message, Stop, Void)
 from pbem.protocol.auction import Auction, open_or_go_on
 from pbem.protocol.auction import breaks as auction_breaks
 from pbem.protocol.secrets import SECRET
@@ -41,34 +42,45 @@ def replay(
     after: str | None,
     served: str | None = None,
     quiet_before: Point | None = None,
+    fresh: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
 ) -> Stop:
     """Replay from `start` to the next break; pending breaks are served in table order after `after`.
     `served` is the player whose turn was just taken (it moves an open action auction on).
 
     `quiet_before`: steps before this point were played and served already; they are resolved again (to rebuild
     the state) but their breaks and action auctions are not served again. Replay after an erratum restarts from
-    the game start this way, so that the steps it corrected are the first to count again (DESIGN §4.8)."""
+    the game start this way, so that the steps it corrected are the first to count again (DESIGN §4.8).
+
+    `fresh`: the break conditions each player wrote in the commit being judged. One that already holds at the
+    start (a range condition written at a closer range) is armed: it is met at the next step where it still holds
+    and an event counts for it, and disarmed as soon as it stops holding (DESIGN §4.3, seed 000 §6.D)."""
     if start.carried:
-        return Stop(start, serving_order(start.carried, inputs.players, after), over=False)
+        kept = replace(start, armed=tuple(sorted(_arm(ruleset, inputs, start, fresh)))) if fresh else start
+        return Stop(kept, serving_order(start.carried, inputs.players, after), over=False)
     point, state = start.point, start.state
     auction = start.auction
     problems: list[Finding] = []
+    voids: list[Void] = list(start.voids)
+    known = len(voids)
+    armed = _arm(ruleset, inputs, start, fresh)
     tracks = _check_pursuit(ruleset, inputs, dict(start.tracks), problems)
 
     def checkpoint(at: Point | None, now: Any, **more: Any) -> Checkpoint:
-        return Checkpoint(at, now, tracks=dict(tracks), **more)
+        return Checkpoint(at, now, tracks=dict(tracks), voids=tuple(voids), armed=tuple(sorted(armed)), **more)
 
     if start.contacts:
         state, waiting, more = _impacts(ruleset, state, start.contacts, inputs)
         if waiting:
-            return Stop(replace(start, carried=(), state=state, contacts=waiting, tracks=dict(tracks)),
-                        serving_order(_reveals_owed(waiting, inputs, start.point, ruleset), inputs.players, after),
-                        over=False, problems=tuple(problems), steps=0)
+            return Stop(replace(start, carried=(), state=state, contacts=waiting, tracks=dict(tracks),
+                                voids=tuple(voids), armed=tuple(sorted(armed))),
+                        serving_order(_reveals_owed(waiting, inputs, start.point, ruleset, state), inputs.players,
+                                      after),
+                        over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=0)
         met = _breaks_met(ruleset, inputs, start.point, ruleset.format_time(start.point), start.state, state, more,
                           explicit=False) if more and start.point is not None else ()
         if met:
             return Stop(checkpoint(start.point, state), serving_order(met, inputs.players, after), over=False,
-                        problems=tuple(problems))
+                        problems=tuple(problems), voids=tuple(voids[known:]))
     steps = 0
     while point is not None and not ruleset.is_over(state):
         steps += 1
@@ -80,31 +92,35 @@ def replay(
         if needing:
             pending = tuple(Break(p, when, HORIZON, f"needs orders from {when}") for p in needing)
             return Stop(checkpoint(point, state), serving_order(pending, inputs.players, after),
-                        over=False, problems=tuple(problems), steps=steps - 1)
+                        over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps - 1)
         sealed_actions, waiting = _sealed(ruleset, state, point, when, inputs)
         if waiting is not None:
             return Stop(checkpoint(point, state), serving_order(waiting, inputs.players, after),
-                        over=False, problems=tuple(problems), steps=steps - 1)
-        actions, unclear = _gather(ruleset, state, point, inputs, inputs.at(point), problems)
+                        over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps - 1)
+        step_voids: list[Void] = []  # kept once the step resolves: a replay stopping before it meets them again
+        actions, unclear = _gather(ruleset, state, point, inputs, inputs.at(point), step_voids)
         actions += sealed_actions
         if unclear:
             return Stop(checkpoint(point, state), serving_order(unclear, inputs.players, after),
-                        over=False, problems=tuple(problems), steps=steps - 1)
+                        over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps - 1)
         quiet = quiet_before is not None and point < quiet_before
         declared = _declaring(ruleset, point)
         if declared and not quiet:
             auction = _auction(ruleset, inputs, state, point, auction, served, after)
             if auction is not None and not auction.closed:
                 return Stop(checkpoint(point, state, auction=auction), auction_breaks(auction, when),
-                            over=False, problems=tuple(problems), steps=steps - 1)
+                            over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps - 1,
+                            dice_refs=tuple(_needed(ruleset, state, point, actions)))
         blocked = _dice_missing(ruleset, state, point, when, actions, inputs)
         if blocked:
             return Stop(checkpoint(point, state, auction=auction), serving_order(blocked, inputs.players, after),
-                        over=False, problems=tuple(problems), steps=steps - 1)
+                        over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps - 1,
+                        dice_refs=tuple(_needed(ruleset, state, point, actions)))
         state = _recognise(ruleset, state, inputs.press.get(when, ()), problems)
         rolls = {ref: inputs.dice[ref].result for ref in _needed(ruleset, state, point, actions)}
         new_state, events = (ruleset.apply(state, point, actions, rolls) if rolls
                              else ruleset.apply(state, point, actions))
+        voids.extend(step_voids)
         if declared:  # checked when declared (the auction); resolution must not trigger them twice
             events = [e for e in events if e.kind not in getattr(ruleset, "declared_kinds", ())]
         _record_moves(ruleset, inputs, tracks, point, state, events)
@@ -116,16 +132,18 @@ def replay(
             if waiting:
                 nxt = ruleset.next_step(setup, point)
                 return Stop(checkpoint(nxt, new_state, contacts=waiting),
-                            serving_order(_reveals_owed(waiting, inputs, nxt, ruleset), inputs.players, after),
-                            over=False, problems=tuple(problems), steps=steps)
-        met = () if quiet else _breaks_met(ruleset, inputs, point, when, state, new_state, events)
+                            serving_order(_reveals_owed(waiting, inputs, nxt, ruleset, new_state), inputs.players,
+                                          after),
+                            over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps)
+        met = () if quiet else _breaks_met(ruleset, inputs, point, when, state, new_state, events, armed=armed)
         nxt = ruleset.next_step(setup, point)
         auction, served = None, None
         if met:
             return Stop(checkpoint(nxt, new_state), serving_order(met, inputs.players, after), over=False,
-                        problems=tuple(problems), steps=steps)
+                        problems=tuple(problems), voids=tuple(voids[known:]), steps=steps)
         state, point = new_state, nxt
-    return Stop(checkpoint(None, state), (), over=True, problems=tuple(problems), steps=steps)
+    return Stop(checkpoint(None, state), (), over=True, problems=tuple(problems), voids=tuple(voids[known:]),
+                steps=steps)
 
 
 def _sealed(ruleset: Ruleset, state: Any, point: Point, when: str,
@@ -161,31 +179,33 @@ def _recognise(ruleset: Ruleset, state: Any, messages: Sequence[Message], proble
     return state
 
 
-def _record_moves(ruleset: Ruleset, inputs: Inputs, tracks: dict[str, tuple[Any, ...]], point: Point,
-                  before: Any, events: Sequence[Event]) -> None:
+def _record_moves(ruleset: Ruleset, inputs: Inputs, tracks: dict[tuple[str, str], tuple[Any, ...]],
+                  point: Point, before: Any, events: Sequence[Event]) -> None:
     """Keep each sealed-target seeking weapon's moves (the step, the state before it, its events) until its
     target is known, so they can be checked against pursuit of it then (DESIGN §7.1, seed §2.C)."""
     if getattr(ruleset, "pursuit_violations", None) is None:
         return
-    for unit in inputs.targets:
-        mine = tuple(e for e in events if e.unit == unit and e.kind in ("moved", "disengaged"))
+    for weapon in inputs.targets:  # (owner, unit): the owner's own weapon, nobody else's unit of that name
+        owner, unit = weapon
+        mine = tuple(e for e in events if e.unit == unit and e.by == owner and e.kind in ("moved", "disengaged"))
         if mine:
-            tracks[unit] = tracks.get(unit, ()) + ((point, before, mine),)
+            tracks[weapon] = tracks.get(weapon, ()) + ((point, before, mine),)
 
 
-def _check_pursuit(ruleset: Ruleset, inputs: Inputs, tracks: dict[str, tuple[Any, ...]],
-                   problems: list[Finding]) -> dict[str, tuple[Any, ...]]:
+def _check_pursuit(ruleset: Ruleset, inputs: Inputs, tracks: dict[tuple[str, str], tuple[Any, ...]],
+                   problems: list[Finding]) -> dict[tuple[str, str], tuple[Any, ...]]:
     """Once a seeking weapon's target is revealed, every move it made is checked against pursuit of that target
     (`rules.pursuit`); checked moves are dropped, later ones are checked as they are made."""
     check = getattr(ruleset, "pursuit_violations", None)
     if check is None:
         return tracks
     left = {}
-    for unit, track in tracks.items():
-        sealed = inputs.targets.get(unit)
+    for weapon, track in tracks.items():
+        sealed = inputs.targets.get(weapon)
         if sealed is None or not sealed.revealed:
-            left[unit] = track
+            left[weapon] = track
             continue
+        unit = weapon[1]
         target = (sealed.value or {}).get("target")
         for violation in check(list(track), unit, target):
             # name the entry that made the move where there is one; a default or planned move has none
@@ -207,7 +227,7 @@ def _impacts(ruleset: Ruleset, state: Any, contacts: Sequence[tuple[str, tuple[s
     waiting = []
     events: list[Event] = []
     for unit, candidates in contacts:
-        sealed = inputs.targets.get(unit)
+        sealed = _target(ruleset, state, inputs, unit)
         if sealed is None:
             continue  # no sealed target: it flies on (the launch without one was the owner's loss)
         if not sealed.revealed:
@@ -220,12 +240,18 @@ def _impacts(ruleset: Ruleset, state: Any, contacts: Sequence[tuple[str, tuple[s
     return state, tuple(waiting), events
 
 
+def _target(ruleset: Ruleset, state: Any, inputs: Inputs, unit: str) -> Any:
+    """The sealed target of seeking weapon `unit`: its owner's, found by (owner, weapon), never by name alone."""
+    return inputs.targets.get((ruleset.owner_of(state, unit), unit))
+
+
 def _reveals_owed(waiting: Sequence[tuple[str, tuple[str, ...]]], inputs: Inputs, point: Point | None,
-                  ruleset: Ruleset) -> tuple[Break, ...]:
+                  ruleset: Ruleset, state: Any) -> tuple[Break, ...]:
     when = ruleset.format_time(point) if point is not None else None
     out = []
     for unit, candidates in waiting:
-        sealed = inputs.targets[unit]
+        sealed = _target(ruleset, state, inputs, unit)
+        assert sealed is not None  # waiting only for a weapon with a sealed target (_impacts)
         out.append(Break(sealed.owner, when, SECRET, f"reveal owed for {sealed.secret}: {unit} meets "
                          f"{', '.join(candidates)}", unit=unit))
     return tuple(out)
@@ -266,10 +292,15 @@ def _gather(
     point: Point,
     inputs: Inputs,
     entries: Sequence[Entry],
-    problems: list[Finding],
+    voids: list[Void],
 ) -> tuple[list[Action], list[Break]]:
     """Every player's actions at this step: legal entries first, then his plans (§4.5), then the ruleset's
-    defaults for units without either. A plan that ties gives a clarify break for its owner instead."""
+    defaults for units without either. A plan that ties gives a clarify break for its owner instead.
+
+    An entry that is illegal here (or a second one for the same unit and slot) is void (DESIGN §4.2 "Entries and
+    time"): recorded in `voids`, never a finding. What its author alone could have known was refused in his own
+    commit (pbem.protocol.legality); what is left became impossible through others' later actions, and must not
+    make anybody's commit illegal, or the game could stick."""
     actions: list[Action] = []
     unclear: list[Break] = []
     slot_of = getattr(ruleset, "slot_of", None)
@@ -280,13 +311,11 @@ def _gather(
             verb = next(iter(entry.do), "")
             slot = (slot_of(entry.do) if slot_of is not None else None) or verb  # ph1 and ph2 may both fire
             if (entry.unit, slot) in acted:
-                problems.append(Finding("rules.duplicate-action",
-                                        f"{player} gave {entry.unit} a second {verb!r} at {entry.at_text}",
-                                        file=entry.file, line=entry.line))
+                voids.append(void_of(entry, f"a second {verb!r} for {entry.unit} at {entry.at_text}"))
                 continue
             reason = ruleset.legal(state, action)
             if reason is not None:
-                problems.append(Finding("rules.illegal-action", reason, file=entry.file, line=entry.line))
+                voids.append(void_of(entry, reason))
                 continue
             acted.add((entry.unit, slot))
             actions.append(action)
@@ -298,6 +327,11 @@ def _gather(
             if default.unit not in covered:
                 actions.append(default)
     return actions, unclear
+
+
+def void_of(entry: Entry, reason: str) -> Void:
+    """The record of an entry replay found void, and why."""
+    return Void(entry.by, entry.at_text, entry.unit, dict(entry.do), reason, entry.file, entry.line)
 
 
 def _plans(ruleset: Ruleset, state: Any, point: Point, player: str, inputs: Inputs, explicit: set[str | None],
@@ -341,10 +375,22 @@ def _needed(ruleset: Ruleset, state: Any, point: Point, actions: Sequence[Action
 def _dice_missing(ruleset: Ruleset, state: Any, point: Point, when: str, actions: Sequence[Action],
                   inputs: Inputs) -> list[Break]:
     """DESIGN §4.2 point 4: the step waits for its dice. Unannounced dice are owed by whoever acted; announced
-    but unrolled ones by their roller (what the others owe him comes first, from the batch itself)."""
+    but unrolled ones by their roller (what the others owe him comes first, from the batch itself).
+
+    DESIGN §5 binding: a die of another size than the ruleset's for its ref never resolves it (a d2 or a d1000
+    for a d6 shot): the step waits for its roller, who voids the batch and rolls again. The commit that announced
+    it was refused for it (`dice.bad-sides`); replay only never scores with it."""
     owed: dict[str, list[str]] = {}
+    sides_of = getattr(ruleset, "dice_sides", None)
     for ref in _needed(ruleset, state, point, actions):
         rolled = inputs.dice.get(ref)
+        wanted = sides_of(ref) if sides_of is not None else None
+        if rolled is not None and wanted is not None and (
+                (rolled.sides and rolled.sides != wanted)
+                or (rolled.result is not None and not 1 <= rolled.result <= wanted)):
+            owed.setdefault(rolled.roller, []).append(f"{ref} in {rolled.batch}, a d{rolled.sides} where the "
+                                                      f"rules roll a d{wanted}: void it")
+            continue
         if rolled is not None and rolled.result is not None:
             continue
         parts = ref.split("/")  # DESIGN §5: "1.4.fire/CA/ph1" names the acting unit second
@@ -365,9 +411,11 @@ def _breaks_met(
     after: Any,
     events: Sequence[Event],
     explicit: bool = True,
+    armed: set[tuple[str, bytes]] | None = None,
 ) -> tuple[Break, ...]:
     """One break per player whose conditions this step meets (reasons joined), DESIGN §4.2 point 2.
-    `explicit`: whether explicit break points count (not for a declaration, only for a resolved step)."""
+    `explicit`: whether explicit break points count (not for a declaration, only for a resolved step).
+    `armed`: conditions written while they held (see `replay`); one met here, or no longer holding, is removed."""
     met: list[Break] = []
     for player in inputs.players:
         reasons: list[str] = []
@@ -379,6 +427,14 @@ def _breaks_met(
                 continue
             # Seed §6 / DESIGN §4.2: a player's own events never trigger him unless he says `by: any`.
             seen = events if condition.get("by") == "any" else [e for e in events if e.by != player]
+            if armed and (player, canonical_dumps(condition)) in armed:
+                holds = ruleset.condition_holds(condition, player, after)  # type: ignore[attr-defined]
+                if holds is None or seen:
+                    armed.discard((player, canonical_dumps(condition)))
+                if holds is not None and seen:
+                    reasons.append(holds)
+                    explicit_only = False
+                    continue
             if not seen:
                 continue
             reason = ruleset.condition_met(condition, player, before, after, seen)
@@ -388,6 +444,22 @@ def _breaks_met(
         if reasons:
             met.append(Break(player, when, AT if explicit_only else CONDITION, "; ".join(reasons)))
     return tuple(met)
+
+
+def _arm(ruleset: Ruleset, inputs: Inputs, start: Checkpoint,
+         fresh: Mapping[str, Sequence[Mapping[str, Any]]] | None) -> set[tuple[str, bytes]]:
+    """The armed conditions (DESIGN §4.3): those still armed at `start` that their players still have, and the
+    fresh ones that hold in the state at `start`."""
+    holds = getattr(ruleset, "condition_holds", None)
+    if holds is None:
+        return set()
+    have = {(p, canonical_dumps(c)) for p in {p for p, _ in start.armed} for c in inputs.of(p).breaks}
+    armed = set(start.armed) & have
+    for player, conditions in (fresh or {}).items():
+        for condition in conditions:
+            if "at" not in condition and holds(condition, player, start.state) is not None:
+                armed.add((player, canonical_dumps(condition)))
+    return armed
 
 
 def _explicit_point(ruleset: Ruleset, text: Any) -> Point | None:

@@ -10,18 +10,35 @@ over while any secret is unrevealed.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from pbem.crypto import seal
 from pbem.errors import Finding, PbemError
 from pbem.formats import schemas
-from pbem.protocol.model import Break
+from pbem.protocol.model import Break, Entry
 from pbem.rulesets.base import Point
 
 SECRET = "secret"
 END = "end"
+# DESIGN §2, §4.9: a secret's id carries its owner, `<owner>-NNNN`, numbered per owner, so players sealing at once
+# never write the same path; the old `sNNNN` stays valid in existing games but is no longer written.
+AUTHOR_ID = re.compile(r"([a-z][a-z0-9_-]{0,15})-([0-9]{4,6})\Z")
+OLD_ID = re.compile(r"s[0-9]{4,6}\Z")
+
+
+def id_author(secret_id: str) -> str | None:
+    """The player part of an id `<owner>-NNNN` (split at its last `-`); None for an old-style `sNNNN`."""
+    m = AUTHOR_ID.match(secret_id)
+    return m.group(1) if m else None
+
+
+def next_secret_id(existing: Iterable[str], owner: str) -> str:
+    """`owner`'s next free secret id: `<owner>-NNNN`, one more than his highest (DESIGN §4.9)."""
+    numbers = [int(m.group(2)) for i in existing if (m := AUTHOR_ID.match(i)) and m.group(1) == owner]
+    return f"{owner}-{max(numbers, default=0) + 1:04d}"
 
 
 @dataclass(frozen=True)
@@ -128,6 +145,11 @@ def _sealed(new: Secret, players: Sequence[str], parse_time: Callable[[str], Poi
     out = []
     if new.owner not in players:
         out.append(Finding("secret.bad-secret", f"owner {new.owner!r} is not a player", file=f))
+    author = id_author(new.id)
+    if author is not None and author != new.owner:
+        out.append(Finding("ownership.id-author", f"secret {new.id} names {author} in its id, but its owner is "
+                           f"{new.owner}: a secret's id is `<owner>-NNNN` (secrets/{new.owner}-NNNN.yaml)", file=f,
+                           line=new.line_of("id")))
     if new.revealed:
         out.append(Finding("secret.bad-secret", f"secret {new.id} is sealed and revealed at once: write it in the "
                            "report in the clear instead (seed §2.C)", file=f))
@@ -149,3 +171,112 @@ def check_reveal(secret: Secret) -> list[Finding]:
     except PbemError as exc:
         return [exc.finding.at(file=secret.file)]
     return []
+
+
+def sealing_findings(before: Mapping[str, Secret], after: Mapping[str, Secret], player: str, owed_steps: set[str],
+                     turn: bool, ruleset: Any, added: Sequence[Entry],
+                     entries: Callable[[], Iterable[Entry]]) -> list[Finding]:
+    """What the secrets a commit seals must answer (DESIGN §4.7, §6, §7.1; seed §2.C).
+
+    * A sealed step's input (`step`) answers a step its owner owes now, is of the kind that step takes
+      (`ruleset.sealed_kind`: a tactical allocation, Diplomacy orders), and is his only one for it; a kind that
+      answers sealed steps (`ruleset.sealed_kinds`) is never sealed without naming its step (secret.wrong-step):
+      the step, not anything written inside, is what it is judged against. Anything else is sealed in one's
+      own turn.
+    * A seeking weapon's target (`ruleset.target_kind`) is sealed by the weapon's owner in the commit that
+      launches it (`concerns` = the new unit's name), one per weapon (secret.foreign-target, secret.late-target,
+      secret.duplicate-target, secret.bad-target); a launch that commit adds needs its target sealed with it
+      (secret.missing-target). `added` are the report entries the commit added; `entries()` all of them, read
+      only when a target names no launch of this commit."""
+    new = [after[sid] for sid in sorted(set(after) - set(before))]
+    # the target's own rule first: it says more than "not in one's own turn" about a target sealed out of turn
+    out = _target_findings(before, new, after, player, ruleset, added, entries)
+    sealed_kind = getattr(ruleset, "sealed_kind", None)
+    step_kinds = getattr(ruleset, "sealed_kinds", frozenset())
+    answered: set[str] = set()
+    for secret in new:
+        step, kind = secret.raw.get("step"), secret.raw["kind"]
+        if step is not None and step not in owed_steps:
+            out.append(Finding("secret.bad-secret", f"secret {secret.id} answers step {step}, for which {player} "
+                               "owes no sealed input", file=secret.file, line=secret.line_of("step")))
+        elif step is not None and step in answered:
+            out.append(Finding("secret.bad-secret", f"secret {secret.id} is a second sealed input of {player} for "
+                               f"{step}: one answers it", file=secret.file, line=secret.line_of("step")))
+        elif step is not None and sealed_kind is not None and sealed_kind(ruleset.parse_time(step)) not in (None, kind):
+            out.append(Finding("secret.wrong-kind", f"secret {secret.id} is a {kind}, but {step} takes a sealed "
+                               f"{sealed_kind(ruleset.parse_time(step))}", file=secret.file,
+                               line=secret.line_of("kind")))
+        elif step is None and kind in step_kinds:
+            out.append(Finding("secret.wrong-step", f"secret {secret.id}: a {kind} answers the sealed step it is for "
+                               f"and names it (step); seal it when you owe it (`pbem seal {kind} FILE`)",
+                               file=secret.file, line=secret.line_of("kind")))
+        elif step is None and not turn:
+            out.append(Finding("secret.bad-secret", "secrets are sealed in one's own turn", file=secret.file))
+        if step is not None:
+            answered.add(step)
+    return out
+
+
+def _target_findings(before: Mapping[str, Secret], new: Sequence[Secret], after: Mapping[str, Secret], player: str,
+                     ruleset: Any, added: Sequence[Entry], entries: Callable[[], Iterable[Entry]]) -> list[Finding]:
+    target_kind, launched = getattr(ruleset, "target_kind", None), getattr(ruleset, "launched_unit", None)
+    if target_kind is None or launched is None:
+        return []
+    out: list[Finding] = []
+    launches = {name: e for e in added if e.by == player and (name := launched(e.do)) is not None}
+    if not launches and not any(s.raw["kind"] == target_kind for s in new):
+        return []
+    taken = {s.raw.get("concerns") for s in before.values() if s.raw["kind"] == target_kind}
+    for secret in (s for s in new if s.raw["kind"] == target_kind):
+        unit, where = secret.raw.get("concerns"), {"file": secret.file, "line": secret.line_of("concerns")}
+        if unit not in launches:
+            by = next((e.by for e in entries() if launched(e.do) == unit), None) if unit else None
+            if by is not None and by != player:
+                out.append(Finding("secret.foreign-target", f"secret {secret.id}: {unit} is {by}'s seeking weapon; "
+                                   f"only {by} seals its target", **where))
+            elif by is not None:
+                out.append(Finding("secret.late-target", f"secret {secret.id}: {unit}'s target is sealed in the "
+                                   f"commit that launches it, not after", **where))
+            else:
+                out.append(Finding("secret.bad-target", f"secret {secret.id}: a target's `concerns` names the "
+                                   f"seeking weapon launched in the same commit ({{launch: {{weapon, as}}}}), got "
+                                   f"{unit!r}", **(where if unit else {"file": secret.file})))
+        elif unit in taken:
+            out.append(Finding("secret.duplicate-target", f"secret {secret.id}: {unit} has its target sealed "
+                               "already; one target per seeking weapon", **where))
+        taken.add(unit)
+    mine = {s.raw.get("concerns") for s in after.values() if s.raw["kind"] == target_kind and s.owner == player}
+    for name, entry in sorted(launches.items()):
+        if name not in mine:
+            out.append(Finding("secret.missing-target", f"{player} launches {name} at {entry.at_text} without "
+                               f"sealing its target in the same commit (`pbem seal {target_kind} FILE --concerns "
+                               f"{name}`)", file=entry.file, line=entry.line))
+    return out
+
+
+def reveal_findings(before: Mapping[str, Secret], after: Mapping[str, Secret], ruleset: Any) -> list[Finding]:
+    """A secret revealed by this commit answers what it was sealed for (DESIGN §4.7, §6): a sealed step's input
+    is that step's (`ruleset.sealed_input_error`: a tactical allocation is for the turn of its step,
+    secret.wrong-step); a seeking weapon's target names that weapon (secret.bad-target)."""
+    out: list[Finding] = []
+    check = getattr(ruleset, "sealed_input_error", None)
+    target_kind = getattr(ruleset, "target_kind", None)
+    for sid in sorted(after):
+        secret, old = after[sid], before.get(sid)
+        if not secret.revealed or old is None or old.revealed:
+            continue
+        try:
+            value = secret.value()
+        except PbemError:
+            continue  # check_reveal reports it
+        where = {"file": secret.file, "line": secret.line_of("key")}
+        step = secret.raw.get("step")
+        if check is not None and step is not None:
+            reason = check(secret.raw["kind"], ruleset.parse_time(step), value)
+            if reason is not None:
+                out.append(Finding("secret.wrong-step", f"secret {sid}: {reason}", **where))
+        if secret.raw["kind"] == target_kind and isinstance(value, Mapping) \
+                and value.get("unit") != secret.raw.get("concerns"):
+            out.append(Finding("secret.bad-target", f"secret {sid} was sealed as {secret.raw.get('concerns')}'s "
+                               f"target, but names {value.get('unit')!r}", **where))
+    return out

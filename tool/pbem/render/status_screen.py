@@ -18,6 +18,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from pbem.formats.escape import terminal
 from pbem.protocol.dice import ESCROW
 from pbem.protocol.dice import DICE
 from pbem.protocol.model import AT, CLARIFY, CONDITION, HORIZON, ROLL, SEALED, Status
@@ -61,6 +62,8 @@ class StatusView:
     to_apply: tuple[str, ...] = ()  # ids of those errata everyone signed
     behind: str | None = None  # "origin has 2 new commits: pbem pull" (services/gitstate.py)
     sides: int = 6  # the ruleset's die for a roll owed (DESIGN §5 `dice_sides`)
+    voids: tuple[str, ...] = ()  # my entries replay found void, one line each (DESIGN §4.2)
+    setup_todo: tuple[str, str] | None = None  # before the start: my next step towards it and its command
 
 
 def todos(view: StatusView) -> list[Todo]:
@@ -81,6 +84,8 @@ def _todos(view: StatusView) -> list[Todo]:
             return [Todo(f"claim a seat ({', '.join(view.open_seats)} open)", f"pbem join --as {view.open_seats[0]}")]
         if view.open_seats:
             return [Todo(f"wait for the other seats to be claimed ({', '.join(view.open_seats)})", WAIT)]
+        if view.setup_todo is not None:
+            return [Todo(*view.setup_todo)]
         return [Todo("start the game: all seats are taken", f"pbem start --first {view.players[0]}"
                      if view.players else "pbem start --roll")]
     if status.over:
@@ -157,16 +162,16 @@ def screen(view: StatusView) -> RenderableType:
         for column in ("", "player", "at", "kind", "why"):
             table.add_column(column, overflow="fold")
         for i, b in enumerate(status.pending, 1):
-            table.add_row(str(i), _seat(b.player, view.me), b.at or "", b.kind, b.why)
+            table.add_row(str(i), *(_inert(x) for x in (_seat(b.player, view.me), b.at or "", b.kind, b.why)))
         parts.append(table)
     must = Table.grid(padding=(0, 1))
     must.add_column(width=2)
     must.add_column(overflow="fold")
     for todo in todos(view):
-        must.add_row("→", Text(todo.text))
-        must.add_row("", Text("$ " + todo.command, style="bold green"))
+        must.add_row("→", _inert(todo.text))
+        must.add_row("", Text("$ " + terminal(todo.command), style="bold green"))
     who = view.me if view.me is not None else "no seat"
-    parts.append(Panel(must, title=f"What you ({who}) do next", title_align="left", border_style="green"))
+    parts.append(Panel(must, title=_inert(f"What you ({who}) do next"), title_align="left", border_style="green"))
     mine = []
     if view.horizon is not None or view.breaks:
         mine.append(f"your orders reach {view.horizon or '(nothing yet)'}; your breaks: "
@@ -176,15 +181,16 @@ def screen(view: StatusView) -> RenderableType:
     if view.last:
         mine.append(f"last commit: {view.last}")
     mine += [f"erratum {line}" for line in view.errata]
+    mine += [f"void: {line}" for line in view.voids]
     if mine:
-        parts.append(Text("\n".join(mine)))
+        parts.append(Text("\n".join(terminal(line) for line in mine)))
     if len(view.units) > 1:
         units = Table(title="Units at the firm point", title_justify="left", box=None, padding=(0, 1),
                       show_edge=False)
         for column in view.units[0]:
-            units.add_column(column)
+            units.add_column(_inert(column))
         for row in view.units[1:]:
-            units.add_row(*row)
+            units.add_row(*(_inert(cell) for cell in row))
         parts.append(units)
     return Group(*parts)
 
@@ -195,19 +201,25 @@ def _head(view: StatusView) -> Panel:
     grid.add_column(style="bold", width=8)
     grid.add_column(overflow="fold")
     if status is None:
-        grid.add_row("SETUP", "seats are being claimed" + (f": {', '.join(view.open_seats)} open"
-                                                           if view.open_seats else ": all taken"))
+        grid.add_row("SETUP", _inert("seats are being claimed" + (f": {', '.join(view.open_seats)} open"
+                                                                  if view.open_seats else ": all taken")))
     elif status.over:
         grid.add_row("OVER", "the game is over")
     else:
         first = next((b for b in status.pending if b.player == status.control), None)
-        control = Text(_seat(status.control or "", view.me), style="bold yellow")
+        control = Text(terminal(_seat(status.control or "", view.me)), style="bold yellow")
         if first is not None:
-            control.append(f" — {first.why}", style="default")
+            control.append(f" — {terminal(first.why)}", style="default")
         grid.add_row("CONTROL", control)
-        grid.add_row("FIRM", f"{status.firm}  (entries before it can no longer change)")
-    return Panel(grid, title=f"{view.game_id} ({view.ruleset}) · {view.title}", title_align="left",
+        grid.add_row("FIRM", _inert(f"{status.firm}  (entries before it can no longer change)"))
+    return Panel(grid, title=_inert(f"{view.game_id} ({view.ruleset}) · {view.title}"), title_align="left",
                  border_style="blue")
+
+
+def _inert(text: str) -> Text:
+    """Text from the repository, shown as it is: control characters escaped (DESIGN §9), and no rich markup
+    (a plain str in a table cell or a title would be read as markup: `[green]ok` would paint)."""
+    return Text(terminal(text))
 
 
 def _seat(player: str, me: str | None) -> str:

@@ -114,6 +114,29 @@ class Ruleset(Protocol):
         """Events known as soon as this simultaneous step's actions are declared, before anything is resolved
         (e.g. `fire` declared): they can trigger an action auction (seed §7)."""
 
+    # --- optional: what an entry's author alone could know (DESIGN §4.2 "Entries and time") -------------------
+    # Replay judges an entry with `legal` on the state it meets, and an illegal one is void (never a finding). A
+    # ruleset with these four also has each entry judged when it is written, in its author's view: the state at
+    # the firm point carried forward by his own actions only (pbem.protocol.legality); a refusal there is a
+    # finding on his commit. Without them only entries at the firm step itself are judged when written.
+
+    def own_view(self, state: State, player: str) -> Any:
+        """`player`'s view at the firm point (opaque to the protocol)."""
+
+    def own_state(self, view: Any) -> State:
+        """The state inside a view, for the player's plans and defaults."""
+
+    def own_step(self, view: Any, point: Point, actions: Sequence[Action]) -> Any:
+        """The view after `point`, carried by the player's own actions there (never by anybody else's)."""
+
+    def own_legality(self, view: Any, action: Action) -> str | None:
+        """The reason if the author could have known `action` to be illegal, else None (others may still make
+        it impossible: replay then voids it)."""
+
+    def condition_holds(self, condition: Mapping[str, Any], player: str, state: State) -> str | None:
+        """The reason text if the situation a condition watches for already holds in `state` (DESIGN §4.3: one
+        written while it holds is met at the next step it still holds), else None."""
+
     # --- break conditions (§4.3) -----------------------------------------------------------------------
     def condition_error(self, condition: Mapping[str, Any]) -> str | None:
         """None if the ruleset can evaluate this variable condition, else why not (a schema-level error)."""

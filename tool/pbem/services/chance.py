@@ -18,7 +18,7 @@ from pbem.errors import ILLEGAL, PbemError
 from pbem.formats import schemas, yamlsafe
 from pbem.formats.canonical import dumps as canonical
 from pbem.formats.writer import dump_mapping
-from pbem.protocol import dice
+from pbem.protocol import dice, secrets
 from pbem.protocol.dice import Batch
 from pbem.protocol.secrets import Secret
 from pbem.services.workspace import Identity
@@ -39,6 +39,13 @@ def next_id(existing: Mapping[str, Any], prefix: str) -> str:
     return f"{prefix}{(max(numbers) + 1) if numbers else 1:04d}"
 
 
+def author_id(existing: Mapping[str, Any], author: str) -> str:
+    """The next id of a file `author` makes out of turn: `<author>-NNNN`, numbered per author (DESIGN §2, §4.9),
+    so two players acting at once never write the same path. Old-style ids (`b0001`) are not counted."""
+    numbers = [int(i.rsplit("-", 1)[1]) for i in existing if i.rsplit("-", 1)[0] == author and "-" in i]
+    return f"{author}-{(max(numbers) + 1) if numbers else 1:04d}"
+
+
 def announce(files: Files, game: Game, me: Identity, roller: str, purposes: list[str], refs: list[str],
              sides: int, mode: str | None = None, at: str | None = None, replaces: str | None = None) -> str:
     """Write a new batch: the purposes in order, sides, the roller and his commitment (DESIGN §5)."""
@@ -52,7 +59,8 @@ def announce(files: Files, game: Game, me: Identity, roller: str, purposes: list
         raise PbemError("usage.dice", f"--sides {sides}: a die has {MIN_SIDES} to {MAX_SIDES} sides")
     if mode == "escrow" and game.manifest.escrow_key is None:
         raise PbemError("usage.dice", "escrow dice need the escrow's key in game.yaml (dice.escrow_key)")
-    batch_id = next_id(game.batches, "b")
+    _check_binding(game, refs, sides)
+    batch_id = author_id(game.batches, roller)
     raw: dict[str, Any] = {"id": batch_id, "roller": roller, "mode": mode, "sides": sides,
                            "rolls": [{"for": text, **({"ref": refs[i]} if refs else {})}
                                      for i, text in enumerate(purposes)]}
@@ -68,22 +76,56 @@ def announce(files: Files, game: Game, me: Identity, roller: str, purposes: list
     return batch_id
 
 
+def _check_binding(game: Game, refs: list[str], sides: int) -> None:
+    """Refuse at once what the verifier refuses later (DESIGN §5 binding): a die of another size than the rules
+    roll for a ref, and a ref that a batch which stands already rolls. Whether the ref is owed now is judged
+    when the turn is yielded (it needs the replay of the turn)."""
+    sides_of = getattr(game.manifest.ruleset, "dice_sides", None)
+    for ref in refs:
+        wanted = len(game.manifest.players) if ref == "start" else sides_of(ref) if sides_of is not None else None
+        if wanted is not None and sides != wanted:
+            raise PbemError("dice.bad-sides", f"--sides {sides} for {ref}: the rules roll it with a d{wanted}",
+                            hint=f"use --sides {wanted}", exit_code=ILLEGAL)
+        standing = [b.id for b in game.batches.values() if not b.voided and ref in b.refs]
+        if standing:
+            raise PbemError("dice.rebound-ref", f"{ref} is rolled by {standing[0]} already: one batch per ref",
+                            hint=f"to re-roll, void {standing[0]} whole first (pbem dice void)", exit_code=ILLEGAL)
+
+
 def settle_dice(files: Files, game: Game, me: Identity, player: str) -> list[str]:
-    """Add what `player` owes to open batches: his contributions, and his reveals with the results."""
+    """Add what `player` owes to open batches: his contributions (at a table of three or more first his
+    commitment, then, once every contributor has committed, the contribution itself), and his reveals with the
+    results (DESIGN §5)."""
     done = []
     players = game.manifest.players
     for batch in sorted(game.batches.values(), key=lambda b: b.id):
         if batch.voided or batch.results is not None or batch.mode != "commit-reveal":
             continue
         raw = dict(batch.raw)
-        if player != batch.roller and player in players and player not in batch.contributions:
-            raw["contributions"] = {**batch.contributions, player: dice_crypto.fresh_secret().hex()}
-            done.append(f"contributed to {batch.id}")
-        elif player == batch.roller and Batch(raw).knowable(players):
+        if player == batch.roller:
+            if not batch.knowable(players):
+                continue
             secret = seal.recover_key(base64.b64decode(raw["owner_box"]), private_key(me))
             raw["reveal"] = secret.hex()
             raw["results"] = dice.derive(game.manifest.id, players, Batch(raw))
             done.append(f"revealed {batch.id}: {raw['results']}")
+        elif player not in players or player in batch.contributions:
+            continue
+        elif not batch.committed_first(players):
+            raw["contributions"] = {**batch.contributions, player: dice_crypto.fresh_secret().hex()}
+            done.append(f"contributed to {batch.id}")
+        elif player not in batch.contribution_commits:
+            # a table of three or more: commit first, reveal once every contributor has committed (DESIGN §5)
+            secret = dice_crypto.fresh_secret()
+            raw["contribution_commits"] = {**batch.contribution_commits,
+                                           player: dice_crypto.contribution_commitment(secret).hex()}
+            raw["contribution_boxes"] = {**(batch.raw.get("contribution_boxes") or {}),
+                                         player: base64.b64encode(seal.seal_to(secret, me.public)).decode()}
+            done.append(f"committed a contribution to {batch.id}")
+        elif batch.all_committed(players):
+            box = base64.b64decode(batch.raw["contribution_boxes"][player])
+            raw["contributions"] = {**batch.contributions, player: seal.recover_key(box, private_key(me)).hex()}
+            done.append(f"revealed my contribution to {batch.id}")
         else:
             continue
         files[batch.file] = dump_mapping(_ordered(raw)).encode()
@@ -141,14 +183,22 @@ def show(game: Game, batch_id: str) -> str:
 
 def seal_secret(files: Files, game: Game, me: Identity, owner: str, kind: str, content: bytes, end: str,
                 concerns: str = "", step: str | None = None) -> str:
-    """Seal `content` (YAML or JSON of the secret's kind) into secrets/<id>.yaml (DESIGN §6)."""
+    """Seal `content` (YAML or JSON of the secret's kind) into secrets/<owner>-NNNN.yaml (DESIGN §6); a kind this
+    game does not offer is refused with the list of those it does (services.secret_kinds)."""
+    from pbem.services import secret_kinds
+
+    secret_kinds.require(game, kind)
     value = yamlsafe.load(content, "the secret").data
     schemas.validate(f"pbem/secret/{kind}/1", value, file="the secret")
     sealed = seal.seal(canonical(value), me.public)
-    secret_id = next_id(game.secrets, "s")
+    secret_id = secrets.next_secret_id(game.secrets, owner)  # the owner's own id: sealing at once never collides
     raw: dict[str, Any] = {"id": secret_id, "owner": owner, "kind": kind}
     if concerns:
         raw["concerns"] = concerns
+    ruleset = game.manifest.ruleset
+    sealed_kind = getattr(ruleset, "sealed_kind", None)
+    if step is not None and sealed_kind is not None and sealed_kind(ruleset.parse_time(step)) not in (None, kind):
+        step = None  # a note or a target sealed while one owes an allocation does not answer that step
     if step is not None:
         raw["step"] = step  # the sealed simultaneous step this answers (DESIGN §4.7)
     raw.update({"end": end, "box": base64.b64encode(sealed.box).decode(), "commit": sealed.commit.hex(),
@@ -187,7 +237,7 @@ def _batch(game: Game, batch_id: str) -> Batch:
 
 def _ordered(raw: Mapping[str, Any]) -> dict[str, Any]:
     """The batch fields in DESIGN §5's order, for a file players can read."""
-    order = ["id", "roller", "mode", "sides", "rolls", "at", "replaces", "commit", "owner_box", "contributions",
-             "reveal", "escrow", "results", "void"]
+    order = ["id", "roller", "mode", "sides", "rolls", "at", "replaces", "commit", "owner_box",
+             "contribution_commits", "contribution_boxes", "contributions", "reveal", "escrow", "results", "void"]
     return {k: raw[k] for k in order if k in raw} | {k: v for k, v in raw.items() if k not in order}
 

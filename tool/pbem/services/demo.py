@@ -78,7 +78,7 @@ def run_demo(directory: Path | None, game: str, echo: Echo) -> int:
     if script["first"] == "roll":
         _start_by_roll(ws, founder, players, echo)
     else:
-        setup.start(ws, script["first"], players[script["first"]])
+        _start_by_consent(ws, players, script["first"], echo)
     if "phases" in script:
         _play_phases(ws, players, script["phases"], echo)
     else:
@@ -145,14 +145,15 @@ def audit_results(result: HistoryResult) -> list[tuple[bool, str]]:
     state = last.stop.checkpoint.state
     out: list[tuple[bool, str]] = []
     for secret in sorted(last.game.secrets.values(), key=lambda s: s.id):
-        if secret.raw.get("kind") != "allocation" or not secret.revealed:
+        if secret.raw.get("kind") != "allocation" or not secret.revealed or "step" not in secret.raw:
             continue
         value = secret.value()
-        record = ruleset.turn_record(state, secret.owner, value["turn"])
+        turn = ruleset.turn_of(ruleset.parse_time(secret.raw["step"]))  # the step it answers, as the verifier
+        record = ruleset.turn_record(state, secret.owner, turn)
         reasons = ruleset.audit_allocation(game_setup, record, value)
         spent = "; ".join(f"{u.unit} speeds {'/'.join(map(str, u.speeds))}, fired {', '.join(u.fired) or 'nothing'}"
                           for u in record.units)
-        head = f"{secret.id} of {secret.owner} for turn {value['turn']} ({spent})"
+        head = f"{secret.id} of {secret.owner} for turn {turn} ({spent})"
         out.append((not reasons, f"{head}: pays for it" if not reasons else f"{head}: " + "; ".join(reasons)))
     return out
 
@@ -226,9 +227,19 @@ def _add_escrow_key(ws: Workspace, founder: Identity, escrow: Identity) -> None:
     ws.commit(files, founder, "setup: the dice escrow's key")
 
 
+def _start_by_consent(ws: Workspace, players: dict[str, Identity], first: str, echo: Echo) -> None:
+    """Every seat runs `pbem start --first FIRST` in table order: the first proposes the start agreement over
+    game.yaml as it is, each other signs it, and the last run, finding every signature, starts the game."""
+    for me in players.values():
+        setup.begin(ws, me, first=first)
+    echo(f"  every seat signed the start over game.yaml as it is: {first} starts")
+
+
 def _start_by_roll(ws: Workspace, founder: Identity, players: dict[str, Identity], echo: Echo) -> None:
-    """`pbem start --roll`, then every other player contributes and the roller reveals, then start."""
-    setup.start_roll(ws, founder)
+    """Every seat consents to decide the start by dice (`pbem start --roll`, the founder last, so he rolls),
+    then every other player contributes and the roller reveals, then start."""
+    for me in [*(p for p in players.values() if p is not founder), founder]:
+        setup.begin(ws, me, roll=True)
     roller = turn.whoami(ws, founder)
     for seat, me in players.items():
         if seat != roller:

@@ -1,5 +1,5 @@
 """Diplomacy (`dow/1`) from a power's side: seal its orders for the phase, reveal them once every power has
-sealed, post global press, read the relationship matrix, and tell what a resolved phase did (DESIGN §4.7, §7.2;
+sealed, post global press (in its own press file), read the relationship matrix, and tell what a resolved phase did (DESIGN §4.7, §7.2;
 seed 001).
 
 Each function that changes the game builds the new tree from HEAD's files (never from half-edited working
@@ -10,7 +10,7 @@ are put back afterwards.
 
 Where the rules judge a player's input, the ruleset does (`verdicts`, `recognise`, `relations_data`); this
 module only reads the state at HEAD's firm point and reports. `chronicle` re-plays revealed phases exactly as
-replay resolves them (owed players first, then the phase's press in file order, then the phase) to tell what
+replay resolves them (owed players first, then the phase's press in the order it was sent, then the phase) to tell what
 each did: orders, warnings, dislodgements, retreats, builds, centres and relationship changes.
 """
 
@@ -30,10 +30,16 @@ from pbem.protocol.secrets import SECRET
 from pbem.rulesets.base import Action, Event, Point
 from pbem.services import chance
 from pbem.services.workspace import Identity, Workspace
-from pbem.verify.gamefiles import STATUS, Game
+from pbem.verify.gamefiles import ENTRY_LINE, STATUS, Game, in_commit_order
 from pbem.verify.turns import Verified, expected_after, who
 
-PRESS_FILE = "press/global.yaml"
+
+
+def press_file(player: str) -> str:
+    """Where a seat posts its press: a file of its own, so seats posting at the same time never touch the same
+    path (DESIGN §2, §4.9)."""
+    return f"press/{player}.yaml"
+
 ORDERS_KIND = "orders"  # schemas/secret-orders.json: the plaintext is {orders: [...]}
 SYMBOL = {"WAR": "1", "HOSTILE": "2", "NEUTRAL": "3", "FRIENDLY": "4", "ALLIED": "5", "LIMBO": "*"}
 LEGEND = "1 WAR, 2 HOSTILE, 3 NEUTRAL, 4 FRIENDLY, 5 ALLIED, * LIMBO"
@@ -71,7 +77,7 @@ def _seat(ws: Workspace, me: Identity) -> Seat:
 
 
 def current_state(head: Verified) -> Any:
-    """The state at HEAD's firm point with the press sent during that phase recognised in file order: what
+    """The state at HEAD's firm point with the press sent during that phase recognised in the order it was sent: what
     players have publicly recognised so far (seed 001), though replay recognises it only when the phase resolves."""
     assert head.stop is not None
     ruleset = head.game.manifest.ruleset
@@ -188,6 +194,9 @@ def seal_orders(ws: Workspace, me: Identity, content: bytes, name: str) -> Seale
         raise PbemError("orders.not-owed", why, exit_code=ILLEGAL)
     value = read_orders(content, name)
     problem, verdicts = judge_orders(ruleset, seat.state, seat.point, player, value)
+    for v in verdicts:  # DATC 6.B.9: never seal an order the engine would carry out with another meaning
+        if v.verdict == "rewritten":
+            raise PbemError("rules.order-rewritten", f"{name}: {v.order!r} refused: {v.reason}", exit_code=ILLEGAL)
     files = ws.head_files()
     sid = chance.seal_secret(files, ws.game_of(files), me, player, ORDERS_KIND, canonical(value), when,
                              f"{player}'s orders for {when}")
@@ -241,7 +250,7 @@ def reveal_orders(ws: Workspace, me: Identity) -> RevealedOrders:
                         exit_code=ILLEGAL)
     files = ws.head_files()
     value = chance.reveal_secret(files, ws.game_of(files), me, player, mine.secret)
-    game = ws.game_of(files)
+    game = in_commit_order(head.game, ws.game_of(files))  # press in the order it was sent (DESIGN §7.2)
     stop = expected_after(head, game, player)[0]
     until = None if stop.over else stop.checkpoint.point
     reports, _ = chronicle(game, head.stop.checkpoint.point, head.stop.checkpoint.state, until)
@@ -262,29 +271,37 @@ class Posted:
 
 
 def post(ws: Workspace, me: Identity, body: Mapping[str, Any]) -> Posted:
-    """Append one message by me to press/global.yaml, dated with the phase open now, and commit it signed at
-    once (press is legal without control, DESIGN §2). A message the rules refuse (`press.no-proposal`,
+    """Append one message by me to my own press file (press/<me>.yaml), dated with the phase open now, and commit
+    it signed at once (press is legal without control, DESIGN §2). A message the rules refuse (`press.no-proposal`,
     `press.forced-state`, ...) is refused here with its rule id and nothing is written."""
     seat = _seat(ws, me)
     ruleset = seat.head.game.manifest.ruleset
     message = {"by": seat.player, "at": seat.when, **body}
-    schemas.validate(getattr(ruleset, "press_schema", "pbem/press/message/1"), message, file=PRESS_FILE)
+    path = press_file(seat.player)
+    schemas.validate(getattr(ruleset, "press_schema", "pbem/press/message/1"), message, file=path)
     after, refusal = ruleset.recognise(seat.state, message, seat.player)
     if refusal is not None:
-        raise PbemError(getattr(refusal, "rule", "press.refused"), str(refusal), file=PRESS_FILE, exit_code=ILLEGAL,
+        raise PbemError(getattr(refusal, "rule", "press.refused"), str(refusal), file=path, exit_code=ILLEGAL,
                         hint="nothing was posted")
     changes = ruleset.relations(seat.state).recognised.changes_to(ruleset.relations(after).recognised)
     files = ws.head_files()
-    files[PRESS_FILE] = _appended(files.get(PRESS_FILE), message)
+    files[path] = _appended(files.get(path), message, path)
     status, _stop = _commit(ws, seat, me, files, f"press: {describe_message(message)}")
     return Posted(message, tuple(changes), status)
 
 
-def _appended(old: bytes | None, message: Mapping[str, Any]) -> bytes:
-    """press/global.yaml with one more message, one message per line (DESIGN §2: append-only)."""
-    messages = list((yamlsafe.load(old, PRESS_FILE).data or {}).get("messages", [])) if old else []
-    lines = ["messages:"] + [f"  - {dump_flow(m)}" for m in [*messages, dict(message)]]
-    return ("\n".join(lines) + "\n").encode()
+def _appended(old: bytes | None, message: Mapping[str, Any], path: str) -> bytes:
+    """A press file with one more message, one message per line (DESIGN §2: append-only): the line is added to
+    the file as it is, so the verifier reads only that line."""
+    line = f"  - {dump_flow(dict(message))}\n"
+    if old is None:
+        return f"messages:\n{line}".encode()
+    rows = old.decode("utf-8", "replace").split("\n")
+    if rows[0] == "messages:" and rows[-1] == "" and all(ENTRY_LINE.match(r) for r in rows[1:-1]):
+        return old + line.encode()
+    messages = list((yamlsafe.load(old, path).data or {}).get("messages", []))
+    lines = ["messages:"] + [f"  - {dump_flow(m)}" for m in messages]
+    return ("\n".join(lines) + "\n").encode() + line.encode()
 
 
 def describe_message(message: Mapping[str, Any]) -> str:
@@ -479,7 +496,7 @@ def chronicle(game: Game, point: Point | None, state: Any, until: Point | None
               ) -> tuple[list[PhaseReport], tuple[Point | None, Any]]:
     """Resolve phases from (`point`, `state`) up to `until` (exclusive; None: as far as the revealed orders go)
     the way replay does (protocol.replay: the powers owing at the phase, their revealed orders, the press sent
-    during it recognised in file order, then the phase), and tell what each did. Stops early at a phase whose
+    during it recognised in the order of the commits that added it, then the phase), and tell what each did. Stops early at a phase whose
     orders are not all revealed. Returns the reports and where it stopped."""
     ruleset = game.manifest.ruleset
     inputs: Inputs = game.inputs

@@ -6,10 +6,15 @@ GIT_OBJECT_DIRECTORY); libgit2 does not read those variables unless told, so the
 the object database by hand. What the hook prints on stderr the pusher reads as `remote:` lines; exit 1 refuses
 the whole push and no ref moves.
 
+The game branch is named at install (`main` unless `pbem hook install --branch NAME`) and kept in the
+repository's own config (`pbem.branch`), which a pusher cannot change. It is guarded by that name, whatever the
+repository's HEAD says: `git init --bare` without `-b` leaves HEAD naming `master`, and a hook that guarded HEAD's
+branch would let a force-push take back the turns landed on `main`.
+
 Per ref update:
-  1. deleting a ref is allowed, except the repository's default branch (HEAD), which holds the game;
+  1. deleting a ref is allowed, except the game branch;
   2. the new tip must be a commit (an annotated tag is peeled to its commit);
-  3. the default branch only moves forward: its old tip must be an ancestor of the new one (`history.rewritten`),
+  3. the game branch only moves forward: its old tip must be an ancestor of the new one (`history.rewritten`),
      so a turn once landed can never be taken back by a force-push;
   4. the whole history to the new tip is verified, and the findings of the commits new to this repository (not
      reachable from any of its refs) refuse the push; findings of commits it already holds do not (as
@@ -29,12 +34,15 @@ import pygit2
 
 import pbem
 from pbem.errors import ILLEGAL, USAGE, Finding, PbemError
+from pbem.formats import escape
 from pbem.services.report import findings_text
 from pbem.store.repo import GameRepo
 from pbem.verify.history import verify_history
 
 HOOK_MARK = "# pbem pre-receive hook"
 ZERO = "0" * 40
+BRANCH_KEY = "pbem.branch"  # git config of the guarded repository: the game branch's short name
+DEFAULT_BRANCH = "main"
 
 
 @dataclass(frozen=True)
@@ -56,7 +64,7 @@ class RefVerdict:
 
     def text(self) -> str:
         """The lines the pusher reads (git prefixes each with `remote: `)."""
-        ref, count = self.update.ref, self.new_commits
+        ref, count = escape.terminal(self.update.ref), self.new_commits
         if self.update.new == ZERO:
             return f"pbem: {ref}: deleted\n" if not self.findings else self._refused()
         if not self.findings:
@@ -65,7 +73,8 @@ class RefVerdict:
 
     def _refused(self) -> str:
         body = findings_text(self.findings, self.new_commits).splitlines()[:-1]  # our own closing line instead
-        return "\n".join([*body, f"pbem: {self.update.ref}: REFUSED, {len(self.findings)} finding(s) in "
+        ref = escape.terminal(self.update.ref)
+        return "\n".join([*body, f"pbem: {ref}: REFUSED, {len(self.findings)} finding(s) in "
                                   f"{self.new_commits} new commit(s); nothing was changed"]) + "\n"
 
 
@@ -86,16 +95,29 @@ def hook_script(python: str | None = None, package_root: str | None = None) -> s
     ])
 
 
-def install(path: Path, force: bool = False) -> Path:
-    """Write the pre-receive hook into the repository at `path` (mode 0755); returns the hook's path.
+@dataclass(frozen=True)
+class Installed:
+    """What `install` did: the hook's path, the branch it guards, and warnings for the host."""
+
+    hook: Path
+    branch: str
+    warnings: tuple[str, ...] = ()
+
+
+def install(path: Path, force: bool = False, branch: str = DEFAULT_BRANCH) -> Installed:
+    """Write the pre-receive hook into the repository at `path` (mode 0755) and record the game branch it guards
+    (`pbem.branch` in the repository's config).
 
     Rules: `hook.no-repo` when `path` is no git repository, `hook.exists` when a pre-receive hook that pbem did
-    not write is there (replace it with `force`). A hook pbem wrote is replaced (an upgrade)."""
+    not write is there (replace it with `force`), `hook.bad-branch` when `branch` is no valid branch name. A hook
+    pbem wrote is replaced (an upgrade). Warns when HEAD names another branch that does not exist (clones would
+    check out nothing)."""
     try:
         repo = pygit2.Repository(str(path))
     except (pygit2.GitError, KeyError):
         raise PbemError("hook.no-repo", f"{path} is not a git repository",
                         hint="make the shared repository with `git init --bare REPO.git`", exit_code=USAGE) from None
+    ref = branch_ref(branch)
     hooks = _hooks_dir(repo)
     target = hooks / "pre-receive"
     if target.exists() and not force:
@@ -107,8 +129,47 @@ def install(path: Path, force: bool = False) -> Path:
     temporary = target.with_name(".pre-receive.pbem-new")
     temporary.write_text(hook_script())
     temporary.chmod(0o755)
+    short = ref.removeprefix("refs/heads/")
+    repo.config[BRANCH_KEY] = short
     os.replace(temporary, target)
-    return target
+    return Installed(target, short, tuple(_head_warnings(repo, path, ref)))
+
+
+def branch_ref(branch: str) -> str:
+    """`refs/heads/NAME` for a branch's short name (rule `hook.bad-branch` when git would refuse the name)."""
+    name = branch.removeprefix("refs/heads/")
+    ref = f"refs/heads/{name}"
+    if not name or not pygit2.reference_is_valid_name(ref):
+        raise PbemError("hook.bad-branch", f"`{escape.terminal(branch)}` is no valid branch name",
+                        hint="give the game branch's short name, e.g. `--branch main`", exit_code=USAGE)
+    return ref
+
+
+def _head_warnings(repo: pygit2.Repository, path: Path, ref: str) -> list[str]:
+    """HEAD naming a branch that does not exist (plain `git init --bare` names `master`): clones of the server
+    then check out nothing, and a player may play on a branch nobody guards."""
+    head = _head_target(repo)
+    if head is None or head == ref or head in repo.references:
+        return []
+    return [f"{path}: HEAD names {head}, which does not exist; the hook guards {ref}. Clones will check out "
+            f"nothing: run `git -C {shlex.quote(str(path))} symbolic-ref HEAD {ref}`"]
+
+
+def _head_target(repo: pygit2.Repository) -> str | None:
+    try:
+        head = repo.lookup_reference("HEAD")
+    except KeyError:  # pragma: no cover - git always has HEAD
+        return None
+    return str(head.target) if head.type == pygit2.enums.ReferenceType.SYMBOLIC else None
+
+
+def guarded_branch(repo: GameRepo) -> str:
+    """The ref of the game branch this repository's hook guards (`pbem.branch`, else `main`)."""
+    try:
+        configured = str(repo.repo.config[BRANCH_KEY])
+    except KeyError:
+        configured = DEFAULT_BRANCH
+    return branch_ref(configured)
 
 
 def _hooks_dir(repo: pygit2.Repository) -> Path:
@@ -149,15 +210,15 @@ def open_pushed(git_dir: str | os.PathLike[str], env: Mapping[str, str]) -> Game
 
 def check_updates(repo: GameRepo, updates: list[RefUpdate]) -> list[RefVerdict]:
     """Judge each ref update against the repository as it is before the push (see the module docstring)."""
-    default = _default_branch(repo)
+    game = guarded_branch(repo)
     existing = _ref_tips(repo)
-    return [_check(repo, update, default, existing) for update in updates]
+    return [_check(repo, update, game, existing) for update in updates]
 
 
-def _check(repo: GameRepo, update: RefUpdate, default: str | None, existing: list[str]) -> RefVerdict:
+def _check(repo: GameRepo, update: RefUpdate, game: str, existing: list[str]) -> RefVerdict:
     verdict = RefVerdict(update)
     if update.new == ZERO:
-        if update.ref == default:
+        if update.ref == game:
             verdict.findings.append(Finding("history.rewritten", f"{update.ref} holds the game and may not be "
                                             "deleted"))
         return verdict
@@ -167,7 +228,7 @@ def _check(repo: GameRepo, update: RefUpdate, default: str | None, existing: lis
         verdict.findings.append(Finding("hook.not-a-commit", f"{update.ref} would point at {update.new[:10]}, "
                                         "which is no commit"))
         return verdict
-    if update.ref == default and update.old != ZERO and not _contains(repo, tip, update.old):
+    if update.ref == game and update.old != ZERO and not _contains(repo, tip, update.old):
         verdict.findings.append(Finding(
             "history.rewritten", f"{update.ref} would move from {update.old[:10]} to {tip[:10]}, which does not "
             "contain it: a force-push takes back turns that have landed",
@@ -186,14 +247,6 @@ def _check(repo: GameRepo, update: RefUpdate, default: str | None, existing: lis
         return verdict
     verdict.findings.extend(result.findings(new))
     return verdict
-
-
-def _default_branch(repo: GameRepo) -> str | None:
-    try:
-        head = repo.repo.lookup_reference("HEAD")
-    except KeyError:  # pragma: no cover - git always has HEAD
-        return None
-    return str(head.target) if head.type == pygit2.enums.ReferenceType.SYMBOLIC else None
 
 
 def _ref_tips(repo: GameRepo) -> list[str]:

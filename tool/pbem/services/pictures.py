@@ -153,9 +153,12 @@ def game_log(repo: GameRepo, revision: str | None = None) -> GameLog:
     listed.sort(key=lambda e: (e[0], table.index(e[2]) if e[2] in table else 99))
     rows = tuple(EntryRow(text, by, unit, " ".join(f"{k} {_plain(v)}" for k, v in do.items()),
                           ruleset.period_of(at), firm is None or at < firm) for at, text, by, unit, do in listed)
-    press = tuple(PressRow(path.removeprefix("press/").removesuffix(".yaml"), m.at or "", m.by,
+    # in recognition order (the order of the commits that sent them, DESIGN §7.2); undated messages after them
+    dated = [m for messages in game.inputs.press.values() for m in messages]
+    undated = [m for path in sorted(game.press) for m in game.press[path] if m.at is None]
+    press = tuple(PressRow(m.file.removeprefix("press/").removesuffix(".yaml"), m.at or "", m.by,
                            " ".join(f"{k} {_plain(v)}" for k, v in m.body.items() if k not in ("by", "at")))
-                  for path in sorted(game.press) for m in game.press[path])
+                  for m in [*dated, *undated])
     commits = []
     turn = 0
     board = Board(with_control=False)
@@ -270,6 +273,7 @@ def status_view(ws: Any, me: str | None) -> StatusView:
         if listed and keys:
             units = (tuple(keys), *(tuple(_plain(u.get(k)) for k in keys) for u in listed[:8]))
     from pbem.services.errata import listing
+    from pbem.services.setup import start_todo
 
     waiting = [e for _key, e in sorted(game.errata.items()) if not e.applied]
     to_sign = tuple(e.id for e in waiting if me in e.unsigned(manifest.players))
@@ -284,7 +288,14 @@ def status_view(ws: Any, me: str | None) -> StatusView:
         breaks=tuple(_condition(c) for c in mine.breaks) if mine is not None else (), last=last, units=units,
         errata=tuple(listing(game, with_applied=False)), to_sign=to_sign, to_apply=to_apply,
         behind=gitstate.behind_line(ws.repo), sides=_sides(manifest.ruleset, status),
-        **_commands(manifest.ruleset_name))
+        voids=tuple(v.text() for v in _my_voids(head, me)),
+        setup_todo=start_todo(game, me) if status is None else None, **_commands(manifest.ruleset_name))
+
+
+def _my_voids(head: Any, me: str | None) -> tuple[Any, ...]:
+    from pbem.services.turn import SHOWN_VOIDS, voids_of
+
+    return voids_of(head, me)[-SHOWN_VOIDS:]
 
 
 def _sides(ruleset: Any, status: Any) -> int:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from typing import Iterable
 
 from pbem.errors import Finding
+from pbem.formats import escape
 from pbem.verify.history import HistoryResult
 
 FIRM_MARKER = "<-- firm to here -->"
@@ -60,6 +60,11 @@ def log_text(result: HistoryResult) -> str:
             out.append(f"  break for {b.player}" + (f" at {b.at}" if b.at else "") + f": {b.why}")
         if status.note:
             out.append(f"  note from {status.yielded_by}: {status.note}")
+    voids = last.stop.checkpoint.voids if last.stop is not None else ()
+    if voids:
+        out.append("")
+        out.append("Void entries (others' later actions made them impossible; the game went on without them):")
+        out.extend(f"  {v.text()}" for v in voids)
     if last.game.errata:
         from pbem.services.errata import listing
 
@@ -71,7 +76,8 @@ def log_text(result: HistoryResult) -> str:
         out.append("Units at the firm point:")
         for unit in ruleset.state_summary(last.stop.checkpoint.state):
             out.append("  " + "  ".join(f"{k}={v}" for k, v in unit.items()))
-    return "\n".join(out) + "\n"
+    # each line is ours, its values the repository's: a newline or ESC from the data is shown escaped
+    return "\n".join(escape.terminal(line) for line in out) + "\n"
 
 
 def _plain(value: object) -> str:
@@ -91,24 +97,21 @@ def findings_text(findings: Iterable[Finding], commits: int) -> str:
 
 def findings_json(findings: Iterable[Finding], commits: int) -> str:
     findings = list(findings)
-    return json.dumps({"ok": not findings, "commits": commits, "findings": [f.as_dict() for f in findings]},
+    return escape.json_dumps({"ok": not findings, "commits": commits, "findings": [f.as_dict() for f in findings]},
                       indent=2) + "\n"
 
 
 def findings_github(findings: Iterable[Finding], commits: int) -> str:
-    """GitHub workflow commands: `::error file=F,line=L,title=RULE::message` (DESIGN §8)."""
+    """GitHub workflow commands: `::error file=F,line=L,title=RULE::message` (DESIGN §8), every value escaped
+    (DESIGN §9: a newline in a file name must not start a command of its own)."""
     lines = []
     for f in findings:
         props = []
         if f.file:
-            props.append(f"file={f.file}")
-            props.append(f"line={f.line or 1}")
-        props.append(f"title={f.rule}")
+            props.append(("file", f.file))
+            props.append(("line", str(f.line or 1)))
+        props.append(("title", f.rule))
         message = f.message + (f" (commit {f.commit[:10]})" if f.commit else "")
-        lines.append(f"::error {','.join(props)}::{_escape(message)}")
+        lines.append(escape.annotation("error", props, message))
     lines.append(f"pbem verify: {commits} commits, {len(lines)} finding(s)")
     return "\n".join(lines) + "\n"
-
-
-def _escape(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")

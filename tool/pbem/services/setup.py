@@ -1,18 +1,30 @@
-"""Setting a game up: `pbem init`, `pbem join`, `pbem start` (DESIGN §2, §8)."""
+"""Setting a game up: `pbem init`, `pbem join`, `pbem start` (DESIGN §2, §8).
+
+The start is by mutual consent (seed 000 §2.A; DESIGN §2 Setup): before it, anyone seated may change game.yaml,
+but the start commit is accepted only with a `start` agreement over game.yaml exactly as it is then, signed by
+every seat, and control goes to the player it names (or to the one the start roll names, for `roll: true`).
+`pbem start --first ID` / `--roll` does the next step towards that: it proposes the agreement (signed by me) or
+signs the one with those terms, and once everyone has signed it starts (or, by dice, rolls first).
+"""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pbem
-from pbem.errors import PbemError
+from pbem.errors import ILLEGAL, PbemError
 from pbem.formats import resources, yamlsafe
 from pbem.formats.writer import dump_flow, dump_mapping
+from pbem.protocol import agreements as consent
+from pbem.protocol.agreements import Agreement
+from pbem.services import agreements
 from pbem.services.workspace import Identity, Workspace
 from pbem.store.repo import GameRepo
-from pbem.verify.gamefiles import GAME, README, STATUS, WORKFLOW
-from pbem.verify.turns import expected_start, start_batch, who
+from pbem.verify.gamefiles import GAME, README, STATUS, WORKFLOW, Game
+from pbem.verify.turns import expected_start, start_batch, start_choice, who
 
 ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,62}\Z")
 
@@ -160,5 +172,143 @@ def start_roll(ws: Workspace, me: Identity) -> tuple[str, str | None]:
         waiting = "; ".join(f"{b.player}: {b.why}" for b in owed(game.manifest.players, [batch], None))
         raise PbemError("dice.owed", f"dice {batch.id} for who starts are not rolled yet ({waiting}); each runs "
                         "`pbem yield` (or the escrow `pbem escrow sign`)")
-    first = game.manifest.players[batch.results[0] - 1]
+    first = start_choice(batch, game.manifest.players)
+    if first is None:
+        raise PbemError("dice.bad-sides", f"dice {batch.id} for who starts roll a d{batch.sides}, but the table has "
+                        f"{len(game.manifest.players)} seats: void it (pbem dice void) and roll again",
+                        file=batch.file, line=batch.line_of("sides"), exit_code=ILLEGAL)
     return start(ws, first, me), first
+
+
+# --- the start by consent (DESIGN §2 Setup, seed 000 §2.A) ---------------------------------------------------
+
+@dataclass(frozen=True)
+class StartStep:
+    """One thing `pbem start` did: `proposed` or `signed` a start agreement, announced the dice (`rolling`), or
+    `started` the game; `message` says it, and what comes next, in one sentence."""
+
+    step: str
+    message: str
+    commit: str
+    agreement: str | None = None
+    first: str | None = None
+
+
+def terms(first: str | None, roll: bool) -> dict[str, Any]:
+    """A start agreement's terms (without the game.yaml hash): `{first: ID}` or `{roll: true}`."""
+    if roll == (first is not None):
+        raise PbemError("usage.start", "give either --first ID or --roll")
+    return {"roll": True} if roll else {"first": first}
+
+
+def current_starts(game: Game) -> list[Agreement]:
+    """The start agreements over game.yaml as it is (older ones are stale), by id."""
+    return sorted((a for a in game.agreements.values()
+                   if a.kind == consent.START and a.content["game"] == game.manifest.digest), key=lambda a: a.id)
+
+
+def _matching(game: Game, wanted: dict[str, Any]) -> list[Agreement]:
+    return [a for a in current_starts(game) if {k: v for k, v in a.content.items() if k != "game"} == wanted]
+
+
+def begin(ws: Workspace, me: Identity, first: str | None = None, roll: bool = False) -> list[StartStep]:
+    """`pbem start --first ID | --roll`: the next steps towards the start that I can take now. Consent first:
+    sign the start agreement with these terms that has the most signatures, or propose one; once every seat
+    has signed, start (by dice: announce the die first, and start once it is rolled). Refused with
+    `agreement.unsigned` when I signed already and others have not."""
+    wanted = terms(first, roll)
+    head, player = agreements.seat(ws, me)
+    game = head.game
+    if head.started:
+        raise PbemError("setup.started", "the game has already started", exit_code=ILLEGAL)
+    if first is not None and first not in game.manifest.players:
+        raise PbemError("usage.no-seat", f"no player {first!r}; players: {', '.join(game.manifest.players)}")
+    open_seats = [s.id for s in game.manifest.seats if s.key is None]
+    if open_seats:
+        raise PbemError("setup.seats-open", f"seats {', '.join(open_seats)} are not claimed yet: the start needs "
+                        "every seat's consent", hint=f"pbem join --as {open_seats[0]}")
+    batch = start_batch(game)
+    if batch is not None and first is not None:
+        # the dice decide: `--first` is only the result they gave
+        rolled = start_choice(batch, game.manifest.players)
+        if rolled != first:
+            raise PbemError("dice.start-mismatch", f"dice {batch.id} decide who starts: "
+                            f"{rolled or 'not rolled yet'}, not {first}", file=STATUS, exit_code=ILLEGAL,
+                            hint="pbem start --roll")
+        first, wanted = None, terms(None, True)
+    steps: list[StartStep] = []
+    candidates = _matching(game, wanted)
+    done = [a for a in candidates if not agreements.unsigned(game, a)]
+    if not done:
+        mine = [a for a in candidates if player not in a.signatures]
+        if mine:
+            best = sorted(mine, key=lambda a: (-len(a.signatures), a.id))[0]
+            signed = agreements.sign(ws, me, best.id)
+        elif not candidates:
+            content = {"game": game.manifest.digest, **wanted}
+            signed = agreements.propose(ws, me, consent.START, content,
+                                        f"start, {consent.start_terms(_draft(content))}")
+        else:
+            best = max(candidates, key=lambda a: len(a.signatures))
+            missing = agreements.unsigned(game, best)
+            raise PbemError("agreement.unsigned", f"start agreement {best.id} "
+                            f"({consent.start_terms(best)}) waits for the signature of {', '.join(missing)}; "
+                            "the start needs every seat's", file=best.file, exit_code=ILLEGAL,
+                            hint=f"{', '.join(missing)}: pbem sign {best.id}")
+        verb = "signed" if signed.agreement in {a.id for a in candidates} else "proposed"
+        if signed.unsigned:
+            who_ = ", ".join(signed.unsigned)
+            return [StartStep(verb, f"{verb} start agreement {signed.agreement}; waiting for the signature of "
+                              f"{who_} (each runs `pbem sign {signed.agreement}`)", signed.commit, signed.agreement)]
+        steps.append(StartStep(verb, f"{verb} start agreement {signed.agreement}: every seat has signed",
+                               signed.commit, signed.agreement))
+    if first is not None:
+        oid = start(ws, first, me)
+        return steps + [StartStep("started", f"started: {first} has control", oid, first=first)]
+    oid, chosen = start_roll(ws, me)
+    if chosen is None:
+        return steps + [StartStep("rolling", "dice for who starts announced: every other player runs `pbem "
+                                  "yield` to contribute, then the roller `pbem yield` to reveal; then `pbem start "
+                                  "--roll` again", oid)]
+    return steps + [StartStep("started", f"started: the dice chose {chosen}, who has control", oid,
+                              first=chosen)]
+
+
+def _draft(content: dict[str, Any]) -> Agreement:
+    return Agreement({"id": "x-0000", "kind": consent.START, "by": "x", "content": content, "signatures": {}}, "")
+
+
+def before_start(game: Game, me: str | None) -> str:
+    """What `pbem status` tells a player before the start, in one sentence with the command to paste: the
+    seats to claim, whose signature the start waits for, or that everyone signed and the game can start."""
+    what, command = start_todo(game, me)
+    return f"{what}: `{command}`"
+
+
+def start_todo(game: Game, me: str | None) -> tuple[str, str]:
+    """Before the start, what I do next towards it and the exact command (for `pbem status`, plain and on the
+    terminal screen)."""
+    manifest = game.manifest
+    open_seats = [s.id for s in manifest.seats if s.key is None]
+    if open_seats:
+        return (f"the game has not started: seats {', '.join(open_seats)} are open (then every seat consents to "
+                "start)", f"pbem join --as {open_seats[0]}")
+    starts = current_starts(game)
+    stale = sorted(a.id for a in game.agreements.values() if a.kind == consent.START and a not in starts)
+    if not starts:
+        return ("the game has not started: nobody has proposed the start over game.yaml as it is"
+                + (f" ({', '.join(stale)} are stale: game.yaml changed since)" if stale else "")
+                + "; review game.yaml, then propose it (to let a die decide: `pbem start --roll`)",
+                "pbem start --first ID")
+    ready = [a for a in starts if not agreements.unsigned(game, a)]
+    if ready:
+        how = f"--first {ready[0].content['first']}" if "first" in ready[0].content else "--roll"
+        return f"every seat signed start agreement {ready[0].id} ({consent.start_terms(ready[0])})", f"pbem start {how}"
+    for agreement in starts:
+        if me in agreements.unsigned(game, agreement):
+            return (f"your signature on start agreement {agreement.id} by {agreement.by} "
+                    f"({consent.start_terms(agreement)}, over game.yaml as it is): review game.yaml, then sign it",
+                    f"pbem sign {agreement.id}")
+    waiting = "; ".join(f"start agreement {a.id} ({consent.start_terms(a)}) waits for "
+                        f"{', '.join(agreements.unsigned(game, a))}" for a in starts)
+    return f"nothing yet: {waiting}", f"pbem sign {starts[0].id}"

@@ -15,6 +15,7 @@ from typing import Mapping
 
 from pbem.crypto import sshsig
 from pbem.errors import Finding, PbemError
+from pbem.formats.escape import terminal
 from pbem.protocol.dice import Batch
 from pbem.protocol.model import Status
 from pbem.protocol.secrets import Secret
@@ -179,6 +180,9 @@ def _dice(before: Game | None, after: Game) -> tuple[str, ...]:
         new, old = after.batches[batch_id], old_batches.get(batch_id)
         if old is None:
             out.append(f"{new.roller} announced dice {batch_id} ({len(new.raw['rolls'])}d{new.sides}, {new.mode})")
+        for player in new.contribution_commits:
+            if old is None or player not in old.contribution_commits:
+                out.append(f"{player} committed a contribution to {batch_id}")
         for player in new.contributions:
             if old is None or player not in old.contributions:
                 out.append(f"{player} contributed to {batch_id}")
@@ -259,6 +263,9 @@ def text(summary: Summary) -> str:
     line, more = _now(summary)
     out.append(f"now: {line}")
     out.extend(f"  also pending: {m}" for m in more)
+    # each line is ours, its values the repository's (a note, a commit message, a path): a newline or an ESC
+    # sequence from the data is shown escaped, never obeyed (DESIGN §9); Finding.text escapes its own
+    out = [terminal(line) for line in out]
     for finding in summary.findings:
         out.append(finding.text())
     return "\n".join(out) + "\n"
@@ -295,7 +302,7 @@ def markdown(summary: Summary) -> str:
             commit = f" (commit {_code(f.commit[:10])})" if f.commit else ""
             hint = f" — {_md(f.hint)}" if f.hint else ""
             out.append(f"* {where}**{_md(f.rule)}** {_md(f.message)}{commit}{hint}")
-    return "\n".join(out) + "\n"
+    return "\n".join(terminal(line) for line in out) + "\n"
 
 
 _MD_SPECIAL = "\\`*_[]<>|#!~"

@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pbem.errors import ILLEGAL, Finding, PbemError
+from pbem.formats.escape import first_control, terminal
 from pbem.formats.writer import dump_mapping
-from pbem.protocol.model import Status
+from pbem.protocol.model import Status, Void
 from pbem.crypto.keys import PrivateKey
 from pbem.protocol import secrets
 from pbem.protocol.dice import ESCROW
-from pbem.services import chance, errata
+from pbem.services import chance, errata, setup
 from pbem.services.workspace import Identity, PlannedCommit, Workspace
 from pbem.verify.gamefiles import STATUS
 from pbem.verify.turns import OWED, Verified, expected_after, takes_turn, who
@@ -25,11 +26,14 @@ class Outlook:
     findings: list[Finding] = field(default_factory=list)
     would_be: Status | None = None  # the status if the working tree were committed now
     plan: "YieldPlan | None" = None  # what `pbem yield` would commit (pbem check)
+    voids: tuple[Void, ...] = ()  # my entries replay found void, most recent last (DESIGN §4.2)
+    setup: str | None = None  # before the start: what I owe towards it (services.setup.before_start)
 
     def owes(self) -> str:
         """What *I* must do next, in one sentence with the command."""
         if self.status is None:
-            return "the game has not started: claim a seat with `pbem join --as ID`, then `pbem start --first ID`"
+            return self.setup or ("the game has not started: claim a seat with `pbem join --as ID`, then "
+                                  "`pbem start --first ID`")
         if self.status.over:
             return "the game is over"
         if self.me is None:
@@ -59,7 +63,29 @@ def whoami(ws: Workspace, me: Identity | None) -> str | None:
 
 def outlook(ws: Workspace, me: Identity | None) -> Outlook:
     head = ws.head()
-    return Outlook(head.game.status if head else None, whoami(ws, me))
+    player = whoami(ws, me)
+    if head is not None and not head.started:
+        return Outlook(None, player, setup=setup.before_start(head.game, player))
+    return Outlook(head.game.status if head else None, player, voids=voids_of(head, player))
+
+
+SHOWN_VOIDS = 5
+
+
+def voids_of(head: Verified | None, player: str | None) -> tuple[Void, ...]:
+    """`player`'s entries that replay found void so far (DESIGN §4.2 "Entries and time"): what others did after
+    he wrote them made them impossible. The game went on without them."""
+    if head is None or head.stop is None or player is None:
+        return ()
+    return tuple(v for v in head.stop.checkpoint.voids if v.player == player)
+
+
+def void_lines(view: Outlook) -> list[str]:
+    """`pbem status` lines for my void entries: the latest few, and how to see them all."""
+    lines = [f"void: {v.text()}" for v in view.voids[-SHOWN_VOIDS:]]
+    if len(view.voids) > SHOWN_VOIDS:
+        lines.insert(0, f"void: {len(view.voids) - SHOWN_VOIDS} earlier entries of yours are void too (pbem log)")
+    return lines
 
 
 def errata_lines(ws: Workspace) -> list[str]:
@@ -162,7 +188,12 @@ def _plan_setup(ws: Workspace, head: Verified, files: dict[str, bytes], me: Iden
     who_ = player or "founder"
     plan = YieldPlan(who_, worktree=dict(files))
     files = dict(files)
-    done = chance.settle_dice(files, ws.game_of(files), me, player) if player is not None else []
+    done: list[str] = []
+    for _ in range(4 if player is not None else 0):  # a commitment may make the contribution due at once
+        step = chance.settle_dice(files, ws.game_of(files), me, player)
+        if not step:
+            break
+        done += step
     if not _edited(ws.head_files(), files):
         raise PbemError("setup.not-started", "the game has not started yet (pbem start --first ID) and you have "
                         "nothing to commit: no dice owed, no edits")
@@ -186,10 +217,22 @@ def check(ws: Workspace, me: Identity) -> Outlook:
     return Outlook(status, whoami(ws, me), plan.findings, plan.status, plan)
 
 
+def check_note(note: str) -> None:
+    """A yield note is data every player reads, in a terminal too: newlines and tabs are fine, a control
+    character (ESC, carriage return, C1, a bidi override) is refused before anything is done (rule
+    `note.control-character`, a usage error). The status schema refuses the same in a note written by hand."""
+    bad = first_control(note, lines=True)
+    if bad is not None:
+        raise PbemError("note.control-character", f"the note holds the control character U+{ord(bad):04X} "
+                        f"at {note.index(bad) + 1}: {terminal(note[:60])}",
+                        hint="write the note as plain text (newlines are fine)")
+
+
 def yield_turn(ws: Workspace, me: Identity, note: str = "") -> tuple[str, Status | None]:
     """Settle what I owe (dice contributions and reveals, secrets due), write status.yaml as replay computes it
     and commit signed, as `plan_yield` works it out; nothing changes if the result is illegal. Edits that must
     wait for my turn stay in the working tree."""
+    check_note(note)
     return write_yield(ws, plan_yield(ws, me, note))
 
 

@@ -10,31 +10,34 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
 from pbem.formats import schemas, yamlsafe
+from pbem.protocol.agreements import Agreement
 from pbem.protocol.dice import ESCROW, Batch
 from pbem.protocol.errata import Erratum
-from pbem.protocol.model import (Entry, Inputs, Message, PlayerInputs, ReportFile, Rolled, SealedInput,
-                                 Status)
+from pbem.protocol.model import (Entry, Inputs, Message, PlayerInputs, PressFile, ReportFile, Rolled,
+                                 SealedInput, Status)
 from pbem.protocol.secrets import Secret
 from pbem.rulesets import get as get_ruleset
 from pbem.rulesets.base import Ruleset
+from pbem.verify.agreementfile import AGREEMENT_RE, read_agreement
 from pbem.verify.erratafile import ERRATUM_RE, read_erratum
 
 GAME = "game.yaml"
 STATUS = "status.yaml"
 README = "README.md"
 WORKFLOW = ".github/workflows/pbem.yml"
-FIXED_PATHS = {GAME, STATUS, README, WORKFLOW}
+CODEOWNERS = ".github/CODEOWNERS"  # optional: who must review a change of .github/ on GitHub (docs/github.md)
+FIXED_PATHS = {GAME, STATUS, README, WORKFLOW, CODEOWNERS}
 PLAYERS_RE = re.compile(r"players/([a-z][a-z0-9_]{0,15})\.yaml\Z")
 REPORT_RE = re.compile(r"report/([a-z0-9][a-z0-9-]{0,31})\.yaml\Z")
-DICE_RE = re.compile(r"dice/(b[0-9]{4,6})\.yaml\Z")
-SECRET_RE = re.compile(r"secrets/(s[0-9]{4,6})\.yaml\Z")
-PRESS_RE = re.compile(r"press/([a-z][a-z0-9-]{0,31})\.yaml\Z")
+DICE_RE = re.compile(r"dice/(b[0-9]{4,6}|[a-z][a-z0-9_-]{0,15}-[0-9]{4,6})\.yaml\Z")
+SECRET_RE = re.compile(r"secrets/(s[0-9]{4,6}|[a-z][a-z0-9_-]{0,15}-[0-9]{4,6})\.yaml\Z")  # protocol.secrets
+PRESS_RE = re.compile(r"press/([a-z][a-z0-9-]{0,31})\.yaml\Z")  # press/<author>.yaml: judged against the seats
 BLOB_MODE = 0o100644
 
 
@@ -58,6 +61,7 @@ class Manifest:
     pbem: str | None
     raw: Mapping[str, Any] = field(repr=False)
     escrow_key: PublicKey | None = None
+    digest: str = ""  # sha256 hex of game.yaml's bytes: what the players consent to start (DESIGN §2 Setup)
 
     @property
     def keys(self) -> dict[str, PublicKey]:
@@ -90,8 +94,9 @@ class Game:
     status: Status | None  # None before the game starts
     batches: Mapping[str, Batch] = field(default_factory=dict)
     secrets: Mapping[str, Secret] = field(default_factory=dict)
-    press: Mapping[str, tuple[Message, ...]] = field(default_factory=dict)  # file -> its messages
+    press: Mapping[str, PressFile] = field(default_factory=dict)  # file -> its messages
     errata: Mapping[str, Erratum] = field(default_factory=dict)  # erratum id -> erratum (DESIGN §4.8)
+    agreements: Mapping[str, Agreement] = field(default_factory=dict)  # file -> agreement (DESIGN §4.8)
 
 
 class ParseCache:
@@ -116,7 +121,7 @@ class ParseCache:
 def is_game_path(path: str) -> bool:
     """Whether a path belongs to the game layout (DESIGN §2); only these are ever committed."""
     return path in FIXED_PATHS or any(r.match(path) for r in (PLAYERS_RE, REPORT_RE, DICE_RE, SECRET_RE, PRESS_RE,
-                                                           ERRATUM_RE))
+                                                           ERRATUM_RE, AGREEMENT_RE))
 
 
 def layout_findings(files: Mapping[str, tuple[str, int]], changed: set[str] | None = None,
@@ -137,8 +142,8 @@ def layout_findings(files: Mapping[str, tuple[str, int]], changed: set[str] | No
         if not is_game_path(path):
             found.append(Finding("tree.unexpected-path", f"{path} is not part of a game's layout "
                                  "(game.yaml, status.yaml, players/<id>.yaml, report/<period>.yaml, "
-                                 "dice/<batch>.yaml, secrets/<id>.yaml, press/<channel>.yaml, errata/<id>.yaml, "
-                                 "README.md)",
+                                 "dice/<batch>.yaml, secrets/<id>.yaml, press/<seat>.yaml, errata/<id>.yaml, "
+                                 "agreements/<id>.yaml, README.md, .github/CODEOWNERS)",
                                  file=path))
         elif mode != BLOB_MODE:
             found.append(Finding("tree.bad-mode", f"{path} has mode {mode:o}; only regular files (100644)",
@@ -178,7 +183,8 @@ def read_manifest(data: bytes) -> Manifest:
                         exit_code=1) from None
     escrow = (raw.get("dice") or {}).get("escrow_key")
     return Manifest(raw["id"], raw.get("title", raw["id"]), raw["ruleset"], tuple(seats), setup,
-                    raw.get("pbem"), raw, PublicKey.from_line(escrow) if escrow else None)
+                    raw.get("pbem"), raw, PublicKey.from_line(escrow) if escrow else None,
+                    hashlib.sha256(data).hexdigest())
 
 
 def parse_time(ruleset: Ruleset, text: str, file: str, line: int) -> Any:
@@ -349,7 +355,8 @@ def dice_book(batches: Mapping[str, Batch]) -> dict[str, Rolled]:
         results = batch.results or []
         for j, purpose in enumerate(batch.raw["rolls"]):
             if "ref" in purpose:
-                book[purpose["ref"]] = Rolled(batch.id, batch.roller, results[j] if j < len(results) else None)
+                book[purpose["ref"]] = Rolled(batch.id, batch.roller, results[j] if j < len(results) else None,
+                                               batch.sides)
     return book
 
 
@@ -361,19 +368,56 @@ def _known_players(report: ReportFile, players: tuple[str, ...]) -> bool:
     return True
 
 
-def read_press(data: bytes, file: str, ruleset: Ruleset) -> tuple[Message, ...]:
-    """A press file: messages in recognition order, each checked against the ruleset's press schema."""
+MAX_MESSAGES = 20_000  # schemas/press.json messages.maxItems
+
+
+def read_press(data: bytes, file: str, ruleset: Ruleset, previous: PressFile | None = None) -> PressFile:
+    """A press file's messages in file order, each checked against the ruleset's press schema. As with report
+    files (`read_report`), a file in pbem's own layout (`messages:` then one flow mapping per line) that is
+    `previous` with lines appended is read in those lines only; any other valid layout is parsed whole."""
+    if (previous is not None and previous.source and len(data) <= yamlsafe.MAX_BYTES
+            and data.startswith(previous.source) and previous.source.endswith(b"\n")):
+        more = _rows(data[len(previous.source):])
+        if more and all(ENTRY_LINE.match(r) for r in more):
+            return previous.appended(_line_messages(more, len(previous.messages) + 2, file, ruleset), data)
+    rows = _rows(data)
+    if (len(data) <= yamlsafe.MAX_BYTES and rows and rows[0] == "messages:" and len(rows) > 1
+            and all(ENTRY_LINE.match(r) for r in rows[1:])):
+        return PressFile(_line_messages(rows[1:], 2, file, ruleset), source=data)
+    return _read_press_whole(data, file, ruleset)
+
+
+def _line_messages(rows: list[str], first: int, file: str, ruleset: Ruleset) -> tuple[Message, ...]:
+    """The messages of `rows`, one per line, the first at line `first` of the file (line 1 is `messages:`)."""
+    count = first - 2 + len(rows)
+    if count > MAX_MESSAGES:  # the whole-file schema's cap, so both paths accept the same files
+        raise PbemError("schema.invalid", f"messages: has {count} items; expected at most {MAX_MESSAGES}",
+                        file=file, line=MAX_MESSAGES + 2, exit_code=1)
+    out = []
+    for number, row in enumerate(rows, start=first):
+        try:
+            doc = yamlsafe.load(row.strip()[2:].encode(), file)
+        except PbemError as exc:
+            raise PbemError.from_finding(exc.finding.at(line=number) if exc.finding.line in (None, 1)
+                                         else exc.finding, exc.exit_code) from None
+        out.append(_message(doc.data, file, number, ruleset, _ShiftedDoc(doc, number), ()))
+    return tuple(out)
+
+
+def _message(item: Any, file: str, line: int, ruleset: Ruleset, doc: Any, base: tuple) -> Message:
+    schemas.validate(getattr(ruleset, "press_schema", "pbem/press/message/1"), item, file=file, doc=doc,
+                     base=base)
+    if "at" in item:
+        parse_time(ruleset, item["at"], file, line)
+    return Message(item["by"], item.get("at"), item, file, line)
+
+
+def _read_press_whole(data: bytes, file: str, ruleset: Ruleset) -> PressFile:
     doc = yamlsafe.load(data, file)
     raw = doc.data if doc.data is not None else {"messages": []}
     schemas.validate("pbem/press/1", raw, file=file, doc=doc)
-    content = getattr(ruleset, "press_schema", "pbem/press/message/1")
-    out = []
-    for i, item in enumerate(raw["messages"]):
-        schemas.validate(content, item, file=file, doc=doc, base=("messages", i))
-        if "at" in item:
-            parse_time(ruleset, item["at"], file, doc.line_of(("messages", i)))
-        out.append(Message(item["by"], item.get("at"), item, file, doc.line_of(("messages", i))))
-    return tuple(out)
+    return PressFile(tuple(_message(item, file, doc.line_of(("messages", i)), ruleset, doc, ("messages", i))
+                           for i, item in enumerate(raw["messages"])))
 
 
 def sealed_book(secrets: Mapping[str, Secret]) -> dict[tuple[str, str], SealedInput]:
@@ -388,25 +432,79 @@ def sealed_book(secrets: Mapping[str, Secret]) -> dict[tuple[str, str], SealedIn
     return book
 
 
-def target_book(secrets: Mapping[str, Secret]) -> dict[str, SealedInput]:
-    """Each seeking weapon's sealed target (kind `target`, `concerns` naming the weapon), revealed or not."""
-    book: dict[str, SealedInput] = {}
+def target_book(secrets: Mapping[str, Secret]) -> dict[tuple[str, str], SealedInput]:
+    """Each seeking weapon's sealed target (kind `target`, `concerns` naming the weapon), revealed or not, keyed
+    by (its owner, the weapon): replay looks a weapon's target up by the weapon's owner, so nobody else's secret
+    can stand for it (the verifier refuses a second one, or one sealed outside the launch commit)."""
+    book: dict[tuple[str, str], SealedInput] = {}
     for secret in sorted(secrets.values(), key=lambda s: s.id):
         unit = secret.raw.get("concerns")
-        if secret.raw["kind"] == "target" and unit and unit not in book:
-            book[unit] = SealedInput(secret.id, secret.value() if secret.revealed else None, secret.revealed,
-                                     secret.owner)
+        if secret.raw["kind"] == "target" and unit and (secret.owner, unit) not in book:
+            book[(secret.owner, unit)] = SealedInput(secret.id, secret.value() if secret.revealed else None,
+                                                     secret.revealed, secret.owner)
     return book
 
 
-def press_book(press: Mapping[str, tuple[Message, ...]]) -> dict[str, tuple[Message, ...]]:
-    """Messages grouped by the step they were sent during, in file order (history order)."""
-    book: dict[str, list[Message]] = {}
-    for path in sorted(press):
-        for message in press[path]:
-            if message.at is not None:
-                book.setdefault(message.at, []).append(message)
-    return {k: tuple(v) for k, v in book.items()}
+def press_book(press: Mapping[str, PressFile]) -> dict[str, tuple[Message, ...]]:
+    """Messages grouped by the step they were sent during, for a tree read without its history: file by file,
+    in path order. The recognition order is that of the commits that added the messages (DESIGN §7.2), which
+    only history knows: `press_after` puts each commit's messages after those of the commits before it."""
+    return _booked({}, [m for path in sorted(press) for m in press[path]])
+
+
+def _booked(book: Mapping[str, tuple[Message, ...]], more: list[Message]) -> dict[str, tuple[Message, ...]]:
+    """`book` with `more` after the messages of their steps (grouped first: one tuple built per step)."""
+    grown: dict[str, list[Message]] = {}
+    for message in more:
+        if message.at is not None:
+            grown.setdefault(message.at, []).append(message)
+    out = dict(book)
+    for at, messages in grown.items():
+        out[at] = out.get(at, ()) + tuple(messages)
+    return out
+
+
+def press_added(before: Mapping[str, PressFile], after: Mapping[str, PressFile]) -> list[Message] | None:
+    """The messages a commit appended (file by file, in path order: one commit has one author), or None when it
+    changed or removed a message already sent (press is append-only: press.changed)."""
+    added: list[Message] = []
+    for path in sorted(set(before) | set(after)):
+        old, new = before.get(path), after.get(path)
+        if new is old:
+            continue
+        if new is None:
+            if old is not None and old.messages:
+                return None
+            continue
+        more = new.added_since(old)
+        if more is None:
+            return None
+        added.extend(more)
+    return added
+
+
+def press_after(before: Mapping[str, PressFile], book: Mapping[str, tuple[Message, ...]],
+                after: Mapping[str, PressFile]) -> Mapping[str, tuple[Message, ...]]:
+    """The recognition order after a commit (DESIGN §7.2): the messages already sent keep their places (`book`,
+    the order before it, of the files `before`), the ones it appended come after them, in the order it added
+    them; never by file name. A commit that changed or removed sent messages (refused: press.changed) keeps
+    the others in their places and puts the changed files' messages last."""
+    added = press_added(before, after)
+    if added is not None:
+        return book if not added else _booked(book, added)
+    touched = {p for p in set(before) | set(after) if before.get(p) is not after.get(p)}
+    kept = {at: tuple(m for m in messages if m.file not in touched) for at, messages in book.items()}
+    return _booked({at: ms for at, ms in kept.items() if ms},
+                   [m for path in sorted(touched) for m in after.get(path, ())])
+
+
+def in_commit_order(before: Game, game: Game) -> Game:
+    """`game` (read from a tree alone, e.g. a working tree) with its press in the recognition order history gives,
+    `before` being the game at its parent, already in that order (DESIGN §7.2)."""
+    book = press_after(before.press, before.inputs.press, game.press)
+    if book is game.inputs.press or book == game.inputs.press:
+        return game
+    return replace(game, inputs=replace(game.inputs, press=book))
 
 
 def seed_cache(cache: ParseCache, game: Game, files: Mapping[str, tuple[str, int]]) -> None:
@@ -425,8 +523,10 @@ def seed_cache(cache: ParseCache, game: Game, files: Mapping[str, tuple[str, int
         by_path[batch.file] = (("dice", batch.file), batch)
     for secret in game.secrets.values():
         by_path[secret.file] = (("secret", secret.file), secret)
-    for path, messages in game.press.items():
-        by_path[path] = (("press", name, path), messages)
+    for path, press in game.press.items():
+        by_path[path] = (("press", name, path), press)
+    for path, agreement in game.agreements.items():
+        by_path[path] = (("agreement", path), agreement)
     for path, (suffix, value) in by_path.items():
         if path in files:
             oid = files[path][0]
@@ -453,8 +553,9 @@ def read_game(
     reports: dict[str, ReportFile] = {}
     batches: dict[str, Batch] = {}
     secrets: dict[str, Secret] = {}
-    press: dict[str, tuple[Message, ...]] = {}
+    press: dict[str, PressFile] = {}
     errata: dict[str, Erratum] = {}
+    agreements: dict[str, Agreement] = {}
     for path, (oid, _mode) in sorted(files.items()):
         m = PLAYERS_RE.match(path)
         if m:
@@ -480,9 +581,11 @@ def read_game(
         elif ERRATUM_RE.match(path):  # keyed by its file: a file whose id differs is judged, not hidden
             errata[path[len("errata/"):-len(".yaml")]] = cache.get(
                 (oid, "erratum", manifest.ruleset_name, path), lambda: read_erratum(blob(oid), path, ruleset))
+        elif AGREEMENT_RE.match(path):  # keyed by its file: a file whose id differs is judged, not hidden
+            agreements[path] = cache.get((oid, "agreement", path), lambda: read_agreement(blob(oid), path))
     inputs = Inputs(manifest.players, reports, per_player, dice_book(batches), sealed_book(secrets),
                     press_book(press), target_book(secrets), ruleset.period_of)
-    return Game(manifest, inputs, status, batches, secrets, press, errata)
+    return Game(manifest, inputs, status, batches, secrets, press, errata, agreements)
 
 
 def read_changes(
@@ -498,7 +601,8 @@ def read_changes(
     Gives what `read_game(files)` gives, and raises what it raises for the changed files. `statuses`:
     status.yaml files read already, by blob id (verify.fetch)."""
     if GAME in changed or GAME not in files:
-        return read_game(files, blob, cache)  # other seats or rules: every file is read against them anew
+        game = read_game(files, blob, cache)  # other seats or rules: every file is read against them anew
+        return in_commit_order(base, game)
     manifest = base.manifest
     ruleset = manifest.ruleset
     status = base.status
@@ -510,6 +614,7 @@ def read_changes(
     reports = dict(base.inputs.files)
     batches, secrets, press = dict(base.batches), dict(base.secrets), dict(base.press)
     errata = dict(base.errata)
+    agreements = base.agreements  # copied only when an agreement changes
     kinds: set[str] = set()
     for path in sorted(changed):
         oid = files[path][0] if path in files else None
@@ -545,22 +650,28 @@ def read_changes(
                 secrets[secret.id] = secret
         elif PRESS_RE.match(path):
             kinds.add("press")
-            press.pop(path, None)
+            before = press.pop(path, None)
             if oid is not None:
-                press[path] = read_press(blob(oid), path, ruleset)
+                press[path] = read_press(blob(oid), path, ruleset, before)
         elif ERRATUM_RE.match(path):
             errata.pop(path[len("errata/"):-len(".yaml")], None)
             if oid is not None:
                 errata[path[len("errata/"):-len(".yaml")]] = read_erratum(blob(oid), path, ruleset)
+        elif AGREEMENT_RE.match(path):
+            agreements = {p: a for p, a in agreements.items() if p != path}
+            if oid is not None:
+                agreements[path] = read_agreement(blob(oid), path)
     old = base.inputs
     if len(reports) != len(base.inputs.files) or reports.keys() != base.inputs.files.keys():
         reports = dict(sorted(reports.items()))  # in path order, as read_game gives them
     inputs = Inputs(manifest.players, reports, per_player,
                     dice_book(batches) if "dice" in kinds else old.dice,
                     sealed_book(secrets) if "secrets" in kinds else old.sealed,
-                    press_book(press) if "press" in kinds else old.press,
+                    press_after(base.press, old.press, press) if "press" in kinds else old.press,
                     target_book(secrets) if "secrets" in kinds else old.targets, ruleset.period_of)
-    return Game(manifest, inputs, status, batches, secrets, press, errata)
+    if agreements is not base.agreements:
+        agreements = dict(sorted(agreements.items()))  # in path order, as read_game gives them
+    return Game(manifest, inputs, status, batches, secrets, press, errata, agreements)
 
 
 def read_files(files: Mapping[str, bytes], cache: ParseCache | None = None) -> Game:

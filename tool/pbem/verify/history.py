@@ -211,12 +211,16 @@ def _agree(repo: GameRepo, oid: str, files: Mapping[str, tuple[str, int]], game:
     assert full.manifest.raw == game.manifest.raw and full.status == game.status, f"reader disagrees at {oid}"
     assert full.inputs.files == game.inputs.files and list(full.inputs.files) == list(game.inputs.files), oid
     assert full.inputs.per_player == game.inputs.per_player, oid
-    for name in ("dice", "sealed", "press", "targets"):
+    for name in ("dice", "sealed", "targets"):
         assert getattr(full.inputs, name) == getattr(game.inputs, name), f"{name} disagree at {oid}"
+    # the same messages per step; their order is history's (DESIGN §7.2), which a tree read alone cannot know
+    assert {at: sorted((m.file, m.line) for m in ms) for at, ms in full.inputs.press.items()} == {
+        at: sorted((m.file, m.line) for m in ms) for at, ms in game.inputs.press.items()}, f"press disagree at {oid}"
     assert {k: v.raw for k, v in full.batches.items()} == {k: v.raw for k, v in game.batches.items()}, oid
     assert {k: v.raw for k, v in full.secrets.items()} == {k: v.raw for k, v in game.secrets.items()}, oid
     assert full.press == game.press, oid
     assert full.errata == dict(game.errata), f"errata disagree at {oid}"
+    assert full.agreements == dict(game.agreements), f"agreements disagree at {oid}"
 
 
 def verify_history(repo: GameRepo, tip: str | None = None, on_commit: Callable[[int], None] | None = None,

@@ -4,15 +4,20 @@ No git here: the caller reads both trees and checks the signature; this module d
 allowed to make this change and whether status.yaml says what replay computes. Steps, in order:
 
   1. setup phase (no status.yaml yet): joins (a new key claims an open seat), edits by the founder or seated
-     players, dice to decide who starts, and the start commit (all seats claimed; the first computed status);
-  2. play: game.yaml, README and the workflow are frozen (DESIGN §3 Trees);
+     players, start agreements (proposed and signed by seated players), dice to decide who starts, and the start
+     commit (all seats claimed; every seat's signed consent over this very game.yaml, and the first player it
+     names or the start roll chose: setup.no-consent, agreement.*; the first computed status);
+  2. play: game.yaml, README, the workflow and .github/CODEOWNERS are frozen (DESIGN §3 Trees);
   3. the signer is a seated player or the dice escrow (signature.unknown-key), and either holds control for a
      turn, or settles something he owes out of turn: a dice contribution or reveal, a secret's reveal
      (signature.not-in-control);
   4. he changed only his own players file and entries (ownership.*), nothing before the firm marker
      (firm.changed), and dice and secrets only as §5 and §6 allow (dice.*, secret.*);
   5. he made progress (progress.none, seed §4.C);
-  6. replay from the firm point: illegal entries (rules.*); what is owed (dice, reveals) comes before the game's
+  6. the entries he added, judged with what he could know when writing them (rules.illegal-action,
+     rules.duplicate-action; DESIGN §4.2 "Entries and time"); what others made impossible later is void at
+     replay, never a finding;
+  7. replay from the firm point: what is owed (dice, reveals) comes before the game's
      breaks; status.yaml must equal the result (status.mismatch).
 
 A commit that changes errata/ is an erratum commit (DESIGN §4.8): any player may make it without holding control;
@@ -23,24 +28,27 @@ applies an erratum changes the report by exactly its entries, and replay restart
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from pbem.crypto.keys import PublicKey
-from pbem.errors import Finding
-from pbem.protocol import dice, errata, secrets
+from pbem.errors import Finding, PbemError
+from pbem.protocol import agreements, dice, errata, secrets
 from pbem.protocol.control import progress_error, resume_from, status_of
 from pbem.protocol.history import entry_changes, firm_findings, ownership_findings
+from pbem.protocol.legality import own_findings
 from pbem.protocol.model import CLARIFY, SEALED, Break, Status, Stop
 from pbem.protocol.press import press_findings
 from pbem.protocol.replay import replay, start_checkpoint
 from pbem.protocol.serving import seat_before
+from pbem.verify.agreementfile import AGREEMENT_RE
 from pbem.verify.erratafile import ERRATUM_RE
-from pbem.verify.gamefiles import (DICE_RE, GAME, PLAYERS_RE, PRESS_RE, README, REPORT_RE, SECRET_RE, STATUS,
-                                   WORKFLOW, Game)
+from pbem.verify.gamefiles import (CODEOWNERS, DICE_RE, GAME, PLAYERS_RE, PRESS_RE, README, REPORT_RE, SECRET_RE,
+                                   STATUS, WORKFLOW, Game, in_commit_order, press_added)
 
-PROTECTED = (GAME, WORKFLOW, README)
-SETUP_FILES = {GAME, WORKFLOW, README}
+PROTECTED = (GAME, WORKFLOW, README, CODEOWNERS)
+SETUP_FILES = {GAME, WORKFLOW, README, CODEOWNERS}
 OWED = (dice.DICE, secrets.SECRET, SEALED)
+START_REF = "start"  # the ref of the die that decides who starts (`pbem start --roll`)
 
 
 @dataclass(frozen=True)
@@ -85,10 +93,19 @@ def full_status(game: Game, stop: Stop, yielded_by: str | None, note: str = "") 
     return replace(base, control=pending[0].player, pending=pending, over=False)
 
 
+def start_choice(batch: dice.Batch, players: tuple[str, ...] | list[str]) -> str | None:
+    """Who the start batch's die chose, or None while it is not rolled or is no die of one side per seat
+    (DESIGN §2: a start by dice uses `sides` = number of seats)."""
+    results = batch.results
+    if not results or batch.sides != len(players) or not 1 <= results[0] <= len(players):
+        return None
+    return players[results[0] - 1]
+
+
 def start_batch(game: Game) -> dice.Batch | None:
     """The batch that decides who starts (`pbem start --roll`), if any: its first roll's ref is "start"."""
     for batch in sorted(game.batches.values(), key=lambda b: b.id):
-        if not batch.voided and batch.raw["rolls"][0].get("ref") == "start":
+        if not batch.voided and batch.raw["rolls"][0].get("ref") == START_REF:
             return batch
     return None
 
@@ -114,6 +131,7 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
     settling what he owed out of turn serves nothing, so the game's breaks stay as they were. An erratum commit
     is no turn; the one that applies an erratum makes replay restart from the corrected step (DESIGN §4.8)."""
     assert prev.stop is not None
+    game = in_commit_order(prev.game, game)
     ruleset = game.manifest.ruleset
     corrected = errata.corrected_from(prev.game.errata, game.errata)
     if corrected is not None:
@@ -123,10 +141,18 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
         start = start_checkpoint(ruleset, manifest.setup, manifest.players)
         stop = replay(ruleset, manifest.setup, game.inputs, start, prev.last_yielder, quiet_before=corrected)
     elif takes_turn(prev, player) and prev.game.errata == game.errata:
-        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, player), player, player)
+        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, player), player, player,
+                      fresh={player: new_conditions(prev.game, game, player)})
     else:
         stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, None), prev.last_yielder)
     return stop, full_status(game, stop, player, note)
+
+
+def new_conditions(before: Game, after: Game, player: str) -> tuple[dict, ...]:
+    """The break conditions `player` has in `after` and did not have in `before` (DESIGN §4.3: one written while
+    it already holds is met at the next step it still holds)."""
+    old = before.inputs.of(player).breaks
+    return tuple(c for c in after.inputs.of(player).breaks if c not in old)
 
 
 def judge(prev: Verified | None, game: Game, changed: Iterable[str], signer: PublicKey) -> tuple[list[Finding], Verified]:
@@ -134,6 +160,7 @@ def judge(prev: Verified | None, game: Game, changed: Iterable[str], signer: Pub
     changed = set(changed)
     if prev is None:
         return _root(game, changed, signer)
+    game = in_commit_order(prev.game, game)  # a tree alone does not know the order press was sent in (§7.2)
     if not prev.started:
         return _setup(prev, game, changed, signer)
     return _turn(prev, game, changed, signer)
@@ -168,12 +195,23 @@ def _setup(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> 
     elif actor is None:
         now = new.seat_of_key(signer)
         actor = now.id if now else None
-    for path in sorted(p for p in changed if p not in SETUP_FILES | {STATUS} and not DICE_RE.match(p)):
+    for path in sorted(p for p in changed if p not in SETUP_FILES | {STATUS} and not DICE_RE.match(p)
+                       and not AGREEMENT_RE.match(p)):
         findings.append(Finding("setup.unexpected-file", f"{path}: before the start only game.yaml, README.md, "
-                                "the workflow and dice to decide who starts may change", file=path))
+                                "the workflow, start agreements and dice to decide who starts may change",
+                                file=path))
     if any(DICE_RE.match(p) for p in changed):
         findings.extend(dice.batch_findings(new.id, new.players, new.keys, new.escrow_key, prev.game.batches,
                                             game.batches, actor or ""))
+        # before the start the only die owed is the one for who starts, with as many sides as seats (DESIGN §2)
+        seats = len(new.players)
+        findings.extend(dice.binding_findings(prev.game.batches, game.batches, {START_REF},
+                                              lambda ref: seats if ref == START_REF else None, lambda ref: False))
+        findings.extend(dice.void_binding_findings(prev.game.batches, game.batches, {START_REF}))
+    if any(AGREEMENT_RE.match(p) for p in changed):
+        findings.extend(agreements.agreement_findings(consent_table(game, started=False),
+                                                      _only(prev.game.agreements, changed),
+                                                      _only(game.agreements, changed), actor or ""))
     if game.status is None:
         return findings, Verified(game, None, prev.founder, actor)
     # the start commit (pbem start): game.yaml frozen from here on
@@ -188,14 +226,33 @@ def _setup(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> 
         findings.append(Finding("status.mismatch", f"control must go to a player, got {first!r}", file=STATUS))
         return findings, Verified(game, None, prev.founder, actor)
     batch = start_batch(game)
+    rolled = None
     if batch is not None:
-        rolled = new.players[batch.results[0] - 1] if batch.results else None
-        if rolled != first:
+        rolled = start_choice(batch, new.players)
+        if batch.sides != len(new.players):
+            findings.append(Finding("dice.bad-sides", f"dice {batch.id} for who starts roll a d{batch.sides}, but "
+                                    f"the table has {len(new.players)} seats", file=batch.file,
+                                    line=batch.line_of("sides")))
+        elif rolled != first:
             findings.append(Finding("dice.start-mismatch", f"dice {batch.id} decide who starts: "
                                     f"{rolled or 'not rolled yet'}, but control went to {first}", file=STATUS))
+    findings.extend(agreements.start_findings(consent_table(game, started=False), game.agreements, first,
+                                              rolled))
     stop, expected = expected_start(game, first)
     findings.extend(_status_findings(expected, game.status))
     return findings, Verified(game, stop, prev.founder, actor, expected, seat_before(new.players, first))
+
+
+def consent_table(game: Game, started: bool) -> agreements.Table:
+    """What the agreement rules look at in `game` (protocol.agreements): its id, seats, keys, game.yaml hash."""
+    manifest = game.manifest
+    return agreements.Table(manifest.id, tuple(s.id for s in manifest.seats), manifest.keys, manifest.digest,
+                            started)
+
+
+def _only(by_file: Mapping[str, agreements.Agreement], changed: set[str]) -> dict[str, agreements.Agreement]:
+    """The agreements among the changed files: a commit costs what it changed, not every agreement so far."""
+    return {path: by_file[path] for path in changed if path in by_file}
 
 
 def _same_but_key(old: dict, new: dict, seat_id: str) -> bool:
@@ -231,28 +288,42 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
         findings.append(Finding("game.over", "the game is over; no more turns"))
         return findings, unchanged
     erratum = any(ERRATUM_RE.match(p) for p in changed)
-    turn = takes_turn(prev, player) and not erratum
-    mine = [] if erratum else [b for b in prev.status.pending if b.player == player and b.kind in OWED]
+    agreement = not erratum and any(AGREEMENT_RE.match(p) for p in changed)
+    turn = takes_turn(prev, player) and not erratum and not agreement
+    mine = [] if erratum or agreement else [b for b in prev.status.pending if b.player == player and b.kind in OWED]
     press_only = bool(changed - {STATUS}) and all(PRESS_RE.match(p) for p in changed - {STATUS})
-    if not turn and not mine and not press_only and not erratum:
+    if agreement:
+        # an agreement is signed out of turn, in a commit of its own; each kind says when it is open (a start
+        # agreement is closed once the game has started)
+        findings.extend(Finding("agreement.mixed", f"{path}: an agreement commit changes only agreements/; take "
+                                "your turn in a commit of its own", file=path)
+                        for path in sorted(changed - {STATUS}) if not AGREEMENT_RE.match(path))
+        findings.extend(agreements.agreement_findings(consent_table(game, started=True),
+                                                      _only(prev.game.agreements, changed),
+                                                      _only(game.agreements, changed), player))
+    elif not turn and not mine and not press_only and not erratum:
         head = prev.status.pending[0]
         findings.append(Finding("signature.not-in-control", f"{player} made a turn, but {head.player} holds "
                                 f"control ({head.why})", file=STATUS))
         return findings, unchanged
     if erratum:
         findings.extend(_erratum(prev, game, changed, player))
-    elif not turn:
+    elif not turn and not agreement:
         outside = sorted(p for p in changed if p != STATUS
                          and not (DICE_RE.match(p) or SECRET_RE.match(p) or PRESS_RE.match(p)))
         for path in outside:
             why = mine[0].why if mine else "press may be posted at any time"
             findings.append(Finding("signature.not-in-control", f"{player} may only settle what he owes now "
                                     f"({why}); {path} waits for his turn", file=path))
-    if not erratum:
+    if not erratum and not agreement:
         findings.extend(_ownership(prev, game, changed, player, turn))
+    if turn:
+        findings.extend(_own_legality(prev, game, changed, player))
     stop, expected = expected_after(prev, game, player)
     findings.extend(stop.problems)
-    if not press_only and not erratum:
+    if not erratum and any(DICE_RE.match(p) for p in changed):
+        findings.extend(_binding(prev, game, stop))
+    if not press_only and not erratum and not agreement:
         findings.extend(_progress(prev, game, player, turn, mine, expected))
     findings.extend(_audits(prev, game, stop))
     if game.status is None:
@@ -300,19 +371,54 @@ def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn:
         findings.extend(secrets.secret_findings(prev.game.secrets, game.secrets, player, manifest.players,
                                                 manifest.ruleset.parse_time))
         owed_steps = {b.at for b in prev.status.pending if b.player == player and b.kind == SEALED}
-        for sid in sorted(set(game.secrets) - set(prev.game.secrets)):
-            step = game.secrets[sid].raw.get("step")
-            if step is not None and step not in owed_steps:
-                findings.append(Finding("secret.bad-secret", f"secret {sid} answers step {step}, for which "
-                                        f"{player} owes no sealed input", file=game.secrets[sid].file,
-                                        line=game.secrets[sid].line_of("step")))
-            elif step is None and not turn:
-                findings.append(Finding("secret.bad-secret", "secrets are sealed in one's own turn",
-                                        file=game.secrets[sid].file))
+        added = entry_changes(prev.game.inputs, game.inputs, reports)[1]
+        findings.extend(secrets.sealing_findings(prev.game.secrets, game.secrets, player, owed_steps, turn,
+                                                 manifest.ruleset, added, lambda: game.inputs.entries))
+        findings.extend(secrets.reveal_findings(prev.game.secrets, game.secrets, manifest.ruleset))
+    elif turn and getattr(manifest.ruleset, "launched_unit", None) is not None and reports:
+        # a launch needs its target sealed in the same commit (secret.missing-target)
+        added = entry_changes(prev.game.inputs, game.inputs, reports)[1]
+        findings.extend(secrets.sealing_findings(prev.game.secrets, game.secrets, player, set(), turn,
+                                                 manifest.ruleset, added, lambda: game.inputs.entries))
     if any(PRESS_RE.match(p) for p in changed):
-        findings.extend(press_findings(prev.game.press, game.press, player, prev.status.firm))
+        findings.extend(press_findings(prev.game.press, game.press, player, prev.status.firm,
+                                       [seat.id for seat in manifest.seats]))
         findings.extend(_press_refusals(prev, game))
     return findings
+
+
+def _binding(prev: Verified, game: Game, stop: Stop) -> list[Finding]:
+    """DESIGN §5 "Binding": the dice this commit announces or voids, against what is owed now: the refs of the
+    step replay stops at once this commit is in (announced with the shot, or once it is declared)."""
+    assert prev.stop is not None
+    ruleset = game.manifest.ruleset
+    sides = getattr(ruleset, "dice_sides", None)
+    firm = None if prev.stop.over else prev.stop.checkpoint.point  # what was resolved before this commit
+
+    def resolved(ref: str) -> bool:
+        try:
+            point = ruleset.parse_time(ref.split("/", 1)[0])
+        except (ValueError, TypeError, KeyError, IndexError):
+            return False
+        return firm is None or point < firm
+
+    owed = set(stop.dice_refs)
+    found = dice.binding_findings(prev.game.batches, game.batches, owed,
+                                  lambda ref: sides(ref) if sides is not None and ref != START_REF else None,
+                                  resolved)
+    return found + dice.void_binding_findings(prev.game.batches, game.batches, owed | set(prev.stop.dice_refs))
+
+
+def _own_legality(prev: Verified, game: Game, changed: set[str], player: str) -> list[Finding]:
+    """DESIGN §4.2 "Entries and time": the entries this turn adds are judged with what their author could know
+    (the firm point and his own orders since); what others may still change is left to replay, which voids it."""
+    reports = {p for p in changed if REPORT_RE.match(p)}
+    if not reports:
+        return []
+    assert prev.stop is not None
+    _removed, added = entry_changes(prev.game.inputs, game.inputs, reports)
+    return own_findings(game.manifest.ruleset, game.manifest.setup, game.inputs, prev.stop.checkpoint, player,
+                        added)
 
 
 def _erratum(prev: Verified, game: Game, changed: set[str], player: str) -> list[Finding]:
@@ -336,18 +442,26 @@ def _erratum(prev: Verified, game: Game, changed: set[str], player: str) -> list
 
 
 def _audits(prev: Verified, game: Game, stop: Stop) -> list[Finding]:
-    """Seed §2.C: a revealed energy allocation must pay for what its units did in its turn. Each is audited
-    once, at the first commit where it is revealed and its turn is over (tactical/1 `audit_allocation`)."""
+    """Seed §2.C: a revealed energy allocation must pay for what its units did in the turn of the sealed step it
+    answers. Each is audited once, at the first commit where it is revealed and that turn is over (tactical/1
+    `audit_allocation`)."""
     ruleset = game.manifest.ruleset
     audit = getattr(ruleset, "audit_allocation", None)
     if audit is None or prev.stop is None:
         return []
     found = []
     for secret in game.secrets.values():
-        if secret.raw["kind"] != "allocation" or not secret.revealed:
-            continue
-        value = secret.value()
-        turn = value["turn"]
+        if secret.raw["kind"] != "allocation" or not secret.revealed or "step" not in secret.raw:
+            continue  # an allocation without its step was refused when sealed (secret.wrong-step)
+        # bound to the step the secret answers, never to the turn it names (secret.wrong-step at its reveal)
+        turn = ruleset.turn_of(ruleset.parse_time(secret.raw["step"]))
+        try:
+            opened = secret.value()
+        except PbemError:
+            continue  # a box that does not open is its reveal's finding (secret.bad-key, secret.commit-mismatch)
+        if not isinstance(opened, dict):
+            continue  # not an allocation: its reveal's finding (schema.invalid)
+        value = {**opened, "turn": turn}
         before = prev.game.secrets.get(secret.id)
         was_due = (before is not None and before.revealed
                    and ruleset.turn_ended(None if prev.stop.over else prev.stop.checkpoint.point, turn))
@@ -369,11 +483,11 @@ def _press_refusals(prev: Verified, game: Game) -> list[Finding]:
     if recognise is None or prev.stop is None or prev.status is None or prev.status.firm is None:
         return []
     state = prev.stop.checkpoint.state
-    old = {(m.file, m.line) for path in prev.game.press for m in prev.game.press[path]}
+    new = {id(m) for m in press_added(prev.game.press, game.press) or ()}  # a changed file: press.changed
     found = []
     for message in game.inputs.press.get(prev.status.firm, ()):
         state, refusal = recognise(state, message.body, message.by)
-        if refusal is not None and (message.file, message.line) not in old:
+        if refusal is not None and id(message) in new:
             found.append(Finding(getattr(refusal, "rule", "press.refused"), str(refusal), file=message.file,
                                  line=message.line))
     return found

@@ -16,6 +16,12 @@ in, so this module wraps it tightly and hands the rest of pbem only immutable da
   the zobrist hash are dropped; the engine's version is returned with every adjudication.
 
 Unknown names are refused before they reach the engine (`set_centers` drops unknown centres silently).
+
+Where the engine departs from the DATC v3.0 preferred rulings (2023 rulebook), the orders it is given are
+corrected first (datc.py: 6.B.9 support coasts, 6.G.8 no land fallback via convoy, 6.J civil disorder by
+distance to owned centres), each only when its situation applies; a game's `edition: "2000"` skips them. A
+support the engine would read for another coast than the one written is refused by `check_orders`
+(`Checked.rewritten`), never silently carried out.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping, Sequence
 
+from pbem.rulesets.dow import datc
 from pbem.rulesets.dow.board import Board, province_of, unit_province
 
 PINNED = "1.1.2"
@@ -49,6 +56,7 @@ class Checked:
     order: str
     normal: str | None
     reason: str | None
+    rewritten: bool = False  # refused because the engine would read it with another meaning (DATC 6.B.9)
 
 
 @dataclass(frozen=True)
@@ -237,6 +245,11 @@ def _check_orders(board: Board, phase: str, power: str, orders: tuple[str, ...])
     out: list[Checked] = []
     for order in orders:
         reason, normal = _try(game, power, order)
+        if reason is None and normal is not None and "/" in order:
+            normal, reason, rewritten = datc.keep_support_coast(order, normal, _fleet_reaches)
+            if reason is not None:
+                out.append(Checked(order, None, reason, rewritten))
+                continue
         if reason is None and normal is not None:
             unit = " ".join(normal.split()[:2]) if normal != "WAIVE" else None
             if unit is not None and unit_province(unit) in provinces:
@@ -252,6 +265,29 @@ def _check_orders(board: Board, phase: str, power: str, orders: tuple[str, ...])
         else:
             out.append(Checked(order, None, reason))
     return tuple(out)
+
+
+def _fleet_reaches(location: str, coast: str) -> bool:
+    """Whether a fleet at `location` ("MAO", "SPA/SC") can move to `coast` ("SPA/NC")."""
+    return bool(_map().abuts("F", location, "-", coast))
+
+
+@lru_cache(maxsize=1)
+def _map() -> Any:
+    return _quiet(_package()[2], MAP_NAME)
+
+
+@lru_cache(maxsize=1)
+def _neighbours() -> Mapping[str, tuple[str, ...]]:
+    """Province to neighbouring provinces, over land and sea alike (DATC 6.J, 2023 civil disorder distance)."""
+    out: dict[str, set[str]] = {}
+    for here, theirs in _map().loc_abut.items():
+        for there in theirs:
+            a, b = here[:3].upper(), there[:3].upper()
+            if a != b:
+                out.setdefault(a, set()).add(b)
+                out.setdefault(b, set()).add(a)
+    return MappingProxyType({p: tuple(sorted(n)) for p, n in out.items()})
 
 
 def _try(game: Any, power: str, order: str) -> tuple[str | None, str | None]:
@@ -285,27 +321,38 @@ def _real(orders: Sequence[str]) -> list[str]:
     return [o for o in orders if o != "WAIVE"]
 
 
-def adjudicate(board: Board, phase: str, orders: Mapping[str, Sequence[str]], victory: int) -> Adjudication:
+EDITIONS = ("2023", "2000")  # the rulebook where DATC v3.0 offers alternatives; 2023 is DATC's preference
+
+
+def adjudicate(board: Board, phase: str, orders: Mapping[str, Sequence[str]], victory: int,
+               edition: str = "2023") -> Adjudication:
     """Adjudicate one phase: every power's orders (normal forms, all of them accepted by `check_orders`) on a
-    fresh game holding `board`; EngineError if the engine refuses any of them."""
-    return _adjudicate(board, phase, tuple(sorted((p, tuple(sorted(o))) for p, o in orders.items() if o)), victory)
+    fresh game holding `board`; EngineError if the engine refuses any of them.
+
+    `edition` "2023" (default) applies DATC v3.0's preferred rulings where the engine departs from them
+    (datc.py); "2000" keeps the engine's own older-rulebook choices (coasts in supports ignored, a move via
+    convoy falls back to the land route, civil disorder by distance to home centres)."""
+    if edition not in EDITIONS:
+        raise EngineError(f"unknown rulebook edition {edition!r} (known: {', '.join(EDITIONS)})")
+    return _adjudicate(board, phase, tuple(sorted((p, tuple(sorted(o))) for p, o in orders.items() if o)), victory,
+                       edition)
 
 
 @lru_cache(maxsize=64)
 def _adjudicate(
-    board: Board, phase: str, orders: tuple[tuple[str, tuple[str, ...]], ...], victory: int
+    board: Board, phase: str, orders: tuple[tuple[str, tuple[str, ...]], ...], victory: int, edition: str = "2023"
 ) -> Adjudication:
     info = standard_map()
     game = _game(board, phase, victory)
-    for power, given in orders:
+    for power, _given in orders:
         if power not in info.powers:
             raise EngineError(f"orders for unknown power {power!r}")
-        before = len(game.error)
-        _set(game, power, given)
-        held = _orders_of(game, power)
-        if len(game.error) > before or sorted(_real(held)) != sorted(_real(given)):
-            raise EngineError(f"the engine did not accept all orders of {power}: {_messages(game.error[before:])}"
-                              f" (held {held}, given {list(given)})")
+    fed = _corrected(board, phase, dict(orders), edition)
+    _feed(game, fed)
+    if edition == "2023" and phase.endswith("M") and any(o.endswith(" VIA") for given in fed.values() for o in given):
+        carried = datc.no_land_fallback(fed, lambda start, end: _carried(fed, start, end))
+        if carried is not None:
+            _feed(game, carried)
     try:
         _quiet(game.process)
     except Exception as err:  # pragma: no cover - the engine failing on accepted orders is a bug to report
@@ -322,6 +369,57 @@ def _adjudicate(
     ))
     next_phase = game.get_current_phase()
     return Adjudication(phase, next_phase, after, results, dislodged, engine_name())
+
+
+def _feed(game: Any, orders: Mapping[str, Sequence[str]]) -> None:
+    for power, given in orders.items():
+        before = len(game.error)
+        _set(game, power, given)
+        held = _orders_of(game, power)
+        if len(game.error) > before or sorted(_real(held)) != sorted(_real(given)):
+            raise EngineError(f"the engine did not accept all orders of {power}: {_messages(game.error[before:])}"
+                              f" (held {held}, given {list(given)})")
+
+
+def _corrected(board: Board, phase: str, orders: dict[str, Sequence[str]], edition: str) -> dict[str, list[str]]:
+    """The orders the engine is given, corrected where its rules depart from DATC v3.0 (see datc.py); each
+    correction runs only when its situation is there. The 2000 edition only drops the coasts of supports."""
+    out = {p: list(o) for p, o in orders.items()}
+    if any(datc.has_support_coast(o) for given in out.values() for o in given):
+        if edition != "2023":
+            return {p: [datc.strip_support_coast(o) for o in given] for p, given in out.items()}
+        out = datc.void_unmatched_coast_supports(out)
+    if edition == "2023" and phase.endswith("A"):
+        for power in standard_map().powers:
+            due = adjustment_due(board, power)
+            given = out.get(power, [])
+            short = -due - sum(1 for o in given if o.endswith(" D"))
+            if due < 0 and short > 0:
+                removed = {" ".join(o.split()[:2]) for o in given if o.endswith(" D")}
+                kept = [u for u in board.units_of(power) if u not in removed]
+                owned = board.centres_of(power)
+                out[power] = given + [f"{u} D" for u in datc.civil_disorder_disbands(
+                    kept, owned, short, _neighbours(), standard_map().name)]
+    return out
+
+
+def _carried(orders: Mapping[str, Sequence[str]], start: str, end: str) -> bool:
+    """Whether the convoy orders given make a route of fleets at sea for an army from `start` to `end`."""
+    wanted = f"C A {start} - {end}"
+    seas = {o.split()[1] for given in orders.values() for o in given
+            if o.startswith("F ") and o.endswith(wanted) and _map().area_type(o.split()[1]) == "WATER"}
+    near = _neighbours()
+    reached = [s for s in seas if start in near.get(s, ())]
+    seen = set(reached)
+    while reached:
+        here = reached.pop()
+        if end in near.get(here, ()):
+            return True
+        for there in near.get(here, ()):
+            if there in seas and there not in seen:
+                seen.add(there)
+                reached.append(there)
+    return False
 
 
 def build_sites(board: Board, power: str) -> tuple[str, ...]:

@@ -1,7 +1,8 @@
-"""Global press of `dow/1` (seed 001, DESIGN §1 "global chat" -> press/global.yaml; schema pbem/dow/press/1).
+"""Global press of `dow/1` (seed 001, DESIGN §1 "global chat" -> each power's press/<power>.yaml; schema
+pbem/dow/press/1).
 
-Messages are recognised one at a time in history order; the order is the public recognition order. Each
-message is one of:
+Messages are recognised one at a time in the order of the commits that added them (DESIGN §7.2), never by file
+name; that order is the public recognition order. Each message is one of:
 
     {by: france, say: TEXT}                                  free text, changes nothing
     {by: france, propose: {to: germany, state: ALLIED}}      a raise proposed (stands until accepted or void)

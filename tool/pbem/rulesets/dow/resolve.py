@@ -76,7 +76,9 @@ def _when(point: Point | None) -> str:
 
 def judge(state: DowState, power: str, given: Sequence[str]) -> list[tuple[str, str | None, str, str | None]]:
     """Each order as (order, normal form or None, verdict, reason): verdict "ok", "invalid" (the engine refuses
-    it) or "forbidden" (the relationship table refuses it)."""
+    it), "rewritten" (the engine would read it with another meaning, e.g. a support for another coast than the
+    one given: void like an invalid order, and refused when sealed, rule `rules.order-rewritten`) or
+    "forbidden" (the relationship table refuses it)."""
     assert state.phase is not None
     if not given:  # nothing to judge; also the press-only first half, which is no engine phase
         return []
@@ -85,8 +87,8 @@ def judge(state: DowState, power: str, given: Sequence[str]) -> list[tuple[str, 
     out: list[tuple[str, str | None, str, str | None]] = []
     for checked in engine.check_orders(state.board, phase, power, given):
         if checked.normal is None:
-            out.append((checked.order, None, "invalid", f"{power}: {checked.order!r} is not a valid order at "
-                                                         f"{phase}: {checked.reason}"))
+            out.append((checked.order, None, "rewritten" if checked.rewritten else "invalid",
+                        f"{power}: {checked.order!r} is not a valid order at {phase}: {checked.reason}"))
             continue
         reason = legality.forbidden(power, checked.normal, state.board, state.relations.in_force, info.name)
         out.append((checked.order, checked.normal, "forbidden" if reason else "ok", reason))
@@ -130,7 +132,7 @@ def resolve(state: DowState, point: Point, actions: Sequence[Action]) -> tuple[D
         return replace(state, phase=phases.next_step({}, point)), events
     state, orders = _gather(state, point, actions, events)
     phase = phases.engine_phase(point)
-    result = engine.adjudicate(state.board, phase, orders, state.victory)
+    result = engine.adjudicate(state.board, phase, orders, state.victory, state.edition)
     expected = phases.next_step({}, point)
     engine_next = result.next_phase
     if engine_next != engine.COMPLETED and (expected is None or engine_next != phases.format_time(expected)):
@@ -179,7 +181,7 @@ def _gather(
         for order, normal, verdict, reason in judge(state, power, by_power[power]):
             if verdict == "ok":
                 kept.append(str(normal))
-            elif verdict == "invalid":
+            elif verdict in ("invalid", "rewritten"):
                 events.append(Event("void", power, None, {"phase": when, "order": order, "reason": reason}))
             else:
                 offended = True

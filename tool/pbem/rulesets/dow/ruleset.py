@@ -19,9 +19,11 @@ Beyond `base.Ruleset`, the protocol uses these methods (DESIGN §4.7 sealed step
   `press.forced-state`, `press.one-sided-raise`, ...). A raise proposed by one side only is a standing
   proposal (orders are judged as if it had not been made); one declared by one side is refused.
 * `verdicts(state, action) -> list[(order, normal, verdict, reason)]`: each order of an orders action judged:
-  "ok", "invalid" (the engine refuses it: void, no offence) or "forbidden" (the relationship table refuses it:
-  void and a warning). `legal(state, action)` joins the reasons of both kinds; the protocol should not treat a
-  forbidden order as a file error: `apply` voids it and emits `warning` / `civil_disorder` events.
+  "ok", "invalid" (the engine refuses it: void, no offence), "rewritten" (the engine would read it with
+  another meaning, e.g. a support for another coast: void, no offence, and `pbem orders` refuses to seal it,
+  rule `rules.order-rewritten`) or "forbidden" (the relationship table refuses it: void and a warning).
+  `legal(state, action)` joins the reasons of all kinds; the protocol should not treat a forbidden order as a
+  file error: `apply` voids it and emits `warning` / `civil_disorder` events.
 * `position(state) -> dict` and `position_mismatch(state, recorded) -> str | None`: the board as plain data
   (units, dislodged, centres, influence) and the comparison the verifier makes after re-adjudicating
   (rule id `result.mismatch`).
@@ -55,6 +57,7 @@ class DowRuleset:
     press_schema = "pbem/dow/press/1"
     uses_horizons = False  # every phase is a sealed step: nobody gives orders ahead (DESIGN §4.7)
     reveals_sealed = True  # a phase resolves from the revealed orders
+    sealed_kinds = frozenset({"orders"})  # secret kinds that answer a sealed step, and only that
 
     # --- game time ---------------------------------------------------------------------------------------
     def parse_time(self, text: str) -> Point:
@@ -85,6 +88,14 @@ class DowRuleset:
         """Every phase is a sealed step (DESIGN §4.7). In the press-only first half of Spring 1901 each power
         seals an empty order set, its word that it is done with the first half (seed 001: one phase length)."""
         return True
+
+    def secret_kinds(self, setup: Mapping[str, Any]) -> dict[str, str]:
+        """The secret kinds the rules ask for: each phase's `orders` (DESIGN §7.2)."""
+        return {"orders": "your orders for the phase open now: `pbem orders FILE` seals them (no control needed)"}
+
+    def sealed_kind(self, point: Point) -> str | None:
+        """The secret kind every phase's sealed input must be: `orders` (schemas/secret-orders.json)."""
+        return "orders"
 
     # --- state and actions -------------------------------------------------------------------------------
     def initial_state(self, setup: Mapping[str, Any], players: Sequence[str]) -> state.DowState:
@@ -125,8 +136,8 @@ class DowRuleset:
         return "; ".join(reasons) or None
 
     def verdicts(self, game: state.DowState, action: Action) -> list[tuple[str, str | None, str, str | None]]:
-        """Each order judged: (order, normal form, "ok" | "invalid" | "forbidden", reason); [] when the action
-        is not an orders submission at this phase (see `legal`)."""
+        """Each order judged: (order, normal form, "ok" | "invalid" | "rewritten" | "forbidden", reason); [] when
+        the action is not an orders submission at this phase (see `legal`)."""
         given = resolve.orders_of(action)
         if given is None or resolve.action_problem(game, action) is not None:
             return []

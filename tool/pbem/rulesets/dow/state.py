@@ -5,7 +5,9 @@ phase S1901M. `apply(state, phase, ...)` returns the state at the next phase.
 
 Setup (game.yaml `setup`, schema pbem/dow/setup/1): `map: standard`, optional `start` (S1901P, the default, or
 S1901M to skip the press-only first half), `victory` (centres to win, default 18), `director` (the player id
-that may issue and lift warnings), `invite_hash` (the invite code as "sha256:SALT:DIGEST", see invite.py).
+that may issue and lift warnings), `edition` (the rulebook where the Diplomacy Adjudicator Test Cases offer
+alternatives: "2023", the default and DATC v3.0's preference, or "2000"), `invite_hash` (the invite code as
+"sha256:SALT:DIGEST", see invite.py).
 The players must include the seven powers by their ids (austria, england, france, germany, italy, russia,
 turkey); any other player id is a seat without a power (a director who does not play).
 """
@@ -22,7 +24,7 @@ from pbem.rulesets.dow.relations import Relations
 
 POWERS = ("austria", "england", "france", "germany", "italy", "russia", "turkey")
 DEFAULT_VICTORY = 18
-SETUP_KEYS = ("map", "start", "victory", "director", "invite_hash")
+SETUP_KEYS = ("map", "start", "victory", "director", "edition", "invite_hash")
 VICTORY, DRAW = "victory", "draw"
 OFFENCES_FOR_DISORDER = 2
 
@@ -51,6 +53,7 @@ class DowState:
     draw_votes: tuple[str, ...] = ()
     outcome: tuple[str, tuple[str, ...]] | None = None
     invite_hash: str | None = None
+    edition: str = "2023"
 
     def offences_of(self, power: str) -> int:
         return dict(self.offences).get(power, 0)
@@ -95,6 +98,9 @@ def initial_state(setup: Mapping[str, Any], players: Sequence[str]) -> DowState:
     director = setup.get("director")
     if director is not None and director not in players:
         raise ValueError(f"setup.director {director!r} is not a player ({', '.join(players)})")
+    edition = setup.get("edition", "2023")
+    if edition not in engine.EDITIONS:
+        raise ValueError(f"setup.edition must be one of {', '.join(engine.EDITIONS)}, got {edition!r}")
     code_hash = setup.get("invite_hash")
     if code_hash is not None and not invite.well_formed(code_hash):
         raise ValueError("setup.invite_hash must be 'sha256:' + 32 hex digits of salt + ':' + 64 hex digits")
@@ -111,4 +117,5 @@ def initial_state(setup: Mapping[str, Any], players: Sequence[str]) -> DowState:
         victory=victory,
         engine=engine.engine_name(),
         invite_hash=code_hash,
+        edition=edition,
     )

@@ -177,6 +177,43 @@ def slot_of(do: Mapping[str, Any]) -> Slot | None:
 
 def legal(state: TacticalState, action: Action) -> str | None:
     """None if `action` may be taken in `state` at its step, else the reason, quoting the action."""
+    return _judge(state, action, {})
+
+
+def _own_fire(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
+    return fire.why_not_fire(state, unit, do["fire"], at, own=True)
+
+
+def _own_system(verb: str) -> Check:
+    def check(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
+        return systems.why_not_system(state, unit, {verb: do[verb]}, verb)  # the target: see own_legal
+    return check
+
+
+def _chart_only(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
+    value = do["move"]
+    if not isinstance(value, str) or value not in movement.MOVES:
+        return f"move must be one of {', '.join(movement.MOVES)}, got {value!r}"
+    if not movement.moves_in(unit.speed, at[1]):
+        return f"at speed {unit.speed} it does not move in impulse {at[1]}"
+    return None
+
+
+# What the author alone can know of each kind (DESIGN §4.2 "Entries and time"): a shot's target may move out of
+# arc or range, or be destroyed, and a system's target may leave, through others' later actions only.
+OWN_CHECKS: dict[str, Check] = {"fire": _own_fire, **{verb: _own_system(verb) for verb in SYSTEM_ACTIONS}}
+
+
+def own_legal(view: TacticalState, action: Action, course_known: bool = True) -> str | None:
+    """None if `action` is legal as far as its author alone can know, in `view`: the firm point's state carried
+    forward by his own actions only (foresight.py). `course_known`: False when the unit's course came from a plan
+    that follows other units (pursue, keep_range): then only the impulse chart is judged for its moves, not the
+    turn and slip counters."""
+    checks = OWN_CHECKS if course_known else {**OWN_CHECKS, "move": _chart_only}
+    return _judge(view, action, checks)
+
+
+def _judge(state: TacticalState, action: Action, checks: Mapping[str, Check]) -> str | None:
     when = format_time(action.at)
     subject = action.unit or action.by
     kind_name, problem = kind_of(action.do)
@@ -202,7 +239,7 @@ def legal(state: TacticalState, action: Action) -> str | None:
         return refuse(f"{quote(action.do)} is only given at {allowed} steps")
     if kind.needs_unit and unit is not None and not unit.active:
         return refuse(unit.why_gone)
-    why = kind.check(state, unit, action.do, action.at)
+    why = checks.get(kind_name, kind.check)(state, unit, action.do, action.at)
     return refuse(why) if why else None
 
 

@@ -6,7 +6,10 @@ player's own events only then). The catalog, read liberally as seed §6.D asks:
 * `{range: N, unit?: ENEMY, mine?: MINE}` — some pair (a unit of the player, an enemy unit) comes to range N
   or less in this step: over N before, at most N after, and one of the two appears in the step's events (so it
   fires once when the range is crossed, not at every impulse spent inside it). Without `unit`/`mine`, any enemy
-  and any of the player's units.
+  and any of the player's units. DESIGN §4.3: a pair already inside that meets (comes into one hex, or swaps
+  hexes with the other) meets it again: ships never pass through each other under a standing range condition
+  without a break; and a condition written while a pair is already inside is met at the next step it still
+  holds (`condition_holds`, armed by the protocol for conditions new in a commit).
 * `{turn: {within?: N, unit?: ENEMY}}` — a unit changed facing (TL, TR or HET); with `within`, only if after
   the step it is at most N hexes from one of the player's other units.
 * `{speed: {unit?: ENEMY}}` — a unit changed speed (at allocation or by a mid-turn change).
@@ -139,25 +142,64 @@ def _when(state: TacticalState, events: Sequence[Event] = ()) -> str:
     return f" ({format_time(state.at)})" if state.at is not None else ""
 
 
+def _range_pairs(condition: Mapping[str, Any], player: str, state: TacticalState
+                 ) -> list[tuple[int, Unit, int, Unit]]:
+    """(order, enemy, order, own unit) of every pair a range condition watches."""
+    mine = [u for u in state.units if u.owner == player and condition.get("mine", u.id) == u.id]
+    enemies = [u for u in state.units if u.owner != player and condition.get("unit", u.id) == u.id]
+    return [(order, enemy, own_order, own) for order, enemy in enumerate(enemies)
+            for own_order, own in enumerate(mine)]
+
+
+def _passed_through(own: str, enemy: str, before: TacticalState, after: TacticalState) -> bool:
+    """Whether the two units met in this step: came into one hex, or swapped hexes (they crossed each other
+    between two hexes: range 0 on the way, DESIGN §4.3)."""
+    a0, b0 = before.unit(own), before.unit(enemy)
+    a1, b1 = after.unit(own), after.unit(enemy)
+    if None in (a0, b0, a1, b1) or None in (a0.hex, b0.hex, a1.hex, b1.hex):  # type: ignore[union-attr]
+        return False
+    if a1.hex == b1.hex:  # type: ignore[union-attr]
+        return a0.hex != b0.hex  # type: ignore[union-attr]
+    return a1.hex == b0.hex and b1.hex == a0.hex and a0.hex != b0.hex  # type: ignore[union-attr]
+
+
 def _range_met(
     condition: Mapping[str, Any], player: str, before: TacticalState, after: TacticalState, events: Sequence[Event]
 ) -> str | None:
     limit = condition["range"]
     involved = {e.unit for e in events if e.unit is not None}
-    mine = [u for u in after.units if u.owner == player and condition.get("mine", u.id) == u.id]
-    enemies = [u for u in after.units if u.owner != player and condition.get("unit", u.id) == u.id]
     hits: list[tuple[int, int, int, str]] = []
-    for order, enemy in enumerate(enemies):
-        for own_order, own in enumerate(mine):
-            if enemy.id not in involved and own.id not in involved:
-                continue
-            now = after.range_between(own.id, enemy.id)
-            then = before.range_between(own.id, enemy.id)
-            if now is not None and now <= limit and (then is None or then > limit):
-                hits.append((now, order, own_order, f"{enemy.id} at range {now} from {own.id}"))
+    for order, enemy, own_order, own in _range_pairs(condition, player, after):
+        if enemy.id not in involved and own.id not in involved:
+            continue
+        now = after.range_between(own.id, enemy.id)
+        then = before.range_between(own.id, enemy.id)
+        if now is not None and now <= limit and (then is None or then > limit):
+            hits.append((now, order, own_order, f"{enemy.id} at range {now} from {own.id}"))
+        elif now is not None and then is not None and _passed_through(own.id, enemy.id, before, after):
+            # already inside the range, but they meet: ships never pass through each other under a standing
+            # range condition without a break (DESIGN §4.3)
+            hits.append((now, order, own_order, f"{enemy.id} meets {own.id} (range {then} to {now} through 0)"))
     if not hits:
         return None
     return f"range {limit}: {', '.join(text for *_, text in sorted(hits))}{_when(after)}"
+
+
+def _range_holds(condition: Mapping[str, Any], player: str, state: TacticalState) -> str | None:
+    limit = condition["range"]
+    hits = sorted((now, order, own_order, f"{enemy.id} at range {now} from {own.id}")
+                  for order, enemy, own_order, own in _range_pairs(condition, player, state)
+                  if (now := state.range_between(own.id, enemy.id)) is not None and now <= limit)
+    return f"range {limit}: {', '.join(text for *_, text in hits)}{_when(state)}" if hits else None
+
+
+def condition_holds(condition: Mapping[str, Any], player: str, state: TacticalState) -> str | None:
+    """The report text if the situation a condition watches for already holds in `state` (a range condition
+    with a pair at range N or less), else None; conditions met by events only (fire, turn, …) never hold.
+    DESIGN §4.3: a condition that already holds when it is written is met at the next step it still holds."""
+    if condition_error(condition) is not None or "range" not in condition:
+        return None
+    return _range_holds(condition, player, state)
 
 
 def _nearest_of(state: TacticalState, unit: Unit, player: str) -> tuple[int, str] | None:

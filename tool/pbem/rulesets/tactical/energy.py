@@ -26,10 +26,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from pbem.rulesets.tactical.gametime import ACTIVITY, ALLOC
+from pbem.rulesets.base import Point
+from pbem.rulesets.tactical.gametime import ACTIVITY, ALLOC, format_time
 from pbem.rulesets.tactical.state import TacticalState, Unit
 
 LINES = ("speed", "het", "weapons", "systems", "reserve")
+KIND = "allocation"  # the secret kind (schemas/secret-allocation.json)
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,17 @@ def turn_record(state: TacticalState, player: str, turn: int) -> TurnRecord:
             systems=tuple(name for p, verb, name in unit.used if p[0] == turn and verb == "use"),
         ))
     return TurnRecord(turn, player, tuple(units))
+
+
+def step_error(step: Point, allocation: Any) -> str | None:
+    """Why a revealed allocation sealed for allocation step `step` is not that turn's, or None. The audit is bound
+    to the step the secret answers, never to the `turn` written inside: one that says `turn: 999` would
+    otherwise be audited against a turn where nothing happened, and the real turn never."""
+    turn = allocation.get("turn") if isinstance(allocation, Mapping) else None
+    if turn != step[0]:
+        return (f"the allocation says turn {turn}, but it was sealed for {format_time(step)}, the allocation step "
+                f"of turn {step[0]}")
+    return None
 
 
 def _number(value: Any) -> float:

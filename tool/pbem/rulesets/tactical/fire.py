@@ -53,8 +53,12 @@ def dice_ref(point: Point, unit: str, weapon: str) -> str:
     return f"{format_time(point)}/{unit}/{weapon}"
 
 
-def why_not_fire(state: TacticalState, unit: Unit, value: Any, at: Point) -> str | None:
-    """None if `unit` may fire as `value` ({weapon, target}) at fire step `at`, else why not."""
+def why_not_fire(state: TacticalState, unit: Unit, value: Any, at: Point, own: bool = False) -> str | None:
+    """None if `unit` may fire as `value` ({weapon, target}) at fire step `at`, else why not.
+
+    `own`: judge only what the firer's owner alone can know ahead (DESIGN §4.2): the weapon, whether it fired
+    before the firm point, and that the target is not his own unit. Where the target is, or whether it is still
+    there, depends on others' later moves and shots; replay voids such a shot when it cannot be made."""
     if not isinstance(value, Mapping) or set(value) != {"weapon", "target"}:
         return "fire takes {weapon: WEAPON, target: UNIT}"
     weapon, target_id = value["weapon"], value["target"]
@@ -65,9 +69,16 @@ def why_not_fire(state: TacticalState, unit: Unit, value: Any, at: Point) -> str
     kind = state.weapon_type(mount)
     if kind.seeking:
         return f"{weapon} is a seeking weapon ({kind.name}): launch it at an activity step"
-    fired = unit.fired_in(at[0], weapon)
+    fired = unit.fired_in(at[0], weapon)  # in an own view: the shots before the firm point, all public
     if fired is not None:
         return f"{weapon} already fired at {format_time(fired)} this turn"
+    if own:
+        if not isinstance(target_id, str):
+            return f"the target must be a unit's name, got {target_id!r}"
+        target = state.unit(target_id)
+        if target is not None and target.owner == unit.owner:
+            return f"{target.id} is not an enemy unit (it belongs to {target.owner})"
+        return None
     target = state.unit(target_id) if isinstance(target_id, str) else None
     if target is None:
         return f"there is no unit {target_id!r} to fire at"

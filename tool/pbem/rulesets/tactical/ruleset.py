@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from pbem.rulesets.base import Action, Ambiguous, Event, Point
-from pbem.rulesets.tactical import actions, conditions, energy, gametime, plans, seeking, state
+from pbem.rulesets.tactical import actions, conditions, energy, foresight, gametime, plans, seeking, state
 from pbem.rulesets.tactical.weapons import DIE_SIDES
 
 
@@ -37,6 +37,8 @@ class TacticalRuleset:
     plan_schema = "pbem/tactical/plan/1"
     allocation_schema = "pbem/secret/allocation/1"
     declared_kinds = ("fire", "launch")
+    sealed_kinds = frozenset({energy.KIND})  # secret kinds that answer a sealed step, and only that
+    target_kind = seeking.TARGET_KIND  # a seeking weapon's sealed target, sealed in its launch commit
 
     # --- game time ---------------------------------------------------------------------------------------
     def parse_time(self, text: str) -> Point:
@@ -94,6 +96,24 @@ class TacticalRuleset:
         """None if the action is legal at its step, else the reason quoting it."""
         return actions.legal(game, action)
 
+    # --- what an entry's author alone could know (DESIGN §4.2 "Entries and time"; pbem.protocol.legality) -------
+    def own_view(self, game: state.TacticalState, player: str) -> foresight.OwnView:
+        """`player`'s view of the game at the firm point (foresight.py)."""
+        return foresight.own_view(game, player)
+
+    def own_state(self, view: foresight.OwnView) -> state.TacticalState:
+        """The state inside a view (for plans and defaults)."""
+        return view.state
+
+    def own_step(self, view: foresight.OwnView, point: Point, given: Sequence[Action]) -> foresight.OwnView:
+        """The view carried over `point` by the player's own actions."""
+        return foresight.own_step(view, point, given)
+
+    def own_legality(self, view: foresight.OwnView, action: Action) -> str | None:
+        """None if the author could not have known `action` to be illegal, else the reason: a finding on his
+        commit. What only others' later actions make impossible is left to `legal` at replay (void)."""
+        return foresight.own_legality(view, action)
+
     def slot_of(self, do: Mapping[str, Any]) -> tuple[str, ...] | None:
         """The slot an action takes (one action per unit, slot and step): ("move",), ("fire", "ph1"), …"""
         return actions.slot_of(do)
@@ -130,6 +150,22 @@ class TacticalRuleset:
         return actions.declared(game, point, given)
 
     # --- seeking weapons and the energy audit ----------------------------------------------------------------
+    def secret_kinds(self, setup: Mapping[str, Any]) -> dict[str, str]:
+        """The secret kinds this game's rules ask for, each with when it is sealed: the energy `allocation` where
+        allocations are sealed, a seeking weapon's `target` where a weapon type seeks (DESIGN §6, §7.1)."""
+        kinds: dict[str, str] = {}
+        if setup.get("allocation") == "sealed":
+            kinds[energy.KIND] = ("your energy allocation for a turn, sealed at its allocation step T.0.alloc when "
+                                  "you owe it (no control needed)")
+        if any(isinstance(w, Mapping) and w.get("seeking") for w in (setup.get("weapons") or {}).values()):
+            kinds[seeking.TARGET_KIND] = ("a seeking weapon's target, sealed in the turn that launches it, with "
+                                          "--concerns NAME (the `as` of the launch)")
+        return kinds
+
+    def launched_unit(self, do: Mapping[str, Any]) -> str | None:
+        """The name of the seeking weapon an action launches (`{launch: {weapon, as}}`), else None."""
+        return seeking.launched_name(do)
+
     def impact(self, game: state.TacticalState, seeking_unit: str, target: str
                ) -> tuple[state.TacticalState, list[Event]]:
         """A seeking weapon hits its revealed target in its hex (seeking.py); ValueError if it cannot."""
@@ -143,6 +179,19 @@ class TacticalRuleset:
     def turn_record(self, game: state.TacticalState, player: str, turn: int) -> energy.TurnRecord:
         """What `player`'s units did in `turn` that costs energy, from a state at or after its end."""
         return energy.turn_record(game, player, turn)
+
+    def sealed_kind(self, point: Point) -> str | None:
+        """The secret kind a sealed step's input must be (DESIGN §4.7): the turn's energy `allocation`."""
+        return energy.KIND if point[2] == gametime.ALLOC else None
+
+    def sealed_input_error(self, kind: str, point: Point, value: Any) -> str | None:
+        """Why a revealed sealed input does not answer the step `point` it was sealed for, or None: an allocation
+        is for the turn of the allocation step it answers (seed §2.C), whatever turn it names inside."""
+        return energy.step_error(point, value) if kind == energy.KIND else None
+
+    def turn_of(self, point: Point) -> int:
+        """The game turn a point belongs to (an allocation answering "2.0.alloc" is audited against turn 2)."""
+        return point[0]
 
     def turn_ended(self, point: Point | None, turn: int) -> bool:
         """Whether replay stopped at `point` (None: the game's end) is past the end of `turn`."""
@@ -168,6 +217,11 @@ class TacticalRuleset:
     ) -> str | None:
         """The reason text if the condition is met by this step, else None."""
         return conditions.condition_met(condition, player, before, after, events)
+
+    def condition_holds(self, condition: Mapping[str, Any], player: str, game: state.TacticalState) -> str | None:
+        """The reason text if the situation `condition` watches for already holds in `game` (a range), else None;
+        DESIGN §4.3: a condition that holds when written is met at the next step it still holds."""
+        return conditions.condition_holds(condition, player, game)
 
     def is_over(self, game: state.TacticalState) -> bool:
         """Whether at most one player still has units in play (of at least two who started with units)."""

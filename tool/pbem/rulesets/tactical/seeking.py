@@ -2,8 +2,10 @@
 
 `{launch: {weapon: dr1, as: S1}}` at an `activity` step launches a seeking-type weapon (once a turn, like a
 shot): a new unit S1, owned by the launcher's owner, appears in the launcher's hex with its facing, moving at
-the type's `speed` with the type's `turn_mode`. Its target is not known to the ruleset (the protocol keeps it
-sealed). Its owner moves it like any unit (entries, or a `pursue` plan; by default it goes straight on); it
+the type's `speed` with the type's `turn_mode`. Its target is not known to the ruleset: the protocol keeps it
+sealed (secret kind `target`, `concerns` naming the new unit), sealed by the weapon's owner in the very commit
+that launches it, one per weapon, and looked up by (owner, weapon) (`launched_name` tells the protocol which
+entries launch). Its owner moves it like any unit (entries, or a `pursue` plan; by default it goes straight on); it
 cannot change speed, make an HET, fire or launch.
 
 Contact: after a move step, a seeking weapon on the map sharing its hex with enemy units (ships, shuttles,
@@ -29,6 +31,7 @@ from pbem.rulesets.tactical.gametime import format_time
 from pbem.rulesets.tactical.state import EXPENDED, TacticalState, Unit
 from pbem.rulesets.tactical.weapons import Mount, Seeker, WeaponType
 
+TARGET_KIND = "target"  # the secret kind of a seeking weapon's target (schemas/secret-target.json)
 ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 
 
@@ -45,6 +48,13 @@ class Launch:
 def _unit_id(value: Any) -> bool:
     return (isinstance(value, str) and 1 <= len(value) <= 16 and value[0].isascii() and value[0].isalnum()
             and set(value) <= ID_CHARS)
+
+
+def launched_name(do: Mapping[str, Any]) -> str | None:
+    """The new unit's name of a launch action `{launch: {weapon, as}}`, else None (as written, even if illegal)."""
+    value = do.get("launch") if isinstance(do, Mapping) else None
+    name = value.get("as") if isinstance(value, Mapping) else None
+    return name if isinstance(name, str) else None
 
 
 def why_not_launch(state: TacticalState, unit: Unit, value: Any, at: Point) -> str | None:

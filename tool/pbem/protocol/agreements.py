@@ -1,0 +1,288 @@
+"""Agreements: documents every required player signs (DESIGN §4.8; seed 000 §2.A "by mutual consent").
+
+An agreement (agreements/<author>-NNNN.yaml) has an `id` naming its author, a `kind`, its proposer `by`, the
+`content` the kind defines, and `signatures`: each player's SSH signature (namespace `pbem`) over
+
+    b"pbem-agreement-v1" + game_id + b"\\x00" + sha256(canonical agreement without its signatures)
+
+so a signature covers the kind, the content and the id, and carries over neither to another agreement nor to
+another game. Its life, one commit each, made out of turn:
+
+1. proposed: a new file carrying its proposer's own signature only (its id names him: `ownership.id-author`);
+2. signed: a player adds his own signature, and nothing else (`agreement.foreign-signature`,
+   `agreement.signature`); nothing signed ever changes, and nothing is ever removed (`agreement.changed`).
+
+Kinds are looked up by name (`KINDS`): each says who must sign, what its content must say, and whether it may
+still be proposed or signed. The first kind is `start` (consent to start over the final game.yaml). Pure: no
+git, files or printing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from pbem.crypto import sshsig
+from pbem.crypto.keys import PublicKey
+from pbem.errors import Finding, PbemError
+from pbem.formats.canonical import dumps as canonical
+
+NAMESPACE = "pbem"  # as dice voids and errata: never `git`, so no agreement signature can pass for a commit's
+DOMAIN = b"pbem-agreement-v1"
+UNSIGNED_FIELDS = ("signatures",)  # what the signatures cannot cover: they are added after signing
+START = "start"
+
+
+# --- signing, shared by every document players sign together (agreements, errata) ------------------------------
+
+def consent_message(domain: bytes, game_id: str, body: bytes) -> bytes:
+    """What a player signs: a domain, the game id (no signature carries over to another game) and the SHA-256
+    of the document's canonical bytes (`body`, everything but the signatures)."""
+    return domain + game_id.encode() + b"\0" + hashlib.sha256(body).digest()
+
+
+def signed_by(armored: str | None, message: bytes, key: PublicKey | None) -> bool:
+    """Whether `armored` is a valid SSHSIG (namespace pbem) of `message` by `key`."""
+    if armored is None or key is None:
+        return False
+    try:
+        signer = sshsig.verify(armored, message, NAMESPACE)
+    except PbemError:
+        return False
+    return signer.same_key(key)
+
+
+def author_of(document_id: str) -> str:
+    """The player an out-of-turn id names: the part before its last `-` (`rom-0001` -> `rom`)."""
+    return document_id.rpartition("-")[0]
+
+
+# --- the agreement ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Agreement:
+    """One agreement as read from agreements/<id>.yaml (validated against pbem/agreement/1)."""
+
+    raw: Mapping[str, Any] = field(repr=False)
+    file: str
+    lines: Mapping[str, int] = field(default_factory=dict, repr=False, compare=False)  # top-level field -> line
+
+    @property
+    def id(self) -> str:
+        return self.raw["id"]
+
+    @property
+    def kind(self) -> str:
+        return self.raw["kind"]
+
+    @property
+    def by(self) -> str:
+        return self.raw["by"]
+
+    @property
+    def content(self) -> Mapping[str, Any]:
+        return self.raw["content"]
+
+    @property
+    def signatures(self) -> Mapping[str, str]:
+        return self.raw.get("signatures") or {}
+
+    def line_of(self, key: str) -> int | None:
+        return self.lines.get(key)
+
+    def body(self) -> bytes:
+        """The canonical bytes every signer signs the hash of: everything but the signatures."""
+        return canonical({k: v for k, v in self.raw.items() if k not in UNSIGNED_FIELDS})
+
+    def unsigned(self, signers: Sequence[str]) -> list[str]:
+        """The players among `signers` whose signature is still missing, in table order."""
+        return [p for p in signers if p not in self.signatures]
+
+
+def message(game_id: str, agreement: Agreement) -> bytes:
+    """What each signer signs (module docstring)."""
+    return consent_message(DOMAIN, game_id, agreement.body())
+
+
+def signature_valid(game_id: str, agreement: Agreement, player: str, keys: Mapping[str, PublicKey]) -> bool:
+    """Whether `player`'s signature on `agreement` verifies under his key in game.yaml."""
+    return signed_by(agreement.signatures.get(player), message(game_id, agreement), keys.get(player))
+
+
+def valid_signers(game_id: str, agreement: Agreement, keys: Mapping[str, PublicKey]) -> set[str]:
+    """The players whose signature on `agreement` verifies."""
+    return {p for p in agreement.signatures if signature_valid(game_id, agreement, p, keys)}
+
+
+# --- kinds -----------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Table:
+    """What the rules of a kind look at: the game at the commit judged."""
+
+    game_id: str
+    seats: tuple[str, ...]  # every seat of game.yaml, in table order
+    keys: Mapping[str, PublicKey]
+    game_digest: str  # sha256 hex of game.yaml's bytes
+    started: bool  # whether the game had started before this commit
+
+
+@dataclass(frozen=True)
+class Kind:
+    """The rules of one kind of agreement: who signs it, what its content must say, and when it is open
+    (proposed or signed); each returns findings about one agreement being proposed or signed."""
+
+    name: str
+    signers: Callable[[Agreement, Table], tuple[str, ...]]
+    content_findings: Callable[[Agreement, Table], list[Finding]]
+    open_findings: Callable[[Agreement, Table], list[Finding]]
+
+
+def _every_seat(_agreement: Agreement, table: Table) -> tuple[str, ...]:
+    return table.seats
+
+
+def _start_content(agreement: Agreement, table: Table) -> list[Finding]:
+    first = agreement.content.get("first")
+    if first is not None and first not in table.seats:
+        return [Finding("agreement.malformed", f"start agreement {agreement.id} names {first!r} to start, who "
+                        f"holds no seat (seats: {', '.join(table.seats)})", file=agreement.file,
+                        line=agreement.line_of("content"))]
+    return []
+
+
+def _start_open(agreement: Agreement, table: Table) -> list[Finding]:
+    if table.started:
+        return [Finding("agreement.closed", f"start agreement {agreement.id}: the game has started; consent to "
+                        "start is given before the start", file=agreement.file)]
+    if agreement.content["game"] != table.game_digest:
+        return [Finding("agreement.stale", f"start agreement {agreement.id} is over another game.yaml (sha256 "
+                        f"{agreement.content['game'][:12]}…, game.yaml is now {table.game_digest[:12]}…): it was "
+                        "changed since; propose the start again", file=agreement.file,
+                        line=agreement.line_of("content"), hint="pbem start --first ID (or --roll)")]
+    return []
+
+
+KINDS: dict[str, Kind] = {START: Kind(START, _every_seat, _start_content, _start_open)}
+
+
+# --- what one commit may change --------------------------------------------------------------------------------
+
+def agreement_findings(table: Table, before: Mapping[str, Agreement], after: Mapping[str, Agreement],
+                       committer: str) -> list[Finding]:
+    """Every rule a commit's changes to agreements/ must keep (module docstring): a proposal is its author's
+    and carries his signature only; a player adds only his own, valid signature; nothing signed changes and
+    nothing is removed; each kind's content and time rules. `before`/`after`: by file."""
+    out: list[Finding] = []
+    for path in sorted(set(before) | set(after)):
+        old, new = before.get(path), after.get(path)
+        if new is None:
+            assert old is not None
+            out.append(Finding("agreement.changed", f"agreement {old.id} was removed: agreements stay in the "
+                               "report", file=path))
+            continue
+        if old is not None and old.raw == new.raw:
+            continue
+        out.extend(_one(table, old, new, committer))
+    return out
+
+
+def _one(table: Table, old: Agreement | None, new: Agreement, committer: str) -> list[Finding]:
+    f = new.file
+    out: list[Finding] = []
+    if f != f"agreements/{new.id}.yaml":
+        out.append(Finding("agreement.malformed", f"agreement {new.id} must live in agreements/{new.id}.yaml",
+                           file=f, line=new.line_of("id")))
+    kind = KINDS.get(new.kind)
+    if kind is None:  # the schema names the kinds; this is the registry's side of it
+        return out + [Finding("agreement.malformed", f"no agreement of kind {new.kind!r}", file=f,
+                              line=new.line_of("kind"))]
+    if old is None:
+        out.extend(_proposal(table, kind, new, committer))
+    elif old.body() != new.body():
+        out.append(Finding("agreement.changed", f"agreement {new.id}: what was signed cannot change (propose a "
+                           "new one instead)", file=f))
+    added = [p for p, s in sorted(new.signatures.items()) if old is None or old.signatures.get(p) != s]
+    for player in added:
+        if player != committer:
+            why = "holds no seat" if player not in table.seats else "signs for himself"
+            out.append(Finding("agreement.foreign-signature", f"{committer} wrote a signature in {player}'s name "
+                               f"on agreement {new.id}; {player} {why} (each signs in a commit of his own: "
+                               f"pbem sign {new.id})", file=f, line=new.line_of("signatures")))
+        elif old is not None and player in old.signatures:
+            out.append(Finding("agreement.changed", f"{player}'s signature on agreement {new.id} was replaced",
+                               file=f, line=new.line_of("signatures")))
+        elif not signature_valid(table.game_id, new, player, table.keys):
+            out.append(Finding("agreement.signature", f"{player}'s signature on agreement {new.id} does not "
+                               "verify under his key in game.yaml over this agreement in this game", file=f,
+                               line=new.line_of("signatures")))
+    if old is not None:
+        for player in sorted(set(old.signatures) - set(new.signatures)):
+            out.append(Finding("agreement.changed", f"{player}'s signature on agreement {new.id} was removed",
+                               file=f, line=new.line_of("signatures")))
+    if added and not out:
+        out.extend(kind.open_findings(new, table))
+    return out
+
+
+def _proposal(table: Table, kind: Kind, new: Agreement, proposer: str) -> list[Finding]:
+    f = new.file
+    out = []
+    if author_of(new.id) != proposer or new.by != proposer:
+        out.append(Finding("ownership.id-author", f"{proposer} proposed agreement {new.id} (by {new.by}): a "
+                           "proposal's id and `by` name its proposer", file=f, line=new.line_of("id")))
+    if proposer not in new.signatures:
+        out.append(Finding("agreement.unsigned", f"a new agreement carries its proposer's signature: {proposer} "
+                           f"proposes {new.id} and signs it", file=f, line=new.line_of("signatures")))
+    out.extend(kind.content_findings(new, table))
+    if not new.signatures:
+        out.extend(kind.open_findings(new, table))  # else checked with the added signature
+    return out
+
+
+# --- the start (DESIGN §2 Setup, seed 000 §2.A) ---------------------------------------------------------------
+
+def complete(table: Table, agreement: Agreement) -> bool:
+    """Whether every required signer signed `agreement` validly."""
+    kind = KINDS[agreement.kind]
+    return set(kind.signers(agreement, table)) <= valid_signers(table.game_id, agreement, table.keys)
+
+
+def start_findings(table: Table, agreements: Mapping[str, Agreement], first: str,
+                   rolled: str | None) -> list[Finding]:
+    """The start commit carries every seat's consent over the final game.yaml: some `start` agreement over
+    exactly this game.yaml (`table.game_digest`) is validly signed by every seat, and control goes to the
+    player it names (`first`), or to the one the start roll named (`rolled`) when it says `roll: true`.
+    Rules: setup.no-consent, agreement.stale, agreement.unsigned."""
+    starts = [a for _, a in sorted(agreements.items()) if a.kind == START]
+    how = "every player runs `pbem start --first ID` (or `pbem start --roll`) to consent"
+    if not starts:
+        return [Finding("setup.no-consent", f"the start needs every seat's signed consent over the final "
+                        f"game.yaml ({', '.join(table.seats)}), and there is no start agreement",
+                        file="game.yaml", hint=how)]
+    current = [a for a in starts if a.content["game"] == table.game_digest]
+    if not current:
+        return [Finding("agreement.stale", f"every start agreement ({', '.join(a.id for a in starts)}) is over "
+                        "another game.yaml: it changed after they were signed; consent again to this one",
+                        file="game.yaml", hint=how)]
+    signed = [a for a in current if complete(table, a)]
+    if not signed:
+        best = max(current, key=lambda a: len(valid_signers(table.game_id, a, table.keys)))
+        missing = [p for p in table.seats if p not in valid_signers(table.game_id, best, table.keys)]
+        return [Finding("agreement.unsigned", f"start agreement {best.id} lacks a valid signature of "
+                        f"{', '.join(missing)}: the start needs every seat's", file=best.file,
+                        hint=f"{', '.join(missing)}: pbem sign {best.id}")]
+    for agreement in signed:
+        if agreement.content.get("first") == first or (agreement.content.get("roll") and rolled == first):
+            return []
+    said = "; ".join(f"{a.id}: " + (f"first {a.content['first']}" if "first" in a.content else
+                                    f"by dice ({rolled or 'not rolled yet'})") for a in signed)
+    return [Finding("setup.no-consent", f"control went to {first}, but the start every seat signed says "
+                    f"otherwise ({said})", file="status.yaml", hint=how)]
+
+
+def start_terms(agreement: Agreement) -> str:
+    """A start agreement's terms in words: "fed starts" or "the dice decide who starts"."""
+    first = agreement.content.get("first")
+    return f"{first} starts" if first is not None else "the dice decide who starts"

@@ -1,0 +1,126 @@
+"""Judging an entry with what its author could know when he wrote it (DESIGN §4.2 "Entries and time").
+
+Legality has two halves, and they are judged at two moments:
+
+* what the author alone could have known (a unit that is not his or does not exist, a value out of range, a move
+  at an impulse where his own plotted speed does not move him, a second high-energy turn) is judged when he
+  writes the entry: it is a finding on *his* commit (`rules.illegal-action`, `rules.duplicate-action`), through
+  `pbem check`, `pbem yield`, the verifier, the hook and the workflow alike;
+* what becomes impossible only through others' later actions (the target left the arc, the firing unit was
+  destroyed) is void when replay reaches it (pbem.protocol.replay), and never a finding.
+
+The author's view: the public state at the firm point, carried forward by his own actions only (his entries,
+plans and defaults), never by anybody else's. The ruleset says what that view is and what it can judge there
+(`own_view`, `own_step`, `own_legality`); a ruleset without them judges nothing ahead (all goes to replay).
+Entries at the firm step itself are judged by the full `legal` on the firm state: that is exactly what replay
+will do there, and all of it is public.
+
+Only the entries a commit adds (or edits) are judged, and the walk ends at the last of them: the cost is the
+steps from the firm point to what he wrote, never the game's history. An entry he did not touch is not judged
+again (if his later change made it impossible, replay voids it).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Iterable, Mapping
+
+from pbem.errors import Finding
+from pbem.protocol.model import Checkpoint, Entry, Inputs
+from pbem.rulesets.base import Action, Ambiguous, Ruleset
+
+ILLEGAL = "rules.illegal-action"
+DUPLICATE = "rules.duplicate-action"
+
+
+@lru_cache(maxsize=None)
+def _judges_ahead(kind: type) -> bool:
+    return all(getattr(kind, name, None) is not None for name in ("own_view", "own_state", "own_step", "own_legality"))
+
+
+def judges_ahead(ruleset: Ruleset) -> bool:
+    """Whether the ruleset can judge entries with their author's view (`own_legality` and its view)."""
+    return _judges_ahead(type(ruleset))
+
+
+def own_findings(ruleset: Ruleset, setup: Mapping[str, Any], inputs: Inputs, firm: Checkpoint, player: str,
+                 added: Iterable[Entry]) -> list[Finding]:
+    """The findings on `player`'s commit for the entries it added at or after the firm point: each judged against
+    his own view of the game when he wrote it (see the module docstring)."""
+    point = firm.point
+    if point is None:
+        return []
+    mine = [e for e in added if e.by == player and e.at >= point]
+    if not mine:
+        return []
+    fresh = {id(e) for e in mine}
+    last = max(e.at for e in mine)
+    ahead = judges_ahead(ruleset)
+    view = ruleset.own_view(firm.state, player) if ahead else None  # type: ignore[attr-defined]
+    slot_of = getattr(ruleset, "slot_of", None)
+    found: list[Finding] = []
+    first = True
+    while point is not None and point <= last:
+        taken: dict[tuple[str | None, Any], bool] = {}  # slot -> whether the entry that took it is new
+        actions: list[Action] = []
+        for entry in (e for e in inputs.at(point) if e.by == player):
+            action = Action(entry.at, entry.by, entry.unit, entry.do, "entry", entry.file, entry.line)
+            verb = next(iter(entry.do), "")
+            slot = (slot_of(entry.do) if slot_of is not None else None) or verb
+            judged = id(entry) in fresh
+            if (entry.unit, slot) in taken:
+                if judged or taken[(entry.unit, slot)]:
+                    found.append(Finding(DUPLICATE, f"{player} gave {entry.unit} a second {verb!r} at "
+                                         f"{entry.at_text}: one action per unit and slot at a step",
+                                         file=entry.file, line=entry.line))
+                continue
+            reason = (ruleset.legal(firm.state, action) if first
+                      else ruleset.own_legality(view, action))  # type: ignore[attr-defined]
+            if reason is not None:
+                if judged:
+                    found.append(Finding(ILLEGAL, reason + ("" if first else f" (as {player} could know it "
+                                         "when writing it: the firm point and his own orders since)"),
+                                         file=entry.file, line=entry.line))
+                continue
+            taken[(entry.unit, slot)] = judged
+            actions.append(action)
+        following = ruleset.next_step(setup, point)
+        if following is None or following > last or not ahead:
+            break
+        actions += _planned_and_default(ruleset, view, point, player, inputs, {a.unit for a in actions})
+        view = ruleset.own_step(view, point, actions)  # type: ignore[attr-defined]
+        first = False
+        point = following
+    return found
+
+
+def _planned_and_default(ruleset: Ruleset, view: Any, point: Any, player: str, inputs: Inputs,
+                         explicit: set[str | None]) -> list[Action]:
+    """His plans' actions at this step in his view (a tie takes the first option: the view only needs some
+    course; the ruleset marks plan-driven units as uncertain), then his defaults."""
+    state = ruleset.own_state(view)  # type: ignore[attr-defined]
+    out: list[Action] = []
+    done = set(explicit)
+    plans = inputs.of(player).plans
+    resolve = getattr(ruleset, "resolve_plan", None) if plans else None
+    for plan in plans if resolve is not None else ():
+        unit = plan.get("unit")
+        if unit in done or not _window(ruleset, plan, point):
+            continue
+        result = resolve(state, point, player, plan)
+        if result is None:
+            continue
+        done.add(unit)
+        if isinstance(result, Ambiguous):
+            out.append(Action(point, player, unit, result.options[0], "plan"))
+        else:
+            out.extend(result)
+    out.extend(a for a in ruleset.default_actions(state, point, player) if a.unit not in done)
+    return out
+
+
+def _window(ruleset: Ruleset, plan: Mapping[str, Any], point: Any) -> bool:
+    try:
+        return ruleset.parse_time(plan["from"]) <= point <= ruleset.parse_time(plan["until"])
+    except (KeyError, ValueError):
+        return False

@@ -1,0 +1,68 @@
+"""A player's own view of a `tactical/1` game ahead of the firm point (DESIGN §4.2 "Entries and time").
+
+An entry is judged, when its author writes it, against what he could know: the public state at the firm point,
+carried forward by his own actions only (his entries, plans and defaults). Others' units stay where the firm point
+left them, or move by default: nothing judged here depends on them (actions.own_legal leaves out a shot's target
+position and a system's target). Fire steps change nothing in the view (a shot needs dice and others' positions).
+
+Others' units are known exactly as long as nothing they might do can have moved them: until a move step at which
+one of them moves by the impulse chart (or any seeking weapon flies), a move step after a step where speeds may
+change (allocation, activity), or a fire step (a unit may be destroyed). Until then a shot is judged in full (its
+target's range and arc are public); after it, only what the firer's owner controls.
+
+A unit whose course came from a plan (`pursue`, `keep_range` follow other units, so its course in the view is a
+guess) has only its impulse chart judged from then on, not its turn and slip counters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Sequence
+
+from pbem.rulesets.base import Action, Point
+from pbem.rulesets.tactical import actions, movement
+from pbem.rulesets.tactical.gametime import ACTIVITY, ALLOC, FIRE, MOVE
+from pbem.rulesets.tactical.state import TacticalState
+
+
+@dataclass(frozen=True)
+class OwnView:
+    """The state as `player` foresees it, and his units whose course he cannot foresee exactly."""
+
+    state: TacticalState
+    player: str
+    guessed: frozenset[str] = frozenset()
+    others_known: bool = True  # others' units stand exactly where the view has them
+    speeds_open: bool = False  # a step passed at which others may have changed speed
+
+
+def own_view(state: TacticalState, player: str) -> OwnView:
+    """The view at the firm point: the public state there."""
+    return OwnView(state, player)
+
+
+def own_step(view: OwnView, point: Point, given: Sequence[Action]) -> OwnView:
+    """The view after `point`, from the player's own actions there (moves, speeds, HETs, launches, systems)."""
+    known, speeds_open = view.others_known, view.speeds_open
+    if point[2] == FIRE:
+        return replace(view, others_known=False)
+    if point[2] in (ALLOC, ACTIVITY):
+        speeds_open = True
+    elif point[2] == MOVE and known:
+        known = not speeds_open and not any(
+            u.active and (u.seeking is not None or (u.owner != view.player and movement.moves_in(u.speed, point[1])))
+            for u in view.state.units)
+    mine = [a for a in given if a.by == view.player]
+    if not mine and (point[2] != MOVE or not any(
+            u.owner == view.player and u.active and movement.moves_in(u.speed, point[1]) for u in view.state.units)):
+        return replace(view, others_known=known, speeds_open=speeds_open)  # nothing of his changes here
+    after, _ = actions.resolve(view.state, point, mine)
+    planned = {a.unit for a in given if a.source == "plan" and a.unit is not None}
+    return OwnView(after, view.player, view.guessed | planned if planned else view.guessed, known, speeds_open)
+
+
+def own_legality(view: OwnView, action: Action) -> str | None:
+    """None if `action` is legal as far as its author alone could know, else the reason quoting it."""
+    if view.others_known and action.unit not in view.guessed:
+        return actions.legal(view.state, action)
+    return actions.own_legal(view.state, action, course_known=action.unit not in view.guessed)
