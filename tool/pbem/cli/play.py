@@ -55,7 +55,9 @@ def status(key: Optional[str] = KeyOption,
             typer.echo(terminal(line))
         if behind:
             typer.echo(f"behind:  {terminal(behind)}")
-        for t in todo:
+        if view.status is None:  # setting up: the step towards the start, with its command in the sentence
+            typer.echo(f"you ({view.me or 'no seat'}) owe: {terminal(view.owes())}")
+        for t in todo if view.status is not None else []:
             typer.echo(f"you ({view.me or 'no seat'}) owe: {terminal(t.text)}\n  $ {terminal(t.command)}")
 
     run(go)

@@ -130,6 +130,7 @@ def plan_yield(ws: Workspace, me: Identity, note: str = "") -> YieldPlan:
     """The commits `pbem yield -m NOTE` would make from the working tree now (see YieldPlan), judged exactly
     as the verifier will. Before the start: the founder's or a seated player's setup edits (game.yaml) and
     dice owed for who starts, in one commit."""
+    check_note(note)
     head = ws.head()
     if head is None:
         raise PbemError("setup.not-started", "this repository has no game yet (pbem init)")
@@ -232,7 +233,6 @@ def yield_turn(ws: Workspace, me: Identity, note: str = "") -> tuple[str, Status
     """Settle what I owe (dice contributions and reveals, secrets due), write status.yaml as replay computes it
     and commit signed, as `plan_yield` works it out; nothing changes if the result is illegal. Edits that must
     wait for my turn stay in the working tree."""
-    check_note(note)
     return write_yield(ws, plan_yield(ws, me, note))
 
 
