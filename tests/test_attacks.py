@@ -3225,3 +3225,143 @@ def test_free_text__markup_in_a_note_and_a_purpose_is_shown_as_text_in_html_and_
     assert "&lt;script&gt;alert(1)&lt;/script&gt; purpose" in page.stdout
     svg = played.pbem("render", who="fed")
     assert svg.returncode == 0 and "<script" not in svg.stdout
+
+
+# === Acting at the same time: pbem push and pbem pull (DESIGN §4.9, §8) =============================================
+# Each player has his own clone of one hooked hub (tests/test_sync.py helpers). What `pbem push` replays is only
+# ever the pusher's own commits, onto the hub's tip, never forced; what `pbem pull` takes is only a fast-forward
+# of what the clone knew.
+
+from test_sync import Seat, fed_turn, hub_head, start_game, tactical  # noqa: E402
+
+
+@pytest.fixture
+def hub_duel(tmp_path: Path) -> tuple[Seat, Seat, Path]:
+    """A started duel on a hooked hub; fed holds control, both clones up to date."""
+    from pbem.services import setup as setup_service
+
+    seats, hub = tactical(tmp_path, "tactical-duel", ("fed", "kli"))
+    fed, kli = seats["fed"], seats["kli"]
+    assert setup_service is not None
+    start_game(fed.ws(), "fed", fed.me, [kli.me])
+    assert fed.push().code == 0
+    kli.pull()
+    return fed, kli, hub
+
+
+def _refused_push(seat: Seat, rule: str) -> str:
+    """`pbem push` refuses with `rule`, one line, and moves neither the branch nor the working tree."""
+    from pbem.errors import PbemError
+
+    before = seat.head(), seat.git("status", "--porcelain").stdout
+    try:
+        outcome = seat.push()
+    except PbemError as exc:
+        assert exc.finding.rule == rule, exc.finding.text()
+        said = exc.finding.text()
+    else:
+        assert outcome.code != 0 and any(f.rule == rule for f in outcome.findings) or f"[{rule}]" in outcome.message, \
+            (outcome.message, [f.text() for f in outcome.findings])
+        said = outcome.message
+    assert (seat.head(), seat.git("status", "--porcelain").stdout) == before
+    return said
+
+
+def test_push__replaying_someone_elses_commit_re_signed_by_me(hub_duel: tuple[Seat, Seat, Path]) -> None:
+    """Threat: kli holds fed's unpublished turn A (fetched from fed's machine); fed then lands another turn B.
+    kli runs `pbem push`, hoping it re-signs A as his own on top of B. Defence: push re-signs only commits
+    already signed by the pusher's key (push.not-mine); nothing is pushed, nothing moves."""
+    fed, kli, hub = hub_duel
+    fed_turn(fed)  # A, unpublished
+    kli.git("fetch", "-q", str(fed.repo_dir), "main:refs/heads/from-fed")
+    kli.git("reset", "-q", "--hard", "from-fed")
+    fed.git("reset", "-q", "--hard", "HEAD~1")
+    (fed.repo_dir / "players").mkdir(exist_ok=True)
+    (fed.repo_dir / "players" / "fed.yaml").write_text('through: "1.4.damage"\n')
+    from pbem.services import turn as turn_service
+
+    turn_service.yield_turn(fed.ws(), fed.me, "B")
+    assert fed.push().code == 0
+    landed = hub_head(hub)
+    assert "[push.not-mine]" in _refused_push(kli, "push.not-mine")
+    assert hub_head(hub) == landed
+
+
+def test_push__a_rebase_never_drops_another_players_landed_commit(hub_duel: tuple[Seat, Seat, Path]) -> None:
+    """Threat: kli resets away fed's landed turn in his clone and pushes, hoping his history replaces the
+    hub's. Defence: pbem push only ever adds on top of the hub's tip (here: "nothing to push", the hub is
+    ahead); a forced plain `git push` meets the hook (history.rewritten). fed's turn stays."""
+    fed, kli, hub = hub_duel
+    fed_turn(fed)
+    assert fed.push().code == 0
+    landed = hub_head(hub)
+    kli.pull()
+    kli.git("reset", "-q", "--hard", "HEAD~1")  # drop fed's turn locally
+    outcome = kli.push()
+    assert outcome.code == 0 and "nothing to push" in outcome.message and "pbem pull" in outcome.message
+    forced = kli.git("push", "--force", "origin", "main", check=False)
+    assert forced.returncode != 0 and "history.rewritten" in forced.stderr, forced.stderr
+    assert hub_head(hub) == landed
+
+
+def test_push__pbem_never_forces_over_a_rewritten_local_history(hub_duel: tuple[Seat, Seat, Path]) -> None:
+    """Threat: fed amends his own landed turn (new content, re-signed by himself) and runs `pbem push`, which a
+    careless tool would force. Defence: the amended commit is replayed onto the hub's tip, where it is no longer
+    legal (or clashes), so push refuses, keeps it on a pbem-saved branch, and the hub keeps the original."""
+    fed, _kli, hub = hub_duel
+    fed_turn(fed)
+    assert fed.push().code == 0
+    landed = hub_head(hub)
+    fed.git("reset", "-q", "--hard", "HEAD~1")
+    (fed.repo_dir / "players").mkdir(exist_ok=True)
+    (fed.repo_dir / "players" / "fed.yaml").write_text('through: "1.4.damage"\n')
+    from pbem.services import turn as turn_service
+
+    turn_service.yield_turn(fed.ws(), fed.me, "a different turn")
+    said = _refused_push(fed, "push.conflict")
+    assert "pbem-saved-" in said and hub_head(hub) == landed
+
+
+def test_push__re_signing_a_landed_commit_after_changing_it(hub_duel: tuple[Seat, Seat, Path]) -> None:
+    """Threat: kli takes fed's landed turn, changes its content and signs the result with his own key, then
+    pushes it (plain git, forced) or lets pbem push replay it. Defence: the hook refuses the rewrite
+    (history.rewritten) and a commit by a player out of control (signature.not-in-control); pbem push replays it
+    onto the tip where it clashes with the original, and refuses."""
+    fed, kli, hub = hub_duel
+    fed_turn(fed)
+    assert fed.push().code == 0
+    landed = hub_head(hub)
+    kli.pull()
+    kli.git("reset", "-q", "--soft", "HEAD~1")
+    (kli.repo_dir / "players" / "fed.yaml").write_text('through: "1.2.damage"\nbreaks: [{range: 8}]\n')
+    kli.git("add", "-A")
+    kli.git("-c", "gpg.format=ssh", "-c", f"user.signingkey={kli.me.path}", "commit", "-q", "-S", "-m", "fed: x")
+    forced = kli.git("push", "--force", "origin", "main", check=False)
+    assert forced.returncode != 0 and "history.rewritten" in forced.stderr, forced.stderr
+    assert hub_head(hub) == landed
+    said = _refused_push(kli, "push.conflict")
+    assert "pbem-saved-" in said and hub_head(hub) == landed
+
+
+def test_pull__a_remote_that_rewrote_history_is_not_fast_forwarded(hub_duel: tuple[Seat, Seat, Path]) -> None:
+    """Threat: whoever controls the hub rewrites main (a forced update past the hook) to take back a landed
+    turn. Defence: pbem pull and pbem push compare with what the clone had fetched, refuse (pull.rewritten,
+    push.rewritten) and move nothing: neither the branch nor the remote-tracking ref."""
+    import subprocess
+
+    from pbem.errors import PbemError
+
+    fed, kli, hub = hub_duel
+    fed_turn(fed)
+    assert fed.push().code == 0
+    kli.pull()
+    landed = hub_head(hub)
+    subprocess.run(["git", "update-ref", "refs/heads/main", f"{landed}~1"], cwd=hub, check=True)
+    before = kli.head(), kli.git("rev-parse", "origin/main").stdout
+    for action, rule in ((kli.pull, "pull.rewritten"), (kli.push, "push.rewritten")):
+        with pytest.raises(PbemError) as refused:
+            action()
+        assert refused.value.finding.rule == rule and "rewritten" in refused.value.finding.message
+    assert (kli.head(), kli.git("rev-parse", "origin/main").stdout) == before
+    done = kli.pbem("pull")
+    assert done.returncode == 1 and "[pull.rewritten]" in done.stderr and "Traceback" not in done.stderr

@@ -395,8 +395,8 @@ def test_repo_detached__yield_on_a_detached_head_is_exit_2_and_writes_nothing(pl
 
 
 def test_history_findings_stop_the_player_commands_with_what_to_do(played: Table) -> None:
-    """A player cannot build on a history that does not verify: `pbem status` and `pbem yield` name the
-    first finding and say to run `pbem verify` (not the finding's own hint)."""
+    """A player cannot build on a history that does not verify. An unsigned commit of his own on top (plain
+    `git commit`): `pbem status` and `pbem yield` say how to undo it and sign it, never "run pbem verify"."""
     played.edit("fed", **FED_GOES_ON)
     played.write_status("fed", "unsigned")
     bad = played.git_commit("fed: straight on", signer=None)
@@ -405,7 +405,10 @@ def test_history_findings_stop_the_player_commands_with_what_to_do(played: Table
         done = played.pbem(*command, who="kli")
         assert_refused(played, before, done, "signature.missing")
         assert f"(commit {bad[:10]})" in done.stderr
-        assert done.stderr.splitlines()[1] == "  hint: the history does not verify: run `pbem verify`"
+        assert done.stderr.splitlines()[1] == ("  hint: undo it, keeping your edits: `git reset --soft HEAD~1`, "
+                                               "then `pbem yield` (it signs)")
+    played.git("reset", "-q", "--soft", "HEAD~1")  # what the hint says: the same edits, signed by pbem
+    assert played.pbem("yield", "-m", "straight on", who="fed").returncode == 0
 
 
 def test_repo_bad_revision__verify_of_an_unknown_range_is_exit_2(played: Table) -> None:

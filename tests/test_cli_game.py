@@ -85,7 +85,8 @@ def test_status_tells_each_player_who_holds_control_and_what_he_owes(played: Tab
     assert "control: fed (you)" in mine.stdout
     assert "firm:    1.9.move" in mine.stdout
     assert "break:   fed at 1.9.move — needs orders from 1.9.move" in mine.stdout
-    assert "you (fed) owe: you hold control" in mine.stdout and "pbem yield" in mine.stdout
+    assert "you (fed) owe: your orders ran out — needs orders from 1.9.move" in mine.stdout
+    assert "$ pbem check && pbem yield" in mine.stdout
     theirs = played.cli("status", who="kli")
     assert theirs.exit_code == 0 and "you (kli) owe: nothing: fed holds control" in theirs.stdout
     data = json.loads(played.cli("status", "--format", "json", who="kli").stdout)

@@ -459,13 +459,48 @@ def test_signature_not_in_control__a_players_file_edit_in_an_out_of_turn_contrib
     assert found(table, bad, "signature.not-in-control", "players/kli.yaml") == {"signature.not-in-control"}
 
 
-def test_signature_not_in_control__yield_refuses_a_players_file_edit_while_a_contribution_is_owed(
+def test_yield_settles_what_kli_owes_and_keeps_his_orders_that_must_wait(
         base_owed_out_of_turn: Table, tmp_path: Path) -> None:
-    """Through pbem the same mix is refused whole: kli's contribution is not committed on its own while the rest
-    of his yield is refused (DESIGN §11: a refused command changes nothing)."""
+    """Through pbem the same mix follows the one rule of docs/protocol.md: what kli owes (his contribution) is
+    committed on its own; his players file edit waits for his turn (fed must reveal first), so it stays in the
+    working tree, uncommitted, and yield says so. `pbem check` says the same beforehand, and exits 0."""
     table = private(base_owed_out_of_turn, tmp_path)
     table.edit("kli", through="1.24.damage")
-    refused(table, "yield", who="kli", rule="signature.not-in-control", where=ANYWHERE, real=False)
+    edited = table.read("players/kli.yaml")
+    before = commit_count(table)
+    said = ok(table, "check", who="kli")
+    bid = only_batch(table)
+    assert f"commit 1: kli: contributed to {bid}" in said and "players/kli.yaml" in said
+    out = ok(table, "yield", who="kli")
+    assert commit_count(table) == before + 1
+    assert changed_paths(table) == {f"dice/{bid}.yaml", "status.yaml"}
+    assert table.read("players/kli.yaml") == edited and "players/kli.yaml" in out
+    assert "ok:" in ok(table, "verify")
+
+
+def only_batch(table: Table) -> str:
+    """The id of the one dice batch of the game (its file name)."""
+    (path,) = (table.repo_dir / "dice").glob("*.yaml")
+    return path.stem
+
+
+def test_check_on_a_clean_tree_says_what_yield_settles_so_check_and_yield_goes_through(
+        base_owed_out_of_turn: Table, tmp_path: Path) -> None:
+    """Status's own advice, `pbem check && pbem yield`, on a clean tree when kli owes a contribution: check
+    simulates the settlement yield makes (exit 0, the commit it would make), then yield makes exactly it. Status
+    names it with a command to paste, in plain text and JSON."""
+    table = private(base_owed_out_of_turn, tmp_path)
+    bid = only_batch(table)
+    plain = ok(table, "status", "--plain", who="kli")
+    assert f"you (kli) owe: contribution owed to dice {bid} of fed" in plain and "$ pbem yield" in plain
+    todo = json.loads(ok(table, "status", "--format", "json", who="kli"))["todo"]
+    assert todo[0] == {"do": f"contribution owed to dice {bid} of fed: pbem yield settles it (no need to hold "
+                             "control)", "command": "pbem yield"}
+    said = ok(table, "check", who="kli")
+    assert f"commit 1: kli: contributed to {bid}" in said
+    before = commit_count(table)
+    ok(table, "yield", who="kli")
+    assert commit_count(table) == before + 1 and changed_paths(table) == {f"dice/{bid}.yaml", "status.yaml"}
 
 
 def test_what_fed_owes_is_committed_first_then_his_turn_follows(base_owed_out_of_turn: Table, tmp_path: Path) -> None:

@@ -49,12 +49,12 @@ DICE_KLI = Break("kli", "2.1.move", "dice", "contribution owed to dice b0002 of 
            "(through, breaks) and your entries in report/turn-01.yaml from 1.14.activity on", YIELD)]),
     (status("fed", RANGE_FED, RANGE_KLI, firm="1.14.activity"),  # served after fed (seed 000 §3.B)
      [Todo("nothing yet: after fed you get control (range 8: CA at range 8 from D7 (1.14.move))",
-           "git pull && pbem status")]),
+           "pbem pull && pbem status")]),
     (status("kli", DICE_KLI, Break("fed", "2.1.move", "horizon", "needs orders from 2.1.move"), firm="2.1.move"),
      [Todo("contribution owed to dice b0002 of fed: pbem yield settles it (no need to hold control)",
            "pbem yield")]),
     (status("fed", Break("fed", "1.9.move", "horizon", "needs orders from 1.9.move")),
-     [Todo("nothing: fed holds control (needs orders from 1.9.move)", "git pull && pbem status")]),
+     [Todo("nothing: fed holds control (needs orders from 1.9.move)", "pbem pull && pbem status")]),
     (status("kli", Break("kli", "2.0.alloc", "secret", "reveal owed for secret s0002 (note)"), firm="2.0.alloc"),
      [Todo("reveal owed for secret s0002 (note): reveal it (no need to hold control)", "pbem yield")]),
     (status("kli", Break("kli", "1.7.move", "clarify", "plan of D7 is ambiguous at 1.7.move",
@@ -79,7 +79,29 @@ def test_sealed_input_uses_the_rulesets_commands() -> None:
     assert todos(view(status("fed", reveal, firm="S1901M"), **dow)) == [
         Todo("reveal owed for s0009: everyone has sealed for S1901M: reveal it (no need to hold control)",
              "pbem orders --reveal")]
-    assert todos(view(status("fed", sealed, firm="S1901M")))[0].command == "pbem seal KIND FILE && pbem yield"
+    assert todos(view(status("fed", sealed, firm="S1901M")))[0].command == "pbem seal note FILE && pbem yield"
+
+
+def test_status_names_everything_i_owe_each_with_a_command_to_paste() -> None:
+    """Every obligation of mine, not only the first: a contribution AND a roll owed at once, and a clone behind
+    its remote first; the roll's command carries the real refs (no `--ref REF`), the sealed one the real kind."""
+    contribution = Break("kli", "1.4.fire", "dice", "contribution owed to dice b0002 of fed")
+    roll = Break("kli", "1.4.fire", "roll", "dice owed for 1.4.fire/D7/ph1, 1.4.fire/D7/ph2 (pbem roll --for … "
+                 "--ref …)")
+    got = todos(view(status("kli", contribution, roll, firm="1.4.fire"), behind="origin has 2 new commits: pbem pull"))
+    assert [t.command for t in got] == [
+        "pbem pull", "pbem yield",
+        'pbem roll --for "1.4.fire/D7/ph1" --ref 1.4.fire/D7/ph1 --for "1.4.fire/D7/ph2" --ref 1.4.fire/D7/ph2 '
+        "&& pbem yield"]
+    assert "origin has 2 new commits" in got[0].text
+    sealed = Break("kli", "2.0.alloc", "sealed", "sealed input owed for 2.0.alloc (any order, without control)")
+    tactical = dict(sealed_command="pbem seal allocation allocation.yaml && pbem yield",
+                    sealed_what="your energy allocation")
+    (only,) = todos(view(status("fed", sealed, firm="2.0.alloc"), **tactical))
+    assert only.command == "pbem seal allocation allocation.yaml && pbem yield"
+    assert "your energy allocation" in only.text
+    for todo in [*got, only]:
+        assert "REF" not in todo.command and "KIND" not in todo.command
 
 
 def test_no_seat_escrow_and_setting_up() -> None:
@@ -131,7 +153,7 @@ def test_the_screen_for_the_player_waiting(played: Table) -> None:
     assert re.search(r"CONTROL\s+fed — needs orders from 1\.9\.move", out)
     assert "What you (kli) do next" in out
     assert "nothing: fed holds control (needs orders from 1.9.move)" in out
-    assert "$ git pull && pbem status" in out
+    assert "$ pbem pull && pbem status" in out
     assert "your orders reach 1.12.damage" in out
 
 
@@ -203,7 +225,7 @@ def test_an_erratum_waiting_for_my_signature_comes_first() -> None:
     assert todos(view(waiting, to_sign=("e0001",))) == [
         Todo("review erratum e0001, a correction before the firm marker; sign it if it is right",
              "pbem erratum show e0001 && pbem erratum sign e0001"),
-        Todo("nothing: fed holds control (needs orders from 1.9.move)", "git pull && pbem status")]
+        Todo("nothing: fed holds control (needs orders from 1.9.move)", "pbem pull && pbem status")]
     assert todos(view(status("kli", HORIZON_KLI), to_apply=("e0002",)))[0] == Todo(
         "erratum e0002 is signed by everyone: apply it", "pbem erratum apply e0002")
     assert len(todos(view(status("kli", HORIZON_KLI), to_apply=("e0002",)))) == 2

@@ -27,6 +27,9 @@ def status(key: Optional[str] = KeyOption,
     from pbem.services import turn
 
     def go() -> None:
+        from pbem.render.status_screen import todos
+        from pbem.services import gitstate, pictures
+
         ws = workspace()
         try:
             me = identity(key)
@@ -34,20 +37,28 @@ def status(key: Optional[str] = KeyOption,
             me = None
         view = turn.outlook(ws, me)
         errata = turn.errata_lines(ws)
+        if rich or (rich is None and sys.stdout.isatty() and output is not OutputFormat.json):
+            status_screen(ws, view.me)
+            return
+        todo = todos(pictures.status_view(ws, view.me)) if ws.repo.head_oid() else []
+        behind = gitstate.behind_line(ws.repo)
         if output is OutputFormat.json:
             typer.echo(json_dumps({"status": view.status.to_data() if view.status else None, "me": view.me,
-                                   "you_owe": view.owes(), "errata": errata,
-                                   "void": [v.text() for v in view.voids]}, indent=2))
-            return
-        if rich or (rich is None and sys.stdout.isatty()):
-            status_screen(ws, view.me)
+                                   "you_owe": "; ".join(f"{t.text}: `{t.command}`" for t in todo) or view.owes(),
+                                   "errata": errata, "behind": behind, "void": [v.text() for v in view.voids],
+                                   "todo": [{"do": t.text, "command": t.command} for t in todo]}, indent=2))
             return
         typer.echo(status_lines(view.status, view.me))
         for line in errata:
             typer.echo(f"erratum: {terminal(line)}")
         for line in turn.void_lines(view):
             typer.echo(terminal(line))
-        typer.echo(f"you ({view.me or 'no seat'}) owe: {terminal(view.owes())}")
+        if behind:
+            typer.echo(f"behind:  {terminal(behind)}")
+        if view.status is None:  # setting up: the step towards the start, with its command in the sentence
+            typer.echo(f"you ({view.me or 'no seat'}) owe: {terminal(view.owes())}")
+        for t in todo if view.status is not None else []:
+            typer.echo(f"you ({view.me or 'no seat'}) owe: {terminal(t.text)}\n  $ {terminal(t.command)}")
 
     run(go)
 
@@ -71,9 +82,17 @@ def check(key: Optional[str] = KeyOption) -> None:
     from pbem.services import turn
 
     def go() -> int:
-        view = turn.check(workspace(), identity(key))
+        from pbem.services import gitstate
+
+        ws = workspace()
+        view = turn.check(ws, identity(key))
+        behind = gitstate.behind_line(ws.repo)
+        if behind:
+            typer.echo(f"behind: {behind}")
         for f in view.findings:
             typer.echo(f.text())
+        if view.plan is not None and not view.findings:
+            typer.echo("pbem yield would make:\n" + "\n".join(f"  {line}" for line in view.plan.lines()))
         if view.would_be is not None:
             typer.echo("if you yield now:\n" + status_lines(view.would_be, view.me))
         if view.positions:
@@ -98,8 +117,19 @@ def yield_(message: str = typer.Option("", "-m", "--message", help="the yield no
     from pbem.services import turn
 
     def go() -> None:
-        oid, new = turn.yield_turn(workspace(), identity(key), message)
+        ws = workspace()
+        plan = turn.plan_yield(ws, identity(key), message)
+        oid, new = turn.write_yield(ws, plan)
         typer.echo(f"committed {oid[:10]}")
-        typer.echo(status_lines(new, None) if new is not None else "settled your dice for who starts")
+        if len(plan.commits) > 1 or plan.kept:
+            for line in plan.lines():
+                typer.echo(f"  {line}")
+        if new is not None:
+            typer.echo(status_lines(new, None))
+        elif plan.commits and plan.commits[0].settled:
+            typer.echo("settled your dice for who starts")
+        else:
+            typer.echo("committed your setup edits (the game has not started yet: every seated player consents "
+                       "to the final game.yaml at the start)")
 
     run(go)

@@ -21,18 +21,41 @@ def version() -> None:
 
 @commands.command()
 def keygen(out: Path = typer.Option(Path.home() / ".ssh" / "id_ed25519", "--out", help="where to write the key"),
-           comment: str = typer.Option("", "--comment", help="comment for the public key")) -> None:
+           comment: str = typer.Option("", "--comment", help="comment for the public key"),
+           configure: Optional[bool] = typer.Option(
+               None, "--configure/--no-configure",
+               help="record the key in your global git config (gpg.format=ssh, user.signingkey, "
+                    "gpg.ssh.allowedSignersFile) so pbem and git find it (default: ask on a terminal, else no)")
+           ) -> None:
     """Write a new OpenSSH Ed25519 key pair (private file 0600, and PATH.pub); print the public key line.
 
-    Example: pbem keygen --out ~/.ssh/pbem_ed25519
+    With --configure (or yes to the question on a terminal) git records it as your signing key, which is
+    where pbem looks; ~/.ssh/id_ed25519 is found without that.
+
+    Example: pbem keygen --out ~/.ssh/pbem_ed25519 --configure
     """
+    import sys
+
     from pbem.crypto.keys import PrivateKey, write_keypair
+    from pbem.services import keyconfig
 
     def go() -> None:
         key = PrivateKey.generate(comment)
         out.parent.mkdir(parents=True, exist_ok=True)
         write_keypair(out, key)
         typer.echo(key.public.to_line())
+        wanted = configure
+        if wanted is None and sys.stdin.isatty() and sys.stdout.isatty():
+            wanted = typer.confirm(f"Record {out} in your global git config as your signing key (gpg.format=ssh, "
+                                   "user.signingkey, allowed signers), so pbem and `git log --show-signature` "
+                                   "find it?", default=True, err=True)
+        if wanted:
+            for line in keyconfig.configure(out, key.public):
+                typer.echo(line, err=True)
+        elif not keyconfig.found_without_config(out):
+            typer.echo(f"pbem will not find {out} by itself: pass --key {out}, set PBEM_KEY={out}, or run "
+                       f"`git config --global gpg.format ssh && git config --global user.signingkey {out}`",
+                       err=True)
 
     run(go)
 

@@ -26,6 +26,7 @@ from pbem.protocol.secrets import SECRET
 
 OUT_OF_TURN = (DICE, SECRET, SEALED, READY)  # owed without holding control (DESIGN §3, §5, §6, §4.7)
 YIELD = "pbem check && pbem yield -m NOTE"
+WAIT = "pbem pull && pbem status"  # nothing to do yet: bring the clone up to date and look again
 
 
 @dataclass(frozen=True)
@@ -52,25 +53,37 @@ class StatusView:
     breaks: tuple[str, ...] = ()  # my break conditions, as written
     last: str = ""  # the last commit: "0e5c99d561 kli: my contribution to the sensor roll"
     units: tuple[tuple[str, ...], ...] = ()  # header row first
-    sealed_command: str = "pbem seal KIND FILE && pbem yield"  # how this ruleset's sealed input is given
+    sealed_command: str = "pbem seal note FILE && pbem yield"  # how this ruleset's sealed input is given
+    sealed_what: str = "it"  # what the sealed input is, in words (e.g. "your energy allocation")
     reveal_command: str = "pbem yield"  # how a secret that is due is revealed (yield reveals those due)
     owes: str = ""  # the one-sentence answer of `pbem status` in plain text
     errata: tuple[str, ...] = ()  # errata not applied yet, one line each (DESIGN §4.8)
     to_sign: tuple[str, ...] = ()  # ids of those errata my signature is missing from
     to_apply: tuple[str, ...] = ()  # ids of those errata everyone signed
+    behind: str | None = None  # "origin has 2 new commits: pbem pull" (services/gitstate.py)
+    sides: int = 6  # the ruleset's die for a roll owed (DESIGN §5 `dice_sides`)
     voids: tuple[str, ...] = ()  # my entries replay found void, one line each (DESIGN §4.2)
     setup_todo: tuple[str, str] | None = None  # before the start: my next step towards it and its command
 
 
 def todos(view: StatusView) -> list[Todo]:
-    """What I must do next, most urgent first, each with its exact command (never empty)."""
+    """Everything I must do now, most urgent first, each with the exact command to paste (never empty): a clone
+    behind its remote first, then signatures asked of me, then every obligation of mine among the pending
+    breaks (contributions, reveals, rolls, sealed inputs), then my turn."""
+    out = _todos(view)
+    if view.behind is not None:
+        what, _, command = view.behind.partition(": ")
+        out.insert(0, Todo(f"your clone is behind: {what}", command.split(" (")[0] or "pbem pull"))
+    return out
+
+
+def _todos(view: StatusView) -> list[Todo]:
     status, me = view.status, view.me
     if status is None:
         if me is None and view.open_seats:
             return [Todo(f"claim a seat ({', '.join(view.open_seats)} open)", f"pbem join --as {view.open_seats[0]}")]
         if view.open_seats:
-            return [Todo(f"wait for the other seats to be claimed ({', '.join(view.open_seats)})",
-                         "git pull && pbem status")]
+            return [Todo(f"wait for the other seats to be claimed ({', '.join(view.open_seats)})", WAIT)]
         if view.setup_todo is not None:
             return [Todo(*view.setup_todo)]
         return [Todo("start the game: all seats are taken", f"pbem start --first {view.players[0]}"
@@ -82,7 +95,7 @@ def todos(view: StatusView) -> list[Todo]:
     if me == ESCROW:
         if any(b.player == ESCROW for b in status.pending):
             return [Todo("sign the open escrow dice batches", "pbem escrow sign")]
-        return [Todo("nothing: no escrow batch is open", "git pull && pbem status")]
+        return [Todo("nothing: no escrow batch is open", WAIT)]
     out: list[Todo] = [Todo(f"review erratum {e}, a correction before the firm marker; sign it if it is right",
                             f"pbem erratum show {e} && pbem erratum sign {e}") for e in view.to_sign]
     out += [Todo(f"erratum {e} is signed by everyone: apply it", f"pbem erratum apply {e}") for e in view.to_apply]
@@ -95,13 +108,14 @@ def todos(view: StatusView) -> list[Todo]:
         elif b.kind == SECRET:
             out.append(Todo(f"{b.why}: reveal it (no need to hold control)", view.reveal_command))
         elif b.kind == SEALED:
-            out.append(Todo(f"{b.why}: seal it (no need to hold control)", view.sealed_command))
+            out.append(Todo(f"{b.why}: seal {view.sealed_what} (no need to hold control)", view.sealed_command))
         elif b.kind == READY:
             out.append(Todo(f"{b.why}: post your press, then say you are done (no need to hold control)",
                             "pbem ready"))
-        elif b.kind == ROLL and in_control and i == 0:
-            out.append(Todo(f"{b.why}: announce the dice for your shots, then yield",
-                            'pbem roll --for "…" --ref REF … && pbem yield'))
+        elif b.kind == ROLL:
+            then = "" if in_control and i == 0 else f" (after {_first_before(status, i)})"
+            out.append(Todo(f"{b.why}: announce the dice for your shots, then yield{then}",
+                            roll_command(b.why, view.sides)))
         elif b.kind == CLARIFY:
             options = ", ".join(" ".join(f"{k}: {v}" for k, v in o.items()) for o in b.options) or "?"
             out.append(Todo(f"answer the special break at {b.at}: add an entry for {b.unit or 'your unit'} with "
@@ -110,14 +124,30 @@ def todos(view: StatusView) -> list[Todo]:
             where = f"and your entries in {view.report_file} " if view.report_file else "and your entries "
             out.append(Todo(f"{_why(b.kind, b.why)}: edit players/{me}.yaml (through, breaks) {where}from "
                             f"{status.firm} on", YIELD))
-        elif not in_control:
-            out.append(Todo(f"nothing yet: after {status.control} you get control ({b.why})",
-                            "git pull && pbem status"))
+        elif not in_control and not any(t.command == WAIT for t in out):
+            out.append(Todo(f"nothing yet: after {status.control} you get control ({b.why})", WAIT))
     if not out or all(t.command.startswith("pbem erratum") for t in out):
         first = status.pending[0] if status.pending else None
         why = f" ({first.why})" if first is not None and first.player == status.control else ""
-        out.append(Todo(f"nothing: {status.control} holds control{why}", "git pull && pbem status"))
+        out.append(Todo(f"nothing: {status.control} holds control{why}", WAIT))
     return out
+
+
+def _first_before(status: Status, i: int) -> str:
+    """What is served before the i-th pending break, in words."""
+    first = status.pending[0]
+    return "what you owe before it" if first.player == status.pending[i].player else f"{first.player}: {first.why}"
+
+
+def roll_command(why: str, sides: int = 6) -> str:
+    """`pbem roll` with the real refs of a roll break ("dice owed for 1.4.fire/CA/ph1, 1.4.fire/CA/ph2 (…)"):
+    one `--for`/`--ref` pair per roll not announced yet, then yield."""
+    listed = why.removeprefix("dice owed for ").split(" (", 1)[0]
+    refs = [r.strip() for r in listed.split(",") if r.strip() and " in " not in r]
+    if not refs:
+        return "pbem yield"  # announced already: the roller's reveal settles it
+    pairs = " ".join(f'--for "{ref}" --ref {ref}' for ref in refs)
+    return f"pbem roll {pairs}" + (f" --sides {sides}" if sides != 6 else "") + " && pbem yield"
 
 
 def _why(kind: str, why: str) -> str:

@@ -17,7 +17,8 @@ from pbem.protocol.replay import start_checkpoint
 from pbem.render import dow_svg, html_log, tactical_svg
 from pbem.render.html_log import DiceRow, EntryRow, GameLog, HandoffView, PressRow, SecretRow
 from pbem.render.status_screen import StatusView
-from pbem.services import report, results
+from pbem.protocol.model import ROLL
+from pbem.services import gitstate, report, results
 from pbem.store.commits import parse_commit
 from pbem.store.repo import GameRepo
 from pbem.verify import history
@@ -276,7 +277,10 @@ def _plain(value: object) -> str:
 # --- the status screen -------------------------------------------------------------------------------------------
 
 # ruleset -> (how its sealed input is given, how a sealed input is revealed); default: pbem seal / pbem yield
-COMMANDS = {"dow/1": ("pbem orders ORDERS.yaml", "pbem orders --reveal")}
+# how a ruleset's sealed input is given (with what it is, in words) and how a secret due is revealed
+COMMANDS = {"dow/1": ("pbem orders orders.yaml", "pbem orders --reveal", "your orders (in orders.yaml)"),
+            "tactical/1": ("pbem seal allocation allocation.yaml && pbem yield", "pbem yield",
+                           "your energy allocation (written in allocation.yaml, format in docs/tactical.md)")}
 
 
 def status_view(ws: Any, me: str | None) -> StatusView:
@@ -316,6 +320,7 @@ def status_view(ws: Any, me: str | None) -> StatusView:
         report_file=report_file, horizon=mine.through_text if mine is not None else None,
         breaks=tuple(_condition(c) for c in mine.breaks) if mine is not None else (), last=last, units=units,
         errata=tuple(listing(game, with_applied=False)), to_sign=to_sign, to_apply=to_apply,
+        behind=gitstate.behind_line(ws.repo), sides=_sides(manifest.ruleset, status),
         voids=tuple(v.text() for v in _my_voids(head, me)),
         setup_todo=start_todo(game, me) if status is None else None, **_commands(manifest.ruleset_name))
 
@@ -326,11 +331,23 @@ def _my_voids(head: Any, me: str | None) -> tuple[Any, ...]:
     return voids_of(head, me)[-SHOWN_VOIDS:]
 
 
+def _sides(ruleset: Any, status: Any) -> int:
+    """The die of the first roll I may owe (every die of a ruleset is alike so far)."""
+    rolls = [b for b in (status.pending if status is not None else ()) if b.kind == ROLL]
+    if not rolls:
+        return 6
+    ref = rolls[0].why.removeprefix("dice owed for ").split(",")[0].split(" (")[0].strip()
+    try:
+        return int(ruleset.dice_sides(ref))
+    except (AttributeError, TypeError, ValueError):
+        return 6
+
+
 def _commands(ruleset: str) -> dict[str, str]:
     if ruleset not in COMMANDS:
         return {}
-    sealed, reveal = COMMANDS[ruleset]
-    return {"sealed_command": sealed, "reveal_command": reveal}
+    sealed, reveal, what = COMMANDS[ruleset]
+    return {"sealed_command": sealed, "reveal_command": reveal, "sealed_what": what}
 
 
 def _condition(condition: Mapping[str, Any]) -> str:

@@ -5,20 +5,24 @@ Out of turn, several players may commit on the same state: each settling what he
 reveal, the escrow's signature, a sealed input, a press message). The first push wins; the others' commits no
 longer sit on the remote's tip. `push` then recreates each of my commits on top of the remote's: the same
 changes (merged file by file, line by line, and key by key for YAML mappings), status.yaml computed again as
-`pbem yield` would, signed again with my key, judged as the verifier will, and only then pushed with git. If the
-changes overlap, if a commit is not mine, or if anything would not verify, it explains what to do and changes
-nothing (objects it wrote are unreferenced; git's gc drops them).
+`pbem yield` would (never merged), signed again with my key, judged as the verifier will, and only then pushed
+with git. Files made out of turn carry their author in their path (DESIGN §2, §4.9), so two players' work lands
+side by side. If the changes overlap, if a commit is not mine, or if anything would not verify, it explains what
+to do and changes neither branch nor working tree; a commit it cannot replay is kept on a `pbem-saved-<id>`
+branch the message names, so following its advice (`git reset --hard origin/main`) loses nothing.
+
+Never a forced push: when someone pushed between our fetch and our push, git refuses and we fetch and replay
+again (MAX_TRIES). A remote that no longer contains what this clone had fetched was rewritten: refused
+(`push.rewritten`, services/gitstate.py).
 """
 
 from __future__ import annotations
 
 import difflib
 import re
-import subprocess
 import time
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
 
 import pygit2
 
@@ -27,13 +31,14 @@ from pbem.errors import ILLEGAL, Finding, PbemError
 from pbem.formats import yamlsafe
 from pbem.formats.writer import dump_mapping
 from pbem.protocol.model import Status
+from pbem.services import gitstate
+from pbem.services.gitstate import Git, run_git
 from pbem.services.workspace import Identity, Workspace
 from pbem.store.commits import parse_commit
 from pbem.verify.gamefiles import STATUS, read_status
 from pbem.verify.history import verify_history
 from pbem.verify.turns import Verified, expected_after, expected_start, judge, who
 
-Git = Callable[[Sequence[str], Path], "subprocess.CompletedProcess[str]"]
 Files = dict[str, bytes]
 
 
@@ -47,80 +52,61 @@ class PushOutcome:
     rebased: int = 0  # how many of my commits were recreated on top of the remote's
 
 
-def run_git(args: Sequence[str], cwd: Path) -> "subprocess.CompletedProcess[str]":
-    """The git binary (network, credentials and the remote's hooks are git's business, not ours)."""
-    try:
-        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
-    except OSError as exc:
-        raise PbemError("push.no-git", f"cannot run git: {exc}", hint="install git") from None
+MAX_TRIES = 3  # another player may push between our fetch and our push: fetch and replay again, a few times
 
 
 def push(ws: Workspace, me: Identity | Callable[[], Identity], remote: str | None = None,
          git: Git = run_git) -> PushOutcome:
-    """Fetch the remote branch; push my commits, rebased onto it when it moved (see the module docstring).
-    `me` may be a loader: the key is needed only to re-sign."""
+    """Fetch the remote branch; push my commits, replayed onto it when it moved (see the module docstring).
+    `me` may be a loader: the key is needed only to re-sign. Never a forced push: git refuses a push that
+    is not a fast-forward of the remote, and then this fetches and replays again (at most MAX_TRIES times)."""
     repo = ws.repo
-    branch = repo.head_branch()
+    up = gitstate.upstream(repo, remote)
+    assert up is not None
+    where = up.where
     local = repo.head_oid()
-    if branch is None or local is None:
-        raise PbemError("repo.detached" if branch is None else "repo.empty",
-                        "HEAD is detached: check out the game branch first (git switch main)" if branch is None
-                        else "nothing to push: this repository has no commits yet")
-    name = branch[len("refs/heads/"):]
-    remote = remote or repo.config_value(f"branch.{name}.remote") or "origin"
-    if repo.config_value(f"remote.{remote}.url") is None:
-        raise PbemError("push.no-remote", f"no git remote named {remote!r}: add the shared repository with "
-                        f"`git remote add {remote} URL`, or name it with --remote")
-    merge = repo.config_value(f"branch.{name}.merge") or branch
-    target = merge[len("refs/heads/"):] if merge.startswith("refs/heads/") else merge
-    theirs = _fetch(ws, git, remote, target)
-    where = f"{remote}/{target}"
-    if theirs == local:
-        return PushOutcome(f"nothing to push: {where} is at your HEAD {local[:10]}")
-    if theirs is not None and _contains(ws, theirs, local):
-        return PushOutcome(f"nothing to push: {where} is ahead of you; `git merge --ff-only {where}` brings you "
-                           "up to date")
-    tip, rebased = local, 0
-    if theirs is not None and not _contains(ws, local, theirs):
-        tip, rebased = rebase(ws, me if isinstance(me, Identity) else me(), local, theirs, where)
-    findings = _new_findings(ws, tip, theirs)
-    if findings:
-        return PushOutcome(f"not pushed: your commits do not verify; fix them (`pbem verify {where}..HEAD`) "
-                           "and push again", findings, ILLEGAL)
-    done = git(["push", "--porcelain", remote, f"{tip}:refs/heads/{target}"], ws.root)
-    if done.returncode != 0:
+    assert local is not None
+    identity: Identity | None = me if isinstance(me, Identity) else None
+    said = ""
+    for _attempt in range(MAX_TRIES):
+        theirs = gitstate.fetch(repo, up, git)
+        old = gitstate.rewritten(repo, up, theirs)
+        if old is not None:
+            raise gitstate.refuse_rewrite(up, old, "push.rewritten")
+        if theirs is not None:
+            gitstate.accept(repo, up, theirs)
+        if theirs == local:
+            return PushOutcome(f"nothing to push: {where} is at your HEAD {local[:10]}")
+        if theirs is not None and gitstate.contains(repo, theirs, local):
+            return PushOutcome(f"nothing to push: {where} is ahead of you; `pbem pull` brings you up to date")
+        tip, rebased = local, 0
+        if theirs is not None and not gitstate.contains(repo, local, theirs):
+            if identity is None:
+                identity = me() if callable(me) else me
+            tip, rebased = rebase(ws, identity, local, theirs, where)
+        findings = _new_findings(ws, tip, theirs)
+        if findings:
+            return PushOutcome(f"not pushed: your commits do not verify; fix them (`pbem verify {where}..HEAD`) "
+                               "and push again", findings, ILLEGAL)
+        done = git(["push", "--porcelain", up.remote, f"{tip}:refs/heads/{up.target}"], ws.root)
+        if done.returncode == 0:
+            repo.update_ref(up.tracking, tip)
+            if rebased:
+                repo.update_branch_and_worktree(tip)
+                return PushOutcome(f"{where} had moved: rebased and re-signed {rebased} commit(s) of yours "
+                                   f"onto it, pushed {tip[:10]}", rebased=rebased)
+            return PushOutcome(f"pushed {tip[:10]} to {where}")
         said = "\n".join(line for line in (done.stderr + done.stdout).splitlines() if line.strip())
-        return PushOutcome(f"not pushed: the remote refused; nothing changed here (run `pbem push` again if "
-                           f"someone pushed meanwhile)\n{said}", [], ILLEGAL)
-    repo.update_ref(f"refs/remotes/{remote}/{target}", tip)
-    if rebased:
-        repo.update_branch_and_worktree(tip)
-        return PushOutcome(f"{where} had moved: rebased and re-signed {rebased} commit(s) of yours onto it, "
-                           f"pushed {tip[:10]}", rebased=rebased)
-    return PushOutcome(f"pushed {tip[:10]} to {where}")
+        if _remote_tip(ws, up, git) == theirs:
+            break  # the remote refused this push itself (its hook): trying again would not help
+    return PushOutcome(f"not pushed: the remote refused; nothing changed here (run `pbem push` again if "
+                       f"someone pushed meanwhile)\n{said}", [], ILLEGAL)
 
 
-def _fetch(ws: Workspace, git: Git, remote: str, target: str) -> str | None:
-    """The remote branch's commit after fetching it, or None when the remote has no such branch yet."""
-    listed = git(["ls-remote", "--heads", remote, f"refs/heads/{target}"], ws.root)
-    if listed.returncode != 0:
-        raise PbemError("push.fetch-failed", f"cannot reach {remote}: {_first_line(listed.stderr)}")
-    if not listed.stdout.strip():
-        return None
-    spec = f"+refs/heads/{target}:refs/remotes/{remote}/{target}"
-    fetched = git(["fetch", "--quiet", "--no-tags", remote, spec], ws.root)
-    if fetched.returncode != 0:
-        raise PbemError("push.fetch-failed", f"cannot fetch {remote}/{target}: {_first_line(fetched.stderr)}")
-    return ws.repo.resolve(f"refs/remotes/{remote}/{target}")
-
-
-def _first_line(text: str) -> str:
-    lines = [line for line in text.splitlines() if line.strip()]
-    return lines[0].strip() if lines else "git failed"
-
-
-def _contains(ws: Workspace, tip: str, ancestor: str) -> bool:
-    return tip == ancestor or bool(ws.repo.repo.descendant_of(pygit2.Oid(hex=tip), pygit2.Oid(hex=ancestor)))
+def _remote_tip(ws: Workspace, up: gitstate.Upstream, git: Git) -> str | None:
+    listed = git(["ls-remote", "--heads", up.remote, f"refs/heads/{up.target}"], ws.root)
+    fields = listed.stdout.split()
+    return fields[0] if listed.returncode == 0 and fields else None
 
 
 def _new_findings(ws: Workspace, tip: str, published: str | None) -> list[Finding]:
@@ -145,7 +131,7 @@ def rebase(ws: Workspace, me: Identity, local: str, onto: str, where: str) -> tu
     if ws.worktree_files() != ws.head_files():
         raise _refuse("push.dirty", f"{where} moved and your commits must be rebased, but you have edits not "
                       "committed: commit them (`pbem yield`) or set them aside (`git stash`), then `pbem push`")
-    published = verify_history(repo, onto)
+    published = verify_history(repo, onto, cached=True)
     if published.findings():
         first = published.findings()[0]
         raise _refuse("push.remote-invalid", f"{where} does not verify ({first.rule}: {first.message}); tell the "
@@ -157,15 +143,24 @@ def rebase(ws: Workspace, me: Identity, local: str, onto: str, where: str) -> tu
     for oid in mine:
         old_parent = _files(ws, repo.parents(oid)[0])
         old = _files(ws, oid)
-        files = _apply(old_parent, old, parent_files, oid, where)
+        try:
+            files = _apply(old_parent, old, parent_files, oid, where)
+        except PbemError as exc:
+            saved = save(ws, local)
+            exc.finding = replace(exc.finding, message=exc.finding.message + f" (your work is kept on branch "
+                                  f"{saved})")
+            raise
         files, status = _with_status(ws, head, files, old, me)
         changed = {p for p in set(files) | set(parent_files) if files.get(p) != parent_files.get(p)}
         findings, head = judge(head, ws.game_of(files), changed, me.public)
         if findings:
             first = findings[0]
-            raise _refuse("push.rebase-illegal", f"your commit {oid[:10]} is no longer legal on top of {where} "
-                          f"({first.rule}: {first.message}): `git reset --hard {where}`, then take your turn "
-                          "again from there")
+            saved = save(ws, local)
+            raise _refuse("push.rebase-illegal", f"your commit {oid[:10]} ({_subject(ws, oid)}) is no longer "
+                          f"legal on top of {where}, which moved on meanwhile ({first.rule}: {first.message}); "
+                          f"your work is kept on branch {saved} (`git show {saved}`): `git reset --hard {where}`, "
+                          f"then `pbem status` says what you owe now (your files: `git checkout {saved} -- "
+                          f"{' '.join(sorted(_changed(old_parent, old)))}`)")
         raw = parse_commit(repo.raw_commit(oid))
         author = raw.author_ident
         planned.append((files, _message(raw.message.decode("utf-8", "replace"), status), (author.name,
@@ -175,6 +170,23 @@ def rebase(ws: Workspace, me: Identity, local: str, onto: str, where: str) -> tu
     for files, message, author in planned:
         parent = repo.commit_tree(files, [parent], message, me.signer, author, now)
     return parent, len(planned)
+
+
+def save(ws: Workspace, oid: str) -> str:
+    """Keep my unpublished commits on a branch of their own, `pbem-saved-<id>`, before telling the player to
+    reset: a refusal never loses work. Returns the branch name."""
+    name = f"pbem-saved-{oid[:10]}"
+    ws.repo.update_ref(f"refs/heads/{name}", oid)
+    return name
+
+
+def _subject(ws: Workspace, oid: str) -> str:
+    message = parse_commit(ws.repo.raw_commit(oid)).message.decode("utf-8", "replace").strip()
+    return message.splitlines()[0] if message else "no message"
+
+
+def _changed(before: Files, after: Files) -> set[str]:
+    return {p for p in set(before) | set(after) if p != STATUS and before.get(p) != after.get(p)}
 
 
 def _refuse(rule: str, message: str) -> PbemError:
@@ -220,8 +232,8 @@ def _apply(base: Files, mine: Files, theirs: Files, oid: str, where: str) -> Fil
             merged = merge_file(path, base.get(path), mine.get(path), theirs.get(path))
         except MergeConflict:
             raise _refuse("push.conflict", f"{where} changed {path} where your commit {oid[:10]} changes it too: "
-                          f"look at their commits (git log -p HEAD..{where}), then `git reset --hard {where}`, "
-                          "redo your part and `pbem yield`") from None
+                          f"look at their commits (`git log -p HEAD..{where}`), then `git reset --hard {where}` "
+                          "and redo your part (`pbem status` says what you owe)") from None
         if merged is None:
             out.pop(path, None)
         else:

@@ -25,6 +25,7 @@ class Outlook:
     me: str | None
     findings: list[Finding] = field(default_factory=list)
     would_be: Status | None = None  # the status if the working tree were committed now
+    plan: "YieldPlan | None" = None  # what `pbem yield` would commit (pbem check)
     voids: tuple[Void, ...] = ()  # my entries replay found void, most recent last (DESIGN §4.2)
     setup: str | None = None  # before the start: what I owe towards it (services.setup.before_start)
     positions: tuple[str, ...] = ()  # where the units stand where replay would stop (services/results.py)
@@ -42,7 +43,8 @@ class Outlook:
         mine = [b for b in self.status.pending if b.player == self.me and b.kind in OWED]
         if mine:
             first = mine[0]
-            how = {"sealed": "seal your input (pbem orders FILE in Diplomacy, pbem seal KIND FILE otherwise)",
+            how = {"sealed": "seal your input (`pbem orders orders.yaml` in Diplomacy, `pbem seal allocation "
+                             "allocation.yaml` in a tactical game)",
                    "secret": "reveal it: `pbem yield` (in Diplomacy `pbem orders --reveal`)",
                    "dice": "`pbem yield` settles it",
                    "ready": "post your press, then `pbem ready`"}.get(first.kind, "`pbem yield`")
@@ -95,17 +97,130 @@ def errata_lines(ws: Workspace) -> list[str]:
     return [] if head is None else errata.listing(head.game, with_applied=False)
 
 
-def check(ws: Workspace, me: Identity) -> Outlook:
-    """The working tree judged as if `me` committed it now, with the status it would get."""
-    head = _started(ws)
+TURN_FILES = ("players/", "report/")  # what only a turn changes: these may wait in the working tree for it
+
+
+@dataclass
+class YieldPlan:
+    """What `pbem yield` would commit now, worked out and judged, nothing written: `pbem check` shows it,
+    `pbem yield` writes it. One rule for what I owe plus my own edits (docs/protocol.md, "What pbem yield
+    commits"): one commit of my edits with whatever I owe settled in it, when that is legal; else what I owe
+    is settled first, in a commit of its own, and my edits follow in a second commit if they are legal then;
+    if they must wait for my turn (someone else acts first), they stay in the working tree, uncommitted, and
+    `waiting` says why."""
+
+    player: str
+    commits: list["_Plan"] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)  # why nothing would be committed
+    kept: list[str] = field(default_factory=list)  # edited paths left in the working tree (they wait)
+    waiting: str = ""  # why they wait
+    worktree: dict[str, bytes] = field(default_factory=dict)  # the working tree's game files, as read
+
+    @property
+    def status(self) -> Status | None:
+        return self.commits[-1].status if self.commits else None
+
+    def lines(self) -> list[str]:
+        """What would be committed, one line per commit, and what would wait."""
+        out = [f"commit {i}: {c.commit.message.splitlines()[0]}" for i, c in enumerate(self.commits, 1)]
+        if self.kept:
+            out.append(f"kept in your working tree, uncommitted: {', '.join(self.kept)} ({self.waiting}; "
+                       "`pbem yield` again when it is your turn)")
+        return out
+
+
+def plan_yield(ws: Workspace, me: Identity, note: str = "") -> YieldPlan:
+    """The commits `pbem yield -m NOTE` would make from the working tree now (see YieldPlan), judged exactly
+    as the verifier will. Before the start: the founder's or a seated player's setup edits (game.yaml) and
+    dice owed for who starts, in one commit."""
+    check_note(note)
+    head = ws.head()
+    if head is None:
+        raise PbemError("setup.not-started", "this repository has no game yet (pbem init)")
     files = ws.worktree_files()
     player = whoami(ws, me)
-    would = _computed(ws, head, files, me, player)
-    if would is not None:
-        files[STATUS] = dump_mapping(would.to_data()).encode()
-    findings, after = ws.judge(files, me)
-    shown = after if after.stop is not None else None
-    return Outlook(head.game.status, player, findings, would, positions=tuple(results.positions(shown)),
+    if not head.started:
+        return _plan_setup(ws, head, files, me, player)
+    if player is None:
+        raise PbemError("signature.unknown-key", "your key holds no seat in this game", exit_code=ILLEGAL)
+    plan = YieldPlan(player, worktree=files)
+    base = ws.head_files()
+    edited = _edited(base, files)
+    one = _plan_turn(ws, head, base, files, me, player, note)
+    if _owes(head, player) and edited and one.findings:
+        first = _plan_turn(ws, head, base, dict(base), me, player, "")
+        if first.settled and not first.findings and first.verified is not None:
+            merged = dict(first.commit.files)
+            for path in edited:
+                if path in files:
+                    merged[path] = files[path]
+                else:
+                    merged.pop(path, None)
+            if not _edited(first.commit.files, merged):
+                plan.commits = [first]  # my edits were what settling writes anyway
+                return plan
+            second = _plan_turn(ws, first.verified, first.commit.files, merged, me, player, note)
+            settled = _edited(base, first.commit.files)
+            if not second.findings:
+                plan.commits = [first, second]
+            elif (all(f.rule == "signature.not-in-control" for f in second.findings)
+                  and all(p.startswith(TURN_FILES) for p in edited) and not edited & settled):
+                # only a turn's own files (his players file, his entries) can wait for his turn: anything else
+                # that is refused here is refused whole, with what the one commit would have been refused for
+                held = first.status.pending[0] if first.status.pending else None
+                plan.commits, plan.kept = [first], sorted(edited)
+                plan.waiting = (f"after it {first.status.control} acts first ({held.why})" if held is not None
+                                else "the game waits for others first")
+            else:
+                plan.findings = one.findings
+            return plan
+    if one.findings:
+        plan.findings = one.findings
+    else:
+        plan.commits = [one]
+    return plan
+
+
+def _plan_setup(ws: Workspace, head: Verified, files: dict[str, bytes], me: Identity,
+                player: str | None) -> YieldPlan:
+    """Before the start: dice owed for who starts, and setup edits (game.yaml by the founder or a seated
+    player, e.g. `allocation: sealed`), one commit, judged as the verifier will."""
+    founder = head.founder is not None and head.founder.same_key(me.public)
+    if player is None and not founder:
+        raise PbemError("signature.unknown-key", "your key holds no seat in this game: claim one with "
+                        "`pbem join --as ID`", exit_code=ILLEGAL)
+    who_ = player or "founder"
+    plan = YieldPlan(who_, worktree=dict(files))
+    files = dict(files)
+    done: list[str] = []
+    for _ in range(4 if player is not None else 0):  # a commitment may make the contribution due at once
+        step = chance.settle_dice(files, ws.game_of(files), me, player)
+        if not step:
+            break
+        done += step
+    if not _edited(ws.head_files(), files):
+        raise PbemError("setup.not-started", "the game has not started yet (pbem start --first ID) and you have "
+                        "nothing to commit: no dice owed, no edits")
+    changed = sorted(_edited(ws.head_files(), files))
+    summary = "; ".join(done) or "setup: " + ", ".join(changed)
+    findings, verified = ws.judge(files, me)
+    planned = _Plan(PlannedCommit(files, f"{who_}: {summary}", me), None, findings, verified, done)
+    if findings:
+        plan.findings = findings
+    else:
+        plan.commits = [planned]
+    return plan
+
+
+def check(ws: Workspace, me: Identity) -> Outlook:
+    """The working tree judged as `pbem yield` would commit it now (the same plan: what I owe settled first,
+    my edits after), with the status it would get and what would wait."""
+    head = ws.head()
+    plan = plan_yield(ws, me)
+    status = head.game.status if head is not None else None
+    last = plan.commits[-1].verified if plan.commits else None
+    shown = last if last is not None and last.stop is not None else None
+    return Outlook(status, whoami(ws, me), plan.findings, plan.status, plan, positions=tuple(results.positions(shown)),
                    outcome=results.outcome(shown))
 
 
@@ -122,49 +237,29 @@ def check_note(note: str) -> None:
 
 def yield_turn(ws: Workspace, me: Identity, note: str = "") -> tuple[str, Status | None]:
     """Settle what I owe (dice contributions and reveals, secrets due), write status.yaml as replay computes it
-    and commit signed; nothing changes if the result is illegal. Before the start it settles dice only."""
-    check_note(note)
-    head = ws.head()
-    if head is None:
-        raise PbemError("setup.not-started", "this repository has no game yet (pbem init)")
-    player = whoami(ws, me)
-    if player is None:
-        raise PbemError("signature.unknown-key", "your key holds no seat in this game", exit_code=ILLEGAL)
-    files = ws.worktree_files()
-    if not head.started:
-        done: list[str] = []
-        for _ in range(4):  # a commitment may make the contribution due at once (the last to commit reveals)
-            step = chance.settle_dice(files, ws.game_of(files), me, player)
-            if not step:
-                break
-            done += step
-        if not _edits(ws, files):
-            raise PbemError("setup.not-started", "the game has not started yet (pbem start --first ID) and you "
-                            "owe no dice")
-        return ws.commit(files, me, f"{player}: {'; '.join(done) or 'dice'}"), None
-    one = _plan_turn(ws, head, ws.head_files(), files, me, player, note)
-    if not one.findings or takes_turn(head, player) or not _owes(head, player):
-        if one.findings:
-            raise PbemError.from_finding(one.findings[0], exit_code=ILLEGAL)
-        return ws.write_commits([one.commit]), one.status
-    # What I owe comes before my turn (DESIGN §5: the game waits for it): settle it alone on HEAD's files,
-    # then my edits in a commit of their own. Both are judged before anything is written.
-    base = ws.head_files()
-    first = _plan_turn(ws, head, base, dict(base), me, player, "")
-    if first.findings or first.verified is None:
-        raise PbemError.from_finding(one.findings[0], exit_code=ILLEGAL)
-    merged = dict(first.commit.files)
-    for path in set(files) | set(base):
-        if files.get(path) != base.get(path) and path != STATUS:
-            if path in files:
-                merged[path] = files[path]
-            else:
-                merged.pop(path, None)
-    second = _plan_turn(ws, first.verified, first.commit.files, merged, me, player, note)
-    if second.findings:
-        raise PbemError.from_finding(one.findings[0], exit_code=ILLEGAL)
-    oid = ws.write_commits([first.commit, second.commit])
-    return oid, second.status
+    and commit signed, as `plan_yield` works it out; nothing changes if the result is illegal. Edits that must
+    wait for my turn stay in the working tree."""
+    return write_yield(ws, plan_yield(ws, me, note))
+
+
+def write_yield(ws: Workspace, plan: YieldPlan) -> tuple[str, Status | None]:
+    """Write a plan of `plan_yield` (refused whole, nothing written, when it has findings)."""
+    if plan.findings:
+        raise PbemError.from_finding(plan.findings[0], exit_code=ILLEGAL)
+    oid = ws.write_commits([c.commit for c in plan.commits])
+    if plan.kept:
+        # the commit was checked out (a hard reset): put the edits that wait back where they were
+        for path in plan.kept:
+            if path in plan.worktree:
+                ws.write_files({path: plan.worktree[path]})
+            elif (ws.root / path).exists():
+                (ws.root / path).unlink()
+    return oid, plan.status
+
+
+def _edited(base: dict[str, bytes], files: dict[str, bytes]) -> set[str]:
+    """Paths whose content differs (status.yaml aside: it is computed)."""
+    return {p for p in set(base) | set(files) if p != STATUS and base.get(p) != files.get(p)}
 
 
 @dataclass
@@ -172,9 +267,10 @@ class _Plan:
     """A commit worked out and judged, not yet written."""
 
     commit: PlannedCommit
-    status: Status
+    status: Status | None  # None before the start
     findings: list
     verified: Verified | None
+    settled: list[str] = field(default_factory=list)  # what it settles (dice, reveals)
 
 
 def _plan_turn(ws: Workspace, prev: Verified, prev_files: dict[str, bytes], files: dict[str, bytes],
@@ -191,17 +287,11 @@ def _plan_turn(ws: Workspace, prev: Verified, prev_files: dict[str, bytes], file
     if done and note:
         message += "\n" + "\n".join(done)
     findings, verified = ws.judge_after(prev, prev_files, files, me)
-    return _Plan(PlannedCommit(files, message, me), status, findings, verified)
+    return _Plan(PlannedCommit(files, message, me), status, findings, verified, done)
 
 
 def _owes(head: Verified, player: str) -> bool:
     return head.status is not None and any(b.player == player and b.kind in OWED for b in head.status.pending)
-
-
-def _edits(ws: Workspace, files: dict[str, bytes]) -> bool:
-    """Whether the working tree holds edits beyond HEAD (other than status.yaml)."""
-    head = ws.head_files()
-    return any(head.get(p) != files.get(p) for p in set(head) | set(files) if p != STATUS)
 
 
 def settle(ws: Workspace, head: Verified, files: dict[str, bytes], me: Identity, player: str) -> list[str]:
@@ -229,13 +319,6 @@ def settle(ws: Workspace, head: Verified, files: dict[str, bytes], me: Identity,
             break
         done += step
     return done
-
-
-def _started(ws: Workspace) -> Verified:
-    head = ws.head()
-    if head is None or not head.started:
-        raise PbemError("setup.not-started", "the game has not started yet (pbem start --first ID)")
-    return head
 
 
 def _computed(ws: Workspace, head: Verified, files: dict[str, bytes], me: Identity, player: str | None,

@@ -15,6 +15,7 @@ from typing import Mapping
 
 from pbem.crypto.keys import PublicKey, find_key
 from pbem.errors import ILLEGAL, Finding, PbemError
+from pbem.services import gitstate
 from pbem.store.repo import GameRepo
 from pbem.store.signer import Signer, signer_for
 from pbem.verify.gamefiles import Game, is_game_path, read_files
@@ -73,7 +74,11 @@ class Workspace:
 
     @classmethod
     def open(cls, path: Path | None = None) -> "Workspace":
-        return cls(GameRepo.open(path or Path.cwd()))
+        """The clone at `path`; refuses one where git has a merge or rebase half done (gitstate.guard): every
+        command's entry goes through here."""
+        repo = GameRepo.open(path or Path.cwd())
+        gitstate.guard(repo)
+        return cls(repo)
 
     # --- reading ---------------------------------------------------------------------------------------
     def worktree_files(self) -> dict[str, bytes]:
@@ -116,6 +121,11 @@ class Workspace:
         assert result is not None
         findings = result.findings()
         if findings:
+            unsigned = gitstate.unsigned_top(self.repo)
+            if unsigned is not None:
+                raise PbemError("signature.missing", f"your last commit {unsigned[:10]} is not signed (plain "
+                                "`git commit`), so nobody can accept it", commit=unsigned,
+                                hint=gitstate.UNSIGNED_HINT, exit_code=ILLEGAL)
             # replace, not .at(): the finding's own hint ("sign with pbem yield", …) is not what to do here
             hint = "the history does not verify: run `pbem verify`"
             raise PbemError.from_finding(replace(findings[0], hint=hint))

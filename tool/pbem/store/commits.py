@@ -148,7 +148,8 @@ def _parse(raw: bytes) -> RawCommit:
                 "signature.missing",
                 "the commit is not signed",
                 exit_code=ILLEGAL,
-                hint="sign turns with `pbem yield`, or `git commit -S` with gpg.format=ssh",
+                hint="if it is your last commit, undo it keeping your edits (`git reset --soft HEAD~1`), then "
+                "`pbem yield`, which signs (or `git commit -S` with gpg.format=ssh)",
             )
         raise _unexpected(lines[pos])
     sig_lines = [first]
