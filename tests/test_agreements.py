@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -152,8 +153,11 @@ def test_a_change_to_game_yaml_makes_the_start_agreements_stale(before: Table) -
     from test_dice_flow import refused
 
     before.cli("start", "--first", "fed", who="fed")
-    before.write("game.yaml", before.read("game.yaml").replace("turns: 2", "turns: 3", 1))
-    before.git_commit("setup: three turns", signer="kli")
+    text = before.read("game.yaml")
+    longer = re.sub(r"(?m)^(\s*turns: )(\d+)", lambda m: f"{m.group(1)}{int(m.group(2)) + 1}", text, count=1)
+    assert longer != text
+    before.write("game.yaml", longer)
+    before.git_commit("setup: one more turn", signer="kli")
     assert "fed-0001 are stale" in before.cli("status", "--plain", who="kli").stdout
     refused(before, "sign", "fed-0001", who="kli", rule="agreement.stale", where="*")
     assert "proposed start agreement kli-0001" in before.cli("start", "--first", "fed", who="kli").stdout
