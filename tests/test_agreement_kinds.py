@@ -1,0 +1,75 @@
+"""The ways out of a stalled game (DESIGN §4.8): amend, seat, resign, nmr and end agreements, through the real
+`pbem` with real keys in the duel of tests/conftest.py (fed = alice's key, kli = bob's; carol holds no seat).
+Each takes effect in the commit that adds its last required signature; bad input is refused by pbem (exit 1,
+one line, nothing changed) and, written by hand with plain git, found by `pbem verify`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import Table
+from pbem.crypto.keys import public_path
+from test_dice_flow import cli, findings, refused
+
+
+def carol_pub(table: Table) -> str:
+    return str(public_path(table.key("carol")))
+
+
+def test_a_forfeit_ends_the_game_with_its_result(started: Table) -> None:
+    """fed finds kli caught cheating: in a duel, a forfeit is signed by every active player but kli, so fed's
+    proposal ends the game at once; status, log and the listing say so; a second end is refused."""
+    out = cli(started, "agree", "end", "--result", "forfeit", "--player", "kli", "--note", "audit", who="fed")
+    assert "fed-0002" in out and "in effect" in out
+    assert started.data("status.yaml")["over"] is True
+    assert findings(started) == []
+    listing = cli(started, "agreements", who="kli")
+    assert "result: the game ends: forfeit by kli (audit)" in listing
+    refused(started, "agree", "end", "--result", "draw", who="kli", rule="agreement.second-end")
+
+
+def test_an_amend_changes_the_deadline_once_both_sign(started: Table) -> None:
+    out = cli(started, "agree", "amend", "--deadline", "96h", who="fed")
+    assert "waiting for kli" in out
+    assert "deadline" not in started.read("game.yaml")
+    status = cli(started, "agreements", who="kli")
+    assert status.startswith("sign fed-0002")
+    cli(started, "sign", "fed-0002", who="kli")
+    assert started.data("game.yaml")["deadline"] == "96h"
+    assert findings(started) == []
+
+
+def test_an_amend_of_the_game_id_is_refused(started: Table) -> None:
+    refused(started, "agree", "amend", "--set", "id=another-game", who="fed", rule="agreement.frozen",
+            where="agreements/draft.yaml")
+
+
+def test_a_lost_key_is_replaced_by_a_seat_agreement(started: Table) -> None:
+    """kli lost his key; fed (every other active player) gives kli's seat to carol's key; carol then plays."""
+    cli(started, "agree", "seat", "--seat", "kli", "--new-key", carol_pub(started), "--why", "lost-key",
+        who="fed")
+    assert started.data("game.yaml")["players"][1]["key"] == Path(carol_pub(started)).read_text().split(" ")[0] \
+        + " " + Path(carol_pub(started)).read_text().split()[1]
+    assert findings(started) == []
+
+
+def test_a_seat_that_nobody_left_is_not_vacant(started: Table) -> None:
+    refused(started, "agree", "seat", "--seat", "kli", "--new-key", carol_pub(started), "--why", "replacement",
+            who="fed", rule="agreement.seat-not-vacant", where="agreements/draft.yaml")
+
+
+def test_a_resigned_seat_goes_to_a_replacement(started: Table) -> None:
+    out = cli(started, "resign", "--note", "moving house", who="kli")
+    assert "in effect" in out
+    cli(started, "agree", "seat", "--seat", "kli", "--new-key", carol_pub(started), "--why", "replacement",
+        who="fed")
+    assert findings(started) == []
+    assert "kli resigns" in cli(started, "agreements", who="fed")
+
+
+def test_an_nmr_against_a_player_who_owes_nothing_is_refused(started: Table) -> None:
+    control = started.data("status.yaml")["control"]
+    other = "kli" if control == "fed" else "fed"
+    refused(started, "agree", "nmr", "--player", other, who=control, rule="agreement.nmr-owes-nothing",
+            where="agreements/draft.yaml")
