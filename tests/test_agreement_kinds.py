@@ -73,3 +73,47 @@ def test_an_nmr_against_a_player_who_owes_nothing_is_refused(started: Table) -> 
     other = "kli" if control == "fed" else "fed"
     refused(started, "agree", "nmr", "--player", other, who=control, rule="agreement.nmr-owes-nothing",
             where="agreements/draft.yaml")
+
+
+def test_an_nmr_serves_the_absent_player_s_turn_with_no_new_orders(started: Table) -> None:
+    """The player in control is absent; once his deadline ran out the other signs an nmr: replay serves his turn
+    as if he had yielded without new orders, and the game moves on."""
+    control = started.data("status.yaml")["control"]
+    other = "kli" if control == "fed" else "fed"
+    before = started.data("status.yaml")
+    cli(started, "agree", "nmr", "--player", control, who=other)
+    after = started.data("status.yaml")
+    assert after != before and after["yielded_by"] == control, after
+    assert findings(started) == []
+
+
+# --- deadlines: the gates judge time by their own clock ---------------------------------------------------------
+
+def test_the_hook_refuses_an_nmr_before_the_deadline_and_the_gate_s_clock_accepts_it_after(started: Table) -> None:
+    """On a fresh clone of a hooked server, the other player signs an nmr against the player in control right
+    away: the pre-receive hook refuses it (agreement.nmr-early) and the server's ref stays; judged by a clock
+    eight days on (past the default 7d deadline), the same commit passes; `pbem verify` alone accepts it (it
+    cannot judge time)."""
+    from datetime import datetime, timedelta, timezone
+
+    from pbem.services import deadlines
+    from pbem.store.repo import GameRepo
+    from test_hook import clone_for, push, refused as hook_refused, serve, server_ref
+
+    server = serve(started)
+    control = started.data("status.yaml")["control"]
+    other = "kli" if control == "fed" else "fed"
+    clone = clone_for(started, server, other)
+    tip = server_ref(server)
+    cli(clone, "agree", "nmr", "--player", control, who=other)
+    assert findings(clone) == []
+    hook_refused(push(clone), "agreement.nmr-early")
+    assert server_ref(server) == tip
+    repo = GameRepo.open(clone.repo_dir)
+    head = clone.head()
+    assert [f.rule for f in deadlines.nmr_findings(repo, [head])] == ["agreement.nmr-early"]
+    later = datetime.now(timezone.utc) + timedelta(days=8)
+    assert deadlines.nmr_findings(repo, [head], now=later) == []
+    waits = deadlines.waits(repo, repo.parents(head)[0])
+    assert [w.player for w in waits] == [control] and not waits[0].overdue
+    assert "left" in waits[0].text()

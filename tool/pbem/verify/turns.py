@@ -143,12 +143,37 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
         manifest = game.manifest
         start = start_checkpoint(ruleset, manifest.setup, manifest.players)
         stop = replay(ruleset, manifest.setup, game.inputs, start, prev.last_yielder, quiet_before=corrected)
+    elif (absent := nmr_served(prev, game)) is not None:
+        # DESIGN §4.8: the nmr's last signature serves the absent player's turn with no new orders (his part
+        # settled by default), as if he had yielded without a word
+        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, absent), absent, absent,
+                      fresh={absent: ()})
+        return stop, full_status(game, stop, absent, note)
     elif takes_turn(prev, player) and prev.game.errata == game.errata:
         stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, player), player, player,
                       fresh={player: new_conditions(prev.game, game, player)})
     else:
         stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, None), prev.last_yielder)
     return stop, full_status(game, stop, player, note)
+
+
+def nmr_served(prev: Verified, game: Game) -> str | None:
+    """The absent player whose turn an nmr agreement completed by this commit serves (DESIGN §4.8: the
+    ruleset's default for a turn is no new orders), or None. Only a turn: what he owes out of turn (a dice
+    contribution, a reveal) is not settled by an nmr; a withheld reveal or committed contribution ends by `end`."""
+    if not game.agreements or game.agreements is prev.game.agreements:
+        return None
+    table = consent_table(prev.game, True, prev.status)
+    for path, new in sorted(game.agreements.items()):
+        if new.kind != agreements.NMR:
+            continue
+        old = prev.game.agreements.get(path)
+        if old is not None and (old == new or agreements.signed_by_all(old, table)):
+            continue
+        absent = new.content.get("player")
+        if agreements.signed_by_all(new, table) and isinstance(absent, str) and takes_turn(prev, absent):
+            return absent
+    return None
 
 
 def new_conditions(before: Game, after: Game, player: str) -> tuple[dict, ...]:
@@ -385,7 +410,7 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
                                     + ", ".join(sorted(s.id for s in game.secrets.values() if not s.revealed)),
                                     file=STATUS))
         findings.extend(_status_findings(expected, game.status, game, stop))
-    last = player if turn else prev.last_yielder
+    last = player if turn else (nmr_served(prev, game) or prev.last_yielder) if agreement else prev.last_yielder
     return findings, Verified(game, stop, prev.founder, player, expected, last)
 
 
