@@ -117,3 +117,21 @@ def test_the_hook_refuses_an_nmr_before_the_deadline_and_the_gate_s_clock_accept
     waits = deadlines.waits(repo, repo.parents(head)[0])
     assert [w.player for w in waits] == [control] and not waits[0].overdue
     assert "left" in waits[0].text()
+
+
+def test_status_puts_the_missing_signature_first_in_every_form(started: Table) -> None:
+    import json
+
+    from pbem.render.status_screen import todos
+    from pbem.services import pictures
+    from pbem.services.workspace import Workspace
+
+    cli(started, "agree", "amend", "--deadline", "96h", who="fed")
+    plain = cli(started, "status", "--plain", who="kli")
+    assert plain.splitlines()[0].startswith("sign fed-0002 (amend by fed"), plain
+    assert "waits:" in plain and "deadline 7d" in plain
+    data = json.loads(cli(started, "status", "--format", "json", who="kli"))
+    assert data["sign"][0].startswith("sign fed-0002") and data["waits"]
+    view = pictures.status_view(Workspace.open(started.repo_dir), "kli")
+    assert todos(view)[0].command == "pbem sign fed-0002"
+    assert not cli(started, "status", "--plain", who="fed").startswith("sign")

@@ -35,15 +35,23 @@ def status(key: Optional[str] = KeyOption,
             me = None
         view = turn.outlook(ws, me)
         errata = turn.errata_lines(ws)
+        signs, waits, result = agreement_lines(ws, view.me)
         if output is OutputFormat.json:
-            typer.echo(json.dumps({"status": view.status.to_data() if view.status else None, "me": view.me,
-                                   "you_owe": view.owes(), "errata": errata,
-                                   "void": [v.text() for v in view.voids]}, indent=2))
+            typer.echo(json.dumps({"sign": signs, "status": view.status.to_data() if view.status else None,
+                                   "me": view.me, "you_owe": view.owes(), "errata": errata,
+                                   "void": [v.text() for v in view.voids], "waits": waits, "result": result},
+                                  indent=2))
             return
         if rich or (rich is None and sys.stdout.isatty()):
             status_screen(ws, view.me)
             return
+        for line in signs:  # a missing signature first: the agreement waits for nobody else
+            typer.echo(line)
         typer.echo(status_lines(view.status, view.me))
+        if result:
+            typer.echo(f"result:  {result}")
+        for line in waits:
+            typer.echo(f"waits:   {line}")
         for line in errata:
             typer.echo(f"erratum: {line}")
         for line in turn.void_lines(view):
@@ -51,6 +59,18 @@ def status(key: Optional[str] = KeyOption,
         typer.echo(f"you ({view.me or 'no seat'}) owe: {view.owes()}")
 
     run(go)
+
+
+def agreement_lines(ws, me: Optional[str]) -> tuple[list[str], list[str], Optional[str]]:  # type: ignore[no-untyped-def]
+    """The agreements waiting for my signature ("sign ID …"), the waits of owed items, the game's result."""
+    from pbem.services import agreements, deadlines
+
+    head = ws.head()
+    if head is None or head.game.status is None:
+        return [], [], None
+    oid = ws.repo.head_oid()
+    waits = [w.text() for w in deadlines.waits(ws.repo, oid)] if oid else []
+    return agreements.to_sign(head.game, me), waits, agreements.result(head.game)
 
 
 def status_screen(ws, me: Optional[str]) -> None:  # type: ignore[no-untyped-def]

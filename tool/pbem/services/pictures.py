@@ -284,7 +284,20 @@ def status_view(ws: Any, me: str | None) -> StatusView:
         breaks=tuple(_condition(c) for c in mine.breaks) if mine is not None else (), last=last, units=units,
         errata=tuple(listing(game, with_applied=False)), to_sign=to_sign, to_apply=to_apply,
         voids=tuple(v.text() for v in _my_voids(head, me)),
-        setup_todo=start_todo(game, me) if status is None else None, **_commands(manifest.ruleset_name))
+        setup_todo=start_todo(game, me) if status is None else None, **_agreements(ws, game, me),
+        **_commands(manifest.ruleset_name))
+
+
+def _agreements(ws: Any, game: Any, me: str | None) -> dict[str, Any]:
+    """The agreements waiting for my signature and the waits of owed items (DESIGN §4.8)."""
+    from pbem.protocol.agreements import describe
+    from pbem.services import agreements, deadlines
+
+    mine = [a for a in sorted(game.agreements.values(), key=lambda a: a.id)
+            if game.status is not None and a.kind != "start" and me in agreements.unsigned(game, a)]
+    oid = ws.repo.head_oid()
+    waits = tuple(w.text() for w in deadlines.waits(ws.repo, oid)) if oid and game.status is not None else ()
+    return {"agreements": tuple((a.id, describe(a)) for a in mine), "waits": waits}
 
 
 def _my_voids(head: Any, me: str | None) -> tuple[Any, ...]:
