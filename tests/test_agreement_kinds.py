@@ -27,6 +27,9 @@ def test_a_forfeit_ends_the_game_with_its_result(started: Table) -> None:
     listing = cli(started, "agreements", who="kli")
     assert "result: the game ends: forfeit by kli (audit)" in listing
     refused(started, "agree", "end", "--result", "draw", who="kli", rule="agreement.second-end")
+    assert "the game is over — the game ends: forfeit by kli (audit)" in cli(started, "log")
+    assert "Result: the game ends: forfeit by kli" in cli(started, "log", "--html")
+    assert "result:  the game ends: forfeit by kli" in cli(started, "status", "--plain", who="fed")
 
 
 def test_an_amend_changes_the_deadline_once_both_sign(started: Table) -> None:

@@ -182,7 +182,7 @@ def game_log(repo: GameRepo, revision: str | None = None) -> GameLog:
             units = (head, *(tuple(_plain(u.get(k)) for k in head) for u in listed))
     return GameLog(
         title=manifest.title, game_id=manifest.id, ruleset=manifest.ruleset_name,
-        players=tuple((s.id, s.name) for s in manifest.seats), standing=tuple(_standing(game.status)),
+        players=tuple((s.id, s.name) for s in manifest.seats), standing=tuple(_standing(game.status, game)),
         firm=ruleset.format_time(firm) if firm is not None else None, entries=rows, press=press,
         over=bool(last.stop is not None and last.stop.over),
         dice=tuple(_dice_row(b) for _, b in sorted(game.batches.items())),
@@ -197,11 +197,14 @@ def html_at(repo: GameRepo, revision: str | None = None) -> str:
     return html_log.html_page(game_log(repo, revision))
 
 
-def _standing(status: Any) -> list[str]:
+def _standing(status: Any, game: Any = None) -> list[str]:
     if status is None:
         return ["Setting up: seats are being claimed."]
     if status.over:
-        return ["The game is over."]
+        from pbem.services.agreements import result
+
+        ended = result(game) if game is not None else None
+        return ["The game is over." + (f" Result: {ended}." if ended else "")]
     lines = [f"{status.control} holds control; firm to {status.firm}."]
     lines += [f"Break for {b.player} at {b.at}: {b.why}" for b in status.pending]
     if status.note:
