@@ -132,7 +132,7 @@ def _commit(ws: Workspace, head: Verified, me: Identity, player: str, files: dic
     the status replay computes (an agreement commit is no turn)."""
     message = f"{player}: {summary}"
     if head.started:
-        effect = agreement_effect(head, ws.game_of(files), {f"agreements/{agreement_id}.yaml"})
+        effect = agreement_effect(head, ws.game_of(files), {f"agreements/{agreement_id}.yaml"}, player)
         if effect is not None:  # the last signature of an amend or seat: its commit writes game.yaml as agreed
             files[GAME] = dump_mapping(effect).encode()
             message += " (takes effect: game.yaml as agreed)"

@@ -6,7 +6,8 @@ wrote. So `pbem verify` never judges a deadline. What waits is measured from the
 that made the item owed (the first commit, going back along first parents, after which the player has owed
 something without a break): that date is its signer's claim. The gates (pre-receive hook, workflow) judge an
 nmr by their own clock when it arrives: refused while the absent player's deadline has not run out (rule
-`agreement.nmr-early`). A game without `deadline` in game.yaml uses DEFAULT_DEADLINE; `paused_until` stops
+`agreement.nmr-early`); so are a forfeit and a lost-key seat, which take a game or a seat without its player's
+signature (`agreement.not-overdue`). A game without `deadline` in game.yaml uses DEFAULT_DEADLINE; `paused_until` stops
 every deadline until that date.
 """
 
@@ -141,9 +142,10 @@ def _wait(player: str, since: datetime, game: Mapping[str, Any], now: datetime) 
 
 
 def nmr_findings(repo: GameRepo, commits: Iterable[str], now: datetime | None = None) -> list[Finding]:
-    """The gates' deadline check (rule `agreement.nmr-early`): each pushed commit that proposes or signs an nmr
-    agreement is refused while, by the gate's own clock `now`, the absent player's deadline (counted from the
-    commit that made him owe, as of the commit before it) has not run out, or the game is paused."""
+    """The gates' deadline check (rules `agreement.nmr-early`, `agreement.not-overdue`): each pushed commit that
+    proposes or signs an nmr, a forfeit or a lost-key seat is refused while, by the gate's own clock `now`, the
+    absent player's deadline (counted from the commit that made him owe, as of the commit before it) has not run
+    out, or the game is paused."""
     now = now or datetime.now(timezone.utc)
     out: list[Finding] = []
     for oid in commits:
@@ -158,15 +160,25 @@ def nmr_findings(repo: GameRepo, commits: Iterable[str], now: datetime | None = 
                 agreement = read_agreement(repo.read_blob(blob), path)
             except PbemError:
                 continue  # the verifier names a malformed agreement
-            if agreement.kind != agreements.NMR:
+            nmr = agreement.kind == agreements.NMR
+            # what takes a player's game or seat without his signature: only once he is overdue
+            unsigned = (agreement.kind == agreements.END and agreement.content.get("result") == "forfeit") or \
+                (agreement.kind == agreements.SEAT and agreement.content.get("why") == "lost-key")
+            if not nmr and not unsigned:
                 continue
-            player = agreement.content.get("player")
+            player = agreements.subject_of(agreement)
             since = owed_since(repo, parents[0], player) if isinstance(player, str) else None
             if since is None:
-                continue  # he owes nothing: the verifier's agreement.nmr-owes-nothing
+                if unsigned:
+                    out.append(Finding("agreement.not-overdue", f"{agreement.kind} {agreement.id} takes {player}'s "
+                                       f"{'game' if agreement.kind == agreements.END else 'seat'} without his "
+                                       "signature, but he owes nothing now: only a player past his deadline loses "
+                                       "it unsigned", file=path, commit=oid))
+                continue  # an nmr against one who owes nothing: the verifier's agreement.nmr-owes-nothing
             wait = _wait(player, since, _game_at(repo, parents[0]), now)
             if not wait.overdue:
-                out.append(Finding("agreement.nmr-early", f"nmr {agreement.id} finds {player} absent, but his "
-                                   f"deadline runs out at {wait.due:%Y-%m-%d %H:%M} UTC by this server's clock "
-                                   f"({wait.text()})", file=path, commit=oid))
+                rule = "agreement.nmr-early" if nmr else "agreement.not-overdue"
+                out.append(Finding(rule, f"{agreement.kind} {agreement.id} acts without {player}'s signature, but "
+                                   f"his deadline runs out at {wait.due:%Y-%m-%d %H:%M} UTC by this server's "
+                                   f"clock ({wait.text()})", file=path, commit=oid))
     return out

@@ -293,7 +293,7 @@ def ended(game: Game) -> agreements.Agreement | None:
     return agreements.ended_by(game.agreements, consent_table(game, started=True))
 
 
-def agreement_effect(prev: Verified, game: Game, changed: set[str]) -> dict | None:
+def agreement_effect(prev: Verified, game: Game, changed: set[str], committer: str) -> dict | None:
     """game.yaml as the amend or seat agreement that this commit completes says it must read (DESIGN §4.8: an
     agreement takes effect in the commit that adds its last required signature), or None when none completes."""
     table = consent_table(prev.game, True, prev.status)
@@ -306,6 +306,8 @@ def agreement_effect(prev: Verified, game: Game, changed: set[str]) -> dict | No
         old = prev.game.agreements.get(path)
         if not agreements.signed_by_all(new, table) or (old is not None and agreements.signed_by_all(old, table)):
             continue
+        if agreements.agreement_findings(table, {path: old} if old is not None else {}, {path: new}, committer):
+            continue  # a refused agreement takes no effect, here or at any later commit
         raw = agreements.applied(new, raw)
         done = True
     return raw if done else None
@@ -332,7 +334,7 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
     findings: list[Finding] = []
     agreed = False  # game.yaml changed as an amend or seat agreement completed in this commit says (DESIGN §4.8)
     if GAME in changed and any(AGREEMENT_RE.match(p) for p in changed):
-        effect = agreement_effect(prev, game, changed)
+        effect = agreement_effect(prev, game, changed, who(prev.game, signer) or "")
         agreed = effect is not None and effect == game.manifest.raw
     if game.manifest is not prev.game.manifest and game.manifest.raw != prev.game.manifest.raw and not agreed:
         # game.yaml is frozen from the start: a change is refused below (protected.changed) and never takes
