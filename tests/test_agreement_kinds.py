@@ -11,6 +11,7 @@ from pathlib import Path
 from conftest import Table
 from pbem.crypto.keys import public_path
 from test_dice_flow import cli, findings, refused
+from test_secrets_flow import base_due, base_sealed, due  # noqa: F401  (fixtures: fed owes an impossible reveal)
 
 
 def carol_pub(table: Table) -> str:
@@ -138,3 +139,53 @@ def test_status_puts_the_missing_signature_first_in_every_form(started: Table) -
     view = pictures.status_view(Workspace.open(started.repo_dir), "kli")
     assert todos(view)[0].command == "pbem sign fed-0002"
     assert not cli(started, "status", "--plain", who="fed").startswith("sign")
+
+
+# --- each stall ended by its agreement --------------------------------------------------------------------------
+
+def test_a_caught_cheater_who_owes_an_impossible_reveal_forfeits(due: Table) -> None:
+    """fed swapped a secret's commitment (fed-0002): the reveal he owes can never pass, so the game could never
+    go on. kli (every active player but fed) records fed's forfeit: the game is over with that result, the
+    unrevealed secret is moot, and the history verifies."""
+    assert any(b["player"] == "fed" and b["kind"] == "secret" for b in due.data("status.yaml")["pending"])
+    cli(due, "agree", "end", "--result", "forfeit", "--player", "fed", "--note", "commitment swapped", who="kli")
+    status = due.data("status.yaml")
+    assert status["over"] is True and status["pending"] == []
+    assert findings(due) == []
+    assert "forfeit by fed" in cli(due, "status", "--plain", who="kli")
+
+
+def test_a_lost_key_stall_ends_and_the_new_key_plays(started: Table) -> None:
+    """fed, in control, lost his key: kli gives fed's seat to carol's key (lost-key; in a duel kli alone signs);
+    carol then takes fed's turn with her key, and fed's old key holds no seat any more."""
+    from conftest import FED_TURN_1
+
+    control = started.data("status.yaml")["control"]
+    assert control == "fed"
+    cli(started, "agree", "seat", "--seat", "fed", "--new-key", carol_pub(started), "--why", "lost-key",
+        who="kli")
+    started.edit("fed", **{k: v for k, v in FED_TURN_1.items() if k != "note"})
+    cli(started, "yield", "-m", "carol plays fed", who="carol")
+    assert started.data("status.yaml")["control"] == "kli"
+    assert findings(started) == []
+    old = started.cli("sign", "kli-0001", who="fed")
+    assert old.exit_code == 1 and "signature.unknown-key" in old.output
+
+
+def test_a_resign_and_a_replacement_through_the_hook_on_fresh_clones(started: Table) -> None:
+    """kli resigns from his own clone of a hooked server; fed, on his, seats carol as kli's replacement; both
+    pushes land through the pre-receive hook and carol's clone reads her seat."""
+    from test_hook import clone_for, push, serve
+
+    server = serve(started)
+    kli = clone_for(started, server, "kli-machine")
+    assert "in effect" in cli(kli, "resign", "--note", "moving house", who="kli")
+    done = push(kli)
+    assert done.returncode == 0, done.stderr
+    fed = clone_for(started, server, "fed-machine")
+    cli(fed, "agree", "seat", "--seat", "kli", "--new-key", carol_pub(started), "--why", "replacement", who="fed")
+    done = push(fed)
+    assert done.returncode == 0, done.stderr
+    carol = clone_for(started, server, "carol-machine")
+    assert "you (kli)" in cli(carol, "status", "--plain", who="carol")
+    assert findings(carol) == []
