@@ -87,7 +87,7 @@ def test_an_nmr_serves_the_absent_player_s_turn_with_no_new_orders(started: Tabl
     before = started.data("status.yaml")
     cli(started, "agree", "nmr", "--player", control, who=other)
     after = started.data("status.yaml")
-    assert after != before and after["yielded_by"] == control, after
+    assert after != before and after["yielded_by"] == control and after["control"] == other, after
     assert findings(started) == []
 
 
@@ -189,3 +189,15 @@ def test_a_resign_and_a_replacement_through_the_hook_on_fresh_clones(started: Ta
     carol = clone_for(started, server, "carol-machine")
     assert "you (kli)" in cli(carol, "status", "--plain", who="carol")
     assert findings(carol) == []
+
+
+def test_a_resigned_player_s_turns_are_served_with_no_new_orders(started: Table) -> None:
+    """kli resigns; whenever the turn would go to him, replay serves it with no new orders and control comes
+    back to fed: the game goes on without him."""
+    from conftest import FED_TURN_1
+
+    cli(started, "resign", who="kli")
+    started.turn("fed", **FED_TURN_1)
+    status = started.data("status.yaml")
+    assert status["control"] == "fed", status
+    assert findings(started) == []

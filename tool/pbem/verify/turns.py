@@ -136,6 +136,8 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
     assert prev.stop is not None
     game = in_commit_order(prev.game, game)
     ruleset = game.manifest.ruleset
+    absent = nmr_served(prev, game)
+    game = without_orders(game, {absent: prev.stop.checkpoint.point} if absent is not None else {})
     corrected = errata.corrected_from(prev.game.errata, game.errata)
     if corrected is not None:
         # The firm point's state was built from the uncorrected report, so it is rebuilt from the game start. The
@@ -143,7 +145,7 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
         manifest = game.manifest
         start = start_checkpoint(ruleset, manifest.setup, manifest.players)
         stop = replay(ruleset, manifest.setup, game.inputs, start, prev.last_yielder, quiet_before=corrected)
-    elif (absent := nmr_served(prev, game)) is not None:
+    elif absent is not None:
         # DESIGN §4.8: the nmr's last signature serves the absent player's turn with no new orders (his part
         # settled by default), as if he had yielded without a word
         stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, absent), absent, absent,
@@ -155,6 +157,27 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
     else:
         stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, None), prev.last_yielder)
     return stop, full_status(game, stop, player, note)
+
+
+FOREVER: tuple = (float("inf"),)  # a horizon past every game time (points are tuples led by a number)
+
+
+def without_orders(game: Game, absent: Mapping[str, object]) -> Game:
+    """`game` as replay reads it once players gave up their say (DESIGN §4.8): a resigned player's horizon
+    reaches the end of the game with no new entries and no break conditions (his side does what the ruleset
+    does for a player without orders: nothing, or its civil-disorder rules), and an absent player found by an
+    nmr is covered through the step he was awaited at (`absent`: player -> that point), with no new orders."""
+    resigned = agreements.resigned(game.agreements, game.manifest.keys) if game.agreements else frozenset()
+    if not resigned and not absent:
+        return game
+    per_player = dict(game.inputs.per_player)
+    for player in resigned:
+        per_player[player] = replace(game.inputs.of(player), through=FOREVER, breaks=())
+    for player, point in absent.items():
+        mine = game.inputs.of(player)
+        if mine.through is None or mine.through < point:  # type: ignore[operator]
+            per_player[player] = replace(mine, through=point)
+    return replace(game, inputs=replace(game.inputs, per_player=per_player))
 
 
 def nmr_served(prev: Verified, game: Game) -> str | None:
@@ -413,6 +436,8 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
                                     file=STATUS))
         findings.extend(_status_findings(expected, game.status, game, stop))
     last = player if turn else (nmr_served(prev, game) or prev.last_yielder) if agreement else prev.last_yielder
+    if expected.yielded_by not in (None, player) and expected.yielded_by in game.manifest.players:
+        last = expected.yielded_by  # a resigned or absent player's turn was served after this commit
     return findings, Verified(game, stop, prev.founder, player, expected, last)
 
 
