@@ -201,3 +201,14 @@ def test_a_resigned_player_s_turns_are_served_with_no_new_orders(started: Table)
     status = started.data("status.yaml")
     assert status["control"] == "fed", status
     assert findings(started) == []
+
+
+def test_pbem_deadlines_judges_a_range_by_this_machine_s_clock(started: Table) -> None:
+    """The workflow's gate: `pbem deadlines BASE..HEAD` refuses an nmr made before the deadline."""
+    control = started.data("status.yaml")["control"]
+    other = "kli" if control == "fed" else "fed"
+    base = started.head()
+    assert f"{control} owes since" in cli(started, "deadlines")
+    cli(started, "agree", "nmr", "--player", control, who=other)
+    done = started.cli("deadlines", f"{base}..HEAD")
+    assert done.exit_code == 1 and "agreement.nmr-early" in done.output

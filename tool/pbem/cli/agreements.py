@@ -121,3 +121,39 @@ def agreements_(key: Optional[str] = KeyOption) -> None:
             typer.echo(f"result: {done}")
 
     run(go)
+
+
+@commands.command()
+def deadlines(revisions: Optional[str] = typer.Argument(None, help="a range BASE..HEAD to judge (a gate's check)")
+              ) -> None:
+    """How long each owed item has waited and who is overdue; with a range, judge its nmr, forfeit and lost-key
+    seat agreements by this machine's clock, as the gates do (exit 1 when one came before the deadline). The
+    verifier cannot judge time: commit dates are their signers' claims.
+
+    Example: pbem deadlines    or, in a workflow:    pbem deadlines "$BASE..$HEAD"
+    """
+    import sys
+
+    from pbem.errors import ILLEGAL
+    from pbem.services import deadlines as deadline_service
+    from pbem.services.report import findings_text
+
+    def go() -> int:
+        repo = workspace().repo
+        if revisions is None:
+            tip = repo.head_oid()
+            waits = deadline_service.waits(repo, tip) if tip else []
+            typer.echo("\n".join(w.text() for w in waits) if waits else "nobody owes anything")
+            return 0
+        base, dots, head = revisions.rpartition("..")
+        tip = repo.resolve(head or "HEAD")
+        hidden = [repo.resolve(base)] if dots and base else []
+        walker = repo.repo.walk(tip)
+        for oid in hidden:
+            walker.hide(oid)
+        commits = [str(c.id) for c in walker]
+        found = deadline_service.nmr_findings(repo, commits)
+        sys.stdout.write(findings_text(found, len(commits)))
+        return ILLEGAL if found else 0
+
+    raise typer.Exit(run(go))
