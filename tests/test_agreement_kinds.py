@@ -212,3 +212,28 @@ def test_pbem_deadlines_judges_a_range_by_this_machine_s_clock(started: Table) -
     cli(started, "agree", "nmr", "--player", control, who=other)
     done = started.cli("deadlines", f"{base}..HEAD")
     assert done.exit_code == 1 and "agreement.nmr-early" in done.output
+
+
+def test_every_kind_is_signed_as_documented_and_ssh_keygen_agrees(started: Table) -> None:
+    """An amend signed by kli: his signature verifies with the real `ssh-keygen -Y verify -n pbem` over the
+    message docs/protocol.md gives (the same construction for every kind)."""
+    import subprocess
+
+    from conftest import GAME_ID
+    from gitutil import clean_env, fixed_key
+    from test_agreements import documented_message
+
+    cli(started, "agree", "amend", "--pause-until", "2027-01-10", who="fed")
+    cli(started, "sign", "fed-0002", who="kli")
+    raw = dict(started.data("agreements/fed-0002.yaml"))
+    assert raw["kind"] == "amend" and raw["content"] == {"changes": {"paused_until": "2027-01-10"}}
+    signers = started.root / "allowed_signers"
+    signers.write_text(f"kli {fixed_key('bob').public.to_line()}\n")
+    sig = started.root / "kli.sig"
+    sig.write_text(raw["signatures"]["kli"] + "\n")
+    done = subprocess.run(["ssh-keygen", "-Y", "verify", "-f", str(signers), "-I", "kli", "-n", "pbem", "-s",
+                           str(sig)], input=documented_message(raw, GAME_ID), capture_output=True,
+                          env=clean_env(started.home))
+    assert done.returncode == 0, done.stderr
+    assert started.data("game.yaml")["paused_until"] == "2027-01-10"
+    assert "2027-01-10" in cli(started, "deadlines")

@@ -67,6 +67,7 @@ class Wait:
     deadline: timedelta
     due: datetime
     now: datetime
+    paused: datetime | None = None  # game.yaml's paused_until, when it still holds at `now`
 
     @property
     def overdue(self) -> bool:
@@ -76,7 +77,8 @@ class Wait:
         waited = _span(self.now - self.since)
         left = (f"overdue by {_span(self.now - self.due)}: the others may sign `pbem agree nmr --player "
                 f"{self.player}`" if self.overdue else f"{_span(self.due - self.now)} left")
-        return f"{self.player} owes since {self.since:%Y-%m-%d %H:%M} UTC ({waited}; deadline " \
+        pause = f"paused until {self.paused:%Y-%m-%d %H:%M} UTC, " if self.paused is not None else ""
+        return f"{self.player} owes since {self.since:%Y-%m-%d %H:%M} UTC ({waited}; {pause}deadline " \
                f"{_span(self.deadline)}, {left})"
 
 
@@ -138,7 +140,7 @@ def _wait(player: str, since: datetime, game: Mapping[str, Any], now: datetime) 
     deadline = deadline_of(game)
     pause = paused_until(game)
     start = max(since, pause) if pause is not None else since
-    return Wait(player, since, deadline, start + deadline, now)
+    return Wait(player, since, deadline, start + deadline, now, pause if pause is not None and pause > now else None)
 
 
 def nmr_findings(repo: GameRepo, commits: Iterable[str], now: datetime | None = None) -> list[Finding]:

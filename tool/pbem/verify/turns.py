@@ -82,7 +82,7 @@ def full_status(game: Game, stop: Stop, yielded_by: str | None, note: str = "") 
     game is over only when replay is over and nothing is owed (DESIGN §5, §6)."""
     ruleset = game.manifest.ruleset
     base = status_of(ruleset, stop, yielded_by, note)
-    if game.agreements and ended(game) is not None:
+    if any(a.kind == agreements.END for a in game.agreements.values()) and ended(game) is not None:
         # DESIGN §4.8: an end agreement takes effect with its last signature; what anybody still owed is moot
         return replace(base, control=None, pending=(), over=True)
     position = getattr(ruleset, "position", None)
@@ -167,7 +167,8 @@ def without_orders(game: Game, absent: Mapping[str, object]) -> Game:
     reaches the end of the game with no new entries and no break conditions (his side does what the ruleset
     does for a player without orders: nothing, or its civil-disorder rules), and an absent player found by an
     nmr is covered through the step he was awaited at (`absent`: player -> that point), with no new orders."""
-    resigned = agreements.resigned(game.agreements, game.manifest.keys) if game.agreements else frozenset()
+    resigned = agreements.resigned(game.agreements, game.manifest.keys) \
+        if any(a.kind == agreements.RESIGN for a in game.agreements.values()) else frozenset()
     if not resigned and not absent:
         return game
     per_player = dict(game.inputs.per_player)
