@@ -237,3 +237,26 @@ def test_every_kind_is_signed_as_documented_and_ssh_keygen_agrees(started: Table
     assert done.returncode == 0, done.stderr
     assert started.data("game.yaml")["paused_until"] == "2027-01-10"
     assert "2027-01-10" in cli(started, "deadlines")
+
+
+def test_an_nmr_in_a_sealed_step_counts_the_absent_player_s_input_as_none(tmp_path: Path) -> None:
+    """A sealed allocation step: fed sealed, kli never does. fed's nmr against kli makes kli's allocation count
+    as none, and the step goes on without waiting for him."""
+    from conftest import GAME_ID, _build
+    from test_tactical_cli_bad_input import TEMPLATE, seal
+
+    (tmp_path / "template").mkdir()
+    (tmp_path / "template" / "game.yaml").write_text(TEMPLATE)
+    table = _build(tmp_path / "t", str(tmp_path / "template"), GAME_ID)
+    table.turn("fed", through="1.3.damage", breaks=[{"fire": {}}])
+    table.turn("kli", through="1.32.final", breaks=[{"fire": {}}])
+    seal(table, "fed", {"turn": 1, "units": {"CA": {"speed": 0, "weapons": 2}}})
+    before = [(b["player"], b["kind"]) for b in table.data("status.yaml")["pending"]]
+    assert ("kli", "sealed") in before, before
+    cli(table, "agree", "nmr", "--player", "kli", who="fed")
+    after = [(b["player"], b["kind"]) for b in table.data("status.yaml")["pending"]]
+    assert ("kli", "sealed") not in after, after
+    assert findings(table) == []
+    assert after[0][0] == "fed", after  # the game went on: fed's turn, and it stays settled in later commits
+    table.turn("fed", through="1.32.final")
+    assert findings(table) == []

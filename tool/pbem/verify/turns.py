@@ -145,7 +145,7 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
         manifest = game.manifest
         start = start_checkpoint(ruleset, manifest.setup, manifest.players)
         stop = replay(ruleset, manifest.setup, game.inputs, start, prev.last_yielder, quiet_before=corrected)
-    elif absent is not None:
+    elif absent is not None and takes_turn(prev, absent):
         # DESIGN §4.8: the nmr's last signature serves the absent player's turn with no new orders (his part
         # settled by default), as if he had yielded without a word
         stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, absent), absent, absent,
@@ -178,13 +178,14 @@ def without_orders(game: Game, absent: Mapping[str, object]) -> Game:
         mine = game.inputs.of(player)
         if mine.through is None or mine.through < point:  # type: ignore[operator]
             per_player[player] = replace(mine, through=point)
-    return replace(game, inputs=replace(game.inputs, per_player=per_player))
+    gone = frozenset(resigned) | frozenset(absent)
+    return replace(game, inputs=replace(game.inputs, per_player=per_player, gone=gone))
 
 
 def nmr_served(prev: Verified, game: Game) -> str | None:
-    """The absent player whose turn an nmr agreement completed by this commit serves (DESIGN §4.8: the
-    ruleset's default for a turn is no new orders), or None. Only a turn: what he owes out of turn (a dice
-    contribution, a reveal) is not settled by an nmr; a withheld reveal or committed contribution ends by `end`."""
+    """The absent player an nmr agreement completed by this commit settles for (DESIGN §4.8), or None: his turn
+    is served with no new orders; his sealed input counts as none (`without_orders`). A dice contribution or a
+    secret's reveal he owes is not settled by an nmr: that stall ends by `end`."""
     if not game.agreements or game.agreements is prev.game.agreements:
         return None
     table = consent_table(prev.game, True, prev.status)
@@ -195,7 +196,7 @@ def nmr_served(prev: Verified, game: Game) -> str | None:
         if old is not None and (old == new or agreements.signed_by_all(old, table)):
             continue
         absent = new.content.get("player")
-        if agreements.signed_by_all(new, table) and isinstance(absent, str) and takes_turn(prev, absent):
+        if agreements.signed_by_all(new, table) and isinstance(absent, str) and absent in table.owing:
             return absent
     return None
 
