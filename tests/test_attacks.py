@@ -3365,3 +3365,149 @@ def test_pull__a_remote_that_rewrote_history_is_not_fast_forwarded(hub_duel: tup
     assert (kli.head(), kli.git("rev-parse", "origin/main").stdout) == before
     done = kli.pbem("pull")
     assert done.returncode == 1 and "[pull.rewritten]" in done.stderr and "Traceback" not in done.stderr
+
+
+# === 12. Agreements: the ways out of a stalled game (DESIGN §4.8: amend, seat, resign, nmr, end) =================
+# What would a player who wants to win do with each kind? Sign in another's name or with the wrong key, carry a
+# signature over to other terms, find an opponent absent who owes nothing (or before his deadline), take a seat
+# nobody left, rewrite the game's identity by amend, end a game twice, or take the opponent's game or seat
+# unsigned. Each is built with plain git and keys outside pbem, and found by `pbem verify` or the hook.
+
+from pbem.crypto.keys import public_path  # noqa: E402
+
+
+def _propose(table: Table, who: str, number: int, kind: str, content: Mapping[str, Any],
+             signer: str | None = None) -> str:
+    """Write agreements/<who>-000N.yaml by hand, signed outside pbem by `signer` (default: `who`) in `who`'s
+    name, and commit it with status.yaml as pbem would compute it. Returns the commit."""
+    raw: dict[str, Any] = {"id": f"{who}-{number:04d}", "kind": kind, "by": who, "content": dict(content),
+                           "signatures": {}}
+    raw["signatures"] = {who: agreement_sign(raw, signer or who)}
+    table.write(f"agreements/{raw['id']}.yaml", dump_mapping(raw))
+    return table.sneak(who, f"{who}: proposes {raw['id']}")
+
+
+def _carol_key(table: Table) -> str:
+    return " ".join(public_path(table.key("carol")).read_text().split()[:2])
+
+
+def test_agreement_signed_with_the_wrong_key(started: Table) -> None:
+    """Threat: fed proposes a draw in his own name, but the signature is carol's (a key with no seat), or kli
+    signs in fed's name. Defence: each signature must verify under its player's key (agreement.signature), and
+    each player adds only his own (agreement.foreign-signature)."""
+    bad = _propose(started, "fed", 2, "end", {"result": "draw"}, signer="carol")
+    assert "agreement.signature" in rejected(started, bad, "agreement.signature", "agreements/fed-0002.yaml")
+
+
+def test_agreement_signature_carried_over_to_other_terms(started: Table) -> None:
+    """Threat: kli signed fed's amend of the deadline to 96h; fed copies kli's signature onto his own new amend
+    that sets 1h, to claim kli's consent. Defence: the signature covers the whole agreement (its id, kind and
+    content) in this game; over other content it does not verify (agreement.signature)."""
+    cli(started, "agree", "amend", "--deadline", "96h", who="fed")
+    cli(started, "sign", "fed-0002", who="kli")
+    kli_signature = dict(started.data("agreements/fed-0002.yaml"))["signatures"]["kli"]
+    raw: dict[str, Any] = {"id": "fed-0003", "kind": "amend", "by": "fed", "content": {"changes": {"deadline": "1h"}},
+                           "signatures": {}}
+    raw["signatures"] = {"fed": agreement_sign(raw, "fed"), "kli": kli_signature}
+    started.write("agreements/fed-0003.yaml", dump_mapping(raw))
+    bad = started.sneak("fed", "fed: proposes fed-0003")
+    got = rejected(started, bad, "agreement.foreign-signature", "agreements/fed-0003.yaml")
+    assert "agreement.unsigned" not in got
+    started.git("reset", "-q", "--hard", "HEAD~1")
+    raw2 = {**raw, "signatures": {"fed": raw["signatures"]["fed"]}}
+    started.write("agreements/fed-0003.yaml", dump_mapping(raw2))
+    started.sneak("fed", "fed: proposes fed-0003")
+    started.write("agreements/fed-0003.yaml", dump_mapping({**raw2, "signatures": {**raw2["signatures"],
+                                                                                   "kli": kli_signature}}))
+    bad = started.sneak("kli", "kli: signs fed-0003")
+    assert rejected(started, bad, "agreement.signature", "agreements/fed-0003.yaml") == {"agreement.signature"}
+
+
+def test_nmr_against_a_player_who_owes_nothing(started: Table) -> None:
+    """Threat: the player in control finds his opponent absent (who owes nothing: it is not his turn) to have
+    his turns passed by default. Defence: an nmr names a player who owes something now
+    (agreement.nmr-owes-nothing)."""
+    control = started.data("status.yaml")["control"]
+    other = "kli" if control == "fed" else "fed"
+    bad = _propose(started, control, 2, "nmr", {"player": other})
+    assert "agreement.nmr-owes-nothing" in rejected(started, bad, "agreement.nmr-owes-nothing",
+                                                    f"agreements/{control}-0002.yaml")
+
+
+def test_seat_taken_that_is_not_vacant_by_agreement(started: Table) -> None:
+    """Threat: fed gives kli's seat to carol's key as a "replacement", though kli never resigned, and writes
+    the new key into game.yaml in the same commit. Defence: a replacement takes only a seat left by a resign
+    (agreement.seat-not-vacant); the game.yaml change is no agreed effect and never takes effect."""
+    raw: dict[str, Any] = {"seat": "kli", "key": _carol_key(started), "why": "replacement"}
+    text = started.read("game.yaml")
+    kli_key = " ".join(public_path(started.key("kli")).read_text().split()[:2])
+    assert kli_key in text
+    started.write("game.yaml", text.replace(kli_key, raw["key"]))
+    bad = _propose(started, "fed", 2, "seat", raw)
+    got = rejected(started, bad, "agreement.seat-not-vacant", "agreements/fed-0002.yaml")
+    assert "agreement.effect" in got or "protected.changed" in got
+
+
+def test_amend_that_touches_the_game_id(started: Table) -> None:
+    """Threat: an amend that renames the game (so signatures made for another game carry over) or swaps a key.
+    Defence: an amend changes only title, rules, deadline and paused_until (agreement.frozen); pbem refuses to
+    propose it, and written by hand it is a finding."""
+    refused(started, "agree", "amend", "--set", "id=another-game", who="fed", rule="agreement.frozen",
+            where="agreements/draft.yaml")
+    bad = _propose(started, "fed", 2, "amend", {"changes": {"id": "another-game"}})
+    assert "agreement.frozen" in rejected(started, bad, "agreement.frozen", "agreements/fed-0002.yaml")
+
+
+def test_amend_applied_with_more_than_was_agreed(started: Table) -> None:
+    """Threat: kli adds the last signature to an amend of the deadline and, in the same commit, slips another
+    change into game.yaml (a house rule in his favour). Defence: the commit that completes an amend writes
+    exactly the agreed change (agreement.effect), and a refused change never takes effect."""
+    cli(started, "agree", "amend", "--deadline", "96h", who="fed")
+    raw = dict(started.data("agreements/fed-0002.yaml"))
+    raw["signatures"] = {**raw["signatures"], "kli": agreement_sign(raw, "kli")}
+    started.write("agreements/fed-0002.yaml", dump_mapping(raw))
+    game = dict(started.data("game.yaml"))
+    started.write("game.yaml", dump_mapping({**game, "deadline": "96h", "rules": {"kli-fires-twice": True}}))
+    bad = started.sneak("kli", "kli: signs fed-0002")
+    assert "agreement.effect" in rejected(started, bad, "agreement.effect", "game.yaml")
+
+
+def test_a_second_end(started: Table) -> None:
+    """Threat: the game ended in kli's forfeit; kli then proposes (by hand) a draw, to overwrite the result.
+    Defence: a game ends once (agreement.second-end), and nothing follows its end (game.over)."""
+    cli(started, "agree", "end", "--result", "forfeit", "--player", "kli", who="fed")
+    bad = _propose(started, "kli", 2, "end", {"result": "draw"})
+    got = rejected(started, bad, "agreement.second-end", "agreements/kli-0002.yaml")
+    assert got == {"agreement.second-end", "game.over"}
+
+
+def test_resign_in_another_player_s_name(started: Table) -> None:
+    """Threat: fed writes kli's resignation (id kli-0001, by kli) signed with his own key, to have kli's units
+    leave the map. Defence: a proposal's id and `by` name its proposer (ownership.id-author), and only kli's own
+    signature verifies for kli (agreement.signature / agreement.foreign-signature)."""
+    raw: dict[str, Any] = {"id": "kli-0002", "kind": "resign", "by": "kli", "content": {}, "signatures": {}}
+    raw["signatures"] = {"kli": agreement_sign(raw, "fed")}
+    started.write("agreements/kli-0002.yaml", dump_mapping(raw))
+    bad = started.sneak("fed", "fed: kli resigns")
+    got = rejected(started, bad, "ownership.id-author", "agreements/kli-0002.yaml")
+    assert "agreement.foreign-signature" in got
+
+
+def test_unsigned_forfeit_or_seat_swap_in_a_duel_is_refused_by_the_gates_until_overdue(started: Table) -> None:
+    """Threat: in a duel, "every active player but the subject" is the proposer alone: fed could end the game
+    by kli's forfeit, or give kli's seat to a key of his own ("lost key"), without kli's signature, while kli
+    plays on. Defence: the verifier cannot judge time and accepts both; the gates (pre-receive hook) refuse any
+    agreement that takes a player's game or seat unsigned unless he owes something and is past his deadline by
+    the server's clock (agreement.not-overdue; an nmr: agreement.nmr-early)."""
+    server = serve(started)
+    tip = server_ref(server)
+    control = started.data("status.yaml")["control"]
+    other = "kli" if control == "fed" else "fed"
+    cli(started, "agree", "end", "--result", "forfeit", "--player", other, who=control)
+    assert verdict(started)[0] == 0
+    push_refused(push(started), "agreement.not-overdue")
+    started.git("reset", "-q", "--hard", tip)
+    cli(started, "agree", "seat", "--seat", other, "--new-key", _carol_key(started), "--why", "lost-key",
+        who=control)
+    push_refused(push(started), "agreement.not-overdue")
+    assert server_ref(server) == tip

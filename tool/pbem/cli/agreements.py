@@ -1,12 +1,14 @@
-"""Agreements (DESIGN §4.8): `pbem sign ID` adds my signature to an agreement, out of turn."""
+"""Agreements (DESIGN §4.8): `pbem agree KIND` proposes one, `pbem sign ID` adds my signature, `pbem agreements`
+lists what waits for whom, `pbem resign` leaves the game; all out of turn."""
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
-from pbem.cli.options import KeyOption, identity, run, workspace
+from pbem.cli.options import KeyOption, identity, my_seat, run, workspace
+from pbem.errors import PbemError
 
 commands = typer.Typer()
 
@@ -29,3 +31,129 @@ def sign(agreement: str = typer.Argument(..., help="the agreement's id, e.g. fed
         typer.echo(f"signed {done.agreement}: {waiting}{extra}")
 
     run(go)
+
+
+def _done(done) -> None:  # type: ignore[no-untyped-def]
+    waiting = f"waiting for {', '.join(done.unsigned)}" if done.unsigned else "every signer has signed: in effect"
+    typer.echo(f"proposed {done.agreement} ({done.kind}): {waiting}")
+
+
+@commands.command()
+def agree(kind: str = typer.Argument(..., help="amend, seat, resign, nmr or end (errata: pbem erratum propose)"),
+          deadline: Optional[str] = typer.Option(None, "--deadline", help="amend: the new deadline, e.g. 72h"),
+          pause_until: Optional[str] = typer.Option(None, "--pause-until", help="amend: pause until YYYY-MM-DD"),
+          resume: bool = typer.Option(False, "--resume", help="amend: end a pause"),
+          set_: List[str] = typer.Option([], "--set", help="amend: KEY=VALUE of game.yaml (VALUE as YAML)"),
+          unset: List[str] = typer.Option([], "--unset", help="amend: remove KEY from game.yaml"),
+          seat: Optional[str] = typer.Option(None, "--seat", help="seat: the seat given to a new key"),
+          new_key: Optional[str] = typer.Option(None, "--new-key", help="seat: the new public key (file or line)"),
+          why: Optional[str] = typer.Option(None, "--why", help="seat: lost-key or replacement"),
+          name: Optional[str] = typer.Option(None, "--name", help="seat: the new player's name"),
+          player: Optional[str] = typer.Option(None, "--player", help="nmr: the absent player; end: who concedes "
+                                               "or forfeits"),
+          result: Optional[str] = typer.Option(None, "--result", help="end: draw, concession or forfeit"),
+          note: Optional[str] = typer.Option(None, "--note", help="why, in words"),
+          key: Optional[str] = KeyOption) -> None:
+    """Propose an agreement, signed by you, in one commit; the others sign it with `pbem sign ID`, and it takes
+    effect in the commit that adds its last required signature.
+
+    Examples: pbem agree amend --deadline 96h; pbem agree nmr --player kli; pbem agree seat --seat kli
+    --new-key kli-new.pub --why lost-key; pbem agree end --result forfeit --player kli
+    """
+    from pbem.formats import yamlsafe
+    from pbem.services import agreements
+
+    def go() -> None:
+        changes: dict = {}
+        if deadline:
+            changes["deadline"] = deadline
+        if pause_until:
+            changes["paused_until"] = pause_until
+        if resume:
+            changes["paused_until"] = None
+        for item in set_:
+            k, eq, v = item.partition("=")
+            if not eq:
+                raise PbemError("usage.agree", f"--set {item!r}: write KEY=VALUE")
+            changes[k.strip()] = yamlsafe.load(v.encode(), "--set").data
+        for k in unset:
+            changes[k] = None
+        _done(agreements.agree(workspace(), identity(key), kind, changes=changes, seat_id=seat, new_key=new_key,
+                               why=why, name=name, player=player, result=result, note=note))
+
+    run(go)
+
+
+@commands.command()
+def resign(note: Optional[str] = typer.Option(None, "--note", help="why, in words"),
+           key: Optional[str] = KeyOption) -> None:
+    """Leave the game: an agreement signed by you alone, in effect at once (pbem agree resign). Your seat is then
+    vacant: the others may give it to a replacement (pbem agree seat --why replacement).
+
+    Example: pbem resign --note "moving house"
+    """
+    from pbem.services import agreements
+
+    run(lambda: _done(agreements.agree(workspace(), identity(key), "resign", note=note)))
+
+
+@commands.command("agreements")
+def agreements_(key: Optional[str] = KeyOption) -> None:
+    """List the game's agreements: their terms, who signed, who still has to (and what waits for you).
+
+    Example: pbem agreements
+    """
+    from pbem.services import agreements
+    from pbem.verify.gamefiles import Game
+
+    def go() -> None:
+        ws = workspace()
+        head = ws.head()
+        if head is None:
+            raise PbemError("setup.not-started", "this repository has no game yet (pbem init)")
+        game: Game = head.game
+        for line in agreements.to_sign(game, my_seat(ws, key)):
+            typer.echo(line)
+        lines = agreements.listing(game)
+        typer.echo("\n".join(lines) if lines else "no agreements")
+        done = agreements.result(game)
+        if done:
+            typer.echo(f"result: {done}")
+
+    run(go)
+
+
+@commands.command()
+def deadlines(revisions: Optional[str] = typer.Argument(None, help="a range BASE..HEAD to judge (a gate's check)")
+              ) -> None:
+    """How long each owed item has waited and who is overdue; with a range, judge its nmr, forfeit and lost-key
+    seat agreements by this machine's clock, as the gates do (exit 1 when one came before the deadline). The
+    verifier cannot judge time: commit dates are their signers' claims.
+
+    Example: pbem deadlines    or, in a workflow:    pbem deadlines "$BASE..$HEAD"
+    """
+    import sys
+
+    from pbem.errors import ILLEGAL
+    from pbem.services import deadlines as deadline_service
+    from pbem.services.report import findings_text
+
+    def go() -> int:
+        repo = workspace().repo
+        if revisions is None:
+            tip = repo.head_oid()
+            waits = deadline_service.waits(repo, tip) if tip else []
+            typer.echo("\n".join(w.text() for w in waits) if waits else "nobody owes anything")
+            return 0
+        base, dots, head = revisions.rpartition("..")
+        tip = repo.resolve(head or "HEAD")
+        hidden = [repo.resolve(base)] if dots and base else []
+        walker = repo.repo.walk(tip)
+        for oid in hidden:
+            walker.hide(oid)
+        commits = [str(c.id) for c in walker]
+        found = deadline_service.nmr_findings(repo, commits)
+        sys.stdout.write(findings_text(found, len(commits)))
+        return ILLEGAL if found else 0
+
+    raise typer.Exit(run(go))

@@ -37,18 +37,27 @@ def status(key: Optional[str] = KeyOption,
             me = None
         view = turn.outlook(ws, me)
         errata = turn.errata_lines(ws)
+        signs, waits, result = agreement_lines(ws, view.me)
         if rich or (rich is None and sys.stdout.isatty() and output is not OutputFormat.json):
             status_screen(ws, view.me)
             return
         todo = todos(pictures.status_view(ws, view.me)) if ws.repo.head_oid() else []
         behind = gitstate.behind_line(ws.repo)
         if output is OutputFormat.json:
-            typer.echo(json_dumps({"status": view.status.to_data() if view.status else None, "me": view.me,
+            typer.echo(json_dumps({"sign": signs, "status": view.status.to_data() if view.status else None,
+                                   "me": view.me,
                                    "you_owe": "; ".join(f"{t.text}: `{t.command}`" for t in todo) or view.owes(),
                                    "errata": errata, "behind": behind, "void": [v.text() for v in view.voids],
-                                   "todo": [{"do": t.text, "command": t.command} for t in todo]}, indent=2))
+                                   "todo": [{"do": t.text, "command": t.command} for t in todo],
+                                   "waits": waits, "result": result}, indent=2))
             return
+        for line in signs:  # a missing signature first: the agreement waits for nobody else
+            typer.echo(terminal(line))
         typer.echo(status_lines(view.status, view.me))
+        if result:
+            typer.echo(f"result:  {terminal(result)}")
+        for line in waits:
+            typer.echo(f"waits:   {terminal(line)}")
         for line in errata:
             typer.echo(f"erratum: {terminal(line)}")
         for line in turn.void_lines(view):
@@ -61,6 +70,18 @@ def status(key: Optional[str] = KeyOption,
             typer.echo(f"you ({view.me or 'no seat'}) owe: {terminal(t.text)}\n  $ {terminal(t.command)}")
 
     run(go)
+
+
+def agreement_lines(ws, me: Optional[str]) -> tuple[list[str], list[str], Optional[str]]:  # type: ignore[no-untyped-def]
+    """The agreements waiting for my signature ("sign ID …"), the waits of owed items, the game's result."""
+    from pbem.services import agreements, deadlines
+
+    head = ws.head()
+    if head is None or head.game.status is None:
+        return [], [], None
+    oid = ws.repo.head_oid()
+    waits = [w.text() for w in deadlines.waits(ws.repo, oid)] if oid else []
+    return agreements.to_sign(head.game, me), waits, agreements.result(head.game)
 
 
 def status_screen(ws, me: Optional[str]) -> None:  # type: ignore[no-untyped-def]

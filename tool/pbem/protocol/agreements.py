@@ -126,6 +126,15 @@ class Table:
     keys: Mapping[str, PublicKey]
     game_digest: str  # sha256 hex of game.yaml's bytes
     started: bool  # whether the game had started before this commit
+    resigned: frozenset[str] = frozenset()  # seats left by a resign agreement and not given to a new key since
+    owing: frozenset[str] = frozenset()  # players who owe something now (status.yaml's pending breaks)
+    ended: str | None = None  # the id of the end agreement that ended the game, if any
+    game: Mapping[str, Any] | None = None  # game.yaml as read (what an amend may change)
+
+    @property
+    def active(self) -> tuple[str, ...]:
+        """The seats still played: every seat but those left by a resign (DESIGN §4.8)."""
+        return tuple(p for p in self.seats if p not in self.resigned)
 
 
 @dataclass(frozen=True)
@@ -164,7 +173,221 @@ def _start_open(agreement: Agreement, table: Table) -> list[Finding]:
     return []
 
 
-KINDS: dict[str, Kind] = {START: Kind(START, _every_seat, _start_content, _start_open)}
+# --- the ways out of a stalled game (DESIGN §4.8): amend, seat, resign, nmr, end --------------------------------
+
+AMEND, SEAT, RESIGN, NMR, END = "amend", "seat", "resign", "nmr", "end"
+# What an amend may change in game.yaml; everything else is the game's identity (its id, ruleset, seats and keys,
+# dice mode, setup), which no agreement rewrites: a key changes only by a `seat` agreement.
+AMENDABLE = ("title", "rules", "deadline", "paused_until")
+RESULTS = ("draw", "concession", "forfeit")
+
+
+def _active(_agreement: Agreement, table: Table) -> tuple[str, ...]:
+    return table.active
+
+
+def _others(agreement: Agreement, table: Table) -> tuple[str, ...]:
+    """Every active player but the agreement's subject (the seat given away, the absent player, the forfeiter)."""
+    subject = subject_of(agreement)
+    return tuple(p for p in table.active if p != subject)
+
+
+def _himself(agreement: Agreement, _table: Table) -> tuple[str, ...]:
+    return (agreement.by,)
+
+
+def _end_signers(agreement: Agreement, table: Table) -> tuple[str, ...]:
+    return _others(agreement, table) if agreement.content.get("result") == "forfeit" else table.active
+
+
+def subject_of(agreement: Agreement) -> str | None:
+    """The player an agreement is about: the seat a `seat` gives, the absent player of an `nmr`, who resigns,
+    who concedes or forfeits; None for the others."""
+    if agreement.kind == RESIGN:
+        return agreement.by
+    if agreement.kind == SEAT:
+        return agreement.content.get("seat")
+    if agreement.kind in (NMR, END):
+        return agreement.content.get("player")
+    return None
+
+
+def _finding(rule: str, agreement: Agreement, text: str, hint: str | None = None) -> Finding:
+    return Finding(rule, text, file=agreement.file, line=agreement.line_of("content"), hint=hint)
+
+
+def _played(agreement: Agreement, table: Table) -> list[Finding]:
+    """What every kind but `start` needs: a game that has started and has not ended."""
+    if not table.started:
+        return [Finding("agreement.closed", f"{agreement.kind} agreement {agreement.id}: the game has not started "
+                        "(before the start, game.yaml is edited and consented to with a start agreement)",
+                        file=agreement.file)]
+    return []
+
+
+def _seated(agreement: Agreement, table: Table, player: Any) -> list[Finding]:
+    if player not in table.active:
+        why = "resigned" if player in table.resigned else "holds no seat"
+        return [_finding("agreement.malformed", agreement, f"{agreement.kind} agreement {agreement.id} names "
+                         f"{player!r}, who {why} (active: {', '.join(table.active)})")]
+    return []
+
+
+def _amend_content(agreement: Agreement, table: Table) -> list[Finding]:
+    changes = agreement.content.get("changes") or {}
+    frozen = sorted(k for k in changes if k not in AMENDABLE)
+    if frozen:
+        return [_finding("agreement.frozen", agreement, f"amend {agreement.id} changes {', '.join(frozen)} of "
+                         f"game.yaml: the game's identity (id, ruleset, seats and keys, dice, setup) never changes; an "
+                         f"amend changes only {', '.join(AMENDABLE)}", hint="a new key for a seat: pbem agree seat")]
+    return []
+
+
+def _seat_content(agreement: Agreement, table: Table) -> list[Finding]:
+    seat = agreement.content.get("seat")
+    if seat not in table.seats:
+        return [_finding("agreement.malformed", agreement, f"seat agreement {agreement.id} gives {seat!r}, which is "
+                         f"no seat (seats: {', '.join(table.seats)})")]
+    key = agreement.content.get("key")
+    holder = next((p for p, k in table.keys.items() if key is not None and _same_key_text(k, key)), None)
+    if holder is not None:
+        return [_finding("agreement.seat-not-vacant", agreement, f"seat agreement {agreement.id} gives {seat} to "
+                         f"the key of {holder}: one key holds one seat")]
+    if agreement.content.get("why") == "replacement" and seat not in table.resigned:
+        return [_finding("agreement.seat-not-vacant", agreement, f"seat agreement {agreement.id} gives {seat} to "
+                         f"a replacement player, but {seat} is no seat vacant by agreement (only a seat left by "
+                         "a resign is; a player who lost his key gets a new one with why: lost-key)")]
+    if agreement.content.get("why") == "lost-key" and seat in table.resigned:
+        return [_finding("agreement.seat-not-vacant", agreement, f"seat agreement {agreement.id}: {seat} resigned; "
+                         "his seat goes to a replacement player (why: replacement)")]
+    return []
+
+
+def _same_key_text(key: PublicKey, text: str) -> bool:
+    try:
+        return key.same_key(PublicKey.from_line(text))
+    except (PbemError, ValueError):
+        return False
+
+
+def _resign_content(agreement: Agreement, table: Table) -> list[Finding]:
+    return _seated(agreement, table, agreement.by) if table.started else []
+
+
+def _nmr_content(agreement: Agreement, table: Table) -> list[Finding]:
+    player = agreement.content.get("player")
+    out = _seated(agreement, table, player)
+    if not out and player == agreement.by:
+        out.append(_finding("agreement.malformed", agreement, f"nmr {agreement.id}: {player} cannot find himself "
+                            "absent (he can resign: pbem resign)"))
+    return out
+
+
+def _end_content(agreement: Agreement, table: Table) -> list[Finding]:
+    result, player = agreement.content.get("result"), agreement.content.get("player")
+    if result in ("concession", "forfeit"):
+        if player is None:
+            return [_finding("agreement.malformed", agreement, f"end {agreement.id}: a {result} names the player "
+                             "who concedes or forfeits (player: ID)")]
+        return _seated(agreement, table, player)
+    return []
+
+
+def _open(agreement: Agreement, table: Table) -> list[Finding]:
+    out = _played(agreement, table)
+    if not out and table.ended is not None:
+        rule = "agreement.second-end" if agreement.kind == END else "agreement.closed"
+        out.append(Finding(rule, f"{agreement.kind} agreement {agreement.id}: the game ended by agreement "
+                           f"{table.ended}; a game ends once", file=agreement.file))
+    return out
+
+
+def _nmr_open(agreement: Agreement, table: Table) -> list[Finding]:
+    out = _open(agreement, table)
+    player = agreement.content.get("player")
+    if not out and player not in table.owing:
+        out.append(_finding("agreement.nmr-owes-nothing", agreement, f"nmr {agreement.id} finds {player} absent, "
+                            f"but {player} owes nothing now (pending: {', '.join(sorted(table.owing)) or 'nobody'})"))
+    return out
+
+
+def _seat_open(agreement: Agreement, table: Table) -> list[Finding]:
+    return _open(agreement, table) or _seat_content(agreement, table)
+
+
+KINDS: dict[str, Kind] = {
+    START: Kind(START, _every_seat, _start_content, _start_open),
+    AMEND: Kind(AMEND, _active, _amend_content, _open),
+    SEAT: Kind(SEAT, _others, _seat_content, _seat_open),
+    RESIGN: Kind(RESIGN, _himself, _resign_content, _open),
+    NMR: Kind(NMR, _others, _nmr_content, _nmr_open),
+    END: Kind(END, _end_signers, _end_content, _open),
+}
+
+
+def signed_by_all(agreement: Agreement, table: Table) -> bool:
+    """Whether every signer the kind requires has signed. Each signature was verified in the commit that added
+    it (`agreement_findings`), so presence is enough here and costs no signature check per commit."""
+    return set(KINDS[agreement.kind].signers(agreement, table)) <= set(agreement.signatures)
+
+
+def resigned(agreements_: Mapping[str, Agreement], keys: Mapping[str, PublicKey]) -> frozenset[str]:
+    """The seats vacant by agreement: left by a resign (signed by the player himself; it takes effect at once),
+    and not given since to a replacement, i.e. game.yaml does not hold the key of a `replacement` seat agreement
+    for it (the commit that completes a seat writes the new key there)."""
+    out = set()
+    for seat in sorted({a.by for a in agreements_.values() if a.kind == RESIGN and a.by in a.signatures}):
+        resigns = sum(1 for a in agreements_.values() if a.kind == RESIGN and a.by == seat)
+        filled = sum(1 for a in agreements_.values() if a.kind == SEAT and a.content.get("seat") == seat
+                     and a.content.get("why") == "replacement" and seat in keys
+                     and _same_key_text(keys[seat], a.content.get("key", "")))
+        if resigns > filled:
+            out.add(seat)
+    return frozenset(out)
+
+
+def ended_by(agreements_: Mapping[str, Agreement], table: Table) -> Agreement | None:
+    """The end agreement every required signer signed, if any (the first by id)."""
+    done = [a for a in agreements_.values() if a.kind == END and signed_by_all(a, table)]
+    return min(done, key=lambda a: a.id) if done else None
+
+
+def applied(agreement: Agreement, game: Mapping[str, Any]) -> dict[str, Any]:
+    """game.yaml's data after an amend or seat agreement takes effect: an amend sets (or, with null, removes)
+    the top-level fields it names; a seat puts its key (and name) on its seat."""
+    raw = dict(game)
+    if agreement.kind == AMEND:
+        for key, value in (agreement.content.get("changes") or {}).items():
+            if value is None:
+                raw.pop(key, None)
+            else:
+                raw[key] = value
+    elif agreement.kind == SEAT:
+        c = agreement.content
+        raw["players"] = [{**p, "key": c["key"], **({"name": c["name"]} if "name" in c else {})}
+                          if p.get("id") == c["seat"] else p for p in raw["players"]]
+    return raw
+
+
+def describe(agreement: Agreement) -> str:
+    """An agreement's terms in words, for status, log and the HTML page."""
+    c = agreement.content
+    if agreement.kind == START:
+        return start_terms(agreement)
+    if agreement.kind == AMEND:
+        return "game.yaml: " + ", ".join(f"{k} = {v!r}" if v is not None else f"{k} removed"
+                                         for k, v in (c.get("changes") or {}).items())
+    if agreement.kind == SEAT:
+        return f"seat {c.get('seat')} to a new key ({c.get('why')})"
+    if agreement.kind == RESIGN:
+        return f"{agreement.by} resigns"
+    if agreement.kind == NMR:
+        return f"{c.get('player')} missed the deadline: his part settled by the ruleset's defaults"
+    if agreement.kind == END:
+        result = c.get("result")
+        who_ = f" by {c['player']}" if c.get("player") else ""
+        return f"the game ends: {result}{who_}" + (f" ({c['note']})" if c.get("note") else "")
+    return agreement.kind
 
 
 # --- what one commit may change --------------------------------------------------------------------------------
@@ -213,6 +436,10 @@ def _one(table: Table, old: Agreement | None, new: Agreement, committer: str) ->
         elif old is not None and player in old.signatures:
             out.append(Finding("agreement.changed", f"{player}'s signature on agreement {new.id} was replaced",
                                file=f, line=new.line_of("signatures")))
+        elif table.started and player != new.by and player not in kind.signers(new, table):
+            out.append(Finding("agreement.not-a-signer", f"{player} signed agreement {new.id}, whose signers are "
+                               f"{', '.join(kind.signers(new, table)) or 'nobody'}", file=f,
+                               line=new.line_of("signatures")))
         elif not signature_valid(table.game_id, new, player, table.keys):
             out.append(Finding("agreement.signature", f"{player}'s signature on agreement {new.id} does not "
                                "verify under his key in game.yaml over this agreement in this game", file=f,

@@ -233,6 +233,8 @@ class Inputs:
     targets: Mapping[tuple[str, str], SealedInput] = field(default_factory=dict)  # (owner, seeking unit) -> target
     # the report file a game time belongs in (`report/<period>.yaml`), so `at` reads one file, not all of them
     period_of: Callable[[Point], str] | None = field(default=None, compare=False, repr=False)
+    # players whose sealed input a sealed step no longer waits for: it counts as none (a resign, an nmr; §4.8)
+    gone: frozenset[str] = frozenset()
 
     @classmethod
     def of_entries(cls, players: tuple[str, ...], entries: tuple[Entry, ...],

@@ -184,7 +184,10 @@ def _sealed(ruleset: Ruleset, state: Any, point: Point, when: str,
     sealed = getattr(ruleset, "sealed", None)
     if sealed is None or not sealed(point):
         return [], None
-    owing = ruleset.owing_players(state, point)  # type: ignore[attr-defined]
+    # a player gone by agreement (resigned, or found absent by an nmr) owes nothing: his input counts as none,
+    # and one he sealed but withheld loses what it hid (DESIGN §4.8)
+    owing = [p for p in ruleset.owing_players(state, point) if p not in inputs.gone or  # type: ignore[attr-defined]
+             ((when, p) in inputs.sealed and inputs.sealed[(when, p)].revealed)]
     missing = [p for p in owing if (when, p) not in inputs.sealed]
     if missing:
         return [], tuple(Break(p, when, SEALED, f"sealed input owed for {when} (any order, without control)")

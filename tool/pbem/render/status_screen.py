@@ -64,6 +64,8 @@ class StatusView:
     sides: int = 6  # the ruleset's die for a roll owed (DESIGN §5 `dice_sides`)
     voids: tuple[str, ...] = ()  # my entries replay found void, one line each (DESIGN §4.2)
     setup_todo: tuple[str, str] | None = None  # before the start: my next step towards it and its command
+    agreements: tuple[tuple[str, str], ...] = ()  # agreements my signature is missing from: (id, terms) (§4.8)
+    waits: tuple[str, ...] = ()  # how long each owed item has waited, who is overdue (services.deadlines)
 
 
 def todos(view: StatusView) -> list[Todo]:
@@ -96,8 +98,10 @@ def _todos(view: StatusView) -> list[Todo]:
         if any(b.player == ESCROW for b in status.pending):
             return [Todo("sign the open escrow dice batches", "pbem escrow sign")]
         return [Todo("nothing: no escrow batch is open", WAIT)]
-    out: list[Todo] = [Todo(f"review erratum {e}, a correction before the firm marker; sign it if it is right",
-                            f"pbem erratum show {e} && pbem erratum sign {e}") for e in view.to_sign]
+    out: list[Todo] = [Todo(f"sign {a}: {terms} (review it; it waits for your signature)", f"pbem sign {a}")
+                       for a, terms in view.agreements]
+    out += [Todo(f"review erratum {e}, a correction before the firm marker; sign it if it is right",
+                 f"pbem erratum show {e} && pbem erratum sign {e}") for e in view.to_sign]
     out += [Todo(f"erratum {e} is signed by everyone: apply it", f"pbem erratum apply {e}") for e in view.to_apply]
     in_control = status.control == me
     for i, b in enumerate(status.pending):
@@ -126,7 +130,7 @@ def _todos(view: StatusView) -> list[Todo]:
                             f"{status.firm} on", YIELD))
         elif not in_control and not any(t.command == WAIT for t in out):
             out.append(Todo(f"nothing yet: after {status.control} you get control ({b.why})", WAIT))
-    if not out or all(t.command.startswith("pbem erratum") for t in out):
+    if not out or all(t.command.startswith(("pbem erratum", "pbem sign")) for t in out):
         first = status.pending[0] if status.pending else None
         why = f" ({first.why})" if first is not None and first.player == status.control else ""
         out.append(Todo(f"nothing: {status.control} holds control{why}", WAIT))
@@ -185,6 +189,7 @@ def screen(view: StatusView) -> RenderableType:
         mine.append(f"last commit: {view.last}")
     mine += [f"erratum {line}" for line in view.errata]
     mine += [f"void: {line}" for line in view.voids]
+    mine += [f"waits: {line}" for line in view.waits]
     if mine:
         parts.append(Text("\n".join(terminal(line) for line in mine)))
     if len(view.units) > 1:

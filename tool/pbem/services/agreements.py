@@ -15,8 +15,8 @@ from pbem.protocol import agreements
 from pbem.protocol.agreements import Agreement
 from pbem.services.workspace import Identity, Workspace
 from pbem.verify.agreementfile import read_agreement
-from pbem.verify.gamefiles import STATUS, Game
-from pbem.verify.turns import Verified, consent_table, expected_after, who
+from pbem.verify.gamefiles import GAME, STATUS, Game
+from pbem.verify.turns import Verified, agreement_effect, consent_table, expected_after, who
 
 ORDER = ("id", "kind", "by", "content", "signatures")
 
@@ -48,14 +48,19 @@ def by_id(game: Game) -> dict[str, Agreement]:
     return {a.id: a for a in game.agreements.values()}
 
 
+def table_of(game: Game) -> agreements.Table:
+    """The agreement rules' view of `game`: before or after the start, with who owes what now."""
+    return consent_table(game, started=game.status is not None, status=game.status)
+
+
 def signers(game: Game, agreement: Agreement) -> tuple[str, ...]:
     """Who must sign `agreement` (its kind says)."""
-    return agreements.KINDS[agreement.kind].signers(agreement, consent_table(game, started=False))
+    return agreements.KINDS[agreement.kind].signers(agreement, table_of(game))
 
 
 def unsigned(game: Game, agreement: Agreement) -> tuple[str, ...]:
     """The required signers whose valid signature `agreement` still lacks, in table order."""
-    table = consent_table(game, started=False)
+    table = table_of(game)
     valid = agreements.valid_signers(table.game_id, agreement, table.keys)
     return tuple(p for p in signers(game, agreement) if p not in valid)
 
@@ -90,7 +95,7 @@ def sign(ws: Workspace, me: Identity, agreement_id: str) -> Done:
     if player not in signers(head.game, agreement):
         raise PbemError("agreement.foreign-signature", f"agreement {agreement_id} is not yours to sign (signers: "
                         f"{', '.join(signers(head.game, agreement))})", file=agreement.file, exit_code=ILLEGAL)
-    table = consent_table(head.game, started=head.started)
+    table = consent_table(head.game, started=head.started, status=head.status)
     for finding in agreements.KINDS[agreement.kind].open_findings(agreement, table):
         raise PbemError.from_finding(finding)
     raw = dict(agreement.raw)
@@ -127,6 +132,10 @@ def _commit(ws: Workspace, head: Verified, me: Identity, player: str, files: dic
     the status replay computes (an agreement commit is no turn)."""
     message = f"{player}: {summary}"
     if head.started:
+        effect = agreement_effect(head, ws.game_of(files), {f"agreements/{agreement_id}.yaml"}, player)
+        if effect is not None:  # the last signature of an amend or seat: its commit writes game.yaml as agreed
+            files[GAME] = dump_mapping(effect).encode()
+            message += " (takes effect: game.yaml as agreed)"
         _stop, status = expected_after(head, ws.game_of(files), player)
         files[STATUS] = dump_mapping(status.to_data()).encode()
         message += f"\n\nnext: {status.control or 'game over'}"
@@ -141,9 +150,109 @@ def listing(game: Game) -> list[str]:
     out = []
     for agreement in sorted(game.agreements.values(), key=lambda a: a.id):
         missing = unsigned(game, agreement)
-        terms = agreements.start_terms(agreement) if agreement.kind == agreements.START else agreement.kind
+        terms = agreements.describe(agreement)
         stale = agreement.kind == agreements.START and agreement.content["game"] != game.manifest.digest
         state = ("stale: game.yaml changed since" if stale else
-                 f"to sign: {', '.join(missing)} (pbem sign {agreement.id})" if missing else "signed by all")
+                 f"to sign: {', '.join(missing)} (pbem sign {agreement.id})" if missing else
+                 "signed by all" + (", in effect" if agreement.kind != agreements.START else ""))
         out.append(f"{agreement.id} by {agreement.by} ({agreement.kind}: {terms}) — {state}")
     return out
+
+
+# --- the ways out of a stalled game (DESIGN §4.8): amend, seat, resign, nmr, end --------------------------------
+
+def agree(ws: Workspace, me: Identity, kind: str, *, changes: Mapping[str, Any] | None = None,
+          seat_id: str | None = None, new_key: str | None = None, why: str | None = None, name: str | None = None,
+          player: str | None = None, result: str | None = None, note: str | None = None) -> Done:
+    """Propose an agreement of `kind` (`pbem agree KIND`), signed by me; refused before anything is written
+    when its content or its time is wrong (the verifier's own rules, protocol.agreements)."""
+    content: dict[str, Any]
+    if kind == agreements.AMEND:
+        if not changes:
+            raise PbemError("usage.agree", "an amend changes something: --deadline, --pause-until, --resume, "
+                            "--set KEY=VALUE or --unset KEY")
+        content = {"changes": dict(changes)}
+        summary = agreements.describe(Agreement({"id": "x", "kind": kind, "by": "x", "content": content}, ""))
+    elif kind == agreements.SEAT:
+        if not seat_id or not new_key or why not in ("lost-key", "replacement"):
+            raise PbemError("usage.agree", "a seat agreement names the seat (--seat ID), the new public key "
+                            "(--new-key FILE or 'ssh-ed25519 AAAA…') and why (--why lost-key|replacement)")
+        content = {"seat": seat_id, "key": _key_text(new_key), "why": why, **({"name": name} if name else {})}
+        summary = f"seat {seat_id} to a new key ({why})"
+    elif kind == agreements.RESIGN:
+        content, summary = {}, "resigns"
+    elif kind == agreements.NMR:
+        if not player:
+            raise PbemError("usage.agree", "an nmr names the absent player: --player ID")
+        content, summary = {"player": player}, f"{player} missed the deadline"
+    elif kind == agreements.END:
+        if result not in agreements.RESULTS:
+            raise PbemError("usage.agree", f"an end states its result: --result {'|'.join(agreements.RESULTS)}")
+        content = {"result": result, **({"player": player} if player else {})}
+        summary = f"the game ends: {result}" + (f" ({player})" if player else "")
+    else:
+        raise PbemError("usage.agree", f"no agreement kind {kind!r} to propose (kinds: amend, seat, resign, nmr, "
+                        "end; errata: pbem erratum propose)")
+    if note:
+        content["note"] = note
+    head, me_id = seat(ws, me)
+    if not head.started or head.status is None:
+        raise PbemError("agreement.closed", f"a {kind} agreement is made after the start", exit_code=ILLEGAL)
+    if head.status.over:
+        end = ended(head.game)
+        rule = "agreement.second-end" if kind == agreements.END and end is not None else "game.over"
+        raise PbemError(rule, "the game is over" + (f" (ended by agreement {end.id})" if end else ""),
+                        exit_code=ILLEGAL)
+    draft = Agreement({"id": next_id(head.game, me_id), "kind": kind, "by": me_id, "content": content,
+                       "signatures": {}}, "agreements/draft.yaml")
+    table = consent_table(head.game, True, head.status)
+    kind_ = agreements.KINDS[kind]
+    for finding in (*kind_.content_findings(draft, table), *kind_.open_findings(draft, table)):
+        raise PbemError.from_finding(finding)
+    return propose(ws, me, kind, content, summary)
+
+
+def _key_text(value: str) -> str:
+    """A public key's one line, from a file or given literally."""
+    from pathlib import Path
+
+    path = Path(value).expanduser()
+    text = path.read_text().strip() if not value.startswith("ssh-") and path.is_file() else value.strip()
+    return " ".join(text.split()[:2])
+
+
+def ended(game: Game) -> Agreement | None:
+    from pbem.verify.turns import ended as ended_
+
+    return ended_(game) if game.status is not None and game.agreements else None
+
+
+def to_sign(game: Game, player: str | None) -> list[str]:
+    """The agreements waiting for `player`'s signature, as "sign <id>" lines for pbem status (first of all)."""
+    if player is None:
+        return []
+    out = []
+    for agreement in sorted(game.agreements.values(), key=lambda a: a.id):
+        if agreement.kind == agreements.START and game.status is not None:
+            continue
+        if player in unsigned(game, agreement):
+            out.append(f"sign {agreement.id} ({agreement.kind} by {agreement.by}: "
+                       f"{agreements.describe(agreement)}): pbem sign {agreement.id}")
+    return out
+
+
+def waiting(game: Game) -> dict[str, list[str]]:
+    """Who must still sign which agreement: player -> agreement ids (`pbem agreements`, `pbem status --json`)."""
+    out: dict[str, list[str]] = {}
+    for agreement in sorted(game.agreements.values(), key=lambda a: a.id):
+        if agreement.kind == agreements.START and game.status is not None:
+            continue
+        for p in unsigned(game, agreement):
+            out.setdefault(p, []).append(agreement.id)
+    return out
+
+
+def result(game: Game) -> str | None:
+    """The game's result when an end agreement ended it, in words (pbem log, status, the HTML page)."""
+    end = ended(game)
+    return f"{agreements.describe(end)} — agreement {end.id}" if end is not None else None

@@ -246,7 +246,16 @@ def _check(repo: GameRepo, update: RefUpdate, game: str, existing: list[str]) ->
         verdict.findings.append(exc.finding)
         return verdict
     verdict.findings.extend(result.findings(new))
+    verdict.findings.extend(_deadlines(repo, new))
     return verdict
+
+
+def _deadlines(repo: GameRepo, commits: set[str]) -> list[Finding]:
+    """An nmr agreement pushed before the absent player's deadline, by this server's clock (the verifier cannot
+    judge time: services.deadlines)."""
+    from pbem.services.deadlines import nmr_findings
+
+    return nmr_findings(repo, sorted(commits))
 
 
 def _ref_tips(repo: GameRepo) -> list[str]:

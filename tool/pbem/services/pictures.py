@@ -216,7 +216,7 @@ def game_log(repo: GameRepo, revision: str | None = None) -> GameLog:
             units = (head, *(tuple(_plain(u.get(k)) for k in head) for u in listed))
     return GameLog(
         title=manifest.title, game_id=manifest.id, ruleset=manifest.ruleset_name,
-        players=tuple((s.id, s.name) for s in manifest.seats), standing=tuple(_standing(game.status)),
+        players=tuple((s.id, s.name) for s in manifest.seats), standing=tuple(_standing(game.status, game)),
         firm=ruleset.format_time(firm) if firm is not None else None, entries=rows, press=press,
         over=bool(last.stop is not None and last.stop.over),
         dice=tuple(_dice_row(b) for _, b in sorted(game.batches.items())),
@@ -231,11 +231,14 @@ def html_at(repo: GameRepo, revision: str | None = None) -> str:
     return html_log.html_page(game_log(repo, revision))
 
 
-def _standing(status: Any) -> list[str]:
+def _standing(status: Any, game: Any = None) -> list[str]:
     if status is None:
         return ["Setting up: seats are being claimed."]
     if status.over:
-        return ["The game is over."]
+        from pbem.services.agreements import result
+
+        ended = result(game) if game is not None else None
+        return ["The game is over." + (f" Result: {ended}." if ended else "")]
     lines = [f"{status.control} holds control; firm to {status.firm}."]
     lines += [f"Break for {b.player} at {b.at}: {b.why}" for b in status.pending]
     if status.note:
@@ -322,7 +325,20 @@ def status_view(ws: Any, me: str | None) -> StatusView:
         errata=tuple(listing(game, with_applied=False)), to_sign=to_sign, to_apply=to_apply,
         behind=gitstate.behind_line(ws.repo), sides=_sides(manifest.ruleset, status),
         voids=tuple(v.text() for v in _my_voids(head, me)),
-        setup_todo=start_todo(game, me) if status is None else None, **_commands(manifest.ruleset_name))
+        setup_todo=start_todo(game, me) if status is None else None, **_agreements(ws, game, me),
+        **_commands(manifest.ruleset_name))
+
+
+def _agreements(ws: Any, game: Any, me: str | None) -> dict[str, Any]:
+    """The agreements waiting for my signature and the waits of owed items (DESIGN §4.8)."""
+    from pbem.protocol.agreements import describe
+    from pbem.services import agreements, deadlines
+
+    mine = [a for a in sorted(game.agreements.values(), key=lambda a: a.id)
+            if game.status is not None and a.kind != "start" and me in agreements.unsigned(game, a)]
+    oid = ws.repo.head_oid()
+    waits = tuple(w.text() for w in deadlines.waits(ws.repo, oid)) if oid and game.status is not None else ()
+    return {"agreements": tuple((a.id, describe(a)) for a in mine), "waits": waits}
 
 
 def _my_voids(head: Any, me: str | None) -> tuple[Any, ...]:

@@ -53,7 +53,10 @@ def log_text(result: HistoryResult) -> str:
     if status is None:
         out.append("Status: setting up (seats are being claimed)")
     elif status.over:
-        out.append("Status: the game is over")
+        from pbem.services.agreements import result
+
+        ended = result(last.game)
+        out.append("Status: the game is over" + (f" — {ended}" if ended else ""))
     else:
         firm = status.firm or "the end of play (what is owed is settled last)"
         out.append(f"Status: {status.control} in control; firm to {firm}")
@@ -66,6 +69,12 @@ def log_text(result: HistoryResult) -> str:
         out.append("")
         out.append("Void entries (others' later actions made them impossible; the game went on without them):")
         out.extend(f"  {v.text()}" for v in voids)
+    if any(a.kind != "start" for a in last.game.agreements.values()):
+        from pbem.services import agreements
+
+        out.append("")
+        out.append("Agreements (each takes effect with its last required signature):")
+        out.extend(f"  {line}" for line in agreements.listing(last.game))
     if last.game.errata:
         from pbem.services.errata import listing
 

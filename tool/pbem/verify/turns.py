@@ -87,6 +87,9 @@ def full_status(game: Game, stop: Stop, yielded_by: str | None, note: str = "") 
     game is over only when replay is over and nothing is owed (DESIGN §5, §6)."""
     ruleset = game.manifest.ruleset
     base = status_of(ruleset, stop, yielded_by, note)
+    if any(a.kind == agreements.END for a in game.agreements.values()) and ended(game) is not None:
+        # DESIGN §4.8: an end agreement takes effect with its last signature; what anybody still owed is moot
+        return replace(base, control=None, pending=(), over=True)
     position = getattr(ruleset, "position", None)
     if position is not None:
         base = replace(base, position=position(stop.checkpoint.state))
@@ -138,6 +141,8 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
     assert prev.stop is not None
     game = in_commit_order(prev.game, game)
     ruleset = game.manifest.ruleset
+    absent = nmr_served(prev, game)
+    game = without_orders(game, {absent: prev.stop.checkpoint.point} if absent is not None else {})
     corrected = errata.corrected_from(prev.game.errata, game.errata)
     if corrected is not None:
         # The firm point's state was built from the uncorrected report, so it is rebuilt from the game start. The
@@ -145,6 +150,12 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
         manifest = game.manifest
         start = start_checkpoint(ruleset, manifest.setup, manifest.players)
         stop = replay(ruleset, manifest.setup, game.inputs, start, prev.last_yielder, quiet_before=corrected)
+    elif absent is not None and takes_turn(prev, absent):
+        # DESIGN §4.8: the nmr's last signature serves the absent player's turn with no new orders (his part
+        # settled by default), as if he had yielded without a word
+        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, absent), absent, absent,
+                      fresh={absent: ()})
+        return stop, full_status(game, stop, absent, note)
     elif takes_turn(prev, player) and prev.game.errata == game.errata:
         stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, player),
                       back_to(prev, player), player, fresh={player: new_conditions(prev.game, game, player)})
@@ -168,6 +179,48 @@ def back_to(prev: Verified, player: str) -> str | None:
     if clarifies(prev, player) and original in prev.game.manifest.players:
         return seat_before(prev.game.manifest.players, original)
     return player
+
+
+FOREVER: tuple = (float("inf"),)  # a horizon past every game time (points are tuples led by a number)
+
+
+def without_orders(game: Game, absent: Mapping[str, object]) -> Game:
+    """`game` as replay reads it once players gave up their say (DESIGN §4.8): a resigned player's horizon
+    reaches the end of the game with no new entries and no break conditions (his side does what the ruleset
+    does for a player without orders: nothing, or its civil-disorder rules), and an absent player found by an
+    nmr is covered through the step he was awaited at (`absent`: player -> that point), with no new orders."""
+    resigned = agreements.resigned(game.agreements, game.manifest.keys) \
+        if any(a.kind == agreements.RESIGN for a in game.agreements.values()) else frozenset()
+    if not resigned and not absent:
+        return game
+    per_player = dict(game.inputs.per_player)
+    for player in resigned:
+        per_player[player] = replace(game.inputs.of(player), through=FOREVER, breaks=())
+    for player, point in absent.items():
+        mine = game.inputs.of(player)
+        if mine.through is None or mine.through < point:  # type: ignore[operator]
+            per_player[player] = replace(mine, through=point)
+    gone = frozenset(resigned) | frozenset(absent)
+    return replace(game, inputs=replace(game.inputs, per_player=per_player, gone=gone))
+
+
+def nmr_served(prev: Verified, game: Game) -> str | None:
+    """The absent player an nmr agreement completed by this commit settles for (DESIGN §4.8), or None: his turn
+    is served with no new orders; his sealed input counts as none (`without_orders`). A dice contribution or a
+    secret's reveal he owes is not settled by an nmr: that stall ends by `end`."""
+    if not game.agreements or game.agreements is prev.game.agreements:
+        return None
+    table = consent_table(prev.game, True, prev.status)
+    for path, new in sorted(game.agreements.items()):
+        if new.kind != agreements.NMR:
+            continue
+        old = prev.game.agreements.get(path)
+        if old is not None and (old == new or agreements.signed_by_all(old, table)):
+            continue
+        absent = new.content.get("player")
+        if agreements.signed_by_all(new, table) and isinstance(absent, str) and absent in table.owing:
+            return absent
+    return None
 
 
 def new_conditions(before: Game, after: Game, player: str) -> tuple[dict, ...]:
@@ -265,11 +318,46 @@ def _setup(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> 
     return findings, Verified(game, stop, prev.founder, actor, expected, seat_before(new.players, first))
 
 
-def consent_table(game: Game, started: bool) -> agreements.Table:
-    """What the agreement rules look at in `game` (protocol.agreements): its id, seats, keys, game.yaml hash."""
+def consent_table(game: Game, started: bool, status: Status | None = None) -> agreements.Table:
+    """What the agreement rules look at in `game` (protocol.agreements): its id, seats, keys, game.yaml hash;
+    after the start, the seats left by a resign, who owes something now (`status`), and whether it ended."""
     manifest = game.manifest
-    return agreements.Table(manifest.id, tuple(s.id for s in manifest.seats), manifest.keys, manifest.digest,
-                            started)
+    seats = tuple(s.id for s in manifest.seats)
+    if not started:
+        return agreements.Table(manifest.id, seats, manifest.keys, manifest.digest, False, game=manifest.raw)
+    resigned = agreements.resigned(game.agreements, manifest.keys) if game.agreements else frozenset()
+    # who owes something now: the player in control, and everybody who owes a contribution or a reveal
+    owing = frozenset(b.player for i, b in enumerate(status.pending) if i == 0 or b.kind in OWED) \
+        if status is not None else frozenset()
+    table = agreements.Table(manifest.id, seats, manifest.keys, manifest.digest, True, resigned, owing,
+                             game=manifest.raw)
+    end = agreements.ended_by(game.agreements, table) if game.agreements else None
+    return replace(table, ended=end.id if end is not None else None)
+
+
+def ended(game: Game) -> agreements.Agreement | None:
+    """The end agreement that ended the game, once every signer it needs has signed (DESIGN §4.8)."""
+    return agreements.ended_by(game.agreements, consent_table(game, started=True))
+
+
+def agreement_effect(prev: Verified, game: Game, changed: set[str], committer: str) -> dict | None:
+    """game.yaml as the amend or seat agreement that this commit completes says it must read (DESIGN §4.8: an
+    agreement takes effect in the commit that adds its last required signature), or None when none completes."""
+    table = consent_table(prev.game, True, prev.status)
+    raw = dict(prev.game.manifest.raw)
+    done = False
+    for path in sorted(changed):
+        new = game.agreements.get(path)
+        if new is None or new.kind not in (agreements.AMEND, agreements.SEAT):
+            continue
+        old = prev.game.agreements.get(path)
+        if not agreements.signed_by_all(new, table) or (old is not None and agreements.signed_by_all(old, table)):
+            continue
+        if agreements.agreement_findings(table, {path: old} if old is not None else {}, {path: new}, committer):
+            continue  # a refused agreement takes no effect, here or at any later commit
+        raw = agreements.applied(new, raw)
+        done = True
+    return raw if done else None
 
 
 def _only(by_file: Mapping[str, agreements.Agreement], changed: set[str]) -> dict[str, agreements.Agreement]:
@@ -291,13 +379,17 @@ def _same_but_key(old: dict, new: dict, seat_id: str) -> bool:
 def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> tuple[list[Finding], Verified]:
     assert prev.stop is not None and prev.status is not None
     findings: list[Finding] = []
-    if game.manifest is not prev.game.manifest and game.manifest.raw != prev.game.manifest.raw:
+    agreed = False  # game.yaml changed as an amend or seat agreement completed in this commit says (DESIGN §4.8)
+    if GAME in changed and any(AGREEMENT_RE.match(p) for p in changed):
+        effect = agreement_effect(prev, game, changed, who(prev.game, signer) or "")
+        agreed = effect is not None and effect == game.manifest.raw
+    if game.manifest is not prev.game.manifest and game.manifest.raw != prev.game.manifest.raw and not agreed:
         # game.yaml is frozen from the start: a change is refused below (protected.changed) and never takes
         # effect, at this commit or any later one, or an accomplice's key swapped in would play on unchecked
         game = replace(game, manifest=prev.game.manifest)
     unchanged = Verified(game, prev.stop, prev.founder, None, prev.status, prev.last_yielder)
     for path in PROTECTED:
-        if path in changed:
+        if path in changed and not (path == GAME and agreed):
             findings.append(Finding("protected.changed", f"{path} is frozen once the game has started "
                                     "(a turn must not be able to change the game or disable its own check)",
                                     file=path))
@@ -307,6 +399,11 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
                                 "player's key in game.yaml"))
         return findings, unchanged
     if prev.status.over:
+        end = ended(prev.game) if any(AGREEMENT_RE.match(p) for p in changed) else None
+        if end is not None:  # what an agreement proposed or signed now would have done: the game ended once
+            findings.extend(agreements.agreement_findings(consent_table(prev.game, True, prev.status),
+                                                          _only(prev.game.agreements, changed),
+                                                          _only(game.agreements, changed), player))
         findings.append(Finding("game.over", "the game is over; no more turns"))
         return findings, unchanged
     erratum = any(ERRATUM_RE.match(p) for p in changed)
@@ -319,10 +416,16 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
         # agreement is closed once the game has started)
         findings.extend(Finding("agreement.mixed", f"{path}: an agreement commit changes only agreements/; take "
                                 "your turn in a commit of its own", file=path)
-                        for path in sorted(changed - {STATUS}) if not AGREEMENT_RE.match(path))
-        findings.extend(agreements.agreement_findings(consent_table(game, started=True),
+                        for path in sorted(changed - {STATUS}) if not AGREEMENT_RE.match(path)
+                        and not (path == GAME and agreed))
+        # judged against the table before the commit: the keys that sign, who owes, who resigned
+        findings.extend(agreements.agreement_findings(consent_table(prev.game, True, prev.status),
                                                       _only(prev.game.agreements, changed),
                                                       _only(game.agreements, changed), player))
+        if GAME in changed and not agreed:
+            findings.append(Finding("agreement.effect", "game.yaml changed, but not as an amend or seat agreement "
+                                    "completed by this commit says (the commit adding its last signature writes "
+                                    "exactly the agreed change)", file=GAME))
     elif not turn and not mine and not press_only and not erratum:
         head = prev.status.pending[0]
         findings.append(Finding("signature.not-in-control", f"{player} made a turn, but {head.player} holds "
@@ -353,12 +456,15 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
     if game.status is None:
         findings.append(Finding("status.mismatch", "status.yaml was removed", file=STATUS))
     else:
-        if game.status.over and any(not s.revealed for s in game.secrets.values()):
+        if game.status.over and ended(game) is None and any(not s.revealed for s in game.secrets.values()):
             findings.append(Finding("secret.unrevealed", "the game is declared over with secrets unrevealed: "
                                     + ", ".join(sorted(s.id for s in game.secrets.values() if not s.revealed)),
                                     file=STATUS))
         findings.extend(_status_findings(expected, game.status, game, stop))
-    last = back_to(prev, player) if turn else prev.last_yielder
+    last = back_to(prev, player) if turn else (nmr_served(prev, game) or prev.last_yielder) if agreement \
+        else prev.last_yielder
+    if expected.yielded_by not in (None, player) and expected.yielded_by in game.manifest.players:
+        last = expected.yielded_by  # a resigned or absent player's turn was served after this commit
     back = (prev.back or prev.last_yielder) if turn and clarifies(prev, player) else None if turn else prev.back
     return findings, Verified(game, stop, prev.founder, player, expected, last, back)
 
