@@ -1088,7 +1088,7 @@ def test_server__the_pre_receive_hook_refuses_the_attack_and_main_does_not_move(
 # ever the pusher's own commits, onto the hub's tip, never forced; what `pbem pull` takes is only a fast-forward
 # of what the clone knew.
 
-from test_sync import Seat, fed_turn, hub_head, tactical  # noqa: E402
+from test_sync import Seat, fed_turn, hub_head, start_game, tactical  # noqa: E402
 
 
 @pytest.fixture
@@ -1098,7 +1098,8 @@ def hub_duel(tmp_path: Path) -> tuple[Seat, Seat, Path]:
 
     seats, hub = tactical(tmp_path, "tactical-duel", ("fed", "kli"))
     fed, kli = seats["fed"], seats["kli"]
-    setup_service.start(fed.ws(), "fed", fed.me)
+    assert setup_service is not None
+    start_game(fed.ws(), "fed", fed.me, [kli.me])
     assert fed.push().code == 0
     kli.pull()
     return fed, kli, hub

@@ -85,6 +85,19 @@ def make_key(folder: Path, name: str, seed: int) -> Identity:
     return replace(load_identity(str(path), folder), author=(name, f"{name}@pbem.test"))
 
 
+def start_game(ws: Workspace, first: str, founder: Identity, others: list[Identity]) -> None:
+    """Start the game with `first` in control: at once where pbem starts on the founder's word, or by consent
+    where the start needs every seat's signature (`setup.begin`: propose, each other signs, start)."""
+    begin = getattr(setup, "begin", None)
+    if begin is None:
+        setup.start(ws, first, founder)
+        return
+    begin(ws, founder, first)
+    for other in others:
+        begin(ws, other, first)
+    begin(ws, founder, first)
+
+
 def hub_for(founder: Seat, root: Path) -> Path:
     """A bare hub with pbem's pre-receive hook, holding the founder's game; the founder's clone tracks it."""
     hub = root / "hub.git"
@@ -187,7 +200,7 @@ def test_three_players_seal_their_allocations_at_the_same_commit_and_all_land(tm
     seal at the same commit, each in his own clone, and push one after the other."""
     seats, hub = tactical(tmp_path, "tactical-melee", ("fed", "kli", "rom"))
     fed = seats["fed"]
-    setup.start(fed.ws(), "fed", fed.me)
+    start_game(fed.ws(), "fed", fed.me, [seats["kli"].me, seats["rom"].me])
     assert fed.push().code == 0
     from pbem.services import demo
 
@@ -225,7 +238,7 @@ def dow_hub(root: Path) -> tuple[dict[str, Seat], Path]:
     ws = setup.init(founder.repo_dir, "dow-standard", "dow-sync", keys["austria"])
     for power in POWERS:
         setup.join(ws, power, keys[power], CODE)
-    setup.start(ws, "austria", keys["austria"])
+    start_game(ws, "austria", keys["austria"], [keys[p] for p in POWERS[1:]])
     hub = hub_for(founder, root)
     seats = {"austria": founder}
     for power in POWERS[1:]:
@@ -281,7 +294,7 @@ def test_press_posted_before_the_phase_moved_on_is_refused_with_what_happened_an
     ws = setup.init(laptop.repo_dir, "dow-standard", "dow-late", keys["austria"])
     for power in POWERS:
         setup.join(ws, power, keys[power], CODE)
-    setup.start(ws, "austria", keys["austria"])
+    start_game(ws, "austria", keys["austria"], [keys[p] for p in POWERS[1:]])
     hub = hub_for(laptop, tmp_path)
     desktop = clone(hub, tmp_path / "desktop", keys["germany"])
     diplomacy.post(desktop.ws(), desktop.me, {"say": "Peace in the north?"})
@@ -309,7 +322,7 @@ def duel(tmp_path: Path) -> tuple[Seat, Seat, Path]:
     """A started duel on a hub: fed's and kli's clones, fed in control."""
     seats, hub = tactical(tmp_path, "tactical-duel", ("fed", "kli"))
     fed, kli = seats["fed"], seats["kli"]
-    setup.start(fed.ws(), "fed", fed.me)
+    start_game(fed.ws(), "fed", fed.me, [kli.me])
     assert fed.push().code == 0
     kli.pull()
     return fed, kli, hub
