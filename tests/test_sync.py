@@ -92,10 +92,11 @@ def start_game(ws: Workspace, first: str, founder: Identity, others: list[Identi
     if begin is None:
         setup.start(ws, first, founder)
         return
-    begin(ws, founder, first)
-    for other in others:
-        begin(ws, other, first)
-    begin(ws, founder, first)
+    for who in (founder, *others, founder):  # the run that finds every signature starts the game
+        head = ws.head()
+        if head is not None and head.started:
+            break
+        begin(ws, who, first)
 
 
 def hub_for(founder: Seat, root: Path) -> Path:
