@@ -1,0 +1,253 @@
+"""`pbem watch` (DESIGN §8; docs/watch.md): each player's autopilot, on his own clone with his own key, against
+a bare hub that runs the pre-receive hook. It settles what needs no decision (a dice contribution, a reveal that
+is due, the escrow's signature), pushes it, tells each decision once and never takes one; it survives an
+unreachable or refusing remote and stops on Ctrl-C.
+
+The table is tests/test_push.py's race: after fed's first turn the escrow owes its signature of b0001 and kli
+his contribution to b0002; once both landed, fed owes the reveal of b0002.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import stat
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import Table
+from pbem.services import watch
+from pbem.services.workspace import Workspace
+from test_push import Race, base_race, identity, race, server_main, signer_of  # noqa: F401 (fixtures)
+
+
+def run_watch(table: Table, who: str, *args: str, extra: dict[str, str] | None = None,
+              path: str | None = None) -> subprocess.CompletedProcess[str]:
+    """The real `pbem watch` in a subprocess, as cron would run it."""
+    env = table.env(who, extra)
+    if path is not None:
+        env["PATH"] = path
+    return table.pbem("watch", *args, env=env)
+
+
+def lines(done: subprocess.CompletedProcess[str]) -> str:
+    return done.stdout + done.stderr
+
+
+class Lines:
+    """A notifier's terminal, remembered."""
+
+    def __init__(self) -> None:
+        self.said: list[str] = []
+
+    def __call__(self, line: str) -> None:
+        self.said.append(line)
+
+
+# --- settling and pushing ----------------------------------------------------------------------------------------
+
+def test_watch_once_settles_the_contribution_the_escrow_signature_and_the_reveal_and_pushes_each(race: Race) -> None:
+    fed, kli, escrow, server = race
+    done = run_watch(kli, "kli", "--once")
+    assert done.returncode == 0, lines(done)
+    assert "settled:" in done.stdout and "kli" in kli.data("dice/b0002.yaml")["contributions"]
+    assert server_main(server) == kli.head() and signer_of(kli, kli.head()) == "kli"
+    done = run_watch(escrow, "escrow", "--once")
+    assert done.returncode == 0, lines(done)
+    assert escrow.data("dice/b0001.yaml")["results"]
+    assert server_main(server) == escrow.head() and signer_of(escrow, escrow.head()) == "escrow"
+    assert "rebased" in done.stdout or "pushed" in done.stdout
+    done = run_watch(fed, "fed", "--once")
+    assert done.returncode == 0, lines(done)
+    assert "revealed" in done.stdout or "reveal" in fed.git("log", "-1", "--format=%B").stdout.decode()
+    assert server_main(server) == fed.head() and signer_of(fed, fed.head()) == "fed"
+    assert "reveal" in fed.data("dice/b0002.yaml") or fed.data("dice/b0002.yaml").get("results")
+    assert fed.pbem("verify", who="fed").returncode == 0
+    again = run_watch(fed, "fed", "--once")
+    assert again.returncode == 0 and "settled" not in again.stdout
+
+
+def test_a_decision_is_told_once_and_not_taken(race: Race) -> None:
+    """Once the dice are settled, control is someone's: his watch tells him (terminal line), once, and commits
+    nothing for him."""
+    fed, kli, escrow, server = race
+    said: dict[str, str] = {"fed": "", "kli": ""}
+    for table, who in ((kli, "kli"), (escrow, "escrow"), (fed, "fed"), (kli, "kli")):
+        done = run_watch(table, who, "--once")
+        assert done.returncode == 0, lines(done)
+        said[who] = said.get(who, "") + done.stdout
+    status = kli.data("status.yaml")
+    holder = {"fed": fed, "kli": kli}[status["control"]]
+    assert said[status["control"]].count("your decision: you hold control") == 1
+    before = server_main(server)
+    holder.git("pull", "-q", "--ff-only")
+    again = run_watch(holder, status["control"], "--once")
+    assert again.returncode == 0, lines(again)
+    assert "your decision" not in again.stdout
+    assert server_main(server) == before and holder.head() == before
+    assert (holder.repo_dir / ".git" / watch.STATE_FILE).is_file()
+
+
+def test_uncommitted_edits_are_neither_committed_nor_lost(race: Race) -> None:
+    _fed, kli, _escrow, server = race
+    draft = "# my plan, not decided yet\nthrough: 1.8.damage\n"
+    kli.write("players/kli.yaml", draft)
+    done = run_watch(kli, "kli", "--once")
+    assert done.returncode == 0, lines(done)
+    assert "settled:" in done.stdout
+    assert kli.read("players/kli.yaml") == draft
+    committed = kli.git("show", "HEAD:players/kli.yaml", check=False).stdout.decode()
+    assert "my plan" not in committed and server_main(server) == kli.head()
+
+
+# --- surviving -----------------------------------------------------------------------------------------------------
+
+def test_an_unreachable_remote_is_said_and_once_exits_1(race: Race) -> None:
+    _fed, kli, _escrow, _server = race
+    kli.git("remote", "set-url", "origin", kli.root / "nowhere.git")
+    done = run_watch(kli, "kli", "--once")
+    assert done.returncode == 1
+    assert "not pulled" in done.stdout and "Traceback" not in lines(done)
+    assert "settled:" in done.stdout  # settled locally, pushed when the remote is back
+
+
+def test_the_loop_survives_a_refused_push_and_retries_with_a_bounded_backoff(race: Race) -> None:
+    """The hub refuses every push (its hook says no): the watch says so, waits longer each time (never more
+    than MAX_BACKOFF) and pushes once the hub accepts again."""
+    _fed, kli, _escrow, server = race
+    hook = server / "hooks" / "pre-receive"
+    real = hook.read_bytes()
+    hook.write_text("#!/bin/sh\necho 'closed for maintenance' >&2\nexit 1\n")
+    waits: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        if len(waits) == 3:
+            hook.write_bytes(real)
+
+    said = Lines()
+    me = identity(kli, "kli")
+    code = watch.watch(kli.repo_dir, me, watch.Notifier(said, desktop=False), interval=300, sleep=sleep, rounds=5)
+    assert code == 0
+    assert any("not pushed" in line for line in said.said)
+    assert waits[:3] == [600, 600, 600] and all(w <= watch.MAX_BACKOFF for w in waits)
+    assert waits[3] == 300  # a good round: back to the interval
+    assert server_main(server) == kli.head()
+
+
+def test_backoff_doubles_from_a_short_interval(race: Race) -> None:
+    _fed, kli, _escrow, _server = race
+    kli.git("remote", "set-url", "origin", kli.root / "nowhere.git")
+    waits: list[float] = []
+    said = Lines()
+    watch.watch(kli.repo_dir, identity(kli, "kli"), watch.Notifier(said, desktop=False), interval=10,
+                sleep=waits.append, rounds=4)
+    assert waits == [20, 40, 80]
+
+
+def test_ctrl_c_stops_cleanly(race: Race) -> None:
+    _fed, kli, _escrow, _server = race
+
+    def interrupted(_seconds: float) -> None:
+        raise KeyboardInterrupt
+
+    said = Lines()
+    code = watch.watch(kli.repo_dir, identity(kli, "kli"), watch.Notifier(said, desktop=False), sleep=interrupted)
+    assert code == 0 and said.said[-1] == "pbem watch stopped"
+
+
+def test_ctrl_c_on_the_real_command_exits_0_with_one_line(race: Race) -> None:
+    _fed, kli, _escrow, _server = race
+    from conftest import PBEM
+
+    process = subprocess.Popen([str(PBEM), "watch", "--interval", "3600"], cwd=kli.repo_dir, env=kli.env("kli"),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and "kli" not in kli.data("dice/b0002.yaml").get("contributions", {}):
+        time.sleep(0.2)
+    process.send_signal(2)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert out.splitlines()[-1] == "pbem watch stopped" and "Traceback" not in err
+
+
+# --- telling -------------------------------------------------------------------------------------------------------
+
+def test_no_notify_send_is_no_error_and_a_present_one_is_called(race: Race, tmp_path: Path) -> None:
+    fed, kli, escrow, _server = race
+    for table, who in ((kli, "kli"), (escrow, "escrow"), (fed, "fed"), (kli, "kli")):
+        assert run_watch(table, who, "--once", path=str(tmp_path / "empty") + ":/usr/bin:/bin").returncode == 0
+    holder = fed if fed.data("status.yaml")["control"] == "fed" else kli
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    record = tmp_path / "notified"
+    script = bin_dir / "notify-send"
+    script.write_text(f"#!/bin/sh\necho \"$@\" > {record}\n")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    (holder.repo_dir / ".git" / watch.STATE_FILE).unlink()
+    done = run_watch(holder, holder.root.name, "--once", path=f"{bin_dir}:{os.environ['PATH']}")
+    assert done.returncode == 0, lines(done)
+    assert "you hold control" in record.read_text()
+
+
+@pytest.fixture
+def smtp_server():
+    """A local SMTP server (aiosmtpd) on a free port of 127.0.0.1; stopped afterwards."""
+    aiosmtpd = pytest.importorskip("aiosmtpd.controller")
+    from aiosmtpd.handlers import Message
+
+    received: list = []
+
+    class Keep(Message):
+        def handle_message(self, message) -> None:  # type: ignore[no-untyped-def]
+            received.append(message)
+
+    with socket.socket() as probe:  # a free port (aiosmtpd cannot be told port 0)
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    controller = aiosmtpd.Controller(Keep(), hostname="127.0.0.1", port=port, ready_timeout=10)
+    controller.start()
+    try:
+        yield port, received
+    finally:
+        controller.stop()
+
+
+def test_a_decision_is_mailed_through_smtp(race: Race, smtp_server) -> None:  # type: ignore[no-untyped-def]
+    port, received = smtp_server
+    fed, kli, escrow, _server = race
+    for table, who in ((kli, "kli"), (escrow, "escrow"), (fed, "fed"), (kli, "kli")):
+        assert run_watch(table, who, "--once").returncode == 0
+    holder = fed if fed.data("status.yaml")["control"] == "fed" else kli
+    extra = {"PBEM_SMTP_HOST": "127.0.0.1", "PBEM_SMTP_PORT": str(port), "PBEM_SMTP_TO": "player@pbem.test"}
+    (holder.repo_dir / ".git" / watch.STATE_FILE).unlink(missing_ok=True)
+    done = run_watch(holder, holder.root.name, "--once", extra=extra)
+    assert done.returncode == 0, lines(done)
+    assert len(received) == 1
+    assert received[0]["To"] == "player@pbem.test" and "your decision" in received[0]["Subject"]
+    assert "you hold control" in received[0].get_payload()
+
+
+def test_smtp_settings_come_from_a_file_and_the_environment(tmp_path: Path) -> None:
+    path = tmp_path / "watch.toml"
+    path.write_text('[smtp]\nhost = "mail.example.org"\nport = 587\nstarttls = true\nuser = "me"\nto = "a@b"\n')
+    config = watch.smtp_config({"PBEM_SMTP_PASSWORD": "secret", "PBEM_SMTP_TO": "c@d"}, path)
+    assert config == watch.SmtpConfig("mail.example.org", "c@d", 587, "me", "secret", None, True)
+    assert watch.smtp_config({}, tmp_path / "absent.toml") is None
+
+
+def test_an_unreachable_mail_server_is_one_line_not_a_failure() -> None:
+    said = Lines()
+    notifier = watch.Notifier(said, watch.SmtpConfig("127.0.0.1", "x@y", port=1), desktop=False)
+    notifier.decision("g", "you hold control")
+    assert said.said[0] == "your decision: you hold control" and said.said[1].startswith("e-mail not sent")
+
+
+def test_decisions_are_pure_and_never_include_what_is_settled() -> None:
+    from pbem.protocol.model import Status
+
+    assert watch.decisions(None, "kli") == [] and not watch.settleable(None, "kli")
+    assert watch.decisions(Status.__new__(Status), None) == []
