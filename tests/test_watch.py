@@ -247,7 +247,19 @@ def test_an_unreachable_mail_server_is_one_line_not_a_failure() -> None:
 
 
 def test_decisions_are_pure_and_never_include_what_is_settled() -> None:
-    from pbem.protocol.model import Status
+    """Dice and reveals are settled, never told; a sealed input and control are decisions; the escrow and a
+    stranger have none."""
+    from pbem.protocol.model import Break, Status
 
-    assert watch.decisions(None, "kli") == [] and not watch.settleable(None, "kli")
-    assert watch.decisions(Status.__new__(Status), None) == []
+    status = Status("fra", "S1901M", (Break("eng", "S1901M", "dice", "contribution owed for dice eng-0001"),
+                                      Break("ger", "S1901M", "secret", "reveal owed"),
+                                      Break("fra", "S1901M", "sealed", "orders owed for S1901M")), False)
+    assert watch.settleable(status, "eng") and watch.settleable(status, "ger")
+    assert not watch.settleable(status, "fra") and not watch.settleable(None, "eng")
+    assert watch.decisions(status, "eng") == [] and watch.decisions(status, "ger") == []
+    told = [d.text for d in watch.decisions(status, "fra")]
+    assert len(told) == 2 and told[0].startswith("orders owed") and "you hold control" in told[1]
+    assert watch.decisions(status, None) == [] and watch.decisions(status, "escrow") == []
+    assert watch.decisions(Status(None, None, (), True), "fra") == []
+    asked = watch.decisions(Status("eng", "S1901M", (), False), "fra", ["e0001 by eng: typo — to sign: fra"])
+    assert [d.key for d in asked] == ["sign:e0001 by eng: typo — to sign: fra"]
