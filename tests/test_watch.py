@@ -51,6 +51,7 @@ class Lines:
 
 def test_watch_once_settles_the_contribution_the_escrow_signature_and_the_reveal_and_pushes_each(race: Race) -> None:
     fed, kli, escrow, server = race
+    turned = server_main(server)  # fed's turn: the one human action of this shot
     done = run_watch(kli, "kli", "--once")
     assert done.returncode == 0, lines(done)
     assert "settled:" in done.stdout and "kli" in kli.data("dice/b0002.yaml")["contributions"]
@@ -68,6 +69,8 @@ def test_watch_once_settles_the_contribution_the_escrow_signature_and_the_reveal
     assert fed.pbem("verify", who="fed").returncode == 0
     again = run_watch(fed, "fed", "--once")
     assert again.returncode == 0 and "settled" not in again.stdout
+    # measured for docs/tactical.md: after the one human turn, three commits made by the watches, none by hand
+    assert fed.git("rev-list", "--count", f"{turned}..HEAD").stdout.decode().strip() == "3"
 
 
 def test_a_decision_is_told_once_and_not_taken(race: Race) -> None:
@@ -258,8 +261,50 @@ def test_decisions_are_pure_and_never_include_what_is_settled() -> None:
     assert not watch.settleable(status, "fra") and not watch.settleable(None, "eng")
     assert watch.decisions(status, "eng") == [] and watch.decisions(status, "ger") == []
     told = [d.text for d in watch.decisions(status, "fra")]
-    assert len(told) == 2 and told[0].startswith("orders owed") and "you hold control" in told[1]
+    assert len(told) == 2 and told[0].startswith("orders owed") and "pbem orders" in told[0] and "you hold control" in told[1]
     assert watch.decisions(status, None) == [] and watch.decisions(status, "escrow") == []
     assert watch.decisions(Status(None, None, (), True), "fra") == []
     asked = watch.decisions(Status("eng", "S1901M", (), False), "fra", ["e0001 by eng: typo — to sign: fra"])
     assert [d.key for d in asked] == ["sign:e0001 by eng: typo — to sign: fra"]
+
+
+# --- Diplomacy: orders are told, reveals are settled once every power has sealed ------------------------------------
+
+from test_dow_flow import POWERS, Dow, base_first_half, first_half  # noqa: E402,F401 (fixtures)
+
+
+def _hub(dow: Dow, root: Path) -> Path:
+    """A bare hub for the Diplomacy table's clone (the hook is not needed to see what watch commits)."""
+    from gitutil import clean_env
+
+    hub = root / "hub.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(hub)], check=True)
+    env = clean_env(dow.root / "home")
+    for args in (["remote", "add", "origin", str(hub)], ["push", "-q", "-u", "origin", "main"]):
+        subprocess.run(["git", *args], cwd=dow.repo_dir, env=env, check=True, capture_output=True)
+    return hub
+
+
+def test_diplomacy_orders_are_told_and_reveals_settled_once_every_power_sealed(first_half: Dow,
+                                                                                tmp_path: Path) -> None:
+    hub = _hub(first_half, tmp_path)
+    said = Lines()
+    notifier = watch.Notifier(said, desktop=False)
+    first = watch.one_round(first_half.ws(), first_half.me("france"), notifier)
+    assert not first.refused and first.settled == []
+    assert first.told == ["sealed input owed for S1901P (any order, without control): seal it: `pbem orders "
+                          "orders.yaml` in Diplomacy, `pbem seal allocation allocation.yaml` in a tactical game"]
+    before = first_half.head()
+    for power in POWERS:
+        first_half.seal(power)  # the one human action per power
+    for power in POWERS:
+        done = watch.one_round(first_half.ws(), first_half.me(power), notifier)
+        assert not done.refused, said.said
+        assert done.settled and "revealed" in " ".join(done.settled), done.settled
+    assert first_half.status()["firm"] == "S1901M"
+    # measured for docs/dow.md: 14 commits in the phase, 7 of them (the reveals) made by the watches
+    count = subprocess.run(["git", "rev-list", "--count", f"{before}..HEAD"], cwd=first_half.repo_dir,
+                           capture_output=True, text=True).stdout.strip()
+    assert count == str(2 * len(POWERS))
+    assert subprocess.run(["git", "rev-parse", "main"], cwd=hub, capture_output=True,
+                          text=True).stdout.strip() == first_half.head()

@@ -67,7 +67,9 @@ def decisions(status: Status | None, me: str | None, waiting_signatures: list[st
     out: list[Decision] = []
     for b in status.pending:
         if b.player == me and b.kind not in AUTOMATIC and b.kind in turn.OWED:
-            out.append(Decision(f"{b.kind}:{b.at}:{b.why}", f"{b.why}: `pbem status` says how"))
+            how = ("seal it: `pbem orders orders.yaml` in Diplomacy, `pbem seal allocation allocation.yaml` in a "
+                   "tactical game" if b.kind == "sealed" else "`pbem status` says how")
+            out.append(Decision(f"{b.kind}:{b.at}:{b.why}", f"{b.why}: {how}"))
     if status.control == me:
         why = status.pending[0].why if status.pending else "your turn"
         out.append(Decision(f"control:{status.firm}:{why}", f"you hold control ({why}): `pbem status`, then "
