@@ -309,3 +309,29 @@ def test_diplomacy_orders_are_told_and_reveals_settled_once_every_power_sealed(f
     assert count == str(2 * len(POWERS))
     assert subprocess.run(["git", "rev-parse", "main"], cwd=hub, capture_output=True,
                           text=True).stdout.strip() == first_half.head()
+
+
+# --- before the start: the roll for who starts -------------------------------------------------------------------
+
+def test_the_roll_for_who_starts_is_settled_by_the_watches_alone(tmp_path: Path) -> None:
+    """A table of three decides who starts by dice: after the roller announces, every seat's watch settles its
+    part (commitments, contributions, the roller's reveal) and pushes; the hub verifies."""
+    from pbem.services import setup
+    from test_sync import hub_verifies, tactical
+
+    seats, hub = tactical(tmp_path, "tactical-melee", ("fed", "kli", "rom"))
+    fed = seats["fed"]
+    setup.start_roll(fed.ws(), fed.me)
+    assert fed.push().code == 0
+    said = Lines()
+    for _round in range(5):
+        settled = [watch.one_round(seat.ws(), seat.me, watch.Notifier(said, desktop=False)) for seat in
+                   seats.values()]
+        assert not any(r.refused for r in settled), said.said
+        if not any(r.settled for r in settled):
+            break
+    fed.pull()
+    _oid, first = setup.start_roll(fed.ws(), fed.me)
+    assert first in ("fed", "kli", "rom")
+    assert fed.push().code == 0
+    hub_verifies(hub, tmp_path)

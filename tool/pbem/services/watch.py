@@ -257,20 +257,27 @@ def settle_owed(ws: Workspace, me: Identity) -> list[str]:
     """Commit what my key owes that needs no decision, from HEAD's files only (the working tree's edits are
     neither read nor lost), with the code `pbem yield` uses; the escrow key signs the open escrow batches.
     Returns what was settled (empty: nothing owed)."""
+    from pbem.services import chance
+
     head = ws.head()
-    if head is None or not head.started or head.status is None:
+    if head is None:
         return []
     player = turn.whoami(ws, me)
-    if not settleable(head.status, player):
+    if player is None:
         return []
-    assert player is not None
+    if head.started and not settleable(head.status, player):
+        return []
     edits = _edits(ws)
     try:
         if player == ESCROW:
-            from pbem.services import chance
-
             return turn.commit_escrow(ws, me, chance.private_key(me))
         base = ws.head_files()
+        if not head.started:
+            # before the start: the dice that decide who starts (`pbem start --roll`), as `pbem yield` settles them
+            done = chance.settle_dice(base, ws.game_of(base), me, player)
+            if done:
+                ws.commit(base, me, f"{player}: " + "; ".join(done))
+            return done
         plan = turn._plan_turn(ws, head, base, dict(base), me, player, "")
         if not plan.settled:
             return []
