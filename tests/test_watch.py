@@ -272,6 +272,7 @@ def test_decisions_are_pure_and_never_include_what_is_settled() -> None:
 # --- Diplomacy: orders are told, reveals are settled once every power has sealed ------------------------------------
 
 from test_dow_flow import POWERS, Dow, base_first_half, first_half  # noqa: E402,F401 (fixtures)
+from test_sync import NEEDS_AUTHOR_IDS  # noqa: E402
 
 
 def _hub(dow: Dow, root: Path) -> Path:
@@ -334,4 +335,48 @@ def test_the_roll_for_who_starts_is_settled_by_the_watches_alone(tmp_path: Path)
     _oid, first = setup.start_roll(fed.ws(), fed.me)
     assert first in ("fed", "kli", "rom")
     assert fed.push().code == 0
+    hub_verifies(hub, tmp_path)
+
+
+@pytest.mark.parametrize("at_once", [
+    pytest.param(True, marks=pytest.mark.xfail(strict=False, reason=NEEDS_AUTHOR_IDS)), False])
+def test_seven_powers_on_seven_clones_seal_and_their_watches_do_the_rest(first_half: Dow, tmp_path: Path,
+                                                                          at_once: bool) -> None:
+    """Seven machines, a hooked hub: every power seals its orders (its one action in the phase; on the same
+    commit, or each after his watch pulled) and runs its watch; the watches publish the seals (replayed onto
+    each other), then reveal once all have sealed. The phase resolves and the hub verifies."""
+    from test_sync import clone, hub_head, hub_verifies
+
+    hub = tmp_path / "hub.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(hub)], check=True)
+    from conftest import PBEM
+    from gitutil import clean_env
+
+    home = first_half.root / "home"
+    assert subprocess.run([str(PBEM), "hook", "install", str(hub)], env=clean_env(home),
+                          capture_output=True).returncode == 0
+    for args in (["remote", "add", "origin", str(hub)], ["push", "-q", "-u", "origin", "main"]):
+        subprocess.run(["git", *args], cwd=first_half.repo_dir, env=clean_env(home), check=True, capture_output=True)
+    seats = {power: clone(hub, tmp_path / power, first_half.me(power)) for power in POWERS}
+    from pbem.services import diplomacy
+
+    said = Lines()
+    for power, seat in seats.items():
+        if not at_once:
+            watch.one_round(seat.ws(), seat.me, watch.Notifier(said, desktop=False), git=seat.run_git)
+        diplomacy.seal_orders(seat.ws(), seat.me, b'{"orders": []}', f"{power}'s orders")
+        if not at_once:
+            assert not watch.one_round(seat.ws(), seat.me, watch.Notifier(said, desktop=False),
+                                       git=seat.run_git).refused, said.said
+    for _round in range(4):
+        rounds = [watch.one_round(seat.ws(), seat.me, watch.Notifier(said, desktop=False), git=seat.run_git)
+                  for seat in seats.values()]
+        assert not any(r.refused for r in rounds), said.said
+        if not any(r.settled for r in rounds) and all(s.ws().repo.head_oid() == hub_head(hub) for s in
+                                                         seats.values()):
+            break
+    assert any("revealed" in line for line in said.said)
+    fresh = clone(hub, tmp_path / "reader", first_half.me("austria"))
+    status = fresh.git("show", "HEAD:status.yaml").stdout
+    assert "firm: S1901M" in status, status
     hub_verifies(hub, tmp_path)
