@@ -1225,7 +1225,7 @@ def test_pull__a_remote_that_rewrote_history_is_not_fast_forwarded(hub_duel: tup
 
 # --- pbem watch: the autopilot decides nothing, re-signs nothing of others, follows no rewrite -------------------
 
-from test_push import base_race, identity as race_identity, race, server_main, signer_of  # noqa: E402,F401
+from test_push import base_race, race, server_main, signer_of  # noqa: E402,F401
 
 
 def _watch_once(table: Table, who: str) -> Any:
