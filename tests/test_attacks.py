@@ -3511,3 +3511,61 @@ def test_unsigned_forfeit_or_seat_swap_in_a_duel_is_refused_by_the_gates_until_o
         who=control)
     push_refused(push(started), "agreement.not-overdue")
     assert server_ref(server) == tip
+
+# --- pbem watch: the autopilot decides nothing, re-signs nothing of others, follows no rewrite -------------------
+
+from test_push import base_race, race, server_main, signer_of  # noqa: E402,F401
+
+
+def _watch_once(table: Table, who: str) -> Any:
+    return table.pbem("watch", "--once", env=table.env(who))
+
+
+def test_watch__a_complete_turn_in_the_working_tree_is_not_yielded_for_its_player(race: Any) -> None:
+    """Threat: an autopilot that commits whatever lies in the working tree takes the player's decisions (a draft
+    turn, orders not yet meant). Defence: pbem watch builds its commits from HEAD alone, only what needs no
+    decision (dice, due reveals), and puts the draft back untouched; control is told, never taken."""
+    fed, kli, escrow, server = race
+    for table, who in ((kli, "kli"), (escrow, "escrow"), (fed, "fed"), (kli, "kli")):
+        assert _watch_once(table, who).returncode == 0
+    holder = fed if fed.data("status.yaml")["control"] == "fed" else kli
+    name = holder.root.name
+    holder.git("pull", "-q", "--ff-only")
+    draft = "through: 9.8.damage\nbreaks: [{range: 8}]\n"
+    holder.write(f"players/{name}.yaml", draft)
+    before = server_main(server), holder.head()
+    done = _watch_once(holder, name)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (server_main(server), holder.head()) == before
+    assert holder.read(f"players/{name}.yaml") == draft
+
+
+def test_watch__another_keys_commit_is_never_re_signed_or_pushed_as_mine(race: Any) -> None:
+    """Threat: someone slips a commit signed by another key into my clone (or my watch would launder it): when
+    the hub moved, replaying it would sign it with MY key. Defence: pbem push (which watch uses) re-signs only
+    commits signed by my key: push.not-mine, exit 1, the hub unchanged."""
+    fed, kli, escrow, server = race
+    kli.write("players/kli.yaml", "through: 1.8.damage\n")
+    kli.sneak("fed", "fed: slipped into kli's clone")
+    assert _watch_once(escrow, "escrow").returncode == 0
+    landed = server_main(server)
+    done = _watch_once(kli, "kli")
+    assert done.returncode == 1
+    assert "push.not-mine" in done.stdout and "Traceback" not in done.stderr
+    assert server_main(server) == landed and signer_of(escrow, landed) == "escrow"
+
+
+def test_watch__a_rewritten_remote_is_not_followed(race: Any) -> None:
+    """Threat: whoever controls the hub rewrites main to take back a landed contribution, hoping the players'
+    autopilots follow it. Defence: watch pulls with pbem pull: pull.rewritten, exit 1, neither the branch nor
+    the hub moved by it, nothing settled on top of it."""
+    import subprocess
+
+    _fed, kli, _escrow, server = race
+    assert _watch_once(kli, "kli").returncode == 0
+    landed = server_main(server)
+    subprocess.run(["git", "update-ref", "refs/heads/main", f"{landed}~1"], cwd=server, check=True)
+    rewritten = server_main(server)
+    done = _watch_once(kli, "kli")
+    assert done.returncode == 1 and "pull.rewritten" in done.stdout
+    assert kli.head() == landed and server_main(server) == rewritten != landed

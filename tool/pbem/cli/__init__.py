@@ -12,7 +12,7 @@ from typing import List, Optional
 
 import typer
 
-from pbem.cli import agreements, chance, dow, enforce, errata, play, report, setup, sync
+from pbem.cli import agreements, chance, dow, enforce, errata, play, report, setup, sync, watch
 from pbem.errors import ILLEGAL, USAGE, PbemError
 
 app = typer.Typer(
@@ -21,7 +21,7 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,  # keys live in locals
     add_completion=True,
 )
-for group in (setup, agreements, play, chance, report, enforce, sync, dow, errata):
+for group in (setup, agreements, play, chance, report, enforce, sync, watch, dow, errata):
     app.add_typer(group.commands)
 
 
