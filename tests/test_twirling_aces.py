@@ -97,11 +97,13 @@ def test_the_demo_plays_to_the_end_and_every_commit_verifies(played: Played) -> 
     # no ship is destroyed, whatever the dice said (hull 200, at most 6 points a hit)
     state = last.stop.checkpoint.state
     assert {u.id: u.status for u in state.units} == {"CA": "active", "D7": "active", "KR": "active",
-                                                     "S1": "expended"}  # the drone hit the KR
+                                                     "S1": "expended",  # the real drone hit the KR
+                                                     "S2": "dummy"}  # the dummy vanished on meeting the CA
     # the handoff lines name each rule as it happens
     text = "\n".join(played.lines)
     for needle in ("auction round 1", "auction round 2", "contribution owed to dice fed-0001 of fed",
                    "is ambiguous at 1.20.move: choose one of move TL, move TR", "launch: D7 launches dr1 as S1",
+                   "D7 launches dr2 as S2", "reveal owed for kli-0003: S2 meets CA", "Outcome: ",
                    "-> game over"):
         assert needle in text, needle
 
@@ -193,29 +195,43 @@ def test_a_seeking_weapon_is_launched_with_its_target_sealed_and_hits_it(played:
     assert flying.seeking.launched_at == last.game.manifest.ruleset.parse_time("1.18.activity")
     assert flying.status == "expended"
     whys = [b.why for _, _, s in played.commits if s is not None for b in s.pending]
-    assert "fire: D7 launches dr1 as S1 (1.18.activity)" in whys
-    assert "launch: D7 launches dr1 as S1 (1.18.activity)" in whys
-    target = [s for s in last.game.secrets.values() if s.raw.get("concerns") == "S1"]
-    assert len(target) == 1 and target[0].owner == "kli" and target[0].raw["kind"] == "target"
-    assert target[0].revealed and target[0].value() == {"unit": "S1", "target": "KR"}
+    assert "fire: D7 launches dr1 as S1, D7 launches dr2 as S2 (1.18.activity)" in whys
+    assert "launch: D7 launches dr1 as S1, D7 launches dr2 as S2 (1.18.activity)" in whys
+    for unit, target_, nature in (("S1", "KR", "real"), ("S2", "CA", "dummy")):
+        target = [s for s in last.game.secrets.values() if s.raw.get("concerns") == unit]
+        assert len(target) == 1 and target[0].owner == "kli" and target[0].raw["kind"] == "target"
+        assert target[0].revealed and target[0].value() == {"unit": unit, "target": target_, "nature": nature}
 
 
-def test_allocation_is_a_sealed_simultaneous_step_speeds_public_revealed_at_the_end(played: Played) -> None:
-    """Issue 4 point 5, DESIGN §4.7, seed §2.C (game.yaml `allocation: sealed`): once every captain's orders reach
-    1.0.alloc (his speed there is a public entry), replay waits for all three sealed allocations; each captain
-    seals his own out of turn, in any order (rom, kli, fed), in a commit that changes nothing else; the turn
-    starts only when all are in, and no allocation is revealed before the game is over."""
+def test_a_dummy_drone_is_revealed_when_it_meets_its_target_and_vanishes(played: Played) -> None:
+    """Seed §2.C (target secrets with `nature: real|dummy`): S2 pursues the CA; when it meets her, kli owes
+    its sealed target (a `secret` break), reveals it with a bare yield: a dummy, it vanishes (status dummy) and
+    the CA takes no damage from it (the CA's only damage is the D7's phaser, checked above)."""
+    commits = played.commits
+    owed = [i for i, (_, _, s) in enumerate(commits) if s is not None and s.pending
+            and s.pending[0].kind == "secret" and "S2 meets CA" in s.pending[0].why]
+    assert owed and commits[owed[0]][2].pending[0].player == "kli"
+    answer = owed[0] + 1
+    assert commits[answer][1] == "kli" and played.added(answer) == []
+    dummy = played.result.last.stop.checkpoint.state.unit("S2")
+    assert dummy is not None and dummy.status == "dummy" and dummy.owner == "kli"
+
+
+def test_allocation_is_a_sealed_simultaneous_step_with_secret_speeds_revealed_together(played: Played) -> None:
+    """DESIGN §4.7, seed §2.C (game.yaml `allocation: sealed`, `speeds: sealed`): once every captain's orders
+    reach 1.0.alloc (no speed entry: each ship's speed is a line of its sealed allocation), replay waits for all
+    three sealed allocations; each captain seals his own out of turn, in any order (rom, kli, fed), in a commit
+    that changes nothing else; when all are in, every captain owes his reveal (fed, kli, rom), no allocation key
+    appears before then, and the turn starts only when all are revealed."""
     game = played.result.last.game
-    assert game.manifest.setup["allocation"] == "sealed"
+    assert (game.manifest.setup["allocation"], game.manifest.setup["speeds"]) == ("sealed", "sealed")
     commits = played.commits
     waiting = [i for i, (_, _, s) in enumerate(commits) if s is not None and s.pending
                and all(b.kind == "sealed" for b in s.pending)]
     first = waiting[0]
     assert sorted(pending_of(commits[first][2])) == [("fed", "sealed"), ("kli", "sealed"), ("rom", "sealed")]
     assert {b.at for b in commits[first][2].pending} == {"1.0.alloc"}
-    speeds = {(e["by"], e["unit"], e["do"]["speed"]) for e in map(json.loads, played.entries(commits[first][0]))
-              if e["at"] == "1.0.alloc"}
-    assert speeds == {("fed", "CA", 8), ("kli", "D7", 8), ("rom", "KR", 8)}  # public before anyone sealed
+    assert [e for e in map(json.loads, played.entries(commits[first][0])) if e["at"] == "1.0.alloc"] == []
     sealers, owed = [], {"fed", "kli", "rom"}
     for i in range(first + 1, first + 4):
         oid, actor, status = commits[i]
@@ -231,15 +247,18 @@ def test_allocation_is_a_sealed_simultaneous_step_speeds_public_revealed_at_the_
         sealers.append(actor)
     assert sealers == ["rom", "kli", "fed"]
     assert commits[first + 1][2].control == "fed"  # rom sealed while the step named fed first: no control needed
-    assert [b.kind for b in commits[first + 3][2].pending] == ["horizon"]  # all in: turn 1 started
-    # revealed only at the end: no commit before the one that leaves nothing but reveals holds an allocation key
+    # all sealed: every captain owes his reveal, and none was revealed before
+    assert pending_of(commits[first + 3][2]) == [("fed", "secret"), ("kli", "secret"), ("rom", "secret")]
     allocations = sorted((s for s in game.secrets.values() if s.raw["kind"] == "allocation"), key=lambda s: s.id)
     revealing = [i for i, (oid, _, _) in enumerate(commits) for s in allocations
                  if s.file in played.files(oid) and b"key:" in played.files(oid)[s.file]]
-    end = min(revealing)
-    assert all(b.kind == "secret" and "allocation" in b.why for b in commits[end][2].pending)
+    assert min(revealing) == first + 4
+    assert [commits[i][1] for i in range(first + 4, first + 7)] == ["fed", "kli", "rom"]
+    assert [b.kind for b in commits[first + 6][2].pending] == ["horizon"]  # all revealed: turn 1 started
     assert [(s.id, s.owner, s.revealed, s.value()["turn"]) for s in allocations] == [
         ("fed-0001", "fed", True, 1), ("kli-0001", "kli", True, 1), ("rom-0001", "rom", True, 1)]
+    speeds = {s.owner: next(iter(s.value()["units"].values()))["speed"] for s in allocations}
+    assert speeds == {"fed": 8, "kli": 8, "rom": 8}
 
 
 def test_allocations_are_audited_against_what_each_ship_did(played: Played) -> None:
@@ -268,7 +287,10 @@ def test_the_duel_demo_still_plays(tmp_path: Path) -> None:
 def _template(tmp: Path, game_text: str | None = None) -> Path:
     folder = tmp / "template"
     folder.mkdir()
-    (folder / "game.yaml").write_text(game_text or (TEMPLATE / "game.yaml").read_text())
+    # the scratch games keep speeds public (an entry at 1.0.alloc); the demo's sealed speeds are tested above
+    public = "\n".join(line for line in (TEMPLATE / "game.yaml").read_text().splitlines()
+                       if not line.strip().startswith("speeds: sealed")) + "\n"
+    (folder / "game.yaml").write_text(game_text or public)
     return folder
 
 
