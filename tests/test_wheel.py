@@ -54,7 +54,7 @@ def test_the_sdist_holds_what_the_wheel_is_built_from(dist: Path) -> None:
     (sdist,) = dist.glob("pbem-*.tar.gz")
     names = set(tarfile.open(sdist).getnames())
     root = f"pbem-{VERSION}"
-    for path in ("pyproject.toml", "README.md", "LICENSE", ".github/game-template/pbem.yml", "tool/pbem/cli.py",
+    for path in ("pyproject.toml", "README.md", "LICENSE", ".github/game-template/pbem.yml", "tool/pbem/cli/__init__.py",
                  "schemas/status.json", "games/tactical-duel/game.yaml", "tests/test_wheel.py"):
         assert f"{root}/{path}" in names, path
 

@@ -115,6 +115,7 @@ class YieldPlan:
     kept: list[str] = field(default_factory=list)  # edited paths left in the working tree (they wait)
     waiting: str = ""  # why they wait
     worktree: dict[str, bytes] = field(default_factory=dict)  # the working tree's game files, as read
+    judged: Verified | None = None  # the working tree as one commit, judged (shown by check even when refused)
 
     @property
     def status(self) -> Status | None:
@@ -174,6 +175,7 @@ def plan_yield(ws: Workspace, me: Identity, note: str = "") -> YieldPlan:
             else:
                 plan.findings = one.findings
             return plan
+    plan.judged = one.verified
     if one.findings:
         plan.findings = one.findings
     else:
@@ -218,7 +220,7 @@ def check(ws: Workspace, me: Identity) -> Outlook:
     head = ws.head()
     plan = plan_yield(ws, me)
     status = head.game.status if head is not None else None
-    last = plan.commits[-1].verified if plan.commits else None
+    last = plan.commits[-1].verified if plan.commits else plan.judged
     shown = last if last is not None and last.stop is not None else None
     return Outlook(status, whoami(ws, me), plan.findings, plan.status, plan, positions=tuple(results.positions(shown)),
                    outcome=results.outcome(shown))

@@ -483,7 +483,7 @@ def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn:
     findings.extend(ownership_findings(prev.game.inputs, game.inputs, player, reports))
     auction = prev.stop.checkpoint.auction
     committed = auction.seen if auction is not None and auction.at == firm else frozenset()
-    if firm is not None and any(b.kind == REPLY for b in prev.status.pending):
+    if firm is not None and prev.status is not None and any(b.kind == REPLY for b in prev.status.pending):
         # a step held for replies was resolved once with these entries: they may be added to, not withdrawn
         committed = committed | {e.key for e in prev.game.inputs.at(firm)}
     findings.extend(firm_findings(prev.game.inputs, game.inputs, firm, reports, committed))
