@@ -45,6 +45,9 @@ from pbem.store.signer import KeySigner  # noqa: E402
 from pbem.verify.gamefiles import ParseCache, read_files  # noqa: E402
 from pbem.verify.turns import Verified, expected_after, expected_start, judge  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from verify_bench import consent  # noqa: E402  (the start by consent, as the long game makes it)
+
 # Runs one command and reports its wall time, the CPU time of everything it waited for (what a loaded machine
 # changes least) and the peak resident memory of the largest of those processes.
 PEAK = ("import resource, subprocess, sys, time; t = time.perf_counter(); done = subprocess.run(sys.argv[1:]); "
@@ -100,6 +103,8 @@ class Builder:
             return
         _, self.prev = judge(None, game, set(self.files), self.keys["fed"].public)
         self.commit("fed", "new game")
+        self.head, self.prev = consent(self.files, self.cache, self.prev, self.keys,
+                                       lambda who, what, parent: self.commit(who, what), self.head)
         _, status = expected_start(game, "fed")
         self.files["status.yaml"] = dump_mapping(status.to_data()).encode()
         self.judged("fed", {"status.yaml"})
