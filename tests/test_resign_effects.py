@@ -38,3 +38,4 @@ def test_a_diplomacy_resign_puts_the_power_into_civil_disorder(second_half: Dow)
     owed = {b["player"] for b in second_half.status()["pending"]}
     assert "turkey" not in owed and owed, owed
     assert second_half.pbem("verify").returncode == 0
+
