@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from test_dice_flow import cli, findings
-from test_dow_flow import Dow, base_first_half, base_second_half, second_half  # noqa: F401  (fixtures)
+from test_dow_flow import DIRECTOR, Dow, base_first_half, base_second_half, first_half, second_half  # noqa: F401
 from test_errata import _melee
 
 # ruleset -> (who resigns, what the table must show afterwards), checked by the tests below
@@ -39,3 +39,13 @@ def test_a_diplomacy_resign_puts_the_power_into_civil_disorder(second_half: Dow)
     assert "turkey" not in owed and owed, owed
     assert second_half.pbem("verify").returncode == 0
 
+
+
+def test_a_lifted_warning_does_not_take_a_resigned_power_out_of_civil_disorder(first_half: Dow) -> None:  # noqa: F811
+    first_half.ok("say", "Russia will burn", who="turkey")
+    first_half.ok("warn", "turkey", "--reason", "threats in global press", "--message", "1", who=DIRECTOR)
+    first_half.ok("resign", who="turkey")
+    assert "civil disorder: turkey" in first_half.ok("relations")
+    first_half.ok("lift", "turkey", who=DIRECTOR)
+    assert "civil disorder: turkey" in first_half.ok("relations")
+    assert first_half.pbem("verify").returncode == 0

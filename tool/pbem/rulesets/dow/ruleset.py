@@ -227,10 +227,11 @@ class DowRuleset:
     def resigned(self, game: state.DowState, power: str) -> state.DowState:
         """DESIGN §4.8: a resigned power goes into civil disorder at once, as a second offence would put it from
         the next phase: it gives no more orders, its units hold, the civil-disorder rules disband them."""
-        if power not in game.powers or game.in_disorder(power):
+        if power not in game.powers or power in game.resigned:
             return game
         return replace(game, disorder=tuple(sorted({*game.disorder, power})),
-                       entering=tuple(p for p in game.entering if p != power))
+                       entering=tuple(p for p in game.entering if p != power),
+                       resigned=tuple(sorted({*game.resigned, power})))
 
     def is_over(self, game: state.DowState) -> bool:
         """Whether someone has won or a draw was agreed (or declared by the engine at its year limit)."""
