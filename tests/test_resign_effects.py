@@ -49,3 +49,18 @@ def test_a_lifted_warning_does_not_take_a_resigned_power_out_of_civil_disorder(f
     first_half.ok("lift", "turkey", who=DIRECTOR)
     assert "civil disorder: turkey" in first_half.ok("relations")
     assert first_half.pbem("verify").returncode == 0
+
+
+def test_a_replacement_takes_a_resigned_power_out_of_civil_disorder(second_half: Dow) -> None:  # noqa: F811
+    from pbem.crypto.keys import PrivateKey, public_path, write_keypair
+
+    new = second_half.root / "newcomer_ed25519"
+    write_keypair(new, PrivateKey.from_seed(bytes([0x7f]) * 32, "newcomer@dow.test"))
+    second_half.ok("resign", who="turkey")
+    second_half.ok("agree", "seat", "--seat", "turkey", "--new-key", str(public_path(new)), "--why", "replacement",
+                   who="austria")
+    for power in ("england", "france", "germany", "italy", "russia"):
+        second_half.ok("sign", "austria-0002", who=power)
+    assert "civil disorder" not in second_half.ok("relations")
+    assert "turkey" in {b["player"] for b in second_half.status()["pending"]}
+    assert second_half.pbem("verify").returncode == 0

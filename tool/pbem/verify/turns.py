@@ -208,17 +208,23 @@ def without_orders(game: Game, absent: Mapping[str, object]) -> Game:
 def resignations_applied(prev: Verified, game: Game) -> Verified:
     """`prev` with the ruleset's effect of each resignation this commit completes (DESIGN §4.8) applied to the
     state at its firm point, where replay resumes: it takes effect there, once, and every later state carries
-    it (tactical: his units leave the map; Diplomacy: civil disorder). Without `ruleset.resigned`, nothing."""
-    hook = getattr(game.manifest.ruleset, "resigned", None)
-    if hook is None or prev.stop is None or not game.agreements or game.agreements is prev.game.agreements:
+    it (tactical: his units leave the map; Diplomacy: civil disorder); likewise a seat given to a replacement
+    (`ruleset.replaced`: Diplomacy lifts the civil disorder). Without the hooks, nothing."""
+    ruleset = game.manifest.ruleset
+    left, taken = getattr(ruleset, "resigned", None), getattr(ruleset, "replaced", None)
+    if (left is None and taken is None) or prev.stop is None or not game.agreements \
+            or game.agreements is prev.game.agreements:
         return prev
-    newly = agreements.resigned(game.agreements, game.manifest.keys) - (
-        agreements.resigned(prev.game.agreements, prev.game.manifest.keys) if prev.game.agreements else frozenset())
-    if not newly:
+    now = agreements.resigned(game.agreements, game.manifest.keys)
+    before = agreements.resigned(prev.game.agreements, prev.game.manifest.keys) if prev.game.agreements \
+        else frozenset()
+    if now == before:
         return prev
     state = prev.stop.checkpoint.state
-    for player in sorted(newly):
-        state = hook(state, player)
+    for player in sorted(now - before):
+        state = left(state, player) if left is not None else state
+    for player in sorted(before - now):
+        state = taken(state, player) if taken is not None else state
     return replace(prev, stop=replace(prev.stop, checkpoint=replace(prev.stop.checkpoint, state=state)))
 
 

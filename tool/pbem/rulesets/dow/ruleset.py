@@ -233,6 +233,15 @@ class DowRuleset:
                        entering=tuple(p for p in game.entering if p != power),
                        resigned=tuple(sorted({*game.resigned, power})))
 
+    def replaced(self, game: state.DowState, power: str) -> state.DowState:
+        """DESIGN §4.8: a resigned power given to a replacement leaves civil disorder at once (unless two
+        offences of its own keep it there) and owes orders again."""
+        if power not in game.resigned:
+            return game
+        keep = game.offences_of(power) >= state.OFFENCES_FOR_DISORDER
+        return replace(game, resigned=tuple(p for p in game.resigned if p != power),
+                       disorder=game.disorder if keep else tuple(p for p in game.disorder if p != power))
+
     def is_over(self, game: state.DowState) -> bool:
         """Whether someone has won or a draw was agreed (or declared by the engine at its year limit)."""
         return game.outcome is not None
