@@ -63,7 +63,10 @@ def test_a_seat_that_nobody_left_is_not_vacant(started: Table) -> None:
             who="fed", rule="agreement.seat-not-vacant", where="agreements/draft.yaml")
 
 
-def test_a_resigned_seat_goes_to_a_replacement(started: Table) -> None:
+def test_a_resigned_seat_goes_to_a_replacement(tmp_path: Path) -> None:
+    from test_errata import _melee
+
+    started = _melee(tmp_path / "melee")  # three sides: one resign does not end the game
     out = cli(started, "resign", "--note", "moving house", who="kli")
     assert "in effect" in out
     cli(started, "agree", "seat", "--seat", "kli", "--new-key", carol_pub(started), "--why", "replacement",
@@ -172,11 +175,13 @@ def test_a_lost_key_stall_ends_and_the_new_key_plays(started: Table) -> None:
     assert old.exit_code == 1 and "signature.unknown-key" in old.output
 
 
-def test_a_resign_and_a_replacement_through_the_hook_on_fresh_clones(started: Table) -> None:
+def test_a_resign_and_a_replacement_through_the_hook_on_fresh_clones(tmp_path: Path) -> None:
     """kli resigns from his own clone of a hooked server; fed, on his, seats carol as kli's replacement; both
-    pushes land through the pre-receive hook and carol's clone reads her seat."""
+    pushes land through the pre-receive hook and carol's clone reads her seat (a melee: the game goes on)."""
+    from test_errata import _melee
     from test_hook import clone_for, push, serve
 
+    started = _melee(tmp_path / "melee")
     server = serve(started)
     kli = clone_for(started, server, "kli-machine")
     assert "in effect" in cli(kli, "resign", "--note", "moving house", who="kli")
@@ -186,20 +191,23 @@ def test_a_resign_and_a_replacement_through_the_hook_on_fresh_clones(started: Ta
     cli(fed, "agree", "seat", "--seat", "kli", "--new-key", carol_pub(started), "--why", "replacement", who="fed")
     done = push(fed)
     assert done.returncode == 0, done.stderr
+    rom = clone_for(started, server, "rom-machine")  # every seat still played signs a seat agreement
+    cli(rom, "sign", "fed-0002", who="rom")
+    done = push(rom)
+    assert done.returncode == 0, done.stderr
     carol = clone_for(started, server, "carol-machine")
     assert "you (kli)" in cli(carol, "status", "--plain", who="carol")
     assert findings(carol) == []
 
 
-def test_a_resigned_player_s_turns_are_served_with_no_new_orders(started: Table) -> None:
-    """kli resigns; whenever the turn would go to him, replay serves it with no new orders and control comes
-    back to fed: the game goes on without him."""
-    from conftest import FED_TURN_1
-
+def test_a_resign_in_a_duel_ends_it_his_ship_leaves_the_map(started: Table) -> None:
+    """kli resigns from the duel: his ship leaves the map at once (tactical/1: a resigned side has left), so
+    only fed is still in play and the game is over, fed the winner."""
     cli(started, "resign", who="kli")
-    started.turn("fed", **FED_TURN_1)
     status = started.data("status.yaml")
-    assert status["control"] == "fed", status
+    assert status["over"] is True, status
+    log = cli(started, "log", who="fed")
+    assert "fed wins" in log and "status=resigned" in log, log
     assert findings(started) == []
 
 

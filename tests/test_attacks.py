@@ -3569,3 +3569,34 @@ def test_watch__a_rewritten_remote_is_not_followed(race: Any) -> None:
     done = _watch_once(kli, "kli")
     assert done.returncode == 1 and "pull.rewritten" in done.stdout
     assert kli.head() == landed and server_main(server) == rewritten != landed
+
+# === Resign: its effect is the ruleset's (tactical: his units leave the map; Diplomacy: civil disorder) ==========
+# What would a player who resigned (or wants another gone) do? Keep giving orders after resigning, hoping his
+# units act on; the resignation of another player is test_resign_in_another_player_s_name above.
+
+
+def test_resign__a_resigned_player_s_orders_after_resigning_are_refused(tmp_path: Path) -> None:
+    """Threat: kli resigns in a three-cornered melee (his ship leaves the map), then commits orders anyway, by
+    pbem and by plain git, to steer it on. Defence: a resigned player never holds control again (his breaks are
+    served with no orders; signature.not-in-control), and his units are already off the map."""
+    from test_errata import _melee
+
+    table = _melee(tmp_path / "melee")
+    cli(table, "resign", who="kli")
+    table.write("players/kli.yaml", "through: 1.3.damage\nbreaks: [{fire: {}}]\n")
+    done = table.cli("yield", "-m", "still here", who="kli")
+    assert done.exit_code == 1 and "[signature.not-in-control]" in done.output, done.output
+    bad = table.sneak("kli", "kli: orders after resigning")
+    rejected(table, bad, "signature.not-in-control", "status.yaml")
+
+
+def test_resign__a_resigned_power_owes_and_seals_no_orders(tmp_path: Path) -> None:
+    """Threat: Turkey resigns (civil disorder), then seals orders for the open phase to move his armies after
+    all. Defence: a power in civil disorder owes no orders; pbem orders refuses (orders.not-owed), nothing
+    written."""
+    from test_dow_flow import new_dow
+
+    dow = new_dow(tmp_path / "dow")
+    dow.phase()
+    dow.ok("resign", who="turkey")
+    dow.refused("orders", dow.orders_file(["A CON - BUL"]), who="turkey", rule="orders.not-owed")

@@ -156,3 +156,7 @@ class Ruleset(Protocol):
 
     def is_over(self, state: State) -> bool:
         """Whether the game has ended (e.g. all of one side destroyed)."""
+
+    # Optional: `resigned(state, player) -> state`, what a resignation does to the game (DESIGN §4.8): applied
+    # once, to the state at the firm point when the resign agreement lands; a ruleset without it leaves the
+    # resigned player's side to what it does for a player without orders.

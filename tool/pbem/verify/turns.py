@@ -143,6 +143,7 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
     ruleset = game.manifest.ruleset
     absent = nmr_served(prev, game)
     game = without_orders(game, {absent: prev.stop.checkpoint.point} if absent is not None else {})
+    prev = resignations_applied(prev, game)
     corrected = errata.corrected_from(prev.game.errata, game.errata)
     if corrected is not None:
         # The firm point's state was built from the uncorrected report, so it is rebuilt from the game start. The
@@ -202,6 +203,29 @@ def without_orders(game: Game, absent: Mapping[str, object]) -> Game:
             per_player[player] = replace(mine, through=point)
     gone = frozenset(resigned) | frozenset(absent)
     return replace(game, inputs=replace(game.inputs, per_player=per_player, gone=gone))
+
+
+def resignations_applied(prev: Verified, game: Game) -> Verified:
+    """`prev` with the ruleset's effect of each resignation this commit completes (DESIGN §4.8) applied to the
+    state at its firm point, where replay resumes: it takes effect there, once, and every later state carries
+    it (tactical: his units leave the map; Diplomacy: civil disorder); likewise a seat given to a replacement
+    (`ruleset.replaced`: Diplomacy lifts the civil disorder). Without the hooks, nothing."""
+    ruleset = game.manifest.ruleset
+    left, taken = getattr(ruleset, "resigned", None), getattr(ruleset, "replaced", None)
+    if (left is None and taken is None) or prev.stop is None or not game.agreements \
+            or game.agreements is prev.game.agreements:
+        return prev
+    now = agreements.resigned(game.agreements, game.manifest.keys)
+    before = agreements.resigned(prev.game.agreements, prev.game.manifest.keys) if prev.game.agreements \
+        else frozenset()
+    if now == before:
+        return prev
+    state = prev.stop.checkpoint.state
+    for player in sorted(now - before):
+        state = left(state, player) if left is not None else state
+    for player in sorted(before - now):
+        state = taken(state, player) if taken is not None else state
+    return replace(prev, stop=replace(prev.stop, checkpoint=replace(prev.stop.checkpoint, state=state)))
 
 
 def nmr_served(prev: Verified, game: Game) -> str | None:

@@ -38,6 +38,7 @@ plaintext of its sealed orders), orders in the engine's syntax ("A PAR - BUR", "
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 from pbem.rulesets.base import Action, Event, Point
@@ -222,6 +223,24 @@ class DowRuleset:
     ) -> str | None:
         """The reason text if the condition is met by this phase, else None."""
         return conditions.condition_met(condition, player, events)
+
+    def resigned(self, game: state.DowState, power: str) -> state.DowState:
+        """DESIGN §4.8: a resigned power goes into civil disorder at once, as a second offence would put it from
+        the next phase: it gives no more orders, its units hold, the civil-disorder rules disband them."""
+        if power not in game.powers or power in game.resigned:
+            return game
+        return replace(game, disorder=tuple(sorted({*game.disorder, power})),
+                       entering=tuple(p for p in game.entering if p != power),
+                       resigned=tuple(sorted({*game.resigned, power})))
+
+    def replaced(self, game: state.DowState, power: str) -> state.DowState:
+        """DESIGN §4.8: a resigned power given to a replacement leaves civil disorder at once (unless two
+        offences of its own keep it there) and owes orders again."""
+        if power not in game.resigned:
+            return game
+        keep = game.offences_of(power) >= state.OFFENCES_FOR_DISORDER
+        return replace(game, resigned=tuple(p for p in game.resigned if p != power),
+                       disorder=game.disorder if keep else tuple(p for p in game.disorder if p != power))
 
     def is_over(self, game: state.DowState) -> bool:
         """Whether someone has won or a draw was agreed (or declared by the engine at its year limit)."""

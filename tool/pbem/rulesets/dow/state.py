@@ -67,6 +67,7 @@ class DowState:
     cited: tuple[str, ...] = ()
     said: tuple[tuple[str, int], ...] = ()
     ready: tuple[str, ...] = ()
+    resigned: tuple[str, ...] = ()  # powers whose player resigned: in civil disorder for good (no lift ends it)
 
     def offences_of(self, power: str) -> int:
         return dict(self.offences).get(power, 0)
@@ -88,7 +89,7 @@ class DowState:
         if count >= OFFENCES_FOR_DISORDER:
             if power not in disorder:
                 entering.add(power)
-        else:
+        elif power not in self.resigned:
             disorder.discard(power)
             entering.discard(power)
         return replace(self, offences=tuple(sorted(offences.items())), disorder=tuple(sorted(disorder)),

@@ -250,6 +250,10 @@ class TacticalRuleset:
         DESIGN §4.3: a condition that holds when written is met at the next step it still holds."""
         return conditions.condition_holds(condition, player, game)
 
+    def resigned(self, game: state.TacticalState, player: str) -> state.TacticalState:
+        """DESIGN §4.8: a resigned player's units leave the map (state.resigned)."""
+        return state.resigned(game, player)
+
     def is_over(self, game: state.TacticalState) -> bool:
         """Whether at most one player still has units in play (of at least two who started with units)."""
         started = {u.owner for u in game.units if u.seeking is None}

@@ -11,6 +11,8 @@ Choices where the design is silent:
 * Likewise a `destroyed` unit (0 hull after a fire step or an impact) and an `expended` seeking weapon (after its
   impact) stay in `units`, off the map, with their history (speeds, HETs, shots, systems used: what the energy
   audit needs) and `left_at`, the step at which they left play.
+* A resigned player's units (ships and his seeking weapons still in flight) leave the map at the firm point
+  when his resign agreement lands: status `resigned`, hex None, `left_at` that step (`resigned`).
 * A unit without `shields` in setup has none (all damage is internal); without `hull` it has 0 internals, so any
   internal damage destroys it. `kind` (ship, shuttle, fighter; default ship) is for `{damage: {kind: shuttle}}`.
 """
@@ -30,6 +32,7 @@ ACTIVE = "active"
 DISENGAGED = "disengaged"
 DESTROYED = "destroyed"
 EXPENDED = "expended"
+RESIGNED = "resigned"  # its owner resigned (DESIGN §4.8): off the map, not destroyed, no longer a target
 DUMMY = "dummy"  # a seeking weapon revealed as a dummy: it vanishes, having done nothing
 SEALED = "sealed"  # setup.allocation / setup.speeds
 MAX_SPEED = 31
@@ -37,7 +40,7 @@ UNIT_KEYS = ("id", "owner", "hex", "facing", "speed", "turn_mode")
 UNIT_KINDS = ("ship", "shuttle", "fighter")
 SHIELDS = 6
 WHY_GONE = {DISENGAGED: "it has left the map", DESTROYED: "it has been destroyed", EXPENDED: "it has impacted",
-            DUMMY: "it was a dummy and has vanished"}
+            DUMMY: "it was a dummy and has vanished", RESIGNED: "its owner has resigned"}
 
 
 class FrozenDict(Mapping[str, Any]):
@@ -318,3 +321,12 @@ def unit_positions(state: TacticalState) -> dict[str, tuple[str, str] | None]:
         u.id: (hexmap.format_hex(u.hex), hexmap.format_facing(u.facing)) if u.active and u.hex else None
         for u in state.units
     }
+
+
+def resigned(game: TacticalState, player: str) -> TacticalState:
+    """`game` once `player` resigned (docs/tactical.md "Resigning"): his units still in play (ships, shuttles,
+    fighters and his seeking weapons) leave the map as `resigned`, neither destroyed nor targetable; his side
+    has left, as one that disengaged, for the outcome."""
+    units = tuple(replace(u, status=RESIGNED, hex=None, left_at=game.at) if u.owner == player and u.active else u
+                  for u in game.units)
+    return replace(game, units=units)
