@@ -231,16 +231,26 @@ POWERS = ("austria", "england", "france", "germany", "italy", "russia", "turkey"
 CODE = "IReadTheGameDescription"
 
 
-def dow_hub(root: Path) -> tuple[dict[str, Seat], Path]:
-    keys = {p: make_key(root / "keys", p, 0x40 + i) for i, p in enumerate(POWERS)}
-    founder = Seat(root / "austria", keys["austria"])
-    founder.home.mkdir(parents=True)
-    ws = setup.init(founder.repo_dir, "dow-standard", "dow-sync", keys["austria"])
+def dow_keys(root: Path) -> dict[str, Identity]:
+    return {p: make_key(root / "keys", p, 0x40 + i) for i, p in enumerate(POWERS)}
+
+
+def dow_game(seat: Seat, game_id: str, keys: dict[str, Identity]) -> None:
+    """A seven-power Diplomacy game in `seat`'s repository, started by consent and past the press-only first
+    half of Spring 1901 (every power said `ready`): S1901M is open and every power owes orders."""
+    seat.home.mkdir(parents=True)
+    ws = setup.init(seat.repo_dir, "dow-standard", game_id, keys["austria"])
     for power in POWERS:
         setup.join(ws, power, keys[power], CODE)
     start_game(ws, "austria", keys["austria"], [keys[p] for p in POWERS[1:]])
-    for power in POWERS:  # the first half of Spring 1901 is press only: it ends once every power is ready
+    for power in POWERS:
         diplomacy.post(ws, keys[power], {"ready": True})
+
+
+def dow_hub(root: Path) -> tuple[dict[str, Seat], Path]:
+    keys = dow_keys(root)
+    founder = Seat(root / "austria", keys["austria"])
+    dow_game(founder, "dow-sync", keys)
     hub = hub_for(founder, root)
     seats = {"austria": founder}
     for power in POWERS[1:]:
@@ -289,15 +299,9 @@ def test_press_posted_before_the_phase_moved_on_is_refused_with_what_happened_an
     played out and moves on. `pbem push` replays the press onto the new tip, where it is no longer legal (press
     is dated with the phase open now): it says which commit, why (the verifier's rule and message) and what to
     do, keeps the commit on the branch it names, and changes nothing else."""
-    keys = {p: make_key(tmp_path / "keys", p, 0x40 + i) for i, p in enumerate(POWERS)}
+    keys = dow_keys(tmp_path)
     laptop = Seat(tmp_path / "laptop", keys["germany"])
-    laptop.home.mkdir(parents=True)
-    ws = setup.init(laptop.repo_dir, "dow-standard", "dow-late", keys["austria"])
-    for power in POWERS:
-        setup.join(ws, power, keys[power], CODE)
-    start_game(ws, "austria", keys["austria"], [keys[p] for p in POWERS[1:]])
-    for power in POWERS:  # the first half of Spring 1901 is press only: it ends once every power is ready
-        diplomacy.post(ws, keys[power], {"ready": True})
+    dow_game(laptop, "dow-late", keys)
     hub = hub_for(laptop, tmp_path)
     desktop = clone(hub, tmp_path / "desktop", keys["germany"])
     diplomacy.post(desktop.ws(), desktop.me, {"say": "Peace in the north?"})
