@@ -207,8 +207,10 @@ def test_a_terminal_gets_the_screen(played: Table) -> None:
 def test_show_completion_prints_a_bash_script(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("_PBEM")}
     env.update(SHELL="/bin/bash", HOME=str(tmp_path))
-    done = subprocess.run([str(PBEM), "--show-completion", "bash"], env=env, capture_output=True, text=True,
-                          check=False)
+    # typer finds the shell among pbem's parent processes (shellingham): run it under bash, which stays its parent
+    # (`; true` keeps bash from exec-ing pbem), so the test does not depend on how pytest itself was started
+    done = subprocess.run(["bash", "-c", f'"{PBEM}" --show-completion; true'], env=env, capture_output=True,
+                          text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert "complete -o default -F _pbem_completion pbem" in done.stdout
     assert "_PBEM_COMPLETE=complete_bash" in done.stdout
