@@ -365,8 +365,10 @@ def _template(tmp: Path, game_text: str | None = None) -> Path:
     folder.mkdir()
     # the scratch games keep speeds public (an entry at 1.0.alloc); the demo's sealed speeds are tested above;
     # and they play turn 1 only, so that the game ends (and the allocations are revealed) after it
-    public = "\n".join(line.replace("turns: 4", "turns: 1") for line in (TEMPLATE / "game.yaml").read_text().splitlines()
+    lines = (TEMPLATE / "game.yaml").read_text().splitlines()
+    public = "\n".join(re.sub(r"^(\s*turns:) \d+", r"\1 1", line) for line in lines
                        if not line.strip().startswith("speeds: sealed")) + "\n"
+    assert "\n  turns: 1 " in public
     (folder / "game.yaml").write_text(game_text or public)
     return folder
 
