@@ -178,6 +178,42 @@ def test_declared_fire_opens_an_auction_and_a_triggered_player_adds_fire_in_it(p
     assert "auction round 2" in sorted(rounds)[1]
 
 
+def test_no_die_is_rolled_before_the_auction_is_settled(played: Played) -> None:
+    """Seed §7.B (`dice.auction-open`): while the auction at 1.12.fire still asks someone, no commit adds or
+    changes a dice file; the first batch comes with kli's pass that closes it, fed's after."""
+    commits = played.commits
+
+    def dice_files(i: int) -> dict[str, bytes]:
+        return {p: b for p, b in played.files(commits[i][0]).items() if p.startswith("dice/")}
+
+    open_ = [i for i, (_, _, s) in enumerate(commits) if any(k == "auction" for _, k in pending_of(s))]
+    assert open_ == list(range(open_[0], open_[-1] + 1)) and len(open_) == 4  # fed's fire, kli, rom, fed
+    assert all(dice_files(i) == {} for i in range(open_[-1] + 1))
+    closing = open_[-1] + 1
+    assert commits[closing][1] == "kli" and sorted(dice_files(closing)) == ["dice/kli-0001.yaml"]
+    assert not any(k == "auction" for _, k in pending_of(commits[closing][2]))
+
+
+def test_the_damage_reply_comes_at_the_fire_step_and_the_reinforcement_takes_the_hits_first(played: Played) -> None:
+    """Seed §6.C.1, §6.C.2: once the dice of 1.12.fire are in, kli ({damage: {kind: shield}}) is told his hits
+    before they are scored, at the fire step itself; his reply reinforces the D7's front shield by 2, and those 2
+    points take the CA's hits first."""
+    commits = played.commits
+    replies = [i for i, (_, _, s) in enumerate(commits) if s is not None and s.pending and s.pending[0].kind == "reply"]
+    assert len(replies) == 1
+    held = commits[replies[0]][2].pending[0]
+    assert (held.player, held.at) == ("kli", FIRE) and "known, not yet scored" in held.why
+    assert commits[replies[0]][2].firm == FIRE  # the step is held: the firm point is the fire step
+    answer = replies[0] + 1
+    assert commits[answer][1] == "kli"
+    assert played.added(answer) == [{"at": FIRE, "by": "kli", "unit": "D7",
+                                     "do": {"reinforce": {"shield": 1, "points": 2}}}]
+    shots = "\n".join(played.lines).splitlines()  # the log is echoed as one block
+    took = [int(m.group(1)) for line in shots if line.strip().startswith(FIRE + " CA")
+            for m in [re.search(r"reinforcement took (\d+)", line)] if m]
+    assert sum(took) == 2
+
+
 def test_a_tied_plan_stops_with_a_clarify_break_answered_with_one_of_its_options(played: Played) -> None:
     """Seed §5.C / DESIGN §4.5: rom's plan `pursue D7` ties when the D7 is dead astern: replay stops before the
     step with a special break for rom listing the options; his next commit adds one of them there. Later the
