@@ -1,7 +1,10 @@
-"""Issue 4: `pbem demo --game twirling-aces` plays a scripted three-player battle with fire, an action auction, a
-special (clarify) break, a seeking weapon and energy allocations audited at the end, all verified. The template
-says `allocation: sealed`, so turn 1's allocation is a sealed simultaneous step (DESIGN §4.7): speeds public,
-allocations sealed out of turn in any order, revealed at the end and audited.
+"""`pbem demo --game twirling-aces` plays a scripted three-player battle over three turns, all verified: in
+turn 1 fire, an action auction settled before any die, a damage reply with a shield reinforcement, a special
+(clarify) break and two drones (a real one and a dummy); in turn 2 the CA and the D7 come about and pass each
+other again at range 1, both firing everything, while the KR breaks off and leaves the map; in turn 3 the D7
+runs off the map under the CA's phasers, and fed, the only one left in play, wins. The template says
+`allocation: sealed` and `speeds: sealed`, so each turn's allocation is a sealed simultaneous step (DESIGN §4.7)
+whose speeds are revealed together, and every allocation is audited.
 
 The demo is played once (module fixture), in process, through the same services the players use; the checks
 read what the game left behind: status.yaml at every commit (as verify_history judged it), the report and dice
@@ -28,7 +31,7 @@ from pbem.errors import PbemError
 from pbem.formats import yamlsafe
 from pbem.formats.canonical import dumps as canonical
 from pbem.protocol.model import Status
-from pbem.services import demo, setup, turn
+from pbem.services import demo, pictures, setup, turn
 from pbem.services.workspace import Identity, Workspace
 from pbem.verify.history import HistoryResult, verify_history
 
@@ -94,16 +97,18 @@ def test_the_demo_plays_to_the_end_and_every_commit_verifies(played: Played) -> 
     last = played.result.last
     assert last is not None and last.status is not None and last.status.over
     assert any(re.match(r"ok: \d+ commits verified", line) for line in played.lines)
-    # no ship is destroyed, whatever the dice said (hull 200, at most 6 points a hit)
+    # no ship is destroyed, whatever the dice said (hull 200, at most 6 points a hit): the KR and the D7 leave
+    # the map (disengaged), and that, not the dice, decides the battle
     state = last.stop.checkpoint.state
-    assert {u.id: u.status for u in state.units} == {"CA": "active", "D7": "active", "KR": "active",
+    assert {u.id: u.status for u in state.units} == {"CA": "active", "D7": "disengaged", "KR": "disengaged",
                                                      "S1": "expended",  # the real drone hit the KR
                                                      "S2": "dummy"}  # the dummy vanished on meeting the CA
     # the handoff lines name each rule as it happens
     text = "\n".join(played.lines)
     for needle in ("auction round 1", "auction round 2", "contribution owed to dice fed-0001 of fed",
                    "is ambiguous at 1.20.move: choose one of move TL, move TR", "launch: D7 launches dr1 as S1",
-                   "D7 launches dr2 as S2", "reveal owed for kli-0003: S2 meets CA", "Outcome: ",
+                   "D7 launches dr2 as S2", "reveal owed for kli-0003: S2 meets CA",
+                   "Outcome: fed wins: the only one left in play (kli's units disengaged; rom's units disengaged)",
                    "-> game over"):
         assert needle in text, needle
 
@@ -118,25 +123,31 @@ def test_fire_waits_for_dice_named_by_their_shot_and_the_results_are_re_derived(
     game = played.result.last.game
     refs = {r["ref"]: (b.id, b.roller) for b in game.batches.values() for r in b.raw["rolls"] if "ref" in r}
     assert refs == {"1.12.fire/CA/ph1": ("fed-0001", "fed"), "1.12.fire/CA/tp1": ("fed-0001", "fed"),
-                    "1.12.fire/D7/ph1": ("kli-0001", "kli")}
+                    "1.12.fire/D7/ph1": ("kli-0001", "kli"),
+                    **{f"2.14.fire/CA/{w}": ("fed-0002", "fed") for w in ("ph1", "ph2", "tp1")},
+                    **{f"2.14.fire/D7/{w}": ("kli-0002", "kli") for w in ("ph1", "ph2", "ds1")},
+                    **{f"3.1.fire/CA/{w}": ("fed-0003", "fed") for w in ("ph1", "ph2")}}
     derived = rederive_dice.rederive(played.root / "game")
     assert derived == {b.id: b.results for b in game.batches.values()}
-    # the fire step resolved with those dice: each shot did its table's damage (range 8) to the shield facing
-    # the firer, nothing more and nothing less
+    # each fire step resolved with those dice: each shot did its table's damage (range 8 at 1.12.fire, 1 at
+    # 2.14.fire, 18 at 3.1.fire) to the shield facing the firer, nothing more and nothing less
     setup_ = game.manifest.setup
     table = setup_["weapons"]
 
-    def damage(kind: str, roll: int, distance: int = 8) -> int:
-        row = next(i for i, (lo, hi) in enumerate(table[kind]["brackets"]) if lo <= distance <= hi)
-        return table[kind]["damage"][row][roll - 1]
+    def damage(kinds: tuple[str, ...], batch: str, distance: int) -> int:
+        rolls = game.batches[batch].results
+        assert len(rolls) == len(kinds)
+        rows = [next(i for i, (lo, hi) in enumerate(table[k]["brackets"]) if lo <= distance <= hi) for k in kinds]
+        return sum(table[k]["damage"][row][roll - 1] for k, row, roll in zip(kinds, rows, rolls))
 
-    ca_ph1, ca_tp1 = game.batches["fed-0001"].results
-    (d7_ph1,) = game.batches["kli-0001"].results
     start = {u["id"]: sum(u["shields"]) + u["hull"] for u in setup_["units"]}
     end = {u.id: sum(u.shields) + u.hull for u in played.result.last.stop.checkpoint.state.units if u.id in start}
     # kli reinforced the D7's front shield by 2 at his damage reply: it took the first 2 points (seed §6.C.2)
-    assert start["D7"] - end["D7"] == damage("phaser", ca_ph1) + damage("photon", ca_tp1) - 2 >= 2
-    assert start["CA"] - end["CA"] == damage("phaser", d7_ph1) >= 1
+    on_d7 = (damage(("phaser", "photon"), "fed-0001", 8) - 2 + damage(("phaser", "phaser", "photon"), "fed-0002", 1)
+             + damage(("phaser", "phaser"), "fed-0003", 18))
+    assert start["D7"] - end["D7"] == on_d7 >= 2 + 3 + 2
+    on_ca = damage(("phaser",), "kli-0001", 8) + damage(("phaser", "phaser", "disruptor"), "kli-0002", 1)
+    assert start["CA"] - end["CA"] == on_ca >= 1 + 3
     warhead = table["drone"]["warhead"]
     assert start["KR"] - end["KR"] == warhead  # nothing fired at the KR: only the drone's impact hit it
 
@@ -165,6 +176,42 @@ def test_declared_fire_opens_an_auction_and_a_triggered_player_adds_fire_in_it(p
     assert round1[1][1] == [] and round1[2][1] == []  # rom and fed passed: no new entry
     assert [(who, added) for who, added in round2] == [("kli", [])]
     assert "auction round 2" in sorted(rounds)[1]
+
+
+def test_no_die_is_rolled_before_the_auction_is_settled(played: Played) -> None:
+    """Seed §7.B (`dice.auction-open`): while the auction at 1.12.fire still asks someone, no commit adds or
+    changes a dice file; the first batch comes with kli's pass that closes it, fed's after."""
+    commits = played.commits
+
+    def dice_files(i: int) -> dict[str, bytes]:
+        return {p: b for p, b in played.files(commits[i][0]).items() if p.startswith("dice/")}
+
+    open_ = [i for i, (_, _, s) in enumerate(commits) if any(k == "auction" for _, k in pending_of(s))]
+    assert open_ == list(range(open_[0], open_[-1] + 1)) and len(open_) == 4  # fed's fire, kli, rom, fed
+    assert all(dice_files(i) == {} for i in range(open_[-1] + 1))
+    closing = open_[-1] + 1
+    assert commits[closing][1] == "kli" and sorted(dice_files(closing)) == ["dice/kli-0001.yaml"]
+    assert not any(k == "auction" for _, k in pending_of(commits[closing][2]))
+
+
+def test_the_damage_reply_comes_at_the_fire_step_and_the_reinforcement_takes_the_hits_first(played: Played) -> None:
+    """Seed §6.C.1, §6.C.2: once the dice of 1.12.fire are in, kli ({damage: {kind: shield}}) is told his hits
+    before they are scored, at the fire step itself; his reply reinforces the D7's front shield by 2, and those 2
+    points take the CA's hits first."""
+    commits = played.commits
+    replies = [i for i, (_, _, s) in enumerate(commits) if s is not None and s.pending and s.pending[0].kind == "reply"]
+    assert len(replies) == 1
+    held = commits[replies[0]][2].pending[0]
+    assert (held.player, held.at) == ("kli", FIRE) and "known, not yet scored" in held.why
+    assert commits[replies[0]][2].firm == FIRE  # the step is held: the firm point is the fire step
+    answer = replies[0] + 1
+    assert commits[answer][1] == "kli"
+    assert played.added(answer) == [{"at": FIRE, "by": "kli", "unit": "D7",
+                                     "do": {"reinforce": {"shield": 1, "points": 2}}}]
+    shots = "\n".join(played.lines).splitlines()  # the log is echoed as one block
+    took = [int(m.group(1)) for line in shots if line.strip().startswith(FIRE + " CA")
+            for m in [re.search(r"reinforcement took (\d+)", line)] if m]
+    assert sum(took) == 2
 
 
 def test_a_tied_plan_stops_with_a_clarify_break_answered_with_one_of_its_options(played: Played) -> None:
@@ -256,9 +303,15 @@ def test_allocation_is_a_sealed_simultaneous_step_with_secret_speeds_revealed_to
     assert [commits[i][1] for i in range(first + 4, first + 7)] == ["fed", "kli", "rom"]
     assert [b.kind for b in commits[first + 6][2].pending] == ["horizon"]  # all revealed: turn 1 started
     assert [(s.id, s.owner, s.revealed, s.value()["turn"]) for s in allocations] == [
-        ("fed-0001", "fed", True, 1), ("kli-0001", "kli", True, 1), ("rom-0001", "rom", True, 1)]
-    speeds = {s.owner: next(iter(s.value()["units"].values()))["speed"] for s in allocations}
-    assert speeds == {"fed": 8, "kli": 8, "rom": 8}
+        ("fed-0001", "fed", True, 1), ("fed-0002", "fed", True, 2), ("fed-0003", "fed", True, 3),
+        ("kli-0001", "kli", True, 1), ("kli-0004", "kli", True, 2), ("kli-0005", "kli", True, 3),
+        ("rom-0001", "rom", True, 1), ("rom-0002", "rom", True, 2)]  # rom has no ship in turn 3: owes none
+    speeds = {(s.owner, s.value()["turn"]): next(iter(s.value()["units"].values()))["speed"] for s in allocations}
+    assert speeds == {("fed", 1): 8, ("kli", 1): 8, ("rom", 1): 8, ("fed", 2): 16, ("kli", 2): 16, ("rom", 2): 16,
+                      ("fed", 3): 12, ("kli", 3): 20}
+    # the speeds are known together: each turn's first move comes after the last of its allocations is revealed
+    state = played.result.last.stop.checkpoint.state
+    assert {u.id: u.speed for u in state.units if u.seeking is None} == {"CA": 12, "D7": 20, "KR": 16}
 
 
 def test_allocations_are_audited_against_what_each_ship_did(played: Played) -> None:
@@ -268,13 +321,72 @@ def test_allocations_are_audited_against_what_each_ship_did(played: Played) -> N
     game = played.result.last.game
     allocations = sorted((s for s in game.secrets.values() if s.raw["kind"] == "allocation"), key=lambda s: s.id)
     audits = demo.audit_results(played.result)
-    assert [ok for ok, _ in audits] == [True, True, True], audits
+    assert [ok for ok, _ in audits] == [True] * 8, audits
     assert any(line.startswith("Energy allocations audited") for line in played.lines)
     ruleset, setup_ = game.manifest.ruleset, game.manifest.setup
     kli = next(s for s in allocations if s.owner == "kli").value()
     record = ruleset.turn_record(played.result.last.stop.checkpoint.state, "kli", 1)
     without_reserve = {"turn": 1, "units": {"D7": {**kli["units"]["D7"], "reserve": 0}}}
     assert ruleset.audit_allocation(setup_, record, without_reserve)  # the reserve is what pays for the phaser
+    # at 2.14.fire each captain fires three weapons in one step: his weapons line pays for all three together
+    # (1 + 1 + 2), and one point less does not pay
+    for owner, unit, fired in (("fed", "CA", ["ph1", "ph2", "tp1"]), ("kli", "D7", ["ph1", "ph2", "ds1"])):
+        second = next(s for s in allocations if s.owner == owner and s.value()["turn"] == 2).value()
+        record = ruleset.turn_record(played.result.last.stop.checkpoint.state, owner, 2)
+        assert [list(u.fired) for u in record.units if u.unit == unit] == [fired]
+        assert second["units"][unit]["weapons"] == 4 and not ruleset.audit_allocation(setup_, record, second)
+        short = {"turn": 2, "units": {unit: {**second["units"][unit], "weapons": 3, "reserve": 0}}}
+        assert ruleset.audit_allocation(setup_, record, short)
+
+
+def test_the_battle_lasts_three_turns_the_ships_pass_twice_and_it_ends_decisively(played: Played) -> None:
+    """Games worth playing: the template lasts 4 turns on a 40×30 map; in the demo the CA and the D7 close from
+    14 columns apart, pass each other in turn 1 (fire at range 8), come about and pass again in turn 2 (fire at
+    range 1), and in turn 3 the D7 runs east off the map under fire. The KR left the map in turn 2. The game ends
+    there, before its last turn, with an outcome that no die decides: fed, the only one left in play, wins."""
+    game = played.result.last.game
+    assert (game.manifest.setup["turns"], game.manifest.setup["map"]) == (4, {"columns": 40, "rows": 30})
+    _history, known = pictures.walk(played.ws.repo)
+    ruleset = game.manifest.ruleset
+    at_turn_start: dict[int, Any] = {}
+    for verified in known:
+        if verified is not None and verified.stop is not None and verified.stop.checkpoint.point is not None:
+            point = ruleset.format_time(verified.stop.checkpoint.point)
+            if point.endswith(".0.alloc"):
+                at_turn_start.setdefault(int(point.split(".")[0]), verified.stop.checkpoint.state)
+    assert sorted(at_turn_start) == [1, 2, 3]  # no 4.0.alloc: the game ended in turn 3
+
+    def column(state: Any, unit: str) -> int:
+        return state.unit(unit).hex[0]
+
+    # which side of the D7 the CA is on, turn by turn: it changes twice, so they passed each other twice
+    sides = [column(at_turn_start[t], "CA") < column(at_turn_start[t], "D7") for t in (1, 2, 3)]
+    assert sides == [True, False, True]
+    # the shots at each pass, with their ranges, as the log lists them
+    text = "\n".join(played.lines)
+    for shot in ("1.12.fire CA tp1 at D7, range 8", "2.14.fire CA tp1 at D7, range 1",
+                 "2.14.fire D7 ds1 at CA, range 1", "3.1.fire CA ph2 at D7, range 18"):
+        assert shot in text, shot
+    # the end: the KR and the D7 disengaged, the CA alone in play, in turn 3 of 4
+    last = played.result.last
+    assert last.status.over  # and turn 4 never started (at_turn_start above): the ships ended it, not the clock
+    state = last.stop.checkpoint.state
+    assert [(u.id, u.status, u.hex) for u in state.units if u.seeking is None] == [
+        ("CA", "active", state.unit("CA").hex), ("D7", "disengaged", None), ("KR", "disengaged", None)]
+    assert ruleset.outcome(state) == \
+        "fed wins: the only one left in play (kli's units disengaged; rom's units disengaged)"
+
+
+def test_the_closing_note_says_how_to_see_each_feature(played: Played) -> None:
+    """The demo ends with the verification ("ok: N commits verified") and the allocation audit, then `see`: a
+    command for each feature the battle shows."""
+    verified = next(i for i, line in enumerate(played.lines) if re.fullmatch(r"ok: \d+ commits verified", line))
+    see = next(i for i, line in enumerate(played.lines) if line.startswith("see it yourself"))
+    assert verified < see
+    notes = "\n".join(played.lines[see + 1:])
+    for needle in ("auction round", "reveal owed for [a-z]*-0001", "reinforce", "nature", "status=dummy",
+                   "Outcome", "status=disengaged", "2.14.fire", "pbem dice show fed-0002", "ambiguous"):
+        assert needle in notes, needle
 
 
 def test_the_duel_demo_still_plays(tmp_path: Path) -> None:
@@ -287,9 +399,12 @@ def test_the_duel_demo_still_plays(tmp_path: Path) -> None:
 def _template(tmp: Path, game_text: str | None = None) -> Path:
     folder = tmp / "template"
     folder.mkdir()
-    # the scratch games keep speeds public (an entry at 1.0.alloc); the demo's sealed speeds are tested above
-    public = "\n".join(line for line in (TEMPLATE / "game.yaml").read_text().splitlines()
+    # the scratch games keep speeds public (an entry at 1.0.alloc); the demo's sealed speeds are tested above;
+    # and they play turn 1 only, so that the game ends (and the allocations are revealed) after it
+    lines = (TEMPLATE / "game.yaml").read_text().splitlines()
+    public = "\n".join(re.sub(r"^(\s*turns:) \d+", r"\1 1", line) for line in lines
                        if not line.strip().startswith("speeds: sealed")) + "\n"
+    assert "\n  turns: 1 " in public
     (folder / "game.yaml").write_text(game_text or public)
     return folder
 
