@@ -144,7 +144,9 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
     absent = nmr_served(prev, game)
     game = without_orders(game, {absent: prev.stop.checkpoint.point} if absent is not None else {})
     prev = resignations_applied(prev, game)
-    corrected = errata.corrected_from(prev.game.errata, game.errata)
+    agreed = errata_agreed(prev, game)
+    corrected = min((p for p in (errata.corrected_from(prev.game.errata, game.errata),
+                                 *(e.corrected_from() for e in agreed)) if p is not None), default=None)
     if corrected is not None:
         # The firm point's state was built from the uncorrected report, so it is rebuilt from the game start. The
         # steps before the correction are unchanged and were served: resolved again, never served again.
@@ -157,7 +159,7 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
         stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, absent), absent, absent,
                       fresh={absent: ()})
         return stop, full_status(game, stop, absent, note)
-    elif takes_turn(prev, player) and prev.game.errata == game.errata:
+    elif takes_turn(prev, player) and prev.game.errata == game.errata and not agreed:
         stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, player),
                       back_to(prev, player), player, fresh={player: new_conditions(prev.game, game, player)})
     else:
@@ -245,6 +247,26 @@ def nmr_served(prev: Verified, game: Game) -> str | None:
         if agreements.signed_by_all(new, table) and isinstance(absent, str) and absent in table.owing:
             return absent
     return None
+
+
+def errata_agreed(prev: Verified, game: Game) -> list[errata.Erratum]:
+    """The erratum agreements this commit completes (DESIGN §4.8: in effect with the last required signature),
+    as errata: the commit changes the report by exactly their entries, and replay restarts from the earliest
+    corrected step. Only an agreement this commit changed counts (a signature added, or a proposal that needs no
+    other), so each takes effect once."""
+    if not game.agreements or game.agreements is prev.game.agreements:
+        return []
+    table = consent_table(prev.game, True, prev.status)
+    out = []
+    for path, new in sorted(game.agreements.items()):
+        if new.kind != agreements.ERRATUM:
+            continue
+        old = prev.game.agreements.get(path)
+        if old is not None and (old.raw == new.raw or agreements.signed_by_all(old, table)):
+            continue
+        if agreements.signed_by_all(new, table):
+            out.append(errata.of_agreement(new))
+    return out
 
 
 def new_conditions(before: Game, after: Game, player: str) -> tuple[dict, ...]:
@@ -353,8 +375,10 @@ def consent_table(game: Game, started: bool, status: Status | None = None) -> ag
     # who owes something now: the player in control, and everybody who owes a contribution or a reveal
     owing = frozenset(b.player for i, b in enumerate(status.pending) if i == 0 or b.kind in OWED) \
         if status is not None else frozenset()
+    firm = manifest.ruleset.parse_time(status.firm) if status is not None and status.firm and not status.over \
+        else None
     table = agreements.Table(manifest.id, seats, manifest.keys, manifest.digest, True, resigned, owing,
-                             game=manifest.raw)
+                             game=manifest.raw, firm=firm)
     end = agreements.ended_by(game.agreements, table) if game.agreements else None
     return replace(table, ended=end.id if end is not None else None)
 
@@ -438,10 +462,16 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
     if agreement:
         # an agreement is signed out of turn, in a commit of its own; each kind says when it is open (a start
         # agreement is closed once the game has started)
-        findings.extend(Finding("agreement.mixed", f"{path}: an agreement commit changes only agreements/; take "
-                                "your turn in a commit of its own", file=path)
+        corrections = errata_agreed(prev, game)  # an erratum's last signature also changes the report
+        findings.extend(Finding("agreement.mixed", f"{path}: an agreement commit changes only agreements/ (and "
+                                "what the agreement it completes changes); take your turn in a commit of its own",
+                                file=path)
                         for path in sorted(changed - {STATUS}) if not AGREEMENT_RE.match(path)
-                        and not (path == GAME and agreed))
+                        and not (path == GAME and agreed) and not (corrections and REPORT_RE.match(path)))
+        if corrections:  # by exactly their entries: what everybody signed, so neither firm.* nor ownership.*
+            reports = {p for p in changed if REPORT_RE.match(p)}
+            findings.extend(errata.correction_findings(*entry_changes(prev.game.inputs, game.inputs, reports),
+                                                       corrections))
         # judged against the table before the commit: the keys that sign, who owes, who resigned
         findings.extend(agreements.agreement_findings(consent_table(prev.game, True, prev.status),
                                                       _only(prev.game.agreements, changed),
