@@ -490,3 +490,41 @@ def test_propose_needs_a_correction_and_keeps_other_edits_out(base_played: Table
     correct(table, CA_SPEED, "unit: CA, do: {speed: 10}")
     table.edit("fed", through="1.12.damage")
     refused(table, "erratum", "propose", "--reason", "mixed", who="fed", rule="usage.uncommitted", code=2)
+
+
+# --- errata and the agreements that took effect at a game point -------------------------------------------------
+
+def _units(table: Table) -> dict[str, Any]:
+    """The units where replay stopped at HEAD, by id (the tactical state, read in-process)."""
+    from pbem.services.workspace import Workspace
+
+    head = Workspace.open(table.repo_dir).head()
+    assert head is not None and head.stop is not None
+    return {u.id: u for u in head.stop.checkpoint.state.units}
+
+
+def test_a_resignation_keeps_its_game_point_when_an_erratum_replays_from_before_it(tmp_path: Path) -> None:
+    """kli resigns at the firm point 1.9.move of the melee; then rom's erratum corrects KR's speed at 1.0.alloc
+    and fed (the other active player) signs it: replay restarts from the game start, and kli's D7 leaves the
+    map again at 1.9.move, not before (it moved through 1.1-1.8 as he ordered, and left as it did before the
+    erratum), and not never (the erratum does not undo the resignation)."""
+    table = _melee(tmp_path / "melee")
+    table.turn("fed", through="1.8.damage", entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 12}}])
+    table.turn("kli", through="1.8.damage", entries=[{"at": "1.0.alloc", "unit": "D7", "do": {"speed": 12}}])
+    table.turn("rom", through="1.8.damage", entries=[{"at": "1.0.alloc", "unit": "KR", "do": {"speed": 12}}])
+    firm = status(table)["firm"]
+    moved = _units(table)["D7"]
+    assert moved.status == "active" and moved.hex is not None
+    cli(table, "resign", "--note", "called away", who="kli")
+    resigned = _units(table)["D7"]
+    assert resigned.status == "resigned" and resigned.hex is None and resigned.left_at is not None
+    kr = _units(table)["KR"]
+    out = propose(table, "rom", "unit: KR, do: {speed: 12}", "unit: KR, do: {speed: 8}", "KR meant speed 8")
+    assert "to sign: fed" in out and "kli" not in out.split("to sign:")[1]  # kli resigned: no signer any more
+    assert "every signer has signed (in effect: the report is corrected" in cli(table, "sign", "rom-0001", who="fed")
+    assert "unit: KR, do: {speed: 8}" in table.read(TURN_1)
+    after = _units(table)
+    assert status(table)["firm"] == firm
+    assert after["D7"] == resigned, (after["D7"], resigned)  # gone at the same point, in the same place
+    assert after["KR"] != kr  # the correction itself took effect
+    assert findings(table) == []

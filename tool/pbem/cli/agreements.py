@@ -28,6 +28,8 @@ def sign(agreement: str = typer.Argument(..., help="the agreement's id, e.g. fed
         waiting = f"waiting for {', '.join(done.unsigned)}" if done.unsigned else "every signer has signed"
         start = done.kind == "start" and not done.unsigned
         extra = " (start the game with `pbem start`, as proposed)" if start else ""
+        if done.kind == "erratum" and not done.unsigned:
+            extra = " (in effect: the report is corrected, and replay restarted from the corrected step)"
         typer.echo(f"signed {done.agreement}: {waiting}{extra}")
 
     run(go)

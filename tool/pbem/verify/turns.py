@@ -28,7 +28,7 @@ applies an erratum changes the report by exactly its entries, and replay restart
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
@@ -40,6 +40,7 @@ from pbem.protocol.legality import own_findings
 from pbem.protocol.model import CLARIFY, READY, REPLY, SEALED, Break, Status, Stop
 from pbem.protocol.press import press_findings
 from pbem.protocol.whisper import whisper_findings
+from pbem.rulesets.base import Point, Ruleset
 from pbem.protocol.replay import replay, start_checkpoint
 from pbem.protocol.serving import seat_before
 from pbem.verify.agreementfile import AGREEMENT_RE
@@ -67,6 +68,10 @@ class Verified:
     # while special breaks are answered (seed §5.C): the player who took the turn before the first of them,
     # to whom control passes back
     back: str | None = None
+    # what agreements did to the game at a game point (kind, player, the firm point where it took effect): a
+    # resign, a seat given to a replacement, an nmr; a replay from an earlier point (after an erratum) does it
+    # again at that same point (`gone_now`, `effects_of`)
+    gone_at: tuple[tuple[str, str, Point], ...] = ()
 
     @property
     def started(self) -> bool:
@@ -147,23 +152,28 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
     agreed = errata_agreed(prev, game)
     corrected = min((p for p in (errata.corrected_from(prev.game.errata, game.errata),
                                  *(e.corrected_from() for e in agreed)) if p is not None), default=None)
+    # what earlier agreements did at points replay has yet to reach (after an erratum: all of it)
+    effects = effects_of(ruleset, prev.gone_at, None if corrected is not None else prev.stop.checkpoint.point)
     if corrected is not None:
         # The firm point's state was built from the uncorrected report, so it is rebuilt from the game start. The
         # steps before the correction are unchanged and were served: resolved again, never served again.
         manifest = game.manifest
         start = start_checkpoint(ruleset, manifest.setup, manifest.players)
-        stop = replay(ruleset, manifest.setup, game.inputs, start, prev.last_yielder, quiet_before=corrected)
+        stop = replay(ruleset, manifest.setup, covered_by_nmr(game, prev.gone_at).inputs, start, prev.last_yielder,
+                      quiet_before=corrected, effects=effects)
     elif absent is not None and takes_turn(prev, absent):
         # DESIGN §4.8: the nmr's last signature serves the absent player's turn with no new orders (his part
         # settled by default), as if he had yielded without a word
         stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, absent), absent, absent,
-                      fresh={absent: ()})
+                      fresh={absent: ()}, effects=effects)
         return stop, full_status(game, stop, absent, note)
     elif takes_turn(prev, player) and prev.game.errata == game.errata and not agreed:
         stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, player),
-                      back_to(prev, player), player, fresh={player: new_conditions(prev.game, game, player)})
+                      back_to(prev, player), player, fresh={player: new_conditions(prev.game, game, player)},
+                      effects=effects)
     else:
-        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, None), prev.last_yielder)
+        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, None), prev.last_yielder,
+                      effects=effects)
     return stop, full_status(game, stop, player, note)
 
 
@@ -228,6 +238,50 @@ def resignations_applied(prev: Verified, game: Game) -> Verified:
     for player in sorted(before - now):
         state = taken(state, player) if taken is not None else state
     return replace(prev, stop=replace(prev.stop, checkpoint=replace(prev.stop.checkpoint, state=state)))
+
+
+def gone_now(prev: Verified, game: Game) -> tuple[tuple[str, str, Point], ...]:
+    """What the agreements this commit completes did at the firm point (`Verified.gone_at`): each resignation
+    (RESIGN), each seat given back to a replacement (SEAT), the nmr served (NMR)."""
+    if prev.stop is None or prev.stop.checkpoint.point is None or not game.agreements \
+            or game.agreements is prev.game.agreements:
+        return ()
+    point = prev.stop.checkpoint.point
+    now = agreements.resigned(game.agreements, game.manifest.keys)
+    before = agreements.resigned(prev.game.agreements, prev.game.manifest.keys) if prev.game.agreements \
+        else frozenset()
+    out = [(agreements.RESIGN, p, point) for p in sorted(now - before)]
+    out += [(agreements.SEAT, p, point) for p in sorted(before - now)]
+    absent = nmr_served(prev, game)
+    if absent is not None:
+        out.append((agreements.NMR, absent, point))
+    return tuple(out)
+
+
+def effects_of(ruleset: Ruleset, gone_at: Iterable[tuple[str, str, Point]],
+               after: Point | None) -> list[tuple[Point, Callable[[Any], Any]]]:
+    """The ruleset's effects of the recorded resignations and replacements (`resignations_applied`) at their
+    points, for replay; only those past `after` (the point replay resumes at: the others are in its state), or
+    all of them when replay restarts from the game start (`after` None)."""
+    left, taken = getattr(ruleset, "resigned", None), getattr(ruleset, "replaced", None)
+    out: list[tuple[Point, Callable[[Any], Any]]] = []
+    for kind, player, point in gone_at:
+        hook = left if kind == agreements.RESIGN else taken if kind == agreements.SEAT else None
+        if hook is not None and (after is None or point > after):
+            out.append((point, lambda state, hook=hook, player=player: hook(state, player)))
+    return out
+
+
+def covered_by_nmr(game: Game, gone_at: Iterable[tuple[str, str, Point]]) -> Game:
+    """`game` with each absent player an earlier nmr settled for covered through the step he was awaited at (as
+    `without_orders` did at that nmr), so that a replay from the game start does not wait for him there again."""
+    per_player = None
+    for kind, player, point in gone_at:
+        mine = game.inputs.of(player)
+        if kind == agreements.NMR and (mine.through is None or mine.through < point):
+            per_player = dict(game.inputs.per_player) if per_player is None else per_player
+            per_player[player] = replace(mine, through=point)
+    return game if per_player is None else replace(game, inputs=replace(game.inputs, per_player=per_player))
 
 
 def nmr_served(prev: Verified, game: Game) -> str | None:
@@ -435,7 +489,7 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
         # game.yaml is frozen from the start: a change is refused below (protected.changed) and never takes
         # effect, at this commit or any later one, or an accomplice's key swapped in would play on unchecked
         game = replace(game, manifest=prev.game.manifest)
-    unchanged = Verified(game, prev.stop, prev.founder, None, prev.status, prev.last_yielder)
+    unchanged = Verified(game, prev.stop, prev.founder, None, prev.status, prev.last_yielder, gone_at=prev.gone_at)
     for path in PROTECTED:
         if path in changed and not (path == GAME and agreed):
             findings.append(Finding("protected.changed", f"{path} is frozen once the game has started "
@@ -520,7 +574,8 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
     if expected.yielded_by not in (None, player) and expected.yielded_by in game.manifest.players:
         last = expected.yielded_by  # a resigned or absent player's turn was served after this commit
     back = (prev.back or prev.last_yielder) if turn and clarifies(prev, player) else None if turn else prev.back
-    return findings, Verified(game, stop, prev.founder, player, expected, last, back)
+    gone_at = prev.gone_at + gone_now(prev, game) if agreement else prev.gone_at
+    return findings, Verified(game, stop, prev.founder, player, expected, last, back, gone_at)
 
 
 def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn: bool) -> list[Finding]:
