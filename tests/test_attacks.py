@@ -1440,9 +1440,10 @@ def test_dice_bound__after_an_erratum_replays_the_fire_step_each_shot_keeps_its_
     from test_errata import propose
 
     kept = batch(shot_resolved, "kli-0001")["results"]
-    propose(shot_resolved, "fed", "unit: CA, do: {fire: {weapon: ph1, target: D7}}",
-            "unit: CA, do: {fire: {weapon: ph2, target: D7}}", "I fired ph2, not ph1")
-    assert "applied" in cli(shot_resolved, "erratum", "sign", "e0001", who="kli")
+    out = propose(shot_resolved, "fed", "unit: CA, do: {fire: {weapon: ph1, target: D7}}",
+                  "unit: CA, do: {fire: {weapon: ph2, target: D7}}", "I fired ph2, not ph1")
+    erratum = out.split("erratum ", 1)[1].split(":", 1)[0]  # an agreement of kind erratum: fed-NNNN
+    assert "applied" in cli(shot_resolved, "erratum", "sign", erratum, who="kli")
     status = shot_resolved.data("status.yaml")
     assert status["firm"] == "1.4.fire"  # its action auction runs again: fed first
     cli(shot_resolved, "yield", who="fed")  # fed passes; kli is asked

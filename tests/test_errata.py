@@ -547,3 +547,17 @@ def test_an_nmr_keeps_its_game_point_when_an_erratum_replays_from_before_it(base
     assert (now["firm"], now["control"], now["pending"]) == (settled["firm"], settled["control"],
                                                            settled["pending"]), (now, settled)
     assert findings(table) == []
+
+
+def test_pbem_watch_tells_the_player_an_erratum_waits_for_his_signature(base_agreed: Table) -> None:
+    """The status lines of pending errata end in "to sign: WHO", which `pbem watch` reads to tell each signer."""
+    from pbem.services import turn, watch
+    from pbem.services.workspace import Workspace
+
+    ws = Workspace.open(base_agreed.repo_dir)
+    lines = turn.errata_lines(ws)
+    assert lines and lines[0].endswith("to sign: kli"), lines
+    head = ws.head()
+    assert head is not None
+    waiting = [line for line in lines if "kli" in line.rpartition("to sign: ")[2].split(", ")]  # as watch.tell
+    assert [d.text for d in watch.decisions(head.status, "kli", waiting)] == lines

@@ -140,7 +140,7 @@ def listing(game: Game, with_applied: bool = True) -> list[str]:
         missing = agreements.unsigned(game, agreement)
         if not missing and not with_applied:
             continue
-        state = f"to sign: {', '.join(missing)} (pbem sign {agreement.id})" if missing else "applied"
+        state = f"to sign: {', '.join(missing)}" if missing else "applied"  # last, as `pbem watch` reads it
         out.append(f"{agreement.id} by {agreement.by} ({agreements_.describe(agreement)}) — {state}")
     for _key, erratum in sorted(game.errata.items()):
         if erratum.applied and not with_applied:
