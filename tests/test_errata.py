@@ -561,3 +561,15 @@ def test_pbem_watch_tells_the_player_an_erratum_waits_for_his_signature(base_agr
     assert head is not None
     waiting = [line for line in lines if "kli" in line.rpartition("to sign: ")[2].split(", ")]  # as watch.tell
     assert [d.text for d in watch.decisions(head.status, "kli", waiting)] == lines
+
+
+def test_pbem_agree_erratum_proposes_the_same_agreement(played: Table) -> None:
+    """`pbem agree erratum --reason TEXT` is `pbem erratum propose --reason TEXT`: the same agreement, the same
+    output; without a reason it is a usage error that writes nothing."""
+    correct(played, CA_SPEED, "unit: CA, do: {speed: 10}")
+    refused(played, "agree", "erratum", who="fed", rule="usage.erratum", code=2)
+    out = cli(played, "agree", "erratum", "--reason", "CA was allocated speed 10", who="fed")
+    assert "erratum fed-0002: to sign: kli (pbem erratum sign fed-0002, or pbem sign fed-0002)" in out
+    assert erratum(played, A1)["content"] == {"reason": "CA was allocated speed 10", "removed": [CA_12],
+                                              "added": [CA_10]}
+    assert CA_SPEED in played.read(TURN_1) and findings(played) == []
