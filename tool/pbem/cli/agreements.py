@@ -70,7 +70,7 @@ def agree(kind: str = typer.Argument(..., help="amend, seat, resign, nmr, end or
 
     def go() -> None:
         if kind == "erratum":  # the same as `pbem erratum propose`: the correction is read from the report files
-            from pbem.cli.errata import said
+            from pbem.cli.options import erratum_said as said
             from pbem.services import errata
 
             if reason is None:

@@ -6,22 +6,12 @@ from typing import Optional
 
 import typer
 
-from pbem.cli.options import KeyOption, data_lines, identity, run, workspace
+from pbem.cli.options import KeyOption, data_lines, erratum_said as said, identity, run, workspace
 
 commands = typer.Typer()
 errata_app = typer.Typer(help="Errata: correct an error before the firm marker, signed by every active player "
                          "(an agreement of kind erratum).",
                          no_args_is_help=True)
-
-
-def said(done) -> None:  # type: ignore[no-untyped-def]
-    typer.echo(f"committed {done.commit[:10]}")
-    if done.applied:
-        typer.echo(f"erratum {done.erratum} applied: replay restarted from the corrected step; "
-                   f"{done.status.control or 'nobody'} holds control (firm to {done.status.firm})")
-    else:
-        typer.echo(f"erratum {done.erratum}: to sign: {', '.join(done.unsigned)} "
-                   f"(pbem erratum sign {done.erratum}, or pbem sign {done.erratum})")
 
 
 @errata_app.command("propose")
