@@ -1440,9 +1440,10 @@ def test_dice_bound__after_an_erratum_replays_the_fire_step_each_shot_keeps_its_
     from test_errata import propose
 
     kept = batch(shot_resolved, "kli-0001")["results"]
-    propose(shot_resolved, "fed", "unit: CA, do: {fire: {weapon: ph1, target: D7}}",
-            "unit: CA, do: {fire: {weapon: ph2, target: D7}}", "I fired ph2, not ph1")
-    assert "applied" in cli(shot_resolved, "erratum", "sign", "e0001", who="kli")
+    out = propose(shot_resolved, "fed", "unit: CA, do: {fire: {weapon: ph1, target: D7}}",
+                  "unit: CA, do: {fire: {weapon: ph2, target: D7}}", "I fired ph2, not ph1")
+    erratum = out.split("erratum ", 1)[1].split(":", 1)[0]  # an agreement of kind erratum: fed-NNNN
+    assert "applied" in cli(shot_resolved, "erratum", "sign", erratum, who="kli")
     status = shot_resolved.data("status.yaml")
     assert status["firm"] == "1.4.fire"  # its action auction runs again: fed first
     cli(shot_resolved, "yield", who="fed")  # fed passes; kli is asked
@@ -3600,3 +3601,177 @@ def test_resign__a_resigned_power_owes_and_seals_no_orders(tmp_path: Path) -> No
     dow.phase()
     dow.ok("resign", who="turkey")
     dow.refused("orders", dow.orders_file(["A CON - BUL"]), who="turkey", rule="orders.not-owed")
+
+
+# erratum agreements
+# An erratum is an agreement of kind erratum (agreements/<author>-NNNN.yaml), signed by every active player; the
+# commit adding the last signature changes the report by exactly its entries. What would a player who wants to
+# win do with one? Sign for the other player, reuse a signature, smuggle a further change into the correcting
+# commit, correct what is not firm, propose one after resigning, write the old errata/ form, or race two errata
+# over the same step. (`played`: fed holds control at 1.9.move; fed's CA speed 12 at 1.0.alloc is firm.)
+
+CA_12 = {"at": "1.0.alloc", "by": "fed", "unit": "CA", "do": {"speed": 12}}
+ERRATUM_FILE = "agreements/fed-0002.yaml"
+
+
+def _ca_erratum(speed: int, reason: str = "CA was allocated less") -> dict[str, Any]:
+    return {"reason": reason, "removed": [CA_12], "added": [{**CA_12, "do": {"speed": speed}}]}
+
+
+def _erratum_signed_by(table: Table, signer: str, *, name: str = "kli", reason: str | None = None) -> str:
+    """fed's erratum fed-0002 (CA speed 10) gets a signature in `name`'s name made with `signer`'s key (over
+    another reason, if given) and, as the last signature, the report change it agrees to; committed by `name`."""
+    raw = dict(table.data(ERRATUM_FILE))
+    signed = raw if reason is None else {**raw, "content": {**raw["content"], "reason": reason}}
+    raw["signatures"] = {**raw["signatures"], name: agreement_sign(signed, signer)}
+    table.write(ERRATUM_FILE, dump_mapping(raw))
+    text = table.read("report/turn-01.yaml")
+    table.write("report/turn-01.yaml", text.replace("unit: CA, do: {speed: 12}", "unit: CA, do: {speed: 10}", 1))
+    return table.sneak(name, f"{name}: signs fed-0002")
+
+
+@pytest.fixture
+def erratum_proposed(played: Table) -> Table:
+    text = played.read("report/turn-01.yaml")
+    played.write("report/turn-01.yaml", text.replace("unit: CA, do: {speed: 12}", "unit: CA, do: {speed: 10}", 1))
+    assert "to sign: kli" in cli(played, "erratum", "propose", "--reason", "CA was allocated less", who="fed")
+    assert played.data(ERRATUM_FILE)["kind"] == "erratum"
+    return played
+
+
+def test_erratum__signed_by_the_wrong_key(erratum_proposed: Table) -> None:
+    """Threat: fed completes his own erratum by writing kli's signature, made with fed's key or with carol's
+    (who holds no seat), and commits it as kli would. Defence: a signature in kli's name counts only when kli's
+    own key in game.yaml made it, in kli's own commit (agreement.signature, agreement.foreign-signature)."""
+    base = erratum_proposed.head()
+    bad = _erratum_signed_by(erratum_proposed, "carol")
+    assert "agreement.signature" in rejected(erratum_proposed, bad, "agreement.signature", ERRATUM_FILE)
+    erratum_proposed.git("reset", "-q", "--hard", base)
+    bad = _erratum_signed_by(erratum_proposed, "fed", name="kli")
+    rejected(erratum_proposed, bad, "agreement.signature", ERRATUM_FILE)
+    erratum_proposed.git("reset", "-q", "--hard", base)
+    raw = dict(erratum_proposed.data(ERRATUM_FILE))
+    raw["signatures"] = {**raw["signatures"], "kli": agreement_sign(raw, "fed")}
+    erratum_proposed.write(ERRATUM_FILE, dump_mapping(raw))
+    bad = erratum_proposed.sneak("fed", "fed: signs for kli")
+    rejected(erratum_proposed, bad, "agreement.foreign-signature", ERRATUM_FILE)
+
+
+def test_erratum__a_signature_over_other_content(erratum_proposed: Table) -> None:
+    """Threat: kli's genuine signature over an erratum with another reason (or another game's) is copied onto
+    fed-0002. Defence: the signature covers the agreement's id, kind and whole content and the game id
+    (agreement.signature)."""
+    bad = _erratum_signed_by(erratum_proposed, "kli", reason="another reason")
+    rejected(erratum_proposed, bad, "agreement.signature", ERRATUM_FILE)
+
+
+def test_erratum__the_correcting_commit_changes_more_than_the_erratum(erratum_proposed: Table) -> None:
+    """Threat: kli's last signature comes with a further firm change (D7 faster), or with an edit of game.yaml,
+    or with no change of the report at all (the signature counts, the correction never happens). Defence: the
+    commit completing an erratum changes the report by exactly its entries (erratum.mismatch names the extra
+    entry or the missing one); game.yaml changes only by amend or seat (agreement.effect)."""
+    base = erratum_proposed.head()
+    text = erratum_proposed.read("report/turn-01.yaml")
+    erratum_proposed.write("report/turn-01.yaml",
+                           text.replace("unit: D7, do: {speed: 12}", "unit: D7, do: {speed: 20}", 1))
+    bad = _erratum_signed_by(erratum_proposed, "kli")
+    hits = rejected(erratum_proposed, bad, "erratum.mismatch", "report/turn-01.yaml")
+    assert hits == {"erratum.mismatch"}, hits
+    erratum_proposed.git("reset", "-q", "--hard", base)
+    erratum_proposed.write("game.yaml", erratum_proposed.read("game.yaml") + "# deadline: never\n")
+    bad = _erratum_signed_by(erratum_proposed, "kli")
+    rejected(erratum_proposed, bad, "agreement.effect", "game.yaml")
+    erratum_proposed.git("reset", "-q", "--hard", base)
+    raw = dict(erratum_proposed.data(ERRATUM_FILE))
+    raw["signatures"] = {**raw["signatures"], "kli": agreement_sign(raw, "kli")}
+    erratum_proposed.write(ERRATUM_FILE, dump_mapping(raw))
+    bad = erratum_proposed.sneak("kli", "kli: signs fed-0002 and leaves the report as it was")
+    rejected(erratum_proposed, bad, "erratum.mismatch", ERRATUM_FILE)
+
+
+def test_erratum__a_correction_of_what_is_not_firm(played: Table) -> None:
+    """Threat: kli proposes an erratum of fed's entry after the firm marker (fed's own to change in his turn),
+    to make fed sign away an order he may still change. Defence: an erratum corrects only entries before the firm
+    marker (erratum.not-firm), naming the line in the agreement file."""
+    later = {"at": "1.20.move", "by": "fed", "unit": "CA", "do": {"move": "TL"}}
+    bad = _propose(played, "kli", 1, "erratum", {"reason": "later", "removed": [], "added": [later]})
+    rejected(played, bad, "erratum.not-firm", "agreements/kli-0001.yaml")
+
+
+def test_erratum__proposed_by_a_player_who_resigned(tmp_path: Path) -> None:
+    """Threat: kli resigned from the melee, then proposes an erratum to change the past in his favour (its
+    signers are the active players only, so his proposal would need no signature of his that counts). Defence:
+    only active players propose errata (agreement.not-a-signer), by pbem and by plain git."""
+    from test_errata import _melee
+
+    table = _melee(tmp_path / "melee")
+    for seat, unit in (("fed", "CA"), ("kli", "D7"), ("rom", "KR")):
+        table.turn(seat, through="1.8.damage", entries=[{"at": "1.0.alloc", "unit": unit, "do": {"speed": 12}}])
+    cli(table, "resign", who="kli")
+    text = table.read("report/turn-01.yaml")
+    table.write("report/turn-01.yaml", text.replace("unit: CA, do: {speed: 12}", "unit: CA, do: {speed: 4}", 1))
+    refused(table, "erratum", "propose", "--reason", "CA was slower", who="kli", rule="agreement.not-a-signer",
+            where="agreements/kli-0002.yaml:4")
+    table.git("checkout", "--", ".")
+    raw: dict[str, Any] = {"id": "kli-0002", "kind": "erratum", "by": "kli",
+                           "content": _ca_erratum(4, "CA was slower"), "signatures": {}}
+    raw["signatures"] = {"kli": agreement_sign(raw, "kli", game_id="melee-e2e")}
+    table.write("agreements/kli-0002.yaml", dump_mapping(raw))
+    bad = table.sneak("kli", "kli: proposes kli-0002")
+    rejected(table, bad, "agreement.not-a-signer", "agreements/kli-0002.yaml")
+
+
+def test_erratum__an_old_style_errata_file_still_needs_every_signature(played: Table) -> None:
+    """Threat: errata/e0001.yaml, the older form, written in a game played with this version, to get around the
+    agreement rules. Defence: old errata files stay accepted, by the same rules as ever (docs/protocol.md): the
+    proposal alone verifies, but applying it without kli's signature is refused (erratum.unsigned)."""
+    from test_errata import documented_message
+
+    raw: dict[str, Any] = {"id": "e0001", "by": "fed", "reason": "CA was allocated less", "removed": [CA_12],
+                           "added": [{**CA_12, "do": {"speed": 10}}], "signatures": {}}
+    raw["signatures"] = {"fed": sshsig.sign(key("fed"), documented_message(raw, "duel-e2e"), "pbem")}
+    played.write("errata/e0001.yaml", dump_mapping(raw))
+    played.sneak("fed", "fed: proposes e0001")
+    assert verdict(played)[0] == 0
+    played.write("errata/e0001.yaml", dump_mapping({**raw, "applied": True}))
+    text = played.read("report/turn-01.yaml")
+    played.write("report/turn-01.yaml", text.replace("unit: CA, do: {speed: 12}", "unit: CA, do: {speed: 10}", 1))
+    bad = played.sneak("fed", "fed: applies e0001 alone")
+    rejected(played, bad, "erratum.unsigned", "errata/e0001.yaml")
+
+
+def test_erratum__a_second_erratum_over_the_same_step_races_the_first(erratum_proposed: Table) -> None:
+    """Threat: kli proposes his own erratum of the same entry (CA speed 12 -> 14) while fed's (12 -> 10) waits;
+    both get signed, each hoping his lands last. Defence: the first to complete changes the report; the second's
+    last signature must change the report by exactly its entries, and the entry it removes is gone: pbem refuses
+    it before writing anything, and by hand it is erratum.mismatch. The race is decided by who completes first,
+    and the loser's erratum stays open (propose a new one over the corrected report)."""
+    table = erratum_proposed
+    text = table.read("report/turn-01.yaml")
+    table.write("report/turn-01.yaml", text.replace("unit: CA, do: {speed: 12}", "unit: CA, do: {speed: 14}", 1))
+    assert "to sign: fed" in cli(table, "erratum", "propose", "--reason", "CA was faster", who="kli")
+    assert "every signer has signed" in cli(table, "sign", "fed-0002", who="kli")
+    assert "unit: CA, do: {speed: 10}" in table.read("report/turn-01.yaml")
+    refused(table, "sign", "kli-0001", who="fed", rule="erratum.mismatch", where="*")
+    raw = dict(table.data("agreements/kli-0001.yaml"))
+    raw["signatures"] = {**raw["signatures"], "fed": agreement_sign(raw, "fed")}
+    table.write("agreements/kli-0001.yaml", dump_mapping(raw))
+    text = table.read("report/turn-01.yaml")
+    table.write("report/turn-01.yaml", text.replace("unit: CA, do: {speed: 10}", "unit: CA, do: {speed: 14}", 1))
+    bad = table.sneak("fed", "fed: signs kli-0001 over the corrected report")
+    rejected(table, bad, "erratum.mismatch")
+
+
+def test_erratum__through_the_hook(erratum_proposed: Table) -> None:
+    """The signing-and-correcting commit passes a hooked server; the same commit with kli's signature made by
+    fed's key is refused there and the server's ref stays."""
+    server = serve(erratum_proposed)
+    bad_table = copy_table(erratum_proposed, erratum_proposed.root.parent / "bad")
+    cli(erratum_proposed, "sign", "fed-0002", who="kli")
+    done = push(erratum_proposed)
+    assert done.returncode == 0, done.stderr
+    assert server_ref(server) == erratum_proposed.head()
+    _erratum_signed_by(bad_table, "fed")
+    pushed = bad_table.git("push", str(server), "HEAD:refs/heads/sneaky", check=False)
+    assert pushed.returncode != 0 and b"agreement.signature" in pushed.stderr, pushed.stderr
+    assert server_ref(server, "refs/heads/sneaky") is None

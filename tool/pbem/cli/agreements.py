@@ -28,6 +28,8 @@ def sign(agreement: str = typer.Argument(..., help="the agreement's id, e.g. fed
         waiting = f"waiting for {', '.join(done.unsigned)}" if done.unsigned else "every signer has signed"
         start = done.kind == "start" and not done.unsigned
         extra = " (start the game with `pbem start`, as proposed)" if start else ""
+        if done.kind == "erratum" and not done.unsigned:
+            extra = " (in effect: the report is corrected, and replay restarted from the corrected step)"
         typer.echo(f"signed {done.agreement}: {waiting}{extra}")
 
     run(go)
@@ -39,7 +41,7 @@ def _done(done) -> None:  # type: ignore[no-untyped-def]
 
 
 @commands.command()
-def agree(kind: str = typer.Argument(..., help="amend, seat, resign, nmr or end (errata: pbem erratum propose)"),
+def agree(kind: str = typer.Argument(..., help="amend, seat, resign, nmr, end or erratum"),
           deadline: Optional[str] = typer.Option(None, "--deadline", help="amend: the new deadline, e.g. 72h"),
           pause_until: Optional[str] = typer.Option(None, "--pause-until", help="amend: pause until YYYY-MM-DD"),
           resume: bool = typer.Option(False, "--resume", help="amend: end a pause"),
@@ -53,17 +55,28 @@ def agree(kind: str = typer.Argument(..., help="amend, seat, resign, nmr or end 
                                                "or forfeits"),
           result: Optional[str] = typer.Option(None, "--result", help="end: draw, concession or forfeit"),
           note: Optional[str] = typer.Option(None, "--note", help="why, in words"),
+          reason: Optional[str] = typer.Option(None, "--reason", help="erratum: what was wrong (the correction "
+                                               "is your edit of the report files, as `pbem erratum propose`)"),
           key: Optional[str] = KeyOption) -> None:
     """Propose an agreement, signed by you, in one commit; the others sign it with `pbem sign ID`, and it takes
     effect in the commit that adds its last required signature.
 
     Examples: pbem agree amend --deadline 96h; pbem agree nmr --player kli; pbem agree seat --seat kli
-    --new-key kli-new.pub --why lost-key; pbem agree end --result forfeit --player kli
+    --new-key kli-new.pub --why lost-key; pbem agree end --result forfeit --player kli;
+    (edit the firm report) pbem agree erratum --reason "CA turned TR, not TL"
     """
     from pbem.formats import yamlsafe
     from pbem.services import agreements
 
     def go() -> None:
+        if kind == "erratum":  # the same as `pbem erratum propose`: the correction is read from the report files
+            from pbem.cli.options import erratum_said as said
+            from pbem.services import errata
+
+            if reason is None:
+                raise PbemError("usage.erratum", "give the reason for the correction: --reason TEXT")
+            said(errata.propose(workspace(), identity(key), reason))
+            return
         changes: dict = {}
         if deadline:
             changes["deadline"] = deadline

@@ -6,28 +6,20 @@ from typing import Optional
 
 import typer
 
-from pbem.cli.options import KeyOption, data_lines, identity, run, workspace
+from pbem.cli.options import KeyOption, data_lines, erratum_said as said, identity, run, workspace
 
 commands = typer.Typer()
-errata_app = typer.Typer(help="Errata: correct an error before the firm marker, signed by every player.",
+errata_app = typer.Typer(help="Errata: correct an error before the firm marker, signed by every active player "
+                         "(an agreement of kind erratum).",
                          no_args_is_help=True)
-
-
-def said(done) -> None:  # type: ignore[no-untyped-def]
-    typer.echo(f"committed {done.commit[:10]}")
-    if done.applied:
-        typer.echo(f"erratum {done.erratum} applied: replay restarted from the corrected step; "
-                   f"{done.status.control or 'nobody'} holds control (firm to {done.status.firm})")
-    else:
-        typer.echo(f"erratum {done.erratum}: to sign: {', '.join(done.unsigned)} "
-                   f"(pbem erratum sign {done.erratum})")
 
 
 @errata_app.command("propose")
 def propose(reason: str = typer.Option(..., "--reason", help="what was wrong, for the other players"),
             key: Optional[str] = KeyOption) -> None:
-    """Turn your edits of firm report entries into an erratum signed by you, and commit it; the report goes
-    back to what is firm until every player has signed. You need not hold control.
+    """Turn your edits of firm report entries into an erratum signed by you (agreements/<you>-NNNN.yaml, kind
+    erratum), and commit it; the report goes back to what is firm until every active player has signed (the
+    same as `pbem agree erratum --reason TEXT`). You need not hold control.
 
     Example: (edit report/turn-01.yaml as it should read) pbem erratum propose --reason "CA turned TR, not TL"
     """
@@ -37,11 +29,11 @@ def propose(reason: str = typer.Option(..., "--reason", help="what was wrong, fo
 
 
 @errata_app.command("sign")
-def sign(erratum: str = typer.Argument(..., help="the erratum's id, e.g. e0001"),
+def sign(erratum: str = typer.Argument(..., help="the erratum's id, e.g. fed-0001 (or an old e0001)"),
          key: Optional[str] = KeyOption) -> None:
     """Sign an erratum (review it first with `pbem erratum show`); the last signature applies it.
 
-    Example: pbem erratum show e0001 && pbem erratum sign e0001
+    Example: pbem erratum show fed-0001 && pbem erratum sign fed-0001
     """
     from pbem.services import errata
 
@@ -49,10 +41,10 @@ def sign(erratum: str = typer.Argument(..., help="the erratum's id, e.g. e0001")
 
 
 @errata_app.command("apply")
-def apply(erratum: str = typer.Argument(..., help="the erratum's id, e.g. e0001"),
+def apply(erratum: str = typer.Argument(..., help="an old erratum's id, e.g. e0001"),
           key: Optional[str] = KeyOption) -> None:
-    """Apply an erratum every player has signed (`pbem erratum sign` does it by itself with the last
-    signature).
+    """Apply an old-style erratum (errata/e0001.yaml) every player has signed; an erratum agreement takes effect
+    with its last signature (`pbem erratum sign` or `pbem sign`).
 
     Example: pbem erratum apply e0001
     """
@@ -65,7 +57,7 @@ def apply(erratum: str = typer.Argument(..., help="the erratum's id, e.g. e0001"
 def show(erratum: Optional[str] = typer.Argument(None, help="an erratum's id (default: list them all)")) -> None:
     """An erratum's reason, entries and signatures, or the list of errata with who still has to sign.
 
-    Example: pbem erratum show    or    pbem erratum show e0001
+    Example: pbem erratum show    or    pbem erratum show fed-0001
     """
     from pbem.services import errata
 

@@ -85,3 +85,14 @@ def status_lines(status: "Status | None", me: Optional[str]) -> str:
     from pbem.formats.escape import terminal
 
     return "\n".join(terminal(line) for line in lines)  # a note is data: shown, never obeyed (DESIGN §9)
+
+
+def erratum_said(done) -> None:  # type: ignore[no-untyped-def]
+    """What `pbem erratum propose|sign|apply` and `pbem agree erratum` print (services.errata.Done)."""
+    typer.echo(f"committed {done.commit[:10]}")
+    if done.applied:
+        typer.echo(f"erratum {done.erratum} applied: replay restarted from the corrected step; "
+                   f"{done.status.control or 'nobody'} holds control (firm to {done.status.firm})")
+    else:
+        typer.echo(f"erratum {done.erratum}: to sign: {', '.join(done.unsigned)} "
+                   f"(pbem erratum sign {done.erratum}, or pbem sign {done.erratum})")

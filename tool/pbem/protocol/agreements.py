@@ -13,8 +13,8 @@ another game. Its life, one commit each, made out of turn:
    `agreement.signature`); nothing signed ever changes, and nothing is ever removed (`agreement.changed`).
 
 Kinds are looked up by name (`KINDS`): each says who must sign, what its content must say, and whether it may
-still be proposed or signed. The first kind is `start` (consent to start over the final game.yaml). Pure: no
-git, files or printing.
+still be proposed or signed. The first kind is `start` (consent to start over the final game.yaml); `erratum`
+corrects the firm report (protocol.errata). Pure: no git, files or printing.
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ from pbem.crypto import sshsig
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
 from pbem.formats.canonical import dumps as canonical
+from pbem.protocol.model import Entry
+from pbem.rulesets.base import Point
 
 NAMESPACE = "pbem"  # as dice voids and errata: never `git`, so no agreement signature can pass for a commit's
 DOMAIN = b"pbem-agreement-v1"
@@ -67,6 +69,8 @@ class Agreement:
     raw: Mapping[str, Any] = field(repr=False)
     file: str
     lines: Mapping[str, int] = field(default_factory=dict, repr=False, compare=False)  # top-level field -> line
+    # an erratum's `removed` and `added` entries, read as report entries (verify.agreementfile); else empty
+    entries: tuple[tuple[Entry, ...], tuple[Entry, ...]] = field(default=((), ()), repr=False, compare=False)
 
     @property
     def id(self) -> str:
@@ -130,6 +134,7 @@ class Table:
     owing: frozenset[str] = frozenset()  # players who owe something now (status.yaml's pending breaks)
     ended: str | None = None  # the id of the end agreement that ended the game, if any
     game: Mapping[str, Any] | None = None  # game.yaml as read (what an amend may change)
+    firm: Point | None = None  # the firm point (the next unresolved step); None before the start or once over
 
     @property
     def active(self) -> tuple[str, ...]:
@@ -175,7 +180,7 @@ def _start_open(agreement: Agreement, table: Table) -> list[Finding]:
 
 # --- the ways out of a stalled game (DESIGN §4.8): amend, seat, resign, nmr, end --------------------------------
 
-AMEND, SEAT, RESIGN, NMR, END = "amend", "seat", "resign", "nmr", "end"
+AMEND, SEAT, RESIGN, NMR, END, ERRATUM = "amend", "seat", "resign", "nmr", "end", "erratum"
 # What an amend may change in game.yaml; everything else is the game's identity (its id, ruleset, seats and keys,
 # dice mode, setup), which no agreement rewrites: a key changes only by a `seat` agreement.
 AMENDABLE = ("title", "rules", "deadline", "paused_until")
@@ -315,6 +320,19 @@ def _seat_open(agreement: Agreement, table: Table) -> list[Finding]:
     return _open(agreement, table) or _seat_content(agreement, table)
 
 
+def _erratum_content(agreement: Agreement, table: Table) -> list[Finding]:
+    """An erratum corrects only entries before the firm marker, of seated players, and is proposed by an active
+    player (one who resigned has no say in the game any more): protocol.errata.entry_findings."""
+    from pbem.protocol import errata  # errata signs with this module's helpers: imported here, not at the top
+
+    out = []
+    if agreement.by not in table.active:
+        why = "resigned" if agreement.by in table.resigned else "holds no seat"
+        out.append(_finding("agreement.not-a-signer", agreement, f"erratum {agreement.id}: {agreement.by} {why}; "
+                            f"only active players ({', '.join(table.active)}) propose and sign errata"))
+    return out + errata.entry_findings(table.seats, errata.of_agreement(agreement), table.firm)
+
+
 KINDS: dict[str, Kind] = {
     START: Kind(START, _every_seat, _start_content, _start_open),
     AMEND: Kind(AMEND, _active, _amend_content, _open),
@@ -322,6 +340,7 @@ KINDS: dict[str, Kind] = {
     RESIGN: Kind(RESIGN, _himself, _resign_content, _open),
     NMR: Kind(NMR, _others, _nmr_content, _nmr_open),
     END: Kind(END, _end_signers, _end_content, _open),
+    ERRATUM: Kind(ERRATUM, _active, _erratum_content, _open),
 }
 
 
@@ -387,6 +406,10 @@ def describe(agreement: Agreement) -> str:
         result = c.get("result")
         who_ = f" by {c['player']}" if c.get("player") else ""
         return f"the game ends: {result}{who_}" + (f" ({c['note']})" if c.get("note") else "")
+    if agreement.kind == ERRATUM:
+        from pbem.protocol import errata
+
+        return errata.of_agreement(agreement).terms()
     return agreement.kind
 
 

@@ -1,6 +1,10 @@
 """Errata: correcting the firm part of the report with every player's signature (DESIGN §4.8; seed 000 §3.C
 "firm to here ... other than potentially to correct errors", §4.A "Promptly bring up errors with other players").
 
+An erratum is now an agreement of kind `erratum` (protocol.agreements): proposed, signed and in effect with its
+last signature like every agreement; the commit adding that signature changes the report by exactly its entries
+(`correction_findings`, `of_agreement`). What follows is the older form, still valid in any game:
+
 An erratum (errata/<id>.yaml) lists the firm entries to take out (`removed`) and those to put in (`added`), with a
 reason. Every player signs its content hash (an SSH signature, namespace `pbem`, as a dice void's co-signature).
 Its life, one commit each, by any player and without holding control (like a dice contribution):
@@ -24,7 +28,7 @@ from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding
 from pbem.formats.canonical import dumps as canonical
 # NAMESPACE is re-exported: errata are signed in the agreements' namespace
-from pbem.protocol.agreements import NAMESPACE, consent_message, signed_by  # noqa: F401
+from pbem.protocol.agreements import NAMESPACE, Agreement, consent_message, signed_by  # noqa: F401
 from pbem.protocol.history import changed_entries
 from pbem.protocol.model import Entry
 from pbem.rulesets.base import Point
@@ -78,6 +82,18 @@ class Erratum:
     def corrected_from_text(self) -> str:
         first = min((*self.removed, *self.added), key=lambda e: e.at, default=None)
         return first.at_text if first is not None else "nowhere"
+
+    def terms(self) -> str:
+        """What it corrects, in words (status, log, `pbem agreements`)."""
+        return f"-{len(self.removed)} +{len(self.added)} entries from {self.corrected_from_text()}: {self.reason}"
+
+
+def of_agreement(agreement: Agreement) -> Erratum:
+    """An agreement of kind `erratum` seen as an erratum: the same entries, reason and signatures; it is applied
+    by the commit that adds its last required signature (so `applied` is never written into it)."""
+    raw = {"id": agreement.id, "by": agreement.by, "reason": agreement.content.get("reason", ""),
+           "signatures": agreement.signatures}
+    return Erratum(raw, agreement.file, *agreement.entries)
 
 
 def message(game_id: str, erratum: Erratum) -> bytes:
@@ -181,6 +197,14 @@ def _proposal(players: Sequence[str], new: Erratum, proposer: str, firm: Point |
     if len(players) > 1 and new.applied:
         out.append(Finding("erratum.unsigned", f"erratum {new.id} cannot be applied as it is proposed: the other "
                            "players sign it first", file=f))
+    return out + entry_findings(players, new, firm)
+
+
+def entry_findings(players: Sequence[str], new: Erratum, firm: Point | None) -> list[Finding]:
+    """What a proposed erratum may correct, in either form: something, only entries of seated players, only
+    before the firm marker (`firm`: the next unresolved step), never removing and adding the same entry."""
+    f = new.file
+    out = []
     if not new.removed and not new.added:
         out.append(Finding("erratum.malformed", f"erratum {new.id} corrects nothing (no removed or added entry)",
                            file=f))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from pbem.errors import Finding
 from pbem.formats.canonical import dumps as canonical_dumps
@@ -43,6 +43,7 @@ def replay(
     served: str | None = None,
     quiet_before: Point | None = None,
     fresh: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+    effects: Sequence[tuple[Point, Callable[[Any], Any]]] = (),
 ) -> Stop:
     """Replay from `start` to the next break; pending breaks are served in table order after `after`.
     `served` is the player whose turn was just taken (it moves an open action auction on).
@@ -53,7 +54,11 @@ def replay(
 
     `fresh`: the break conditions each player wrote in the commit being judged. One that already holds at the
     start (a range condition written at a closer range) is armed: it is met at the next step where it still holds
-    and an event counts for it, and disarmed as soon as it stops holding (DESIGN §4.3, seed 000 §6.D)."""
+    and an event counts for it, and disarmed as soon as it stops holding (DESIGN §4.3, seed 000 §6.D).
+
+    `effects`: (point, change of state) of agreements that took effect at that game point (a resignation: the
+    ruleset's `resigned`); each changes the state before the step at its point is resolved, so a replay from
+    an earlier point (after an erratum) meets it at the same point again (DESIGN §4.8)."""
     if start.carried:
         kept = replace(start, armed=tuple(sorted(_arm(ruleset, inputs, start, fresh)))) if fresh else start
         return Stop(kept, serving_order(start.carried, inputs.players, after), over=False)
@@ -86,7 +91,8 @@ def replay(
     reply_kinds = tuple(getattr(ruleset, "reply_kinds", ()))
     reply_key = getattr(ruleset, "reply_key", lambda event: event)
     steps = 0
-    while point is not None and not ruleset.is_over(state):
+    due = sorted(effects, key=lambda e: e[0])
+    while point is not None and not ruleset.is_over(state := _apply_due(due, point, state)):
         steps += 1
         if steps > MAX_STEPS:
             raise RuntimeError("ruleset produced an endless step sequence")
@@ -174,6 +180,13 @@ def replay(
         state, point = new_state, nxt
     return Stop(checkpoint(None, state), (), over=True, problems=tuple(problems), voids=tuple(voids[known:]),
                 steps=steps)
+
+
+def _apply_due(due: list[tuple[Point, Callable[[Any], Any]]], point: Point, state: Any) -> Any:
+    """`state` changed by each effect in `due` (sorted by point) whose point is reached; those are taken off."""
+    while due and due[0][0] <= point:
+        state = due.pop(0)[1](state)
+    return state
 
 
 def _sealed(ruleset: Ruleset, state: Any, point: Point, when: str,

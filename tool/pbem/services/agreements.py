@@ -16,7 +16,7 @@ from pbem.protocol.agreements import Agreement
 from pbem.services.workspace import Identity, Workspace
 from pbem.verify.agreementfile import read_agreement
 from pbem.verify.gamefiles import GAME, STATUS, Game
-from pbem.verify.turns import Verified, agreement_effect, consent_table, expected_after, who
+from pbem.verify.turns import Verified, agreement_effect, consent_table, errata_agreed, expected_after, who
 
 ORDER = ("id", "kind", "by", "content", "signatures")
 
@@ -78,7 +78,7 @@ def propose(ws: Workspace, me: Identity, kind: str, content: Mapping[str, Any], 
     agreement_id = next_id(head.game, player)
     raw: dict[str, Any] = {"id": agreement_id, "kind": kind, "by": player, "content": dict(content),
                            "signatures": {}}
-    raw["signatures"] = {player: _signature(head.game, raw, me)}
+    raw["signatures"] = {player: signature(head.game, raw, me)}
     files = ws.head_files()
     files[f"agreements/{agreement_id}.yaml"] = dump(raw)
     return _commit(ws, head, me, player, files, agreement_id, f"proposes {agreement_id}: {summary}")
@@ -99,7 +99,7 @@ def sign(ws: Workspace, me: Identity, agreement_id: str) -> Done:
     for finding in agreements.KINDS[agreement.kind].open_findings(agreement, table):
         raise PbemError.from_finding(finding)
     raw = dict(agreement.raw)
-    raw["signatures"] = {**agreement.signatures, player: _signature(head.game, raw, me)}
+    raw["signatures"] = {**agreement.signatures, player: signature(head.game, raw, me)}
     files = ws.head_files()
     files[agreement.file] = dump(raw)
     return _commit(ws, head, me, player, files, agreement_id, f"signs {agreement_id}")
@@ -120,7 +120,7 @@ def dump(raw: Mapping[str, Any]) -> bytes:
     return dump_mapping(ordered).encode()
 
 
-def _signature(game: Game, raw: Mapping[str, Any], me: Identity) -> str:
+def signature(game: Game, raw: Mapping[str, Any], me: Identity) -> str:
     path = f"agreements/{raw['id']}.yaml"
     draft = read_agreement(dump({**raw, "signatures": {}}), path)  # as the verifier will read it
     return me.signer.sign(agreements.message(game.manifest.id, draft), agreements.NAMESPACE)
@@ -136,6 +136,11 @@ def _commit(ws: Workspace, head: Verified, me: Identity, player: str, files: dic
         if effect is not None:  # the last signature of an amend or seat: its commit writes game.yaml as agreed
             files[GAME] = dump_mapping(effect).encode()
             message += " (takes effect: game.yaml as agreed)"
+        for erratum in errata_agreed(head, ws.game_of(files)):  # an erratum's: the report as corrected
+            from pbem.services.errata import correct
+
+            correct(files, erratum, head.game)
+            message += f" (takes effect: the report corrected from {erratum.corrected_from_text()})"
         _stop, status = expected_after(head, ws.game_of(files), player)
         files[STATUS] = dump_mapping(status.to_data()).encode()
         message += f"\n\nnext: {status.control or 'game over'}"
@@ -192,7 +197,7 @@ def agree(ws: Workspace, me: Identity, kind: str, *, changes: Mapping[str, Any] 
         summary = f"the game ends: {result}" + (f" ({player})" if player else "")
     else:
         raise PbemError("usage.agree", f"no agreement kind {kind!r} to propose (kinds: amend, seat, resign, nmr, "
-                        "end; errata: pbem erratum propose)")
+                        "end, erratum)")
     if note:
         content["note"] = note
     head, me_id = seat(ws, me)

@@ -1,29 +1,34 @@
 """Errata from the player's side (DESIGN §4.8; seed 000 §4.A "Review the game report for errors up to the
 current firm point. Promptly bring up errors with other players"): propose a correction of the firm report, sign
-one, apply one once everybody has signed. Each is one signed commit, made without holding control.
+one. Each is one signed commit, made without holding control.
 
 `propose` takes the correction from the working tree: the player edits the report files as they should read,
-pbem turns the difference into errata/<id>.yaml (signed by him), and the report files go back to what is firm
-until every player has signed. Other edits in the working tree are kept, and never mixed into these commits.
+pbem turns the difference into an agreement of kind `erratum` (agreements/<me>-NNNN.yaml, signed by him), and
+the report files go back to what is firm until every active player has signed; the last signature's commit
+changes the report by exactly its entries (services.agreements). Other edits in the working tree are kept, and
+never mixed into these commits. Old games' errata/<id>.yaml files are still signed and applied as before.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from pbem.errors import ILLEGAL, PbemError, check_text
 from pbem.formats import yamlsafe
 from pbem.formats.canonical import dumps as canonical
 from pbem.formats.writer import dump_mapping, dump_report
+from pbem.protocol import agreements as agreements_
 from pbem.protocol import errata
+from pbem.protocol.agreements import ERRATUM, Agreement
 from pbem.protocol.errata import Erratum
 from pbem.protocol.history import entry_changes
 from pbem.protocol.model import Entry, Status, entry_identity, notes_of
+from pbem.services import agreements
 from pbem.services.workspace import Identity, Workspace
 from pbem.verify.erratafile import ERRATUM_RE, read_erratum
 from pbem.verify.gamefiles import REPORT_RE, STATUS, Game
-from pbem.verify.turns import Verified, expected_after, who
+from pbem.verify.turns import Verified, errata_agreed, expected_after, who
 
 Files = dict[str, bytes]
 ORDER = ("id", "by", "reason", "removed", "added", "signatures", "applied")
@@ -65,20 +70,24 @@ def propose(ws: Workspace, me: Identity, reason: str) -> Done:
                             f"(firm to {head.status.firm}): its owner changes it in his turn; an erratum corrects "
                             "only what lies before the firm marker", file=entry.file, line=entry.line,
                             exit_code=ILLEGAL, hint="keep only the correction of firm entries in the working tree")
-    erratum_id = _next_id(head.game.errata)
-    raw: dict[str, Any] = {"id": erratum_id, "by": player, "reason": reason,
-                           "removed": [_entry_data(e) for e in removed], "added": [_entry_data(e) for e in added],
-                           "signatures": {}}
-    raw["signatures"] = {player: _signature(head.game, raw, me)}
+    content = {"reason": reason, "removed": [_entry_data(e) for e in removed],
+               "added": [_entry_data(e) for e in added]}
+    erratum_id = agreements.next_id(head.game, player)
+    raw: dict[str, Any] = {"id": erratum_id, "kind": ERRATUM, "by": player, "content": content, "signatures": {}}
+    raw["signatures"] = {player: agreements.signature(head.game, raw, me)}
     files = dict(head_files)
-    files[f"errata/{erratum_id}.yaml"] = _dump(raw)
+    files[f"agreements/{erratum_id}.yaml"] = agreements.dump(raw)
     summary = f"proposes erratum {erratum_id}: {reason}"
+    for erratum in errata_agreed(head, ws.game_of(files)):  # a game of one active player: in effect at once
+        correct(files, erratum, head.game)
     return _commit(ws, head, me, player, files, erratum_id, summary, keep_edits=False)
 
 
 def sign(ws: Workspace, me: Identity, erratum_id: str) -> Done:
     """Add my signature to an erratum; when it completes the set, the same commit applies the correction."""
     head, player = _seat(ws, me)
+    if not _old_style(erratum_id):
+        return _as_done(ws, agreements.sign(ws, me, _agreement(head.game, erratum_id).id))
     erratum = _erratum(head.game, erratum_id)
     if player in erratum.signatures:
         raise PbemError("usage.erratum", f"you signed erratum {erratum_id} already"
@@ -90,7 +99,7 @@ def sign(ws: Workspace, me: Identity, erratum_id: str) -> Done:
     signed = read_erratum(_dump(raw), erratum.file, head.game.manifest.ruleset)
     if not signed.unsigned(head.game.manifest.players):
         raw["applied"] = True
-        _correct(files, signed, head.game)
+        correct(files, signed, head.game)
         summary = f"signs and applies erratum {erratum_id}: {erratum.reason}"
     else:
         summary = f"signs erratum {erratum_id}"
@@ -102,6 +111,14 @@ def apply(ws: Workspace, me: Identity, erratum_id: str) -> Done:
     """Apply an erratum every player has signed: the report changes by exactly its entries, and replay restarts
     from the earliest corrected step (DESIGN §4.8)."""
     head, player = _seat(ws, me)
+    if not _old_style(erratum_id):
+        agreement = _agreement(head.game, erratum_id)
+        missing = agreements.unsigned(head.game, agreement)
+        raise PbemError("erratum.unsigned" if missing else "usage.erratum",
+                        f"erratum {erratum_id} takes effect with its last signature"
+                        + (f": it lacks the signature of {', '.join(missing)}" if missing else ", and it has it"),
+                        file=agreement.file, exit_code=ILLEGAL if missing else 2,
+                        hint=f"{', '.join(missing)} runs `pbem sign {erratum_id}`" if missing else None)
     erratum = _erratum(head.game, erratum_id)
     missing = erratum.unsigned(head.game.manifest.players)
     if missing:
@@ -109,15 +126,22 @@ def apply(ws: Workspace, me: Identity, erratum_id: str) -> Done:
                         f"{', '.join(missing)} (every player signs an erratum, DESIGN §4.8)", file=erratum.file,
                         hint=f"{', '.join(missing)} runs `pbem erratum sign {erratum_id}`", exit_code=ILLEGAL)
     files = ws.head_files()
-    _correct(files, erratum, head.game)
+    correct(files, erratum, head.game)
     files[erratum.file] = _dump({**erratum.raw, "applied": True})
     return _commit(ws, head, me, player, files, erratum_id, f"applies erratum {erratum_id}: {erratum.reason}")
 
 
 def listing(game: Game, with_applied: bool = True) -> list[str]:
-    """One line per erratum for `pbem status` and `pbem log`: what it corrects and who still has to sign."""
+    """One line per erratum for `pbem status` and `pbem log`: what it corrects and who still has to sign; the
+    agreements of kind erratum first, then the old errata/ files."""
     players = game.manifest.players
     out = []
+    for agreement in sorted(_kind_erratum(game), key=lambda a: a.id):
+        missing = agreements.unsigned(game, agreement)
+        if not missing and not with_applied:
+            continue
+        state = f"to sign: {', '.join(missing)}" if missing else "applied"  # last, as `pbem watch` reads it
+        out.append(f"{agreement.id} by {agreement.by} ({agreements_.describe(agreement)}) — {state}")
     for _key, erratum in sorted(game.errata.items()):
         if erratum.applied and not with_applied:
             continue
@@ -134,7 +158,16 @@ def listing(game: Game, with_applied: bool = True) -> list[str]:
 
 def show(game: Game, erratum_id: str) -> str:
     """An erratum's reason, its entries and its signatures (`pbem erratum show`)."""
+    if not _old_style(erratum_id):
+        agreement = _agreement(game, erratum_id)
+        missing = agreements.unsigned(game, agreement)
+        return _shown(errata.of_agreement(agreement), game, not missing, missing, f"pbem sign {erratum_id}")
     erratum = _erratum(game, erratum_id)
+    return _shown(erratum, game, erratum.applied, erratum.unsigned(game.manifest.players),
+                  f"pbem erratum sign {erratum_id}")
+
+
+def _shown(erratum: Erratum, game: Game, applied: bool, missing: Sequence[str], command: str) -> str:
     lines = [f"erratum {erratum.id} by {erratum.by}: {erratum.reason}"]
     for sign_, entries in (("-", erratum.removed), ("+", erratum.added)):
         for e in entries:
@@ -142,10 +175,10 @@ def show(game: Game, erratum_id: str) -> str:
             lines.append(f"  {sign_} {e.file}: {e.at_text:<14} {e.by:<8} {e.unit or '':<6} {what}")
     players = game.manifest.players
     lines.append("  signed by: " + (", ".join(p for p in players if p in erratum.signatures) or "nobody"))
-    if erratum.applied:
+    if applied:
         lines.append("  applied")
-    elif erratum.unsigned(players):
-        lines.append("  to sign: " + ", ".join(erratum.unsigned(players)) + f" (pbem erratum sign {erratum.id})")
+    elif missing:
+        lines.append("  to sign: " + ", ".join(missing) + f" ({command})")
     return "\n".join(lines) + "\n"
 
 
@@ -163,6 +196,30 @@ def _seat(ws: Workspace, me: Identity) -> tuple[Verified, str]:
     return head, player
 
 
+def _old_style(erratum_id: str) -> bool:
+    """Whether `erratum_id` names an old errata/<id>.yaml file (e0001) rather than an agreement (fed-0001)."""
+    return ERRATUM_RE.match(f"errata/{erratum_id}.yaml") is not None
+
+
+def _kind_erratum(game: Game) -> list[Agreement]:
+    return [a for a in game.agreements.values() if a.kind == ERRATUM]
+
+
+def _agreement(game: Game, erratum_id: str) -> Agreement:
+    agreement = agreements.by_id(game).get(erratum_id)
+    if agreement is None or agreement.kind != ERRATUM:
+        known = ", ".join(sorted([a.id for a in _kind_erratum(game)] + list(game.errata))) or "none yet"
+        raise PbemError("usage.no-erratum", f"no erratum {erratum_id!r} (errata: {known})")
+    return agreement
+
+
+def _as_done(ws: Workspace, done: agreements.Done) -> Done:
+    """What `pbem erratum sign` says of an erratum agreement just signed: applied with its last signature."""
+    head = ws.head()
+    assert head is not None and head.status is not None
+    return Done(done.agreement, not done.unsigned, done.unsigned, head.status, done.commit)
+
+
 def _erratum(game: Game, erratum_id: str) -> Erratum:
     erratum = game.errata.get(erratum_id)
     if erratum is None:
@@ -172,11 +229,6 @@ def _erratum(game: Game, erratum_id: str) -> Erratum:
         raise PbemError("erratum.applied", f"erratum {erratum_id} was applied already; an erratum is applied once",
                         file=erratum.file, exit_code=ILLEGAL)
     return erratum
-
-
-def _next_id(existing: Mapping[str, Any]) -> str:
-    numbers = [int(i[1:]) for i in existing if ERRATUM_RE.match(f"errata/{i}.yaml")]
-    return f"e{(max(numbers) + 1) if numbers else 1:04d}"
 
 
 def _entry_data(entry: Entry) -> dict[str, Any]:
@@ -200,7 +252,7 @@ def _identity(item: Mapping[str, Any]) -> bytes:
     return entry_identity(item["at"], item["by"], item.get("unit"), item["do"], notes_of(item))
 
 
-def _correct(files: Files, erratum: Erratum, game: Game) -> None:
+def correct(files: Files, erratum: Erratum, game: Game) -> None:
     """Change the report files in `files` by exactly the erratum's entries; refuse a stale erratum (one whose
     removed entries are no longer in the report) before anything is written."""
     parse_time = game.manifest.ruleset.parse_time
@@ -243,5 +295,8 @@ def _commit(ws: Workspace, head: Verified, me: Identity, player: str, files: Fil
         ws.write_files(edits)
         for path in removed:
             (ws.root / path).unlink(missing_ok=True)
+    if not _old_style(erratum_id):
+        missing = agreements.unsigned(game, agreements.find(game, erratum_id))
+        return Done(erratum_id, not missing, missing, status, oid)
     erratum = ws.game_of(files).errata[erratum_id]
     return Done(erratum_id, erratum.applied, tuple(erratum.unsigned(game.manifest.players)), status, oid)

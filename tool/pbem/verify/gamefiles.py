@@ -732,7 +732,8 @@ def read_game(
             errata[path[len("errata/"):-len(".yaml")]] = parsed(
                 (oid, "erratum", manifest.ruleset_name, path), lambda: read_erratum(read(oid), path, ruleset))
         elif AGREEMENT_RE.match(path):  # keyed by its file: a file whose id differs is judged, not hidden
-            agreements[path] = parsed((oid, "agreement", path), lambda: read_agreement(read(oid), path))
+            agreements[path] = parsed((oid, "agreement", manifest.ruleset_name, path),
+                                      lambda: read_agreement(read(oid), path, ruleset))
     inputs = Inputs(manifest.players, reports, per_player, dice_book(batches), sealed_book(secrets),
                     press_book(press), target_book(secrets), ruleset.period_of)
     return Game(manifest, inputs, status, batches, secrets, press, errata, agreements)
@@ -818,7 +819,7 @@ def read_changes(
         elif AGREEMENT_RE.match(path):
             agreements = {p: a for p, a in agreements.items() if p != path}
             if oid is not None:
-                agreements[path] = read_agreement(blob(oid), path)
+                agreements[path] = read_agreement(blob(oid), path, ruleset)
     old = base.inputs
     if len(reports) != len(base.inputs.files) or reports.keys() != base.inputs.files.keys():
         reports = dict(sorted(reports.items()))  # in path order, as read_game gives them

@@ -28,7 +28,7 @@ applies an erratum changes the report by exactly its entries, and replay restart
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
@@ -40,6 +40,7 @@ from pbem.protocol.legality import own_findings
 from pbem.protocol.model import CLARIFY, READY, REPLY, SEALED, Break, Status, Stop
 from pbem.protocol.press import press_findings
 from pbem.protocol.whisper import whisper_findings
+from pbem.rulesets.base import Point, Ruleset
 from pbem.protocol.replay import replay, start_checkpoint
 from pbem.protocol.serving import seat_before
 from pbem.verify.agreementfile import AGREEMENT_RE
@@ -67,6 +68,10 @@ class Verified:
     # while special breaks are answered (seed §5.C): the player who took the turn before the first of them,
     # to whom control passes back
     back: str | None = None
+    # what agreements did to the game at a game point (kind, player, the firm point where it took effect): a
+    # resign, a seat given to a replacement, an nmr; a replay from an earlier point (after an erratum) does it
+    # again at that same point (`gone_now`, `effects_of`)
+    gone_at: tuple[tuple[str, str, Point], ...] = ()
 
     @property
     def started(self) -> bool:
@@ -144,24 +149,31 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
     absent = nmr_served(prev, game)
     game = without_orders(game, {absent: prev.stop.checkpoint.point} if absent is not None else {})
     prev = resignations_applied(prev, game)
-    corrected = errata.corrected_from(prev.game.errata, game.errata)
+    agreed = errata_agreed(prev, game)
+    corrected = min((p for p in (errata.corrected_from(prev.game.errata, game.errata),
+                                 *(e.corrected_from() for e in agreed)) if p is not None), default=None)
+    # what earlier agreements did at points replay has yet to reach (after an erratum: all of it)
+    effects = effects_of(ruleset, prev.gone_at, None if corrected is not None else prev.stop.checkpoint.point)
     if corrected is not None:
         # The firm point's state was built from the uncorrected report, so it is rebuilt from the game start. The
         # steps before the correction are unchanged and were served: resolved again, never served again.
         manifest = game.manifest
         start = start_checkpoint(ruleset, manifest.setup, manifest.players)
-        stop = replay(ruleset, manifest.setup, game.inputs, start, prev.last_yielder, quiet_before=corrected)
+        stop = replay(ruleset, manifest.setup, covered_by_nmr(game, prev.gone_at).inputs, start, prev.last_yielder,
+                      quiet_before=corrected, effects=effects)
     elif absent is not None and takes_turn(prev, absent):
         # DESIGN §4.8: the nmr's last signature serves the absent player's turn with no new orders (his part
         # settled by default), as if he had yielded without a word
         stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, absent), absent, absent,
-                      fresh={absent: ()})
+                      fresh={absent: ()}, effects=effects)
         return stop, full_status(game, stop, absent, note)
-    elif takes_turn(prev, player) and prev.game.errata == game.errata:
+    elif takes_turn(prev, player) and prev.game.errata == game.errata and not agreed:
         stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, player),
-                      back_to(prev, player), player, fresh={player: new_conditions(prev.game, game, player)})
+                      back_to(prev, player), player, fresh={player: new_conditions(prev.game, game, player)},
+                      effects=effects)
     else:
-        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, None), prev.last_yielder)
+        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, None), prev.last_yielder,
+                      effects=effects)
     return stop, full_status(game, stop, player, note)
 
 
@@ -228,6 +240,50 @@ def resignations_applied(prev: Verified, game: Game) -> Verified:
     return replace(prev, stop=replace(prev.stop, checkpoint=replace(prev.stop.checkpoint, state=state)))
 
 
+def gone_now(prev: Verified, game: Game) -> tuple[tuple[str, str, Point], ...]:
+    """What the agreements this commit completes did at the firm point (`Verified.gone_at`): each resignation
+    (RESIGN), each seat given back to a replacement (SEAT), the nmr served (NMR)."""
+    if prev.stop is None or prev.stop.checkpoint.point is None or not game.agreements \
+            or game.agreements is prev.game.agreements:
+        return ()
+    point = prev.stop.checkpoint.point
+    now = agreements.resigned(game.agreements, game.manifest.keys)
+    before = agreements.resigned(prev.game.agreements, prev.game.manifest.keys) if prev.game.agreements \
+        else frozenset()
+    out = [(agreements.RESIGN, p, point) for p in sorted(now - before)]
+    out += [(agreements.SEAT, p, point) for p in sorted(before - now)]
+    absent = nmr_served(prev, game)
+    if absent is not None:
+        out.append((agreements.NMR, absent, point))
+    return tuple(out)
+
+
+def effects_of(ruleset: Ruleset, gone_at: Iterable[tuple[str, str, Point]],
+               after: Point | None) -> list[tuple[Point, Callable[[Any], Any]]]:
+    """The ruleset's effects of the recorded resignations and replacements (`resignations_applied`) at their
+    points, for replay; only those past `after` (the point replay resumes at: the others are in its state), or
+    all of them when replay restarts from the game start (`after` None)."""
+    left, taken = getattr(ruleset, "resigned", None), getattr(ruleset, "replaced", None)
+    out: list[tuple[Point, Callable[[Any], Any]]] = []
+    for kind, player, point in gone_at:
+        hook = left if kind == agreements.RESIGN else taken if kind == agreements.SEAT else None
+        if hook is not None and (after is None or point > after):
+            out.append((point, lambda state, hook=hook, player=player: hook(state, player)))
+    return out
+
+
+def covered_by_nmr(game: Game, gone_at: Iterable[tuple[str, str, Point]]) -> Game:
+    """`game` with each absent player an earlier nmr settled for covered through the step he was awaited at (as
+    `without_orders` did at that nmr), so that a replay from the game start does not wait for him there again."""
+    per_player = None
+    for kind, player, point in gone_at:
+        mine = game.inputs.of(player)
+        if kind == agreements.NMR and (mine.through is None or mine.through < point):
+            per_player = dict(game.inputs.per_player) if per_player is None else per_player
+            per_player[player] = replace(mine, through=point)
+    return game if per_player is None else replace(game, inputs=replace(game.inputs, per_player=per_player))
+
+
 def nmr_served(prev: Verified, game: Game) -> str | None:
     """The absent player an nmr agreement completed by this commit settles for (DESIGN §4.8), or None: his turn
     is served with no new orders; his sealed input counts as none (`without_orders`). A dice contribution or a
@@ -245,6 +301,26 @@ def nmr_served(prev: Verified, game: Game) -> str | None:
         if agreements.signed_by_all(new, table) and isinstance(absent, str) and absent in table.owing:
             return absent
     return None
+
+
+def errata_agreed(prev: Verified, game: Game) -> list[errata.Erratum]:
+    """The erratum agreements this commit completes (DESIGN §4.8: in effect with the last required signature),
+    as errata: the commit changes the report by exactly their entries, and replay restarts from the earliest
+    corrected step. Only an agreement this commit changed counts (a signature added, or a proposal that needs no
+    other), so each takes effect once."""
+    if not game.agreements or game.agreements is prev.game.agreements:
+        return []
+    table = consent_table(prev.game, True, prev.status)
+    out = []
+    for path, new in sorted(game.agreements.items()):
+        if new.kind != agreements.ERRATUM:
+            continue
+        old = prev.game.agreements.get(path)
+        if old is not None and (old.raw == new.raw or agreements.signed_by_all(old, table)):
+            continue
+        if agreements.signed_by_all(new, table):
+            out.append(errata.of_agreement(new))
+    return out
 
 
 def new_conditions(before: Game, after: Game, player: str) -> tuple[dict, ...]:
@@ -353,8 +429,10 @@ def consent_table(game: Game, started: bool, status: Status | None = None) -> ag
     # who owes something now: the player in control, and everybody who owes a contribution or a reveal
     owing = frozenset(b.player for i, b in enumerate(status.pending) if i == 0 or b.kind in OWED) \
         if status is not None else frozenset()
+    firm = manifest.ruleset.parse_time(status.firm) if status is not None and status.firm and not status.over \
+        else None
     table = agreements.Table(manifest.id, seats, manifest.keys, manifest.digest, True, resigned, owing,
-                             game=manifest.raw)
+                             game=manifest.raw, firm=firm)
     end = agreements.ended_by(game.agreements, table) if game.agreements else None
     return replace(table, ended=end.id if end is not None else None)
 
@@ -411,7 +489,7 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
         # game.yaml is frozen from the start: a change is refused below (protected.changed) and never takes
         # effect, at this commit or any later one, or an accomplice's key swapped in would play on unchecked
         game = replace(game, manifest=prev.game.manifest)
-    unchanged = Verified(game, prev.stop, prev.founder, None, prev.status, prev.last_yielder)
+    unchanged = Verified(game, prev.stop, prev.founder, None, prev.status, prev.last_yielder, gone_at=prev.gone_at)
     for path in PROTECTED:
         if path in changed and not (path == GAME and agreed):
             findings.append(Finding("protected.changed", f"{path} is frozen once the game has started "
@@ -438,10 +516,16 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
     if agreement:
         # an agreement is signed out of turn, in a commit of its own; each kind says when it is open (a start
         # agreement is closed once the game has started)
-        findings.extend(Finding("agreement.mixed", f"{path}: an agreement commit changes only agreements/; take "
-                                "your turn in a commit of its own", file=path)
+        corrections = errata_agreed(prev, game)  # an erratum's last signature also changes the report
+        findings.extend(Finding("agreement.mixed", f"{path}: an agreement commit changes only agreements/ (and "
+                                "what the agreement it completes changes); take your turn in a commit of its own",
+                                file=path)
                         for path in sorted(changed - {STATUS}) if not AGREEMENT_RE.match(path)
-                        and not (path == GAME and agreed))
+                        and not (path == GAME and agreed) and not (corrections and REPORT_RE.match(path)))
+        if corrections:  # by exactly their entries: what everybody signed, so neither firm.* nor ownership.*
+            reports = {p for p in changed if REPORT_RE.match(p)}
+            findings.extend(errata.correction_findings(*entry_changes(prev.game.inputs, game.inputs, reports),
+                                                       corrections))
         # judged against the table before the commit: the keys that sign, who owes, who resigned
         findings.extend(agreements.agreement_findings(consent_table(prev.game, True, prev.status),
                                                       _only(prev.game.agreements, changed),
@@ -490,7 +574,8 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
     if expected.yielded_by not in (None, player) and expected.yielded_by in game.manifest.players:
         last = expected.yielded_by  # a resigned or absent player's turn was served after this commit
     back = (prev.back or prev.last_yielder) if turn and clarifies(prev, player) else None if turn else prev.back
-    return findings, Verified(game, stop, prev.founder, player, expected, last, back)
+    gone_at = prev.gone_at + gone_now(prev, game) if agreement else prev.gone_at
+    return findings, Verified(game, stop, prev.founder, player, expected, last, back, gone_at)
 
 
 def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn: bool) -> list[Finding]:
