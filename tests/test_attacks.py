@@ -3600,3 +3600,56 @@ def test_resign__a_resigned_power_owes_and_seals_no_orders(tmp_path: Path) -> No
     dow.phase()
     dow.ok("resign", who="turkey")
     dow.refused("orders", dow.orders_file(["A CON - BUL"]), who="turkey", rule="orders.not-owed")
+
+
+# === nmr settles withheld reveals (DESIGN §4.8, §5; docs/dice.md "A part withheld") ============================
+# The tactical duel of `fire_owed` (both declared ph1 at 1.4.fire, each owes the die for his shot). What would a
+# player do who sees a bad die coming? Withhold his reveal and hope the table re-rolls; reveal after all once
+# the nmr took effect; have someone else write a reveal; find a player absent who owes no reveal; sign the nmr
+# against himself. Each is built with the CLI and with plain git, and found by `pbem verify` or the hook.
+
+from test_dice_flow import pending as dice_pending  # noqa: E402
+
+
+def _to_reveal(table: Table, roller: str = "fed") -> None:
+    """Drive the fire step (each firer rolls, the other contributes) until `roller` owes the reveal of his die
+    and nothing else is owed before it."""
+    for _ in range(12):
+        (who, kind, why), *_ = dice_pending(table)
+        if who == roller and kind == "dice" and why.startswith("reveal owed"):
+            return
+        if kind == "roll":
+            unit = "CA" if who == "fed" else "D7"
+            cli(table, "roll", "--for", f"{unit} ph1", "--ref", f"1.4.fire/{unit}/ph1", who=who)
+        cli(table, "yield", who=who)
+    raise AssertionError(dice_pending(table))
+
+
+def _resolve_fire(table: Table) -> None:
+    """Play on (dice, contributions, reveals) until 1.4.fire is resolved and a player needs orders."""
+    for _ in range(12):
+        (who, kind, _why), *_ = dice_pending(table)
+        if kind == "horizon":
+            return
+        if kind == "roll":
+            unit = "CA" if who == "fed" else "D7"
+            cli(table, "roll", "--for", f"{unit} ph1", "--ref", f"1.4.fire/{unit}/ph1", who=who)
+        cli(table, "yield", who=who)
+    raise AssertionError(dice_pending(table))
+
+
+def test_nmr_reveal__the_roller_who_withholds_a_bad_die_misses_and_never_rolls_again(fire_owed: Table) -> None:
+    """Threat: fed knows his die once kli contributed (he holds his secret); it is bad, so he withholds his
+    reveal, hoping the stalled table voids the batch and rolls again. Defence: kli's nmr settles it: its commit
+    marks fed's reveal withheld (nmr kli-0001); the shot misses (no damage), the log and status say why, and
+    play goes on; fed can neither reveal late nor void and re-roll (dice.withheld)."""
+    _to_reveal(fire_owed)
+    cli(fire_owed, "agree", "nmr", "--player", "fed", who="kli")
+    assert batch(fire_owed, "fed-0001")["withheld"] == {"fed": "kli-0001"}
+    assert "results" not in batch(fire_owed, "fed-0001")
+    assert_clean(fire_owed)
+    assert not any(who == "fed" and kind == "dice" for who, kind, _ in dice_pending(fire_owed))
+    _resolve_fire(fire_owed)
+    assert_clean(fire_owed)
+    log = cli(fire_owed, "log")
+    assert "CA ph1 at D7, range 3: missed: fed's reveal withheld, nmr kli-0001" in log, log
