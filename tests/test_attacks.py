@@ -3609,6 +3609,8 @@ def test_resign__a_resigned_power_owes_and_seals_no_orders(tmp_path: Path) -> No
 # against himself. Each is built with the CLI and with plain git, and found by `pbem verify` or the hook.
 
 from test_dice_flow import pending as dice_pending  # noqa: E402
+from pbem.protocol.dice import Batch  # noqa: E402
+from pbem.services.workspace import Workspace  # noqa: E402
 
 
 def _to_reveal(table: Table, roller: str = "fed") -> None:
@@ -3653,3 +3655,101 @@ def test_nmr_reveal__the_roller_who_withholds_a_bad_die_misses_and_never_rolls_a
     assert_clean(fire_owed)
     log = cli(fire_owed, "log")
     assert "CA ph1 at D7, range 3: missed: fed's reveal withheld, nmr kli-0001" in log, log
+    status = cli(fire_owed, "status", "--plain", who="kli")
+    assert "withheld: dice fed-0001: missed: fed's reveal withheld, nmr kli-0001" in status, status
+
+
+@pytest.fixture
+def reveal_withheld(fire_owed: Table) -> Table:
+    """fed withheld his reveal, kli's nmr settled it, and 1.4.fire was resolved without his die."""
+    _to_reveal(fire_owed)
+    cli(fire_owed, "agree", "nmr", "--player", "fed", who="kli")
+    _resolve_fire(fire_owed)
+    return fire_owed
+
+
+def test_nmr_reveal__the_absent_roller_reveals_late_after_the_nmr_took_effect(reveal_withheld: Table) -> None:
+    """Threat: once the nmr took effect, fed reveals after all (the die turned out good), in his next turn with
+    plain git, or voids the batch to roll again; pbem yield would not. Defence: the nmr's settlement is firm:
+    nothing is revealed, rolled or voided in a batch whose reveal was withheld (dice.withheld), and the step
+    it resolved stays resolved (his late batch for the shot is unbound: dice.unbound-ref)."""
+    table = reveal_withheld
+    before = batch(table, "fed-0001")
+    assert (dice_pending(table)[0][0], dice_pending(table)[0][1]) == ("fed", "horizon"), dice_pending(table)
+    table.edit("fed", through="1.16.damage")
+    cli(table, "yield", who="fed")  # his turn: pbem settles nothing in a withheld batch
+    assert batch(table, "fed-0001") == before
+    assert_clean(table)
+    table.git("reset", "-q", "--hard", "HEAD~1")
+    write_batch(table, honest_reveal(table, before))
+    table.edit("fed", through="1.16.damage")
+    bad = sneak_as(table, "fed", "fed: my reveal after all")
+    assert "dice.withheld" in rejected(table, bad, "dice.withheld", "dice/fed-0001.yaml")
+    table.git("reset", "-q", "--hard", "HEAD~1")
+    write_batch(table, {**before, "void": {"reason": "the reveal came too late"}})
+    bad = sneak_as(table, "fed", "fed: void it and roll again")
+    assert "dice.withheld" in rejected(table, bad, "dice.withheld", "dice/fed-0001.yaml")
+
+
+def test_nmr_reveal__a_reveal_forged_by_someone_else_after_the_nmr(reveal_withheld: Table) -> None:
+    """Threat: kli, who cannot know fed's secret, writes a reveal and results of his own choosing into fed's
+    withheld batch; or fed, in his own turn, drops the withheld mark so that he owes the reveal again and
+    gives it now that he likes the die. Defence: nobody settles anything in a batch after the nmr (kli owes
+    nothing: signature.not-in-control; in any commit: dice.withheld), and a mark never changes
+    (dice.bad-withheld)."""
+    table = reveal_withheld
+    before = batch(table, "fed-0001")
+    forged = {**before, "reveal": "ab" * 32, "results": [6]}
+    write_batch(table, forged)
+    bad = sneak_as(table, "kli", "kli: fed's reveal, as I like it")
+    rejected(table, bad, "signature.not-in-control", "status.yaml")
+    game = Workspace.open(table.repo_dir).history().last.game
+    rules = {f.rule for f in dice_protocol.batch_findings(game.manifest.id, ["fed", "kli"], game.manifest.keys,
+                                                          None, {"fed-0001": Batch(before, FED_DIE)},
+                                                          {"fed-0001": Batch(forged, FED_DIE)}, "kli")}
+    assert "dice.withheld" in rules, rules
+    table.git("reset", "-q", "--hard", "HEAD~1")
+    write_batch(table, {k: v for k, v in honest_reveal(table, before).items() if k != "withheld"})
+    table.edit("fed", through="1.16.damage")
+    bad = sneak_as(table, "fed", "fed: I owe it again, here it is")
+    assert "dice.bad-withheld" in rejected(table, bad, "dice.bad-withheld", "dice/fed-0001.yaml")
+
+
+def test_nmr_reveal__an_nmr_against_a_player_who_owes_no_reveal(fire_owed: Table) -> None:
+    """Threat: fed owes the reveal of his die; to have kli's contribution to his next batch left out (or kli's
+    turn passed), fed finds kli absent, who owes nothing now, and marks a part of kli's withheld by hand.
+    Defence: an nmr names a player who owes something now (agreement.nmr-owes-nothing), and a withheld mark
+    is written only by the commit completing the nmr that settles it (dice.bad-withheld)."""
+    _to_reveal(fire_owed)
+    refused(fire_owed, "agree", "nmr", "--player", "kli", who="fed", rule="agreement.nmr-owes-nothing",
+            where="agreements/draft.yaml")
+    bad = _propose(fire_owed, "fed", 2, "nmr", {"player": "kli"})
+    assert "agreement.nmr-owes-nothing" in rejected(fire_owed, bad, "agreement.nmr-owes-nothing",
+                                                    "agreements/fed-0002.yaml")
+    fire_owed.git("reset", "-q", "--hard", "HEAD~1")
+    write_batch(fire_owed, {**batch(fire_owed, "fed-0001"), "withheld": {"kli": "fed-0002"}})
+    bad = sneak_as(fire_owed, "fed", "fed: kli's part withheld")
+    assert "dice.bad-withheld" in rejected(fire_owed, bad, "dice.bad-withheld", "dice/fed-0001.yaml")
+
+
+def test_nmr_reveal__an_nmr_signed_by_the_absent_player_himself(fire_owed: Table) -> None:
+    """Threat: fed, who owes the reveal of a bad die, finds himself absent (his own nmr, or his signature on
+    kli's) so that his shot counts as withheld the moment he likes. Defence: the absent player never signs the
+    nmr against him (agreement.malformed for his own, agreement.not-a-signer on another's); his way out is to
+    resign, which settles the same part the same way (the shot misses) and costs him the game."""
+    _to_reveal(fire_owed)
+    refused(fire_owed, "agree", "nmr", "--player", "fed", who="fed", rule="agreement.malformed",
+            where="agreements/draft.yaml")
+    bad = _propose(fire_owed, "fed", 2, "nmr", {"player": "fed"})
+    assert "agreement.malformed" in rejected(fire_owed, bad, "agreement.malformed", "agreements/fed-0002.yaml")
+    fire_owed.git("reset", "-q", "--hard", "HEAD~1")
+    cli(fire_owed, "agree", "nmr", "--player", "fed", "--note", "not yet", who="kli")
+    fire_owed.git("reset", "-q", "--hard", "HEAD~1")  # kli's proposal, without his signature: fed signs it
+    raw: dict[str, Any] = {"id": "kli-0001", "kind": "nmr", "by": "kli", "content": {"player": "fed"},
+                           "signatures": {}}
+    raw["signatures"] = {"kli": agreement_sign(raw, "kli"), "fed": agreement_sign(raw, "fed")}
+    fire_owed.write("agreements/kli-0001.yaml", dump_mapping(raw))
+    bad = fire_owed.sneak("fed", "fed: signs the nmr against himself")
+    assert "agreement.not-a-signer" in rejected(fire_owed, bad, "agreement.not-a-signer",
+                                                "agreements/kli-0001.yaml") | \
+        rejected(fire_owed, bad, "agreement.foreign-signature", "agreements/kli-0001.yaml")

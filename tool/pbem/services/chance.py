@@ -232,6 +232,27 @@ def withhold(files: Files, game: Game, parts: Mapping[str, tuple[Collection[str]
     return done
 
 
+def withheld_listing(game: Game) -> list[str]:
+    """One line per part settled as withheld (DESIGN §4.8), for `pbem status` and `pbem log`."""
+    out = []
+    for batch in sorted(game.batches.values(), key=lambda b: b.id):
+        lost = batch.lost()
+        for player, agreement in sorted(batch.withheld.items()):
+            how = f"{'resign' if agreement.rpartition('-')[0] == player else 'nmr'} {agreement}"
+            if lost is not None and player == batch.roller:
+                refs = ", ".join(batch.refs) or "its rolls"
+                out.append(f"dice {batch.id}: missed: {lost.text()} ({refs} lost: never rolled)")
+            else:
+                out.append(f"dice {batch.id}: {player}'s contribution withheld, {how}: left out of the seed")
+    for secret in sorted(game.secrets.values(), key=lambda s: s.id):
+        if secret.withheld:
+            how = "resign" if secret.withheld.rpartition("-")[0] == secret.owner else "nmr"
+            what = secret.raw["kind"] + (f", {secret.raw['concerns']}" if secret.raw.get("concerns") else "")
+            out.append(f"secret {secret.id} ({what}): {secret.owner}'s reveal withheld, {how} {secret.withheld}: "
+                       "what it hid is lost")
+    return out
+
+
 def reveal_secret(files: Files, game: Game, me: Identity, player: str, secret_id: str) -> Any:
     """Add the key of my secret, recovered from its owner box with my key file alone."""
     secret = game.secrets.get(secret_id)
