@@ -517,6 +517,7 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
                                     "exactly the agreed change)", file=GAME))
     elif not turn and not mine and not press_only and not erratum:
         head = prev.status.pending[0]
+        findings.extend(_withheld_touched(prev, game, changed, player))  # the more telling rule first
         findings.append(Finding("signature.not-in-control", f"{player} made a turn, but {head.player} holds "
                                 f"control ({head.why})", file=STATUS))
         return findings, unchanged
@@ -648,6 +649,24 @@ def _settlement(prev: Verified, game: Game, changed: set[str], player: str,
                                         f"{sid}'s reveal is owed: its commit writes `withheld: {settled[p]}` there "
                                         "(pbem sign does)", file=f"secrets/{sid}.yaml"))
     return findings
+
+
+def _withheld_touched(prev: Verified, game: Game, changed: set[str], player: str) -> list[Finding]:
+    """What a commit changed in dice parts and secrets already settled as withheld (dice.withheld,
+    secret.withheld, *.bad-withheld): a late reveal or contribution, by the absent player or anyone else."""
+    manifest = game.manifest
+    out: list[Finding] = []
+    for path in sorted(p for p in changed if DICE_RE.match(p) or SECRET_RE.match(p)):
+        old, new = _by_file(prev.game, path), _by_file(game, path)
+        if old is None or new is None or not old.withheld:
+            continue
+        if isinstance(old, dice.Batch):
+            out.extend(dice.batch_findings(manifest.id, manifest.players, manifest.keys, manifest.escrow_key,
+                                           {old.id: old}, {new.id: new}, player))  # type: ignore[dict-item]
+        else:
+            out.extend(secrets.secret_findings({old.id: old}, {new.id: new}, player,  # type: ignore[dict-item]
+                                               manifest.players, manifest.ruleset.parse_time))
+    return out
 
 
 def _by_file(game: Game, path: str) -> dice.Batch | secrets.Secret | None:
