@@ -3820,3 +3820,33 @@ def test_nmr_reveal__a_resigned_roller_s_die_is_lost_and_the_game_goes_on(fire_o
     assert batch(fire_owed, "fed-0001")["withheld"] == {"fed": "fed-0002"}
     assert not any(who == "fed" and kind == "dice" for who, kind, _ in dice_pending(fire_owed))
     assert_clean(fire_owed)
+
+
+from test_tactical_cli_bad_input import base_contact  # noqa: E402,F401
+
+
+def test_nmr_reveal__a_seeking_weapon_whose_owner_withholds_its_target(base_contact: Table, tmp_path: Path) -> None:
+    """Threat: kli's drone S1 meets fed's CA; kli owes the reveal of its sealed target and withholds it (the
+    drone slipped away from its target earlier, which the reveal would show: rules.pursuit). Defence: fed's nmr
+    settles it: the target is lost, so the drone has none and is removed, as a dummy would be (no damage, no
+    pursuit to check); kli's late reveal is refused (secret.withheld)."""
+    table = private(base_contact, tmp_path)
+    secret = next(s for s in table.data("status.yaml")["pending"] if s["kind"] == "secret")["why"].split()[3]
+    secret = secret.rstrip(":")
+    cli(table, "agree", "nmr", "--player", "kli", who="fed")
+    assert table.data(f"secrets/{secret}.yaml")["withheld"] == "fed-0002"
+    assert_clean(table)
+    from pbem.services.workspace import Workspace
+
+    state = Workspace.open(table.repo_dir).history().last.stop.checkpoint.state
+    drone, ca = state.unit("S1"), state.unit("CA")
+    assert drone.status == "dummy" and ca.shields == (20,) * 6, (drone, ca)
+    assert f"withheld: secret {secret} (target, S1): kli's reveal withheld, nmr fed-0002" in \
+        cli(table, "status", "--plain", who="fed")
+    raw = dict(table.data(f"secrets/{secret}.yaml"))
+    from pbem.crypto import seal as seal_crypto
+
+    key = seal_crypto.recover_key(base64.b64decode(raw["owner_box"]), load_private_key(table.key("kli")))
+    table.write(f"secrets/{secret}.yaml", dump_mapping({**raw, "key": key.hex()}))
+    bad = sneak_as(table, "kli", "kli: S1's target after all")
+    assert "secret.withheld" in rejected(table, bad, "secret.withheld", f"secrets/{secret}.yaml")
