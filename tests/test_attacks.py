@@ -3850,3 +3850,41 @@ def test_nmr_reveal__a_seeking_weapon_whose_owner_withholds_its_target(base_cont
     table.write(f"secrets/{secret}.yaml", dump_mapping({**raw, "key": key.hex()}))
     bad = sneak_as(table, "kli", "kli: S1's target after all")
     assert "secret.withheld" in rejected(table, bad, "secret.withheld", f"secrets/{secret}.yaml")
+
+
+def test_nmr_reveal__a_power_that_sealed_orders_and_never_reveals_holds(tmp_path: Path) -> None:
+    """Threat: France seals an attack on Burgundy, sees the other six powers' orders revealed and withholds his
+    own, hoping the phase waits for him for ever. Defence: the nmr of the six others settles it: its last
+    signature marks France's sealed orders withheld, they count as none (France holds: A PAR stays), the phase
+    resolves, and France's late reveal is refused (secret.withheld). Not defended: France chose between his
+    sealed orders and holding after seeing the others' (docs/threats.md)."""
+    from test_dow_flow import POWERS, new_dow
+
+    dow = new_dow(tmp_path / "dow")
+    dow.phase()  # S1901P: press only
+    dow.seal("france", ["A PAR - BUR"])
+    for power in POWERS:
+        if power != "france":
+            dow.seal(power)
+    for power in POWERS:
+        if power != "france":
+            dow.reveal(power)
+    assert dow.owing("secret") == ["france"]
+    dow.ok("agree", "nmr", "--player", "france", who="austria")
+    nmr = max(p.stem for p in (dow.repo_dir / "agreements").iterdir() if p.stem.startswith("austria-"))
+    for power in POWERS:
+        if power not in ("france", "austria"):
+            dow.ok("sign", nmr, who=power)
+    sealed = next(p for p in (dow.repo_dir / "secrets").iterdir() if p.stem.startswith("france-"))
+    assert dow.data(f"secrets/{sealed.name}")["withheld"] == nmr
+    assert dow.status()["firm"] != "S1901M"
+    assert "A PAR" in json.dumps(dow.status()["position"]) and "BUR" not in json.dumps(dow.status()["position"])
+    assert dow.verify() == []
+    files = dow.files()
+    raw = dict(dow.data(f"secrets/{sealed.name}"))
+    from pbem.crypto import seal as seal_crypto
+
+    key = seal_crypto.recover_key(base64.b64decode(raw["owner_box"]), load_private_key(dow.key("france")))
+    files[f"secrets/{sealed.name}"] = dump_mapping({**raw, "key": key.hex()}).encode()
+    dow.sneak("france", files, "france: my orders after all")
+    assert "secret.withheld" in {rule for rule, _ in dow.verify()}
