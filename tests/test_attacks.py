@@ -3655,6 +3655,12 @@ def test_nmr_reveal__the_roller_who_withholds_a_bad_die_misses_and_never_rolls_a
     assert "CA ph1 at D7, range 3: missed: fed's reveal withheld, nmr kli-0001" in log, log
     status = cli(fire_owed, "status", "--plain", who="kli")
     assert "withheld: dice fed-0001: missed: fed's reveal withheld, nmr kli-0001" in status, status
+    from pbem.services import pictures
+    from pbem.services.workspace import Workspace
+
+    view = pictures.status_view(Workspace.open(fire_owed.repo_dir), "fed")
+    assert any("fed's reveal withheld, nmr kli-0001" in line for line in view.withheld), view.withheld
+    assert "Withheld (owed, never given" in log
 
 
 @pytest.fixture

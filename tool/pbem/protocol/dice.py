@@ -284,7 +284,8 @@ def owes(players: Sequence[str], batch: Batch, player: str) -> bool:
 
 def involved(players: Sequence[str], batch: Batch, player: str) -> bool:
     """Whether `player` still has a part to give in open `batch`, owed now or later: a resign settles these."""
-    if batch.voided or batch.results is not None or batch.mode != "commit-reveal" or player in batch.withheld:
+    if batch.voided or batch.results is not None or batch.mode != "commit-reveal" or player in batch.withheld \
+            or batch.lost() is not None:
         return False
     return player == batch.roller or (player in batch.others(players) and player not in batch.contributions)
 
@@ -317,8 +318,8 @@ def _withheld(players: Sequence[str], old: Batch, new: Batch, settled: Mapping[s
         out.append(_f("dice.withheld", f"batch {new.id}: {player}'s part was settled by {old.withheld[player]} "
                       "(withheld): it is firm, and nothing of his is added to this batch afterwards", new.file))
     if old.lost() is not None:
-        for key in ("reveal", "results", "void"):
-            if key in new.raw and key not in old.raw:
+        for key in ("reveal", "results", "void", "contributions", "contribution_commits"):
+            if new.raw.get(key) != old.raw.get(key):
                 out.append(_f("dice.withheld", f"batch {new.id}: {new.roller}'s reveal was settled by "
                               f"{old.withheld[new.roller]} (withheld): its rolls are lost, firm, and never "
                               f"revealed, rolled or voided afterwards (no {key})", new.file))

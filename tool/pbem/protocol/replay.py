@@ -239,6 +239,8 @@ def _check_pursuit(ruleset: Ruleset, inputs: Inputs, tracks: dict[tuple[str, str
     left = {}
     for weapon, track in tracks.items():
         sealed = inputs.targets.get(weapon)
+        if sealed is not None and sealed.withheld and not sealed.revealed:
+            continue  # its target is lost (DESIGN §4.8): there is nothing to check its moves against
         if sealed is None or not sealed.revealed:
             left[weapon] = track
             continue
