@@ -3894,3 +3894,36 @@ def test_nmr_reveal__a_power_that_sealed_orders_and_never_reveals_holds(tmp_path
     files[f"secrets/{sealed.name}"] = dump_mapping({**raw, "key": key.hex()}).encode()
     dow.sneak("france", files, "france: my orders after all")
     assert "secret.withheld" in {rule for rule, _ in dow.verify()}
+
+
+def test_nmr_reveal__a_secret_speed_withheld_after_seeing_the_other_s(tmp_path: Path) -> None:
+    """Threat: with secret speeds, kli reveals his allocation (speed 4); fed, who sealed speed 8, sees it and
+    withholds his own, stalling the turn. Defence: kli's nmr marks fed's allocation withheld: it counts as none
+    (the CA moves at the speed of no allocation, 0), the turn goes on, and fed's late reveal is refused
+    (secret.withheld)."""
+    from conftest import GAME_ID, _build
+    from test_tactical_cli_bad_input import pending as tactical_pending, seal
+    from test_tactical_secret_speeds import SECRET_SPEEDS, speeds
+
+    (tmp_path / "template").mkdir()
+    (tmp_path / "template" / "game.yaml").write_text(SECRET_SPEEDS)
+    table = _build(tmp_path / "t", str(tmp_path / "template"), GAME_ID)
+    table.turn("fed", through="1.32.final")
+    table.turn("kli", through="1.32.final", breaks=[{"at": "1.2.move"}])
+    seal(table, "kli", {"turn": 1, "units": {"D7": {"speed": 4}}})
+    seal(table, "fed", {"turn": 1, "units": {"CA": {"speed": 8, "reserve": 2}}})
+    cli(table, "yield", who="kli")
+    assert tactical_pending(table) == [("fed", "secret")]
+    cli(table, "agree", "nmr", "--player", "fed", who="kli")
+    sealed = next(p.name for p in (table.repo_dir / "secrets").iterdir() if p.name.startswith("fed-"))
+    assert table.data(f"secrets/{sealed}")["withheld"] == "kli-0001"
+    assert table.data("status.yaml")["firm"] != "1.0.alloc"
+    assert speeds(table) == {"CA": 0, "D7": 4}
+    assert_clean(table)
+    raw = dict(table.data(f"secrets/{sealed}"))
+    from pbem.crypto import seal as seal_crypto
+
+    key = seal_crypto.recover_key(base64.b64decode(raw["owner_box"]), load_private_key(table.key("fed")))
+    table.write(f"secrets/{sealed}", dump_mapping({**raw, "key": key.hex()}))
+    bad = sneak_as(table, "fed", "fed: my speed after all")
+    assert "secret.withheld" in rejected(table, bad, "secret.withheld", f"secrets/{sealed}")
