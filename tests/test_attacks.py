@@ -3775,3 +3775,329 @@ def test_erratum__through_the_hook(erratum_proposed: Table) -> None:
     pushed = bad_table.git("push", str(server), "HEAD:refs/heads/sneaky", check=False)
     assert pushed.returncode != 0 and b"agreement.signature" in pushed.stderr, pushed.stderr
     assert server_ref(server, "refs/heads/sneaky") is None
+
+# === nmr settles withheld reveals (DESIGN §4.8, §5; docs/dice.md "A part withheld") ============================
+# The tactical duel of `fire_owed` (both declared ph1 at 1.4.fire, each owes the die for his shot). What would a
+# player do who sees a bad die coming? Withhold his reveal and hope the table re-rolls; reveal after all once
+# the nmr took effect; have someone else write a reveal; find a player absent who owes no reveal; sign the nmr
+# against himself. Each is built with the CLI and with plain git, and found by `pbem verify` or the hook.
+
+from test_dice_flow import pending as dice_pending  # noqa: E402
+
+
+def _to_reveal(table: Table, roller: str = "fed") -> None:
+    """Drive the fire step (each firer rolls, the other contributes) until `roller` owes the reveal of his die
+    and nothing else is owed before it."""
+    for _ in range(12):
+        (who, kind, why), *_ = dice_pending(table)
+        if who == roller and kind == "dice" and why.startswith("reveal owed"):
+            return
+        if kind == "roll":
+            unit = "CA" if who == "fed" else "D7"
+            cli(table, "roll", "--for", f"{unit} ph1", "--ref", f"1.4.fire/{unit}/ph1", who=who)
+        cli(table, "yield", who=who)
+    raise AssertionError(dice_pending(table))
+
+
+def _resolve_fire(table: Table) -> None:
+    """Play on (dice, contributions, reveals) until 1.4.fire is resolved and a player needs orders."""
+    for _ in range(12):
+        (who, kind, _why), *_ = dice_pending(table)
+        if kind == "horizon":
+            return
+        if kind == "roll":
+            unit = "CA" if who == "fed" else "D7"
+            cli(table, "roll", "--for", f"{unit} ph1", "--ref", f"1.4.fire/{unit}/ph1", who=who)
+        cli(table, "yield", who=who)
+    raise AssertionError(dice_pending(table))
+
+
+def test_nmr_reveal__the_roller_who_withholds_a_bad_die_misses_and_never_rolls_again(fire_owed: Table) -> None:
+    """Threat: fed knows his die once kli contributed (he holds his secret); it is bad, so he withholds his
+    reveal, hoping the stalled table voids the batch and rolls again. Defence: kli's nmr settles it: its commit
+    marks fed's reveal withheld (nmr kli-0001); the shot misses (no damage), the log and status say why, and
+    play goes on; fed can neither reveal late nor void and re-roll (dice.withheld)."""
+    _to_reveal(fire_owed)
+    cli(fire_owed, "agree", "nmr", "--player", "fed", who="kli")
+    assert batch(fire_owed, "fed-0001")["withheld"] == {"fed": "kli-0001"}
+    assert "results" not in batch(fire_owed, "fed-0001")
+    assert_clean(fire_owed)
+    assert not any(who == "fed" and kind == "dice" for who, kind, _ in dice_pending(fire_owed))
+    _resolve_fire(fire_owed)
+    assert_clean(fire_owed)
+    log = cli(fire_owed, "log")
+    assert "CA ph1 at D7, range 3: missed: fed's reveal withheld, nmr kli-0001" in log, log
+    status = cli(fire_owed, "status", "--plain", who="kli")
+    assert "withheld: dice fed-0001: missed: fed's reveal withheld, nmr kli-0001" in status, status
+    from pbem.services import pictures
+    from pbem.services.workspace import Workspace
+
+    view = pictures.status_view(Workspace.open(fire_owed.repo_dir), "fed")
+    assert any("fed's reveal withheld, nmr kli-0001" in line for line in view.withheld), view.withheld
+    assert "Withheld (owed, never given" in log
+
+
+@pytest.fixture
+def reveal_withheld(fire_owed: Table) -> Table:
+    """fed withheld his reveal, kli's nmr settled it, and 1.4.fire was resolved without his die."""
+    _to_reveal(fire_owed)
+    cli(fire_owed, "agree", "nmr", "--player", "fed", who="kli")
+    _resolve_fire(fire_owed)
+    return fire_owed
+
+
+def test_nmr_reveal__the_absent_roller_reveals_late_after_the_nmr_took_effect(reveal_withheld: Table) -> None:
+    """Threat: once the nmr took effect, fed reveals after all (the die turned out good), in his next turn with
+    plain git, or voids the batch to roll again; pbem yield would not. Defence: the nmr's settlement is firm:
+    nothing is revealed, rolled or voided in a batch whose reveal was withheld (dice.withheld), and the step
+    it resolved stays resolved (his late batch for the shot is unbound: dice.unbound-ref)."""
+    table = reveal_withheld
+    before = batch(table, "fed-0001")
+    assert (dice_pending(table)[0][0], dice_pending(table)[0][1]) == ("fed", "horizon"), dice_pending(table)
+    table.edit("fed", through="1.16.damage")
+    cli(table, "yield", who="fed")  # his turn: pbem settles nothing in a withheld batch
+    assert batch(table, "fed-0001") == before
+    assert_clean(table)
+    table.git("reset", "-q", "--hard", "HEAD~1")
+    write_batch(table, honest_reveal(table, before))
+    table.edit("fed", through="1.16.damage")
+    bad = sneak_as(table, "fed", "fed: my reveal after all")
+    assert "dice.withheld" in rejected(table, bad, "dice.withheld", "dice/fed-0001.yaml")
+    table.git("reset", "-q", "--hard", "HEAD~1")
+    write_batch(table, {**before, "void": {"reason": "the reveal came too late"}})
+    bad = sneak_as(table, "fed", "fed: void it and roll again")
+    assert "dice.withheld" in rejected(table, bad, "dice.withheld", "dice/fed-0001.yaml")
+
+
+def test_nmr_reveal__a_reveal_forged_by_someone_else_after_the_nmr(reveal_withheld: Table) -> None:
+    """Threat: kli, who cannot know fed's secret, writes a reveal and results of his own choosing into fed's
+    withheld batch; or fed, in his own turn, drops the withheld mark so that he owes the reveal again and
+    gives it now that he likes the die. Defence: nobody settles anything in a batch after the nmr (kli owes
+    nothing: signature.not-in-control; and in any commit: dice.withheld), and a mark never changes
+    (dice.bad-withheld)."""
+    table = reveal_withheld
+    before = batch(table, "fed-0001")
+    forged = {**before, "reveal": "ab" * 32, "results": [6]}
+    write_batch(table, forged)
+    bad = sneak_as(table, "kli", "kli: fed's reveal, as I like it")
+    assert rejected(table, bad, "dice.withheld", FED_DIE) == {"dice.withheld", "signature.not-in-control"}
+    table.git("reset", "-q", "--hard", "HEAD~1")
+    write_batch(table, {k: v for k, v in honest_reveal(table, before).items() if k != "withheld"})
+    table.edit("fed", through="1.16.damage")
+    bad = sneak_as(table, "fed", "fed: I owe it again, here it is")
+    assert "dice.bad-withheld" in rejected(table, bad, "dice.bad-withheld", "dice/fed-0001.yaml")
+
+
+def test_nmr_reveal__an_nmr_against_a_player_who_owes_no_reveal(fire_owed: Table) -> None:
+    """Threat: fed owes the reveal of his die; to have kli's contribution to his next batch left out (or kli's
+    turn passed), fed finds kli absent, who owes nothing now, and marks a part of kli's withheld by hand.
+    Defence: an nmr names a player who owes something now (agreement.nmr-owes-nothing), and a withheld mark
+    is written only by the commit completing the nmr that settles it (dice.bad-withheld)."""
+    _to_reveal(fire_owed)
+    refused(fire_owed, "agree", "nmr", "--player", "kli", who="fed", rule="agreement.nmr-owes-nothing",
+            where="agreements/draft.yaml")
+    bad = _propose(fire_owed, "fed", 2, "nmr", {"player": "kli"})
+    assert "agreement.nmr-owes-nothing" in rejected(fire_owed, bad, "agreement.nmr-owes-nothing",
+                                                    "agreements/fed-0002.yaml")
+    fire_owed.git("reset", "-q", "--hard", "HEAD~1")
+    write_batch(fire_owed, {**batch(fire_owed, "fed-0001"), "withheld": {"kli": "fed-0002"}})
+    bad = sneak_as(fire_owed, "fed", "fed: kli's part withheld")
+    assert "dice.bad-withheld" in rejected(fire_owed, bad, "dice.bad-withheld", "dice/fed-0001.yaml")
+
+
+def test_nmr_reveal__an_nmr_signed_by_the_absent_player_himself(fire_owed: Table) -> None:
+    """Threat: fed, who owes the reveal of a bad die, finds himself absent (his own nmr, or his signature on
+    kli's) so that his shot counts as withheld the moment he likes. Defence: the absent player never signs the
+    nmr against him (agreement.malformed for his own, agreement.not-a-signer on another's); his way out is to
+    resign, which settles the same part the same way (the shot misses) and costs him the game."""
+    _to_reveal(fire_owed)
+    refused(fire_owed, "agree", "nmr", "--player", "fed", who="fed", rule="agreement.malformed",
+            where="agreements/draft.yaml")
+    bad = _propose(fire_owed, "fed", 2, "nmr", {"player": "fed"})
+    assert "agreement.malformed" in rejected(fire_owed, bad, "agreement.malformed", "agreements/fed-0002.yaml")
+    fire_owed.git("reset", "-q", "--hard", "HEAD~1")
+    cli(fire_owed, "agree", "nmr", "--player", "fed", "--note", "not yet", who="kli")
+    fire_owed.git("reset", "-q", "--hard", "HEAD~1")  # kli's proposal, without his signature: fed signs it
+    raw: dict[str, Any] = {"id": "kli-0001", "kind": "nmr", "by": "kli", "content": {"player": "fed"},
+                           "signatures": {}}
+    raw["signatures"] = {"kli": agreement_sign(raw, "kli"), "fed": agreement_sign(raw, "fed")}
+    fire_owed.write("agreements/kli-0001.yaml", dump_mapping(raw))
+    bad = fire_owed.sneak("fed", "fed: signs the nmr against himself")
+    assert "agreement.not-a-signer" in rejected(fire_owed, bad, "agreement.not-a-signer",
+                                                "agreements/kli-0001.yaml") | \
+        rejected(fire_owed, bad, "agreement.foreign-signature", "agreements/kli-0001.yaml")
+
+
+def test_nmr_reveal__the_hook_accepts_the_settlement_once_the_roller_is_overdue(fire_owed: Table) -> None:
+    """The honest way out, through a hooked server: fed has owed his reveal for eight days (the commit that
+    made him owe it is dated so; the deadline is the default 7d); kli's nmr, with its withheld mark, is
+    accepted by the pre-receive hook, and a fresh clone verifies."""
+    from datetime import datetime, timedelta, timezone
+
+    server = serve(fire_owed)
+    _to_reveal(fire_owed)
+    message = fire_owed.git("log", "-1", "--format=%B").stdout.decode()
+    fire_owed.git("reset", "-q", "--soft", "HEAD~1")
+    old = (datetime.now(timezone.utc) - timedelta(days=8)).strftime("%Y-%m-%dT%H:%M:%S+0000")
+    fire_owed.git("-c", "gpg.format=ssh", "-c", f"user.signingkey={fire_owed.key('kli')}", "commit", "-q", "-S",
+                  "-m", message, env={"GIT_COMMITTER_DATE": old, "GIT_AUTHOR_DATE": old})
+    assert push(fire_owed).returncode == 0
+    cli(fire_owed, "agree", "nmr", "--player", "fed", who="kli")
+    done = push(fire_owed)
+    assert done.returncode == 0, done.stderr
+    assert server_ref(server) == fire_owed.head()
+    from test_hook import clone_for
+
+    fresh = clone_for(fire_owed, server, "fresh")
+    assert_clean(fresh)
+    assert batch(fresh, "fed-0001")["withheld"] == {"fed": "kli-0001"}
+
+
+def _until(table: Table, who_: str, start: str) -> None:
+    """Drive the fire step until `who_`'s first pending break's why starts with `start`."""
+    for _ in range(12):
+        (who, kind, why), *_ = dice_pending(table)
+        if who == who_ and why.startswith(start):
+            return
+        if kind == "roll":
+            unit = "CA" if who == "fed" else "D7"
+            cli(table, "roll", "--for", f"{unit} ph1", "--ref", f"1.4.fire/{unit}/ph1", who=who)
+        cli(table, "yield", who=who)
+    raise AssertionError(dice_pending(table))
+
+
+def test_nmr_reveal__the_target_withholds_his_contribution_to_stall_the_shot(fire_owed: Table) -> None:
+    """Threat: kli, the target of fed's shot, never contributes to fed's die, so that it can never be rolled
+    (and hopes the table gives up on the shot). Defence: fed's nmr leaves kli's contribution out: the die is
+    made from the others' (here fed's secret alone, which fed committed before he could know kli would stay
+    away), fed reveals, the shot is scored; kli's late contribution is refused (dice.withheld). What kli lost is
+    his share in the die's randomness (docs/dice.md "A part withheld")."""
+    from pbem.crypto import dice as dice_crypto
+
+    _until(fire_owed, "kli", "contribution owed to dice fed-0001")
+    cli(fire_owed, "agree", "nmr", "--player", "kli", who="fed")
+    assert batch(fire_owed, "fed-0001")["withheld"] == {"kli": "fed-0002"}
+    assert_clean(fire_owed)
+    late = {**batch(fire_owed, "fed-0001"), "contributions": {"kli": "cd" * 32}}
+    _until(fire_owed, "fed", "reveal owed for dice fed-0001")
+    cli(fire_owed, "yield", who="fed")
+    rolled = batch(fire_owed, "fed-0001")
+    game_id = fire_owed.data("game.yaml")["id"]
+    seed = dice_crypto.seed_commit_reveal(game_id, "fed-0001", bytes.fromhex(rolled["reveal"]), [])
+    assert rolled["results"] == dice_crypto.rolls(seed, 6, 1)
+    assert_clean(fire_owed)
+    fire_owed.git("reset", "-q", "--hard", "HEAD~1")
+    write_batch(fire_owed, late)
+    bad = sneak_as(fire_owed, "kli", "kli: my contribution after all")
+    assert "dice.withheld" in rejected(fire_owed, bad, "dice.withheld", "dice/fed-0001.yaml")
+
+
+def test_nmr_reveal__a_resigned_roller_s_die_is_lost_and_the_game_goes_on(fire_owed: Table) -> None:
+    """fed owes the reveal of his die and resigns instead: his resign settles it (withheld, resign fed-0002):
+    never rolled, nobody waits for it, and the history verifies."""
+    _to_reveal(fire_owed)
+    cli(fire_owed, "resign", who="fed")
+    assert batch(fire_owed, "fed-0001")["withheld"] == {"fed": "fed-0002"}
+    assert not any(who == "fed" and kind == "dice" for who, kind, _ in dice_pending(fire_owed))
+    assert_clean(fire_owed)
+
+
+from test_tactical_cli_bad_input import base_contact  # noqa: E402,F401
+
+
+def test_nmr_reveal__a_seeking_weapon_whose_owner_withholds_its_target(base_contact: Table, tmp_path: Path) -> None:
+    """Threat: kli's drone S1 meets fed's CA; kli owes the reveal of its sealed target and withholds it (the
+    drone slipped away from its target earlier, which the reveal would show: rules.pursuit). Defence: fed's nmr
+    settles it: the target is lost, so the drone has none and is removed, as a dummy would be (no damage, no
+    pursuit to check); kli's late reveal is refused (secret.withheld)."""
+    table = private(base_contact, tmp_path)
+    secret = next(s for s in table.data("status.yaml")["pending"] if s["kind"] == "secret")["why"].split()[3]
+    secret = secret.rstrip(":")
+    cli(table, "agree", "nmr", "--player", "kli", who="fed")
+    assert table.data(f"secrets/{secret}.yaml")["withheld"] == "fed-0002"
+    assert_clean(table)
+    from pbem.services.workspace import Workspace
+
+    state = Workspace.open(table.repo_dir).history().last.stop.checkpoint.state
+    drone, ca = state.unit("S1"), state.unit("CA")
+    assert drone.status == "dummy" and ca.shields == (20,) * 6, (drone, ca)
+    assert f"withheld: secret {secret} (target, S1): kli's reveal withheld, nmr fed-0002" in \
+        cli(table, "status", "--plain", who="fed")
+    raw = dict(table.data(f"secrets/{secret}.yaml"))
+    from pbem.crypto import seal as seal_crypto
+
+    key = seal_crypto.recover_key(base64.b64decode(raw["owner_box"]), load_private_key(table.key("kli")))
+    table.write(f"secrets/{secret}.yaml", dump_mapping({**raw, "key": key.hex()}))
+    bad = sneak_as(table, "kli", "kli: S1's target after all")
+    assert "secret.withheld" in rejected(table, bad, "secret.withheld", f"secrets/{secret}.yaml")
+
+
+def test_nmr_reveal__a_power_that_sealed_orders_and_never_reveals_holds(tmp_path: Path) -> None:
+    """Threat: France seals an attack on Burgundy, sees the other six powers' orders revealed and withholds his
+    own, hoping the phase waits for him for ever. Defence: the nmr of the six others settles it: its last
+    signature marks France's sealed orders withheld, they count as none (France holds: A PAR stays), the phase
+    resolves, and France's late reveal is refused (secret.withheld). Not defended: France chose between his
+    sealed orders and holding after seeing the others' (docs/threats.md)."""
+    from test_dow_flow import POWERS, new_dow
+
+    dow = new_dow(tmp_path / "dow")
+    dow.phase()  # S1901P: press only
+    dow.seal("france", ["A PAR - BUR"])
+    for power in POWERS:
+        if power != "france":
+            dow.seal(power)
+    for power in POWERS:
+        if power != "france":
+            dow.reveal(power)
+    assert dow.owing("secret") == ["france"]
+    dow.ok("agree", "nmr", "--player", "france", who="austria")
+    nmr = max(p.stem for p in (dow.repo_dir / "agreements").iterdir() if p.stem.startswith("austria-"))
+    for power in POWERS:
+        if power not in ("france", "austria"):
+            dow.ok("sign", nmr, who=power)
+    sealed = next(p for p in (dow.repo_dir / "secrets").iterdir() if p.stem.startswith("france-"))
+    assert dow.data(f"secrets/{sealed.name}")["withheld"] == nmr
+    assert dow.status()["firm"] != "S1901M"
+    assert "A PAR" in json.dumps(dow.status()["position"]) and "BUR" not in json.dumps(dow.status()["position"])
+    assert dow.verify() == []
+    files = dow.files()
+    raw = dict(dow.data(f"secrets/{sealed.name}"))
+    from pbem.crypto import seal as seal_crypto
+
+    key = seal_crypto.recover_key(base64.b64decode(raw["owner_box"]), load_private_key(dow.key("france")))
+    files[f"secrets/{sealed.name}"] = dump_mapping({**raw, "key": key.hex()}).encode()
+    dow.sneak("france", files, "france: my orders after all")
+    assert "secret.withheld" in {rule for rule, _ in dow.verify()}
+
+
+def test_nmr_reveal__a_secret_speed_withheld_after_seeing_the_other_s(tmp_path: Path) -> None:
+    """Threat: with secret speeds, kli reveals his allocation (speed 4); fed, who sealed speed 8, sees it and
+    withholds his own, stalling the turn. Defence: kli's nmr marks fed's allocation withheld: it counts as none
+    (the CA moves at the speed of no allocation, 0), the turn goes on, and fed's late reveal is refused
+    (secret.withheld)."""
+    from conftest import GAME_ID, _build
+    from test_tactical_cli_bad_input import pending as tactical_pending, seal
+    from test_tactical_secret_speeds import SECRET_SPEEDS, speeds
+
+    (tmp_path / "template").mkdir()
+    (tmp_path / "template" / "game.yaml").write_text(SECRET_SPEEDS)
+    table = _build(tmp_path / "t", str(tmp_path / "template"), GAME_ID)
+    table.turn("fed", through="1.32.final")
+    table.turn("kli", through="1.32.final", breaks=[{"at": "1.2.move"}])
+    seal(table, "kli", {"turn": 1, "units": {"D7": {"speed": 4}}})
+    seal(table, "fed", {"turn": 1, "units": {"CA": {"speed": 8, "reserve": 2}}})
+    cli(table, "yield", who="kli")
+    assert tactical_pending(table) == [("fed", "secret")]
+    cli(table, "agree", "nmr", "--player", "fed", who="kli")
+    sealed = next(p.name for p in (table.repo_dir / "secrets").iterdir() if p.name.startswith("fed-"))
+    assert table.data(f"secrets/{sealed}")["withheld"] == "kli-0001"
+    assert table.data("status.yaml")["firm"] != "1.0.alloc"
+    assert speeds(table) == {"CA": 0, "D7": 4}
+    assert_clean(table)
+    raw = dict(table.data(f"secrets/{sealed}"))
+    from pbem.crypto import seal as seal_crypto
+
+    key = seal_crypto.recover_key(base64.b64decode(raw["owner_box"]), load_private_key(table.key("fed")))
+    table.write(f"secrets/{sealed}", dump_mapping({**raw, "key": key.hex()}))
+    bad = sneak_as(table, "fed", "fed: my speed after all")
+    assert "secret.withheld" in rejected(table, bad, "secret.withheld", f"secrets/{sealed}")

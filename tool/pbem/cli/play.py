@@ -37,6 +37,7 @@ def status(key: Optional[str] = KeyOption,
             me = None
         view = turn.outlook(ws, me)
         errata = turn.errata_lines(ws)
+        withheld = turn.withheld_lines(ws)
         signs, waits, result = agreement_lines(ws, view.me)
         if rich or (rich is None and sys.stdout.isatty() and output is not OutputFormat.json):
             status_screen(ws, view.me)
@@ -47,7 +48,7 @@ def status(key: Optional[str] = KeyOption,
             typer.echo(json_dumps({"sign": signs, "status": view.status.to_data() if view.status else None,
                                    "me": view.me,
                                    "you_owe": "; ".join(f"{t.text}: `{t.command}`" for t in todo) or view.owes(),
-                                   "errata": errata, "behind": behind, "void": [v.text() for v in view.voids],
+                                   "errata": errata, "withheld": withheld, "behind": behind, "void": [v.text() for v in view.voids],
                                    "todo": [{"do": t.text, "command": t.command} for t in todo],
                                    "waits": waits, "result": result}, indent=2))
             return
@@ -60,6 +61,8 @@ def status(key: Optional[str] = KeyOption,
             typer.echo(f"waits:   {terminal(line)}")
         for line in errata:
             typer.echo(f"erratum: {terminal(line)}")
+        for line in withheld:
+            typer.echo(f"withheld: {terminal(line)}")
         for line in turn.void_lines(view):
             typer.echo(terminal(line))
         if behind:

@@ -9,6 +9,11 @@ the game waits: those obligations come before the game's own breaks.
 A batch is bound to the rules (DESIGN §5 "Binding", `binding_findings`): it rolls only for refs owed now, with
 the ruleset's die for each, one standing batch per ref, and a scored batch is never voided.
 
+A part owed and never given is settled by the agreement that found its player absent (nmr) or let him go
+(resign), in the commit that completes it (`withheld`, `settlement_findings`): a withheld contribution is left out
+of the seed (the die is made from the others'), a withheld reveal loses the roll (the ruleset scores it as a miss,
+never as a re-roll); what was withheld is never given later (`dice.withheld`).
+
 Results are "knowable" as soon as someone could compute them: in commit-reveal mode when every contribution is
 in (the roller knows his own secret), in escrow mode when the escrow has signed. From then on a batch may be
 voided only with every other player's signature of the void (a roller may never choose to void after seeing
@@ -32,6 +37,7 @@ from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
 from pbem.formats.canonical import dumps as canonical
 from pbem.protocol.model import Break
+from pbem.rulesets.base import Withheld
 
 ESCROW = "escrow"  # the pseudo-seat that owes escrow signatures; no player may take this id
 DICE = "dice"
@@ -40,7 +46,7 @@ VOID_NAMESPACE = "pbem"
 # the field of a batch file each rule is about: the line a finding names (DESIGN §11: file, line and rule)
 RULE_FIELD = {"dice.bad-results": "results", "dice.bad-reveal": "reveal", "dice.bad-contribution": "contributions",
               "ownership.id-author": "id",
-              "dice.bad-escrow": "escrow", "dice.bad-void": "void"}
+              "dice.bad-escrow": "escrow", "dice.bad-void": "void", "dice.bad-withheld": "withheld"}
 
 
 @dataclass(frozen=True)
@@ -79,6 +85,24 @@ class Batch:
     def contribution_commits(self) -> Mapping[str, str]:
         return self.raw.get("contribution_commits") or {}
 
+    @property
+    def withheld(self) -> Mapping[str, str]:
+        """Player -> the agreement (nmr or resign) that settled the part he owed and never gave (DESIGN §4.8)."""
+        return self.raw.get("withheld") or {}
+
+    def lost(self) -> Withheld | None:
+        """The roller's withheld reveal, if an agreement settled it: the batch's rolls are lost (never rolled)."""
+        agreement = self.withheld.get(self.roller)
+        if agreement is None:
+            return None
+        # a resign is its own player's agreement; an nmr is never signed, let alone proposed, by its subject
+        kind = "resign" if agreement.rpartition("-")[0] == self.roller else "nmr"
+        return Withheld(self.roller, agreement, kind)
+
+    def contributors(self, players: Sequence[str]) -> list[str]:
+        """The other players whose contributions enter the seed, in table order: all but the withheld ones."""
+        return [p for p in self.others(players) if p not in self.withheld]
+
     def committed_first(self, players: Sequence[str]) -> bool:
         """Whether contributions are committed before any is revealed: commit-reveal dice at a table where two
         or more players contribute (DESIGN §5 binding; docs/dice.md "Three or more players")."""
@@ -87,7 +111,7 @@ class Batch:
     def all_committed(self, players: Sequence[str]) -> bool:
         """Whether every contributor's commitment is in (always, where contributions are not committed first)."""
         return not self.committed_first(players) or all(p in self.contribution_commits
-                                                        for p in self.others(players))
+                                                        for p in self.contributors(players))
 
     @property
     def results(self) -> list[int] | None:
@@ -124,7 +148,7 @@ class Batch:
         """Whether somebody could compute the results now."""
         if self.mode == "escrow":
             return "escrow" in self.raw
-        return all(p in self.contributions for p in self.others(players))
+        return all(p in self.contributions for p in self.contributors(players))
 
 
 def void_message(game_id: str, batch: Batch, reason: str) -> bytes:
@@ -144,7 +168,8 @@ def derive(game_id: str, players: Sequence[str], batch: Batch) -> list[int] | No
         if "reveal" not in batch.raw or not batch.knowable(players):
             return None  # a reveal before every contribution (dice.bad-reveal) derives nothing
         secret = bytes.fromhex(batch.raw["reveal"])
-        parts = [bytes.fromhex(batch.contributions[p]) for p in batch.others(players)]
+        # a withheld contribution is left out: the seed takes the others' in table order (docs/dice.md)
+        parts = [bytes.fromhex(batch.contributions[p]) for p in batch.contributors(players)]
         seed = dice_crypto.seed_commit_reveal(game_id, batch.id, secret, parts)
     return dice_crypto.rolls(seed, batch.sides, count)
 
@@ -154,7 +179,7 @@ def owed(players: Sequence[str], batches: Sequence[Batch], at: str | None) -> li
     roller's reveal; or the escrow's signature (DESIGN §4.2 point 4)."""
     out: list[Break] = []
     for batch in sorted(batches, key=lambda b: b.id):
-        if batch.voided or batch.results is not None:
+        if batch.voided or batch.results is not None or batch.lost() is not None:
             continue
         if batch.mode == "escrow":
             out.append(Break(ESCROW, at, DICE, f"escrow signature owed for dice {batch.id}"))
@@ -162,6 +187,7 @@ def owed(players: Sequence[str], batches: Sequence[Batch], at: str | None) -> li
         seats = list(players)
         start = seats.index(batch.roller) + 1 if batch.roller in seats else 0
         around = seats[start:] + seats[:start]
+        around = [p for p in around if p not in batch.withheld]  # settled by an agreement: owes nothing more
         uncommitted = [p for p in around if p != batch.roller and p not in batch.contribution_commits]
         if batch.committed_first(players) and uncommitted:
             for player in uncommitted:
@@ -184,8 +210,10 @@ def batch_findings(
     before: Mapping[str, Batch],
     after: Mapping[str, Batch],
     committer: str,
+    settled: Mapping[str, str] | None = None,
 ) -> list[Finding]:
-    """Every rule a commit's changes to dice/ must keep (DESIGN §5); `committer` is a player id or ESCROW."""
+    """Every rule a commit's changes to dice/ must keep (DESIGN §5); `committer` is a player id or ESCROW.
+    `settled`: player -> the nmr or resign agreement this commit completes (DESIGN §4.8; `withheld`)."""
     findings: list[Finding] = []
     for batch_id in sorted(set(before) | set(after)):
         old, new = before.get(batch_id), after.get(batch_id)
@@ -196,14 +224,15 @@ def batch_findings(
             continue
         try:
             findings.extend(f.at(line=new.line_of(RULE_FIELD.get(f.rule)))
-                            for f in _changes(game_id, players, keys, escrow_key, old, new, committer))
+                            for f in _changes(game_id, players, keys, escrow_key, old, new, committer,
+                                              settled or {}))
         except PbemError as exc:  # malformed hex or base64 that slipped past the schema
             findings.append(exc.finding.at(file=new.file))
     return findings
 
 
 def _changes(game_id: str, players: Sequence[str], keys: Mapping[str, PublicKey], escrow_key: PublicKey | None,
-             old: Batch | None, new: Batch, committer: str) -> list[Finding]:
+             old: Batch | None, new: Batch, committer: str, settled: Mapping[str, str]) -> list[Finding]:
     f = new.file
     raw = new.raw
     out: list[Finding] = []
@@ -239,9 +268,79 @@ def _changes(game_id: str, players: Sequence[str], keys: Mapping[str, PublicKey]
     for key in ("reveal", "escrow", "results"):
         if key in old.raw and old.raw.get(key) != raw.get(key):
             out.append(_f("dice.changed", f"batch {new.id}: {key} cannot change once written", f))
+    withheld = _withheld(players, old, new, settled)
+    if withheld:
+        return out + withheld
     out.extend(_contributions(players, old, new, committer))
     out.extend(_reveal(game_id, players, escrow_key, old, new, committer))
     out.extend(_void(game_id, players, keys, old, new, committer))
+    return out
+
+
+def owes(players: Sequence[str], batch: Batch, player: str) -> bool:
+    """Whether `player` owes something to `batch` now: a contribution, its commitment, or the roller's reveal."""
+    return any(b.player == player for b in owed(players, [batch], None))
+
+
+def involved(players: Sequence[str], batch: Batch, player: str) -> bool:
+    """Whether `player` still has a part to give in open `batch`, owed now or later: a resign settles these."""
+    if batch.voided or batch.results is not None or batch.mode != "commit-reveal" or player in batch.withheld \
+            or batch.lost() is not None:
+        return False
+    return player == batch.roller or (player in batch.others(players) and player not in batch.contributions)
+
+
+def _withheld(players: Sequence[str], old: Batch, new: Batch, settled: Mapping[str, str]) -> list[Finding]:
+    """DESIGN §4.8: a `withheld` mark is written only by the commit that completes the nmr or resign agreement
+    settling that player's part (`settled`), only where he had one, and never changes (dice.bad-withheld); what
+    was withheld is never given afterwards, nor is the batch voided and rolled again (dice.withheld)."""
+    out = []
+    for player, agreement in sorted(new.withheld.items()):
+        if old.withheld.get(player) == agreement:
+            continue
+        if player in old.withheld:
+            out.append(_f("dice.bad-withheld", f"batch {new.id}: {player}'s withheld part cannot change once "
+                          "settled", new.file))
+        elif settled.get(player) != agreement:
+            out.append(_f("dice.bad-withheld", f"batch {new.id} marks {player}'s part withheld by {agreement}, "
+                          "which this commit does not complete (only the last signature of an nmr against him, "
+                          "or his own resign, settles it)", new.file))
+        elif not (involved(players, old, player) if agreement.rpartition("-")[0] == player
+                  else owes(players, old, player)):
+            # a resign settles every part he still had to give; an nmr only what he owes now
+            out.append(_f("dice.bad-withheld", f"batch {new.id}: {player} owes it nothing now to withhold",
+                          new.file))
+    for player in sorted(set(old.withheld) - set(new.withheld)):
+        out.append(_f("dice.bad-withheld", f"batch {new.id}: {player}'s withheld part was unmarked", new.file))
+    late = [p for p in old.withheld if old.contributions.get(p) != new.contributions.get(p)
+            or old.contribution_commits.get(p) != new.contribution_commits.get(p)]
+    for player in late:
+        out.append(_f("dice.withheld", f"batch {new.id}: {player}'s part was settled by {old.withheld[player]} "
+                      "(withheld): it is firm, and nothing of his is added to this batch afterwards", new.file))
+    if old.lost() is not None:
+        for key in ("reveal", "results", "void", "contributions", "contribution_commits"):
+            if new.raw.get(key) != old.raw.get(key):
+                out.append(_f("dice.withheld", f"batch {new.id}: {new.roller}'s reveal was settled by "
+                              f"{old.withheld[new.roller]} (withheld): its rolls are lost, firm, and never "
+                              f"revealed, rolled or voided afterwards (no {key})", new.file))
+    return out
+
+
+def settlement_findings(players: Sequence[str], before: Mapping[str, Batch], after: Mapping[str, Batch],
+                        settled: Mapping[str, str], resigned: Collection[str]) -> list[Finding]:
+    """DESIGN §4.8: the commit completing an nmr marks every part of its batches the absent player owes now as
+    withheld by it; the one completing a resign, every part its player still had to give (he never will).
+    A part left unmarked would keep the game waiting for somebody the table let go (dice.bad-withheld)."""
+    out = []
+    for player, agreement in sorted(settled.items()):
+        for batch in sorted(before.values(), key=lambda b: b.id):
+            due = involved(players, batch, player) if player in resigned else owes(players, batch, player)
+            now = after.get(batch.id)
+            if due and (now is None or now.withheld.get(player) != agreement):
+                out.append(Finding("dice.bad-withheld", f"{agreement} settles what {player} owes, and batch "
+                                   f"{batch.id} waits for him: its commit writes `withheld: {{{player}: "
+                                   f"{agreement}}}` there (pbem sign does)", file=batch.file,
+                                   line=batch.line_of("withheld")))
     return out
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
 from pbem.formats.canonical import dumps as canonical_dumps
-from pbem.rulesets.base import Point, State
+from pbem.rulesets.base import Point, State, Withheld
 
 # Break kinds written to status.yaml `pending[].kind`.
 HORIZON = "horizon"  # DESIGN §4.2 point 1: his horizon ends before this step ("needs orders")
@@ -156,6 +156,7 @@ class Rolled:
     roller: str
     result: int | None
     sides: int = 0  # the batch's die; replay uses a result only if it is the die the ruleset names for the ref
+    lost: Withheld | None = None  # its roller's reveal was withheld and settled by an agreement: never rolled
 
 
 @dataclass(frozen=True)
@@ -166,6 +167,7 @@ class SealedInput:
     value: Any = None
     revealed: bool = False
     owner: str = ""
+    withheld: str = ""  # the nmr or resign agreement that settled its reveal, owed and never made: it is lost
 
 
 @dataclass(frozen=True)

@@ -138,7 +138,9 @@ def replay(
                         over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps - 1,
                         dice_refs=tuple(_needed(ruleset, state, point, actions)))
         state = heard if heard is not None else _recognise(ruleset, state, inputs.press.get(when, ()), problems)
-        rolls = {ref: inputs.dice[ref].result for ref in _needed(ruleset, state, point, actions)}
+        # a lost die (its roller's reveal withheld, settled by an agreement) goes to the ruleset as a Withheld
+        rolls = {ref: inputs.dice[ref].lost or inputs.dice[ref].result
+                 for ref in _needed(ruleset, state, point, actions)}
         new_state, events = (ruleset.apply(state, point, actions, rolls) if rolls
                              else ruleset.apply(state, point, actions))
         if declared:  # checked when declared (the auction); resolution must not trigger them twice
@@ -198,9 +200,10 @@ def _sealed(ruleset: Ruleset, state: Any, point: Point, when: str,
     if sealed is None or not sealed(point):
         return [], None
     # a player gone by agreement (resigned, or found absent by an nmr) owes nothing: his input counts as none,
-    # and one he sealed but withheld loses what it hid (DESIGN §4.8)
-    owing = [p for p in ruleset.owing_players(state, point) if p not in inputs.gone or  # type: ignore[attr-defined]
-             ((when, p) in inputs.sealed and inputs.sealed[(when, p)].revealed)]
+    # and one he sealed but withheld (its secret marked so by that agreement) loses what it hid (DESIGN §4.8)
+    owing = [p for p in ruleset.owing_players(state, point)  # type: ignore[attr-defined]
+             if not ((when, p) in inputs.sealed and inputs.sealed[(when, p)].withheld)
+             and (p not in inputs.gone or ((when, p) in inputs.sealed and inputs.sealed[(when, p)].revealed))]
     missing = [p for p in owing if (when, p) not in inputs.sealed]
     if missing:
         return [], tuple(Break(p, when, SEALED, f"sealed input owed for {when} (any order, without control)")
@@ -249,6 +252,8 @@ def _check_pursuit(ruleset: Ruleset, inputs: Inputs, tracks: dict[tuple[str, str
     left = {}
     for weapon, track in tracks.items():
         sealed = inputs.targets.get(weapon)
+        if sealed is not None and sealed.withheld and not sealed.revealed:
+            continue  # its target is lost (DESIGN §4.8): there is nothing to check its moves against
         if sealed is None or not sealed.revealed:
             left[weapon] = track
             continue
@@ -277,6 +282,12 @@ def _impacts(ruleset: Ruleset, state: Any, contacts: Sequence[tuple[str, tuple[s
         sealed = _target(ruleset, state, inputs, unit)
         if sealed is None:
             continue  # no sealed target: it flies on (the launch without one was the owner's loss)
+        if sealed.withheld and not sealed.revealed and getattr(ruleset, "vanish", None) is not None:
+            # DESIGN §4.8: its owner never revealed its target and an agreement settled it: it has no target and
+            # is removed as a dummy would be, doing nothing
+            state, more = ruleset.vanish(state, unit)  # type: ignore[attr-defined]
+            events.extend(more)
+            continue
         if not sealed.revealed:
             waiting.append((unit, candidates))
             continue
@@ -441,8 +452,8 @@ def _dice_missing(ruleset: Ruleset, state: Any, point: Point, when: str, actions
             owed.setdefault(rolled.roller, []).append(f"{ref} in {rolled.batch}, a d{rolled.sides} where the "
                                                       f"rules roll a d{wanted}: void it")
             continue
-        if rolled is not None and rolled.result is not None:
-            continue
+        if rolled is not None and (rolled.result is not None or rolled.lost is not None):
+            continue  # rolled, or lost for good (DESIGN §4.8: a withheld reveal loses what it hid)
         parts = ref.split("/")  # DESIGN §5: "1.4.fire/CA/ph1" names the acting unit second
         who = rolled.roller if rolled is not None else (ruleset.owner_of(state, parts[1]) if len(parts) > 1 else None)
         if who is not None:

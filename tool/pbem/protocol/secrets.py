@@ -13,7 +13,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Collection, Iterable, Mapping, Sequence
 
 from pbem.crypto import seal
 from pbem.errors import Finding, PbemError
@@ -65,6 +65,12 @@ class Secret:
     def revealed(self) -> bool:
         return "key" in self.raw
 
+    @property
+    def withheld(self) -> str | None:
+        """The nmr or resign agreement that settled this secret's reveal, owed and never made (DESIGN §4.8): what
+        it hid is lost (a sealed input counts as none, a seeking weapon's target is gone with the weapon)."""
+        return self.raw.get("withheld")
+
     def plaintext(self) -> bytes:
         """Open a revealed secret (secret.bad-key, secret.commit-mismatch)."""
         return seal.open_sealed(_b64(self.raw["box"]), bytes.fromhex(self.raw["key"]), bytes.fromhex(self.raw["commit"]))
@@ -98,6 +104,8 @@ def due(secrets: Mapping[str, Secret], parse_time: Callable[[str], Point], stop:
         end = secret.raw["end"]
         if "step" in secret.raw and not over:
             continue  # a sealed step's input: replay asks for it once everyone has sealed (DESIGN §4.7)
+        if secret.withheld:
+            continue  # settled by an agreement: lost, never owed again
         if not secret.revealed and (over or (end != END and stop is not None and parse_time(end) <= stop)):
             out.append(secret)
     return out
@@ -112,8 +120,11 @@ def owed_reveals(secrets: Mapping[str, Secret], parse_time: Callable[[str], Poin
 
 
 def secret_findings(before: Mapping[str, Secret], after: Mapping[str, Secret], committer: str,
-                    players: Sequence[str], parse_time: Callable[[str], Point]) -> list[Finding]:
-    """What a commit may do in secrets/: the owner seals a new secret, and later adds its key."""
+                    players: Sequence[str], parse_time: Callable[[str], Point],
+                    settled: Mapping[str, str] | None = None, owed: Collection[str] = ()) -> list[Finding]:
+    """What a commit may do in secrets/: the owner seals a new secret, and later adds its key. The commit that
+    completes an nmr or resign agreement (`settled`: player -> agreement) marks the secrets whose reveal he owed
+    (`owed`, ids) as withheld by it, and that is all it may change there (DESIGN §4.8)."""
     out: list[Finding] = []
     for sid in sorted(set(before) | set(after)):
         old, new = before.get(sid), after.get(sid)
@@ -123,6 +134,9 @@ def secret_findings(before: Mapping[str, Secret], after: Mapping[str, Secret], c
         if old is not None and old.raw == new.raw:
             continue
         f = new.file
+        if old is not None and (old.withheld or new.withheld):
+            out.extend(_withheld(old, new, settled or {}, owed))
+            continue
         if f != f"secrets/{new.id}.yaml":
             out.append(Finding("secret.bad-secret", f"secret {new.id} must live in secrets/{new.id}.yaml", file=f))
         if committer != new.owner:
@@ -138,6 +152,26 @@ def secret_findings(before: Mapping[str, Secret], after: Mapping[str, Secret], c
         elif new.revealed:
             out.extend(check_reveal(new))
     return out
+
+
+def _withheld(old: Secret, new: Secret, settled: Mapping[str, str], owed: Collection[str]) -> list[Finding]:
+    """A withheld mark is written once, by the commit completing the agreement that settles it, on a secret whose
+    reveal its owner owed then (secret.bad-withheld); after it, the secret never changes: a late reveal, even
+    his own, is refused (secret.withheld), or he would choose after the table let him go."""
+    where = {"file": new.file, "line": new.line_of("withheld") or new.line_of("key")}
+    if old.withheld:
+        if new.revealed and not old.revealed:
+            return [Finding("secret.withheld", f"secret {new.id}: its reveal was settled by {old.withheld} "
+                            "(withheld): what it hid is lost, firm; it is never revealed afterwards", **where)]
+        return [Finding("secret.bad-withheld", f"secret {new.id} changed after {old.withheld} settled it", **where)]
+    if {k: v for k, v in new.raw.items() if k != "withheld"} != dict(old.raw):
+        return [Finding("secret.bad-withheld", f"secret {new.id}: the commit marking it withheld changes nothing "
+                        "else in it", **where)]
+    if settled.get(new.owner) != new.withheld or new.id not in owed:
+        return [Finding("secret.bad-withheld", f"secret {new.id} marked withheld by {new.withheld}: only the "
+                        f"last signature of an nmr against {new.owner} (or his own resign) marks a secret whose "
+                        "reveal he owes now", **where)]
+    return []
 
 
 def _sealed(new: Secret, players: Sequence[str], parse_time: Callable[[str], Point]) -> list[Finding]:

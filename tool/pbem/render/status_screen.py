@@ -66,6 +66,7 @@ class StatusView:
     setup_todo: tuple[str, str] | None = None  # before the start: my next step towards it and its command
     agreements: tuple[tuple[str, str], ...] = ()  # agreements my signature is missing from: (id, terms) (§4.8)
     waits: tuple[str, ...] = ()  # how long each owed item has waited, who is overdue (services.deadlines)
+    withheld: tuple[str, ...] = ()  # parts owed and never given, settled by an nmr or a resign (§4.8)
 
 
 def todos(view: StatusView) -> list[Todo]:
@@ -190,6 +191,7 @@ def screen(view: StatusView) -> RenderableType:
     mine += [f"erratum {line}" for line in view.errata]
     mine += [f"void: {line}" for line in view.voids]
     mine += [f"waits: {line}" for line in view.waits]
+    mine += [f"withheld: {line}" for line in view.withheld]
     if mine:
         parts.append(Text("\n".join(terminal(line) for line in mine)))
     if len(view.units) > 1:

@@ -45,6 +45,21 @@ class Event:
 
 
 @dataclass(frozen=True)
+class Withheld:
+    """A die that will never be rolled: its roller never revealed his secret, and an agreement settled it (an nmr
+    found him absent, or he resigned). What the reveal hid is lost: the ruleset scores the roll as the worst for
+    the roller (tactical: the shot misses), never as a re-roll (DESIGN §4.8, §5)."""
+
+    player: str
+    agreement: str  # the id of the nmr or resign agreement
+    kind: str = "nmr"
+
+    def text(self) -> str:
+        """E.g. "kli's reveal withheld, nmr fed-0003"."""
+        return f"{self.player}'s reveal withheld, {self.kind} {self.agreement}"
+
+
+@dataclass(frozen=True)
 class Ambiguous:
     """A plan that cannot be resolved to one action here (ties): the owner must choose one of `options`, each
     an action's `do` mapping (DESIGN §4.5, seed §5.C special break)."""
@@ -93,7 +108,8 @@ class Ruleset(Protocol):
     def apply(self, state: State, point: Point, actions: Sequence[Action],
               rolls: Mapping[str, int] | None = None) -> tuple[State, list[Event]]:
         """Resolve all actions of one step together; return the new state and what happened. `rolls` maps each
-        dice ref that `dice_needed` named to its die result (DESIGN §5)."""
+        dice ref that `dice_needed` named to its die result (DESIGN §5), or to a `Withheld` for a die whose roller
+        never revealed (the roll is lost: the ruleset scores it as a miss)."""
 
     # --- optional, for rules with plans, dice and simultaneous declarations (DESIGN §4.5, §4.6, §5) ---------
     # A ruleset without these behaves as if: no plan ever acts, no step needs dice, nothing is declared.

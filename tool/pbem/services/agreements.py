@@ -16,7 +16,9 @@ from pbem.protocol.agreements import Agreement
 from pbem.services.workspace import Identity, Workspace
 from pbem.verify.agreementfile import read_agreement
 from pbem.verify.gamefiles import GAME, STATUS, Game
-from pbem.verify.turns import Verified, agreement_effect, consent_table, errata_agreed, expected_after, who
+from pbem.services import chance
+from pbem.verify.turns import (Verified, agreement_effect, consent_table, errata_agreed, expected_after,
+                               settled_now, settlement_parts, who)
 
 ORDER = ("id", "kind", "by", "content", "signatures")
 
@@ -141,6 +143,10 @@ def _commit(ws: Workspace, head: Verified, me: Identity, player: str, files: dic
 
             correct(files, erratum, head.game)
             message += f" (takes effect: the report corrected from {erratum.corrected_from_text()})"
+        settled = settled_now(head, ws.game_of(files))
+        if settled:  # an nmr's last signature, or a resign: what its player owed and never gave is withheld
+            marks = chance.withhold(files, head.game, settlement_parts(head, settled), settled)
+            message += "\n\n" + "\n".join(marks) if marks else ""
         _stop, status = expected_after(head, ws.game_of(files), player)
         files[STATUS] = dump_mapping(status.to_data()).encode()
         message += f"\n\nnext: {status.control or 'game over'}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any, Mapping
+from typing import Any, Collection, Mapping
 
 from pbem.crypto import dice as dice_crypto
 from pbem.crypto import seal
@@ -101,8 +101,8 @@ def settle_dice(files: Files, game: Game, me: Identity, player: str) -> list[str
     done = []
     players = game.manifest.players
     for batch in sorted(game.batches.values(), key=lambda b: b.id):
-        if batch.voided or batch.results is not None or batch.mode != "commit-reveal":
-            continue
+        if batch.voided or batch.results is not None or batch.mode != "commit-reveal" or player in batch.withheld:
+            continue  # a part withheld and settled by an agreement is never given afterwards (DESIGN §4.8)
         raw = dict(batch.raw)
         if player == batch.roller:
             if not batch.knowable(players):
@@ -212,6 +212,47 @@ def seal_secret(files: Files, game: Game, me: Identity, owner: str, kind: str, c
     return secret_id
 
 
+def withhold(files: Files, game: Game, parts: Mapping[str, tuple[Collection[str], Collection[str]]],
+             settled: Mapping[str, str]) -> list[str]:
+    """Mark what each settled player owed and never gave as withheld by the agreement settling it (DESIGN §4.8):
+    `parts`: player -> (the batch ids, the secret ids) concerned. What the commit completing an nmr or a resign
+    writes; one line per mark for its message."""
+    done = []
+    for batch in sorted(game.batches.values(), key=lambda b: b.id):
+        marks = {p: a for p, a in settled.items() if batch.id in parts[p][0]}
+        if marks:
+            raw = {**batch.raw, "withheld": {**batch.withheld, **marks}}
+            files[batch.file] = dump_mapping(_ordered(raw)).encode()
+            done += [f"{p}'s part of dice {batch.id} withheld" for p in sorted(marks)]
+    for secret in sorted(game.secrets.values(), key=lambda s: s.id):
+        owner = secret.owner
+        if owner in settled and secret.id in parts[owner][1]:
+            files[secret.file] = dump_mapping({**secret.raw, "withheld": settled[owner]}).encode()
+            done.append(f"{owner}'s secret {secret.id} withheld")
+    return done
+
+
+def withheld_listing(game: Game) -> list[str]:
+    """One line per part settled as withheld (DESIGN §4.8), for `pbem status` and `pbem log`."""
+    out = []
+    for batch in sorted(game.batches.values(), key=lambda b: b.id):
+        lost = batch.lost()
+        for player, agreement in sorted(batch.withheld.items()):
+            how = f"{'resign' if agreement.rpartition('-')[0] == player else 'nmr'} {agreement}"
+            if lost is not None and player == batch.roller:
+                refs = ", ".join(batch.refs) or "its rolls"
+                out.append(f"dice {batch.id}: missed: {lost.text()} ({refs} lost: never rolled)")
+            else:
+                out.append(f"dice {batch.id}: {player}'s contribution withheld, {how}: left out of the seed")
+    for secret in sorted(game.secrets.values(), key=lambda s: s.id):
+        if secret.withheld:
+            how = "resign" if secret.withheld.rpartition("-")[0] == secret.owner else "nmr"
+            what = secret.raw["kind"] + (f", {secret.raw['concerns']}" if secret.raw.get("concerns") else "")
+            out.append(f"secret {secret.id} ({what}): {secret.owner}'s reveal withheld, {how} {secret.withheld}: "
+                       "what it hid is lost")
+    return out
+
+
 def reveal_secret(files: Files, game: Game, me: Identity, player: str, secret_id: str) -> Any:
     """Add the key of my secret, recovered from its owner box with my key file alone."""
     secret = game.secrets.get(secret_id)
@@ -243,6 +284,7 @@ def _batch(game: Game, batch_id: str) -> Batch:
 def _ordered(raw: Mapping[str, Any]) -> dict[str, Any]:
     """The batch fields in DESIGN §5's order, for a file players can read."""
     order = ["id", "roller", "mode", "sides", "rolls", "at", "replaces", "commit", "owner_box",
-             "contribution_commits", "contribution_boxes", "contributions", "reveal", "escrow", "results", "void"]
+             "contribution_commits", "contribution_boxes", "contributions", "withheld", "reveal", "escrow", "results",
+             "void"]
     return {k: raw[k] for k in order if k in raw} | {k: v for k, v in raw.items() if k not in order}
 

@@ -308,6 +308,7 @@ def status_view(ws: Any, me: str | None) -> StatusView:
         keys = [k for k in ("id", "owner", "hex", "facing", "speed", "hull") if listed and k in listed[0]]
         if listed and keys:
             units = (tuple(keys), *(tuple(_plain(u.get(k)) for k in keys) for u in listed[:8]))
+    from pbem.services.chance import withheld_listing
     from pbem.services.errata import listing
     from pbem.services.setup import start_todo
 
@@ -324,7 +325,7 @@ def status_view(ws: Any, me: str | None) -> StatusView:
         breaks=tuple(_condition(c) for c in mine.breaks) if mine is not None else (), last=last, units=units,
         errata=tuple(listing(game, with_applied=False)), to_sign=to_sign, to_apply=to_apply,
         behind=gitstate.behind_line(ws.repo), sides=_sides(manifest.ruleset, status),
-        voids=tuple(v.text() for v in _my_voids(head, me)),
+        voids=tuple(v.text() for v in _my_voids(head, me)), withheld=tuple(withheld_listing(game)),
         setup_todo=start_todo(game, me) if status is None else None, **_agreements(ws, game, me),
         **_commands(manifest.ruleset_name))
 

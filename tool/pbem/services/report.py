@@ -81,6 +81,13 @@ def log_text(result: HistoryResult) -> str:
         out.append("")
         out.append("Errata (corrections of the firm report, signed by every player):")
         out.extend(f"  {line}" for line in listing(last.game))
+    from pbem.services.chance import withheld_listing
+
+    withheld = withheld_listing(last.game)
+    if withheld:
+        out.append("")
+        out.append("Withheld (owed, never given, settled by an nmr or a resign: what it hid is lost):")
+        out.extend(f"  {line}" for line in withheld)
     fired = results.shots(last)
     if fired:
         out.append("")

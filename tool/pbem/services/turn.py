@@ -91,6 +91,13 @@ def void_lines(view: Outlook) -> list[str]:
     return lines
 
 
+def withheld_lines(ws: Workspace) -> list[str]:
+    """`pbem status` lines for what an nmr or a resign settled (DESIGN §4.8): each withheld dice part and secret,
+    what became of it and the agreement that settled it."""
+    head = ws.head()
+    return [] if head is None else chance.withheld_listing(head.game)
+
+
 def errata_lines(ws: Workspace) -> list[str]:
     """The errata not applied yet at HEAD, each with who still has to sign (DESIGN §4.8), for `pbem status`."""
     head = ws.head()

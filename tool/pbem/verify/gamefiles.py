@@ -495,7 +495,7 @@ def dice_book(batches: Mapping[str, Batch]) -> dict[str, Rolled]:
         for j, purpose in enumerate(batch.raw["rolls"]):
             if "ref" in purpose:
                 book[purpose["ref"]] = Rolled(batch.id, batch.roller, results[j] if j < len(results) else None,
-                                               batch.sides)
+                                               batch.sides, batch.lost())
     return book
 
 
@@ -567,7 +567,8 @@ def sealed_book(secrets: Mapping[str, Secret]) -> dict[tuple[str, str], SealedIn
         if step is None or (step, secret.owner) in book:
             continue
         value = secret.value() if secret.revealed else None
-        book[(step, secret.owner)] = SealedInput(secret.id, value, secret.revealed)
+        book[(step, secret.owner)] = SealedInput(secret.id, value, secret.revealed,
+                                                 withheld=secret.raw.get("withheld", ""))
     return book
 
 
@@ -580,7 +581,7 @@ def target_book(secrets: Mapping[str, Secret]) -> dict[tuple[str, str], SealedIn
         unit = secret.raw.get("concerns")
         if secret.raw["kind"] == "target" and unit and (secret.owner, unit) not in book:
             book[(secret.owner, unit)] = SealedInput(secret.id, secret.value() if secret.revealed else None,
-                                                     secret.revealed, secret.owner)
+                                                     secret.revealed, secret.owner, secret.raw.get("withheld", ""))
     return book
 
 

@@ -286,8 +286,14 @@ def covered_by_nmr(game: Game, gone_at: Iterable[tuple[str, str, Point]]) -> Gam
 
 def nmr_served(prev: Verified, game: Game) -> str | None:
     """The absent player an nmr agreement completed by this commit settles for (DESIGN §4.8), or None: his turn
-    is served with no new orders; his sealed input counts as none (`without_orders`). A dice contribution or a
-    secret's reveal he owes is not settled by an nmr: that stall ends by `end`."""
+    is served with no new orders; his sealed input counts as none (`without_orders`); the dice parts and the
+    secrets' reveals he owes are marked withheld by the same commit (`settled_now`)."""
+    found = _nmr_completed(prev, game)
+    return found[0] if found is not None else None
+
+
+def _nmr_completed(prev: Verified, game: Game) -> tuple[str, str] | None:
+    """(the absent player, the nmr agreement's id) for an nmr this commit completes, or None."""
     if not game.agreements or game.agreements is prev.game.agreements:
         return None
     table = consent_table(prev.game, True, prev.status)
@@ -299,7 +305,7 @@ def nmr_served(prev: Verified, game: Game) -> str | None:
             continue
         absent = new.content.get("player")
         if agreements.signed_by_all(new, table) and isinstance(absent, str) and absent in table.owing:
-            return absent
+            return absent, new.id
     return None
 
 
@@ -321,6 +327,61 @@ def errata_agreed(prev: Verified, game: Game) -> list[errata.Erratum]:
         if agreements.signed_by_all(new, table):
             out.append(errata.of_agreement(new))
     return out
+
+
+def settled_now(prev: Verified, game: Game) -> dict[str, str]:
+    """Player -> the agreement completed by this commit that settles what he owes (DESIGN §4.8): an nmr against
+    him (what he owes now), or his own resign (every part he still had to give). Its commit marks each such dice
+    part and secret `withheld` by that agreement: a withheld reveal loses what it hid, a withheld contribution
+    is left out."""
+    if not game.agreements or game.agreements is prev.game.agreements or prev.stop is None:
+        return {}
+    out: dict[str, str] = {}
+    found = _nmr_completed(prev, game)
+    if found is not None:
+        out[found[0]] = found[1]
+    if any(a.kind == agreements.RESIGN for a in game.agreements.values()):
+        before = agreements.resigned(prev.game.agreements, prev.game.manifest.keys) if prev.game.agreements \
+            else frozenset()
+        for player in sorted(agreements.resigned(game.agreements, game.manifest.keys) - before):
+            mine = [a.id for a in game.agreements.values() if a.kind == agreements.RESIGN and a.by == player
+                    and player in a.signatures]
+            out[player] = max(mine)
+    return out
+
+
+def settlement_parts(prev: Verified, settled: Mapping[str, str]) -> dict[str, tuple[set[str], set[str]]]:
+    """Player -> (the dice batches, the secrets) whose part he owed is settled by `settled`'s agreement: for an
+    nmr what he owes now, for his resign everything he still had to give."""
+    players = prev.game.manifest.players
+    out = {}
+    for player, agreement in settled.items():
+        resign = agreements.author_of(agreement) == player
+        batches = {b.id for b in prev.game.batches.values()
+                   if (dice.involved(players, b, player) if resign else dice.owes(players, b, player))}
+        out[player] = (batches, secrets_owed(prev, player, resign))
+    return out
+
+
+def secrets_owed(prev: Verified, player: str, resign: bool) -> set[str]:
+    """The ids of `player`'s secrets whose reveal he owes now (a resign: every one he has not revealed, for he
+    never will): those due, his sealed input at a step waiting for its reveals, a seeking weapon's target at its
+    contact (DESIGN §4.7, §6, §7.1)."""
+    assert prev.stop is not None and prev.status is not None
+    game = prev.game
+    mine = {s.id: s for s in game.secrets.values() if s.owner == player and not s.revealed and not s.withheld}
+    if resign:
+        return set(mine)
+    ruleset = game.manifest.ruleset
+    point = prev.stop.checkpoint.point
+    owed = {s.id for s in secrets.due(mine, ruleset.parse_time, point, prev.stop.over)}
+    waited = {b.at for b in prev.status.pending if b.player == player and b.kind == secrets.SECRET}
+    owed |= {i.secret for (when, p), i in game.inputs.sealed.items() if p == player and when in waited}
+    for unit, _candidates in prev.stop.checkpoint.contacts:
+        target = game.inputs.targets.get((player, unit))
+        if target is not None and ruleset.owner_of(prev.stop.checkpoint.state, unit) == player:
+            owed.add(target.secret)
+    return owed & set(mine)
 
 
 def new_conditions(before: Game, after: Game, player: str) -> tuple[dict, ...]:
@@ -513,6 +574,7 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
     turn = takes_turn(prev, player) and not erratum and not agreement
     mine = [] if erratum or agreement else [b for b in prev.status.pending if b.player == player and b.kind in OWED]
     press_only = bool(changed - {STATUS}) and all(PRESS_RE.match(p) for p in changed - {STATUS})
+    settled = settled_now(prev, game) if agreement else {}
     if agreement:
         # an agreement is signed out of turn, in a commit of its own; each kind says when it is open (a start
         # agreement is closed once the game has started)
@@ -521,11 +583,14 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
                                 "what the agreement it completes changes); take your turn in a commit of its own",
                                 file=path)
                         for path in sorted(changed - {STATUS}) if not AGREEMENT_RE.match(path)
-                        and not (path == GAME and agreed) and not (corrections and REPORT_RE.match(path)))
+                        and not (path == GAME and agreed) and not (corrections and REPORT_RE.match(path))
+                        and not (settled and (DICE_RE.match(path) or SECRET_RE.match(path))))
         if corrections:  # by exactly their entries: what everybody signed, so neither firm.* nor ownership.*
             reports = {p for p in changed if REPORT_RE.match(p)}
             findings.extend(errata.correction_findings(*entry_changes(prev.game.inputs, game.inputs, reports),
                                                        corrections))
+        if settled:  # its dice and secrets: only the withheld marks of what it settles (DESIGN §4.8)
+            findings.extend(_settlement(prev, game, changed, player, settled))
         # judged against the table before the commit: the keys that sign, who owes, who resigned
         findings.extend(agreements.agreement_findings(consent_table(prev.game, True, prev.status),
                                                       _only(prev.game.agreements, changed),
@@ -536,6 +601,7 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
                                     "exactly the agreed change)", file=GAME))
     elif not turn and not mine and not press_only and not erratum:
         head = prev.status.pending[0]
+        findings.extend(_withheld_touched(prev, game, changed, player))  # the more telling rule first
         findings.append(Finding("signature.not-in-control", f"{player} made a turn, but {head.player} holds "
                                 f"control ({head.why})", file=STATUS))
         return findings, unchanged
@@ -554,7 +620,7 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
         findings.extend(_own_legality(prev, game, changed, player))
     stop, expected = expected_after(prev, game, player)
     findings.extend(stop.problems)
-    if not erratum and any(DICE_RE.match(p) or SECRET_RE.match(p) for p in changed):
+    if not erratum and not agreement and any(DICE_RE.match(p) or SECRET_RE.match(p) for p in changed):
         findings.extend(_auction_dice(prev, game, stop))
     if not erratum and any(DICE_RE.match(p) for p in changed):
         findings.extend(_binding(prev, game, stop))
@@ -564,9 +630,10 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
     if game.status is None:
         findings.append(Finding("status.mismatch", "status.yaml was removed", file=STATUS))
     else:
-        if game.status.over and ended(game) is None and any(not s.revealed for s in game.secrets.values()):
+        unrevealed = sorted(s.id for s in game.secrets.values() if not s.revealed and not s.withheld)
+        if game.status.over and ended(game) is None and unrevealed:
             findings.append(Finding("secret.unrevealed", "the game is declared over with secrets unrevealed: "
-                                    + ", ".join(sorted(s.id for s in game.secrets.values() if not s.revealed)),
+                                    + ", ".join(unrevealed),
                                     file=STATUS))
         findings.extend(_status_findings(expected, game.status, game, stop))
     last = back_to(prev, player) if turn else (nmr_served(prev, game) or prev.last_yielder) if agreement \
@@ -632,6 +699,64 @@ def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn:
         findings.extend(whisper_findings(manifest.id, manifest.keys, game.press,
                                          press_added(prev.game.press, game.press) or ()))
     return findings
+
+
+def _settlement(prev: Verified, game: Game, changed: set[str], player: str,
+                settled: Mapping[str, str]) -> list[Finding]:
+    """DESIGN §4.8: the commit completing an nmr (or a resign) marks what its player owed and never gave as
+    withheld by it, in every dice batch and secret concerned, and changes nothing else there (agreement.mixed;
+    dice.bad-withheld, secret.bad-withheld)."""
+    assert prev.stop is not None
+    manifest = game.manifest
+    resigned = {p for p, a in settled.items() if agreements.author_of(a) == p}
+    findings = []
+    for path in sorted(p for p in changed if DICE_RE.match(p) or SECRET_RE.match(p)):
+        old = _by_file(prev.game, path)
+        new = _by_file(game, path)
+        if old is None or new is None or {k: v for k, v in new.raw.items() if k != "withheld"} != \
+                {k: v for k, v in old.raw.items() if k != "withheld"}:
+            findings.append(Finding("agreement.mixed", f"{path}: the commit completing an nmr or resign marks only "
+                                    "what it settles (withheld); take your turn in a commit of its own", file=path))
+    if findings:
+        return findings
+    if any(DICE_RE.match(p) for p in changed) or prev.game.batches:
+        findings.extend(dice.batch_findings(manifest.id, manifest.players, manifest.keys, manifest.escrow_key,
+                                            prev.game.batches, game.batches, player, settled))
+        findings.extend(dice.settlement_findings(manifest.players, prev.game.batches, game.batches, settled,
+                                                 resigned))
+    owed = {p: ids for p, (_batches, ids) in settlement_parts(prev, settled).items()}
+    findings.extend(secrets.secret_findings(prev.game.secrets, game.secrets, player, manifest.players,
+                                            manifest.ruleset.parse_time, settled, set().union(*owed.values())))
+    for p, ids in sorted(owed.items()):
+        for sid in sorted(ids):
+            if game.secrets.get(sid) is None or game.secrets[sid].withheld != settled[p]:
+                findings.append(Finding("secret.bad-withheld", f"{settled[p]} settles what {p} owes, and secret "
+                                        f"{sid}'s reveal is owed: its commit writes `withheld: {settled[p]}` there "
+                                        "(pbem sign does)", file=f"secrets/{sid}.yaml"))
+    return findings
+
+
+def _withheld_touched(prev: Verified, game: Game, changed: set[str], player: str) -> list[Finding]:
+    """What a commit changed in dice parts and secrets already settled as withheld (dice.withheld,
+    secret.withheld, *.bad-withheld): a late reveal or contribution, by the absent player or anyone else."""
+    manifest = game.manifest
+    out: list[Finding] = []
+    for path in sorted(p for p in changed if DICE_RE.match(p) or SECRET_RE.match(p)):
+        old, new = _by_file(prev.game, path), _by_file(game, path)
+        if old is None or new is None or not old.withheld:
+            continue
+        if isinstance(old, dice.Batch):
+            out.extend(dice.batch_findings(manifest.id, manifest.players, manifest.keys, manifest.escrow_key,
+                                           {old.id: old}, {new.id: new}, player))  # type: ignore[dict-item]
+        else:
+            out.extend(secrets.secret_findings({old.id: old}, {new.id: new}, player,  # type: ignore[dict-item]
+                                               manifest.players, manifest.ruleset.parse_time))
+    return out
+
+
+def _by_file(game: Game, path: str) -> dice.Batch | secrets.Secret | None:
+    """The dice batch or secret that lives at `path` in `game`, or None."""
+    return next((x for x in (*game.batches.values(), *game.secrets.values()) if x.file == path), None)
 
 
 def _auction_dice(prev: Verified, game: Game, stop: Stop) -> list[Finding]:

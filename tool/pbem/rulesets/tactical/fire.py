@@ -21,6 +21,8 @@ silent:
   as the target's previous hex is before it; if neither has moved, shield #1 is hit.
 * A unit without shields takes everything on internals (the `damage` event still names the shield facing).
 * The `damage` step does nothing in this version: damage is scored in the fire step that caused it.
+* A shot whose die is lost (its roller's reveal withheld, settled by an nmr or his resign: `Withheld`) misses: it
+  was fired (the weapon is spent this turn) and does no damage; the log says why (DESIGN §4.8).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
-from pbem.rulesets.base import Event, Point
+from pbem.rulesets.base import Event, Point, Withheld
 from pbem.rulesets.tactical import arcs, hexmap, reinforce
 from pbem.rulesets.tactical.gametime import format_time
 from pbem.rulesets.tactical.hexmap import Hex
@@ -51,9 +53,13 @@ class Hit:
     shield: int
     shield_damage: int
     internal: int
+    lost: str = ""  # why the shot missed without a die: "kli's reveal withheld, nmr fed-0003" (Withheld.text)
 
     def text(self) -> str:
         """E.g. "1.4.fire CA ph1 at D7, range 3: die 6, 4 damage: shield #2 took 4, internals 0"."""
+        if self.lost:
+            return (f"{format_time(self.at)} {self.attacker} {self.weapon} at {self.target}, range {self.range}: "
+                    f"missed: {self.lost}")
         where = f"shield #{self.shield} took {self.shield_damage}, internals {self.internal}"
         if self.reinforcement:
             where = f"reinforcement took {self.reinforcement}, " + where
@@ -198,6 +204,8 @@ def resolve(state: TacticalState, point: Point, given: Sequence[Shot], rolls: Ma
     rolls = rolls or {}
     for shot in given:
         roll = rolls.get(shot.ref)
+        if isinstance(roll, Withheld):
+            continue
         if not isinstance(roll, int) or isinstance(roll, bool) or not 1 <= roll <= DIE_SIDES:
             raise ValueError(f"fire at {format_time(point)} needs a die 1..{DIE_SIDES} for {shot.ref}, got {roll!r}")
     units = {u.id: u for u in state.units}
@@ -214,6 +222,13 @@ def resolve(state: TacticalState, point: Point, given: Sequence[Shot], rolls: Ma
         units[firer.id] = replace(firer, fired=(*firer.fired, (point, shot.mount.id)))
         events.append(fire_event(shot, point))
         roll = rolls[shot.ref]
+        if isinstance(roll, Withheld):  # the die is lost: the shot misses, and the log says why
+            scored.append(Hit(point, shot.unit.id, shot.mount.id, shot.target.id, shot.range, 0, 0, 0, 0, 0, 0,
+                              roll.text()))
+            events.append(Event("missed", shot.unit.owner, shot.target.id, {"weapon": shot.mount.id,
+                                                                         "attacker": shot.unit.id,
+                                                                         "why": roll.text()}))
+            continue
         amount = shot.type.damage_at(shot.range, roll)
         before = shot.target  # aim and tie-break on the state before the step
         shield = shield_hit(before, attacker_hex(shot.unit, before), before.shields)
