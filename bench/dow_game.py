@@ -8,7 +8,7 @@ solo victory or the end of `--until` (Winter adjustments included), through the 
 fixed key per power:
 
 * S1901P, the press-only first half: every pair of powers declares WAR (so every order the engine accepts is
-  also allowed by the relationship table), and every power speaks;
+  also allowed by the relationship table), every power speaks, then every power says it is `ready`;
 * every later phase: each power that owes orders first posts one message, then all seal, then all reveal;
 * the orders are chosen by a fixed-seed random generator among the orders the engine offers (moves first,
   supports and holds now and then; retreats, builds and the disbands due), each checked by pbem as
@@ -110,7 +110,8 @@ def make_game(path: Path, until: int, seed: int = 15) -> int:
     ws = setup.init(path, "dow-standard", "dow-bench", players["austria"])
     for power in POWERS:
         setup.join(ws, power, players[power], CODE)
-    setup.start(ws, "austria", players["austria"])
+    for power in POWERS:  # the start by consent: austria proposes, the others sign, the last run starts
+        setup.begin(ws, players[power], first="austria")
     rng = random.Random(seed)
     while True:
         verified = ws.head()
@@ -123,13 +124,17 @@ def make_game(path: Path, until: int, seed: int = 15) -> int:
         if year > until:
             break
         owing = [b.player for b in status.pending if b.kind == SEALED and b.at == when]
-        speakers = owing or [POWERS[year % 7]]
+        speakers = POWERS if when == "S1901P" else owing or [POWERS[year % 7]]
         if when == "S1901P":
             for i, a in enumerate(POWERS):
                 for b in POWERS[i + 1:]:
                     diplomacy.post(ws, players[a], {"declare": {"to": b, "state": "WAR"}})
         for power in speakers:
             diplomacy.post(ws, players[power], {"say": f"{NAMES[power]} of {power.title()} at {when}: no quarter."})
+        if when == "S1901P":  # the press-only first half ends when every power is ready
+            for power in POWERS:
+                diplomacy.post(ws, players[power], {"ready": True})
+            continue
         state = diplomacy.current_state(ws.head())
         phase = when if not when.endswith("P") else ""
         for power in owing:
