@@ -18,7 +18,8 @@ Then, each in a fresh process, the median of `--runs` runs:
 
 * cold verify: `pbem verify` of the whole history with nothing kept from an earlier run (.git/pbem/ removed);
 * one new commit, of each kind: the last press message, the last sealed orders and the last reveal (which
-  resolves the last phase): `pbem verify COMMIT` after `pbem verify COMMIT~1` kept its parent's state;
+  resolves the last phase): `pbem verify` in the game checked out at that commit (as a player has it after
+  pulling it), after `pbem verify COMMIT~1` kept its parent's state;
 * peak MB: the maximum resident memory of the `pbem verify` process.
 
 Times are wall-clock and CPU (user + system) seconds and include starting Python; the machine may be shared,
@@ -190,22 +191,36 @@ def measure(path: Path, runs: int, code: Path | None) -> dict[str, Any]:
         assert text.startswith("ok:"), text[:500]
         cold.append((wall, cpu, peak))
     out["cold"] = {"wall_s": round(median([c[0] for c in cold]), 2), "cpu_s": round(median([c[1] for c in cold]), 2),
-                   "peak_mb": round(max(c[2] for c in cold) / 1024), "walls": [round(c[0], 2) for c in cold]}
+                   "peak_mb": round(max(c[2] for c in cold) / 1024), "walls": [round(c[0], 2) for c in cold],
+                   "cpus": [round(c[1], 2) for c in cold]}
     head = commit_of(path, ".")
     kinds = {"press": commit_of(path, "press:"), "sealed": commit_of(path, "sealed ("), "resolving reveal": head}
-    for kind, oid in kinds.items():
-        shutil.rmtree(path / ".git" / "pbem", ignore_errors=True)
-        run([pbem, "verify", f"{oid}~1"], path, env)  # keeps the clean state of the parent (verify/cache.py)
-        ones = []
-        for _ in range(runs):
-            wall, cpu, peak, text = run([pbem, "verify", oid], path, env)
-            assert text.startswith("ok:"), text[:500]
-            ones.append((wall, cpu, peak))
-            for kept in (path / ".git" / "pbem").rglob(f"{oid}.pickle"):
-                kept.unlink()  # the commit's own state would make the next run verify nothing
-        out[kind] = {"wall_s": round(median([o[0] for o in ones]), 2), "cpu_s": round(median([o[1] for o in ones]), 2),
-                     "peak_mb": round(max(o[2] for o in ones) / 1024), "walls": [round(o[0], 2) for o in ones]}
+    branch = subprocess.run(["git", "-C", str(path), "symbolic-ref", "--short", "HEAD"], capture_output=True,
+                            text=True, check=True).stdout.strip()
+    try:
+        for kind, oid in kinds.items():
+            # the checkout at the new commit, as a player has it after pulling it: `pbem verify` verifies HEAD
+            git(path, "checkout", "-q", "--detach", oid)
+            shutil.rmtree(path / ".git" / "pbem", ignore_errors=True)
+            run([pbem, "verify", f"{oid}~1"], path, env)  # keeps the clean state of the parent (verify/cache.py)
+            ones = []
+            for _ in range(runs):
+                wall, cpu, peak, text = run([pbem, "verify"], path, env)
+                assert text.startswith("ok:"), text[:500]
+                ones.append((wall, cpu, peak))
+                for kept in (path / ".git" / "pbem").rglob(f"{oid}.pickle"):
+                    kept.unlink()  # the commit's own state would make the next run verify nothing
+            out[kind] = {"wall_s": round(median([o[0] for o in ones]), 2),
+                         "cpu_s": round(median([o[1] for o in ones]), 2),
+                         "peak_mb": round(max(o[2] for o in ones) / 1024), "walls": [round(o[0], 2) for o in ones],
+                         "cpus": [round(o[1], 2) for o in ones]}
+    finally:
+        git(path, "checkout", "-q", branch)  # back on the branch the game was built on
     return out
+
+
+def git(path: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(path), *args], check=True, capture_output=True)
 
 
 def main() -> None:
