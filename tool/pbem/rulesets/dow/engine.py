@@ -35,7 +35,6 @@ support the engine would read for another coast than the one written is refused 
 from __future__ import annotations
 
 import importlib.util
-import logging
 import re
 import sys
 import warnings
@@ -112,13 +111,19 @@ def _package() -> Any:
         from diplomacy.engine.game import Game
         from diplomacy.engine.map import Map
         _quiet(_lazy_map_class(Map), MAP_NAME)  # the engine's map cache now holds it: every game uses it
+    _silence_logger()
+    return version.PACKAGE_VERSION, Game, Map
+
+
+def _silence_logger() -> None:
+    import logging  # here, not at the top: a commit that adjudicates nothing never needs it
+
     logger = logging.getLogger("diplomacy")
     for handler in list(logger.handlers):
         logger.removeHandler(handler)
     logger.addHandler(logging.NullHandler())
     logger.setLevel(logging.CRITICAL + 1)
     logger.propagate = False
-    return version.PACKAGE_VERSION, Game, Map
 
 
 def _bare_package() -> None:
