@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/dow_game.py [--until 1915] [--runs 3] [--rebuild]
 
-Builds once (kept in bench/.games/dow-full/, git-ignored) a scripted game of seven powers from Spring 1901 to a
+Builds once (kept in bench/.games/dow-full-UNTIL/, git-ignored) a scripted game of seven powers from Spring 1901 to a
 solo victory or the end of `--until` (Winter adjustments included), through the same services players use
 (`pbem join`, `start`, `say`, `declare`, `orders FILE`, `orders --reveal`), each commit signed in process with a
 fixed key per power:
@@ -17,9 +17,10 @@ fixed key per power:
 Then, each in a fresh process, the median of `--runs` runs:
 
 * cold verify: `pbem verify` of the whole history with nothing kept from an earlier run (.git/pbem/ removed);
-* one new commit, of each kind: the last press message, the last sealed orders and the last reveal (which
-  resolves the last phase): `pbem verify` in the game checked out at that commit (as a player has it after
-  pulling it), after `pbem verify COMMIT~1` kept its parent's state;
+* one new commit, of each kind: the last press message, the last sealed orders, the last reveal of the last
+  movement phase and the last reveal of the game (each resolves its phase, the latter Winter adjustments):
+  `pbem verify` in the game checked out at that commit (as a player has it after pulling it), after
+  `pbem verify COMMIT~1` kept its parent's state;
 * peak MB: the maximum resident memory of the `pbem verify` process.
 
 Times are wall-clock and CPU (user + system) seconds and include starting Python; the machine may be shared,
@@ -194,7 +195,9 @@ def measure(path: Path, runs: int, code: Path | None) -> dict[str, Any]:
                    "peak_mb": round(max(c[2] for c in cold) / 1024), "walls": [round(c[0], 2) for c in cold],
                    "cpus": [round(c[1], 2) for c in cold]}
     head = commit_of(path, ".")
-    kinds = {"press": commit_of(path, "press:"), "sealed": commit_of(path, "sealed ("), "resolving reveal": head}
+    kinds = {"press": commit_of(path, "press:"), "sealed": commit_of(path, "sealed ("),
+             # the last reveal of a phase adjudicates it: of the last movement phase, and the game's last commit
+             "resolving reveal, movement": commit_of(path, "M revealed ("), "resolving reveal": head}
     branch = subprocess.run(["git", "-C", str(path), "symbolic-ref", "--short", "HEAD"], capture_output=True,
                             text=True, check=True).stdout.strip()
     try:

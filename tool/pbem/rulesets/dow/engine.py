@@ -34,6 +34,7 @@ support the engine would read for another coast than the one written is refused 
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import re
 import sys
@@ -104,13 +105,19 @@ class MapInfo:
 
 @lru_cache(maxsize=1)
 def _package() -> Any:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        _bare_package()
-        from diplomacy import version
-        from diplomacy.engine.game import Game
-        from diplomacy.engine.map import Map
-        _quiet(_lazy_map_class(Map), MAP_NAME)  # the engine's map cache now holds it: every game uses it
+    collecting = gc.isenabled()
+    gc.disable()  # some ten thousand new objects, none of them garbage: a tenth faster
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _bare_package()
+            from diplomacy import version
+            from diplomacy.engine.game import Game
+            from diplomacy.engine.map import Map
+            _quiet(_lazy_map_class(Map), MAP_NAME)  # the engine's map cache now holds it: every game uses it
+    finally:
+        if collecting:
+            gc.enable()
     _silence_logger()
     return version.PACKAGE_VERSION, Game, Map
 
