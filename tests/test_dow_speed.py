@@ -5,6 +5,7 @@ engine's own, never times."""
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +134,9 @@ def test_the_map_answers_every_adjacency_question_as_the_engine_s_own_cache() ->
         assert lazy.abuts_cache.get(key, 0) == answer, key
     assert lazy.abuts_cache.get(("A", "XYZ", "-", "PAR"), 0) == 0 and lazy.abuts("F", "MAO", "X", "BRE") == 0
     assert lazy.loc_coasts == stock.loc_coasts
+    copied = copy.deepcopy(lazy)  # the engine's own deep copy of a map, slot by slot
+    assert copied is not lazy and copied.loc_coasts == stock.loc_coasts
+    assert [copied.abuts("F", "MAO", "-", c) for c in ("SPA/NC", "SPA/SC", "BUR")] == [1, 1, 0]
     assert {k: sorted(v) for k, v in lazy.dest_with_coasts.items()} == {
         k: sorted(v) for k, v in stock.dest_with_coasts.items()}
 

@@ -189,6 +189,13 @@ class _LazyAbuts(dict):  # type: ignore[type-arg]
         found = self[key] = self._abuts(*key)
         return found
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> "_LazyAbuts":
+        """A copy answering as this one (the engine deep-copies a map slot by slot)."""
+        copied = _LazyAbuts.__new__(_LazyAbuts)
+        dict.update(copied, self)
+        copied._abuts, copied._locs = self._abuts, self._locs
+        return copied
+
 
 _UNKNOWN = object()
 
@@ -198,7 +205,7 @@ def _lazy_map_class(map_class: Any) -> Any:
     (coasts of each location, destinations with coasts) is built as the engine builds it."""
 
     class LazyMap(map_class):  # type: ignore[misc, valid-type]
-        __slots__ = ()
+        # no __slots__ of its own: the engine's deep copy copies the slots `self.__slots__` names, the Map's
 
         def build_cache(self) -> None:
             for loc in self.locs:
