@@ -2,13 +2,13 @@
 
     .venv/bin/python bench/dow_game.py [--until 1915] [--runs 3] [--rebuild]
 
-Builds once (kept in bench/.games/dow-full/, git-ignored) a scripted game of seven powers from Spring 1901 to a
+Builds once (kept in bench/.games/dow-full-UNTIL/, git-ignored) a scripted game of seven powers from Spring 1901 to a
 solo victory or the end of `--until` (Winter adjustments included), through the same services players use
 (`pbem join`, `start`, `say`, `declare`, `orders FILE`, `orders --reveal`), each commit signed in process with a
 fixed key per power:
 
 * S1901P, the press-only first half: every pair of powers declares WAR (so every order the engine accepts is
-  also allowed by the relationship table), and every power speaks;
+  also allowed by the relationship table), every power speaks, then every power says it is `ready`;
 * every later phase: each power that owes orders first posts one message, then all seal, then all reveal;
 * the orders are chosen by a fixed-seed random generator among the orders the engine offers (moves first,
   supports and holds now and then; retreats, builds and the disbands due), each checked by pbem as
@@ -17,8 +17,10 @@ fixed key per power:
 Then, each in a fresh process, the median of `--runs` runs:
 
 * cold verify: `pbem verify` of the whole history with nothing kept from an earlier run (.git/pbem/ removed);
-* one new commit, of each kind: the last press message, the last sealed orders and the last reveal (which
-  resolves the last phase): `pbem verify COMMIT` after `pbem verify COMMIT~1` kept its parent's state;
+* one new commit, of each kind: the last press message, the last sealed orders, the last reveal of the last
+  movement phase and the last reveal of the game (each resolves its phase, the latter Winter adjustments):
+  `pbem verify` in the game checked out at that commit (as a player has it after pulling it), after
+  `pbem verify COMMIT~1` kept its parent's state;
 * peak MB: the maximum resident memory of the `pbem verify` process.
 
 Times are wall-clock and CPU (user + system) seconds and include starting Python; the machine may be shared,
@@ -110,7 +112,8 @@ def make_game(path: Path, until: int, seed: int = 15) -> int:
     ws = setup.init(path, "dow-standard", "dow-bench", players["austria"])
     for power in POWERS:
         setup.join(ws, power, players[power], CODE)
-    setup.start(ws, "austria", players["austria"])
+    for power in POWERS:  # the start by consent: austria proposes, the others sign, the last run starts
+        setup.begin(ws, players[power], first="austria")
     rng = random.Random(seed)
     while True:
         verified = ws.head()
@@ -123,13 +126,17 @@ def make_game(path: Path, until: int, seed: int = 15) -> int:
         if year > until:
             break
         owing = [b.player for b in status.pending if b.kind == SEALED and b.at == when]
-        speakers = owing or [POWERS[year % 7]]
+        speakers = POWERS if when == "S1901P" else owing or [POWERS[year % 7]]
         if when == "S1901P":
             for i, a in enumerate(POWERS):
                 for b in POWERS[i + 1:]:
                     diplomacy.post(ws, players[a], {"declare": {"to": b, "state": "WAR"}})
         for power in speakers:
             diplomacy.post(ws, players[power], {"say": f"{NAMES[power]} of {power.title()} at {when}: no quarter."})
+        if when == "S1901P":  # the press-only first half ends when every power is ready
+            for power in POWERS:
+                diplomacy.post(ws, players[power], {"ready": True})
+            continue
         state = diplomacy.current_state(ws.head())
         phase = when if not when.endswith("P") else ""
         for power in owing:
@@ -185,22 +192,38 @@ def measure(path: Path, runs: int, code: Path | None) -> dict[str, Any]:
         assert text.startswith("ok:"), text[:500]
         cold.append((wall, cpu, peak))
     out["cold"] = {"wall_s": round(median([c[0] for c in cold]), 2), "cpu_s": round(median([c[1] for c in cold]), 2),
-                   "peak_mb": round(max(c[2] for c in cold) / 1024), "walls": [round(c[0], 2) for c in cold]}
+                   "peak_mb": round(max(c[2] for c in cold) / 1024), "walls": [round(c[0], 2) for c in cold],
+                   "cpus": [round(c[1], 2) for c in cold]}
     head = commit_of(path, ".")
-    kinds = {"press": commit_of(path, "press:"), "sealed": commit_of(path, "sealed ("), "resolving reveal": head}
-    for kind, oid in kinds.items():
-        shutil.rmtree(path / ".git" / "pbem", ignore_errors=True)
-        run([pbem, "verify", f"{oid}~1"], path, env)  # keeps the clean state of the parent (verify/cache.py)
-        ones = []
-        for _ in range(runs):
-            wall, cpu, peak, text = run([pbem, "verify", oid], path, env)
-            assert text.startswith("ok:"), text[:500]
-            ones.append((wall, cpu, peak))
-            for kept in (path / ".git" / "pbem").rglob(f"{oid}.pickle"):
-                kept.unlink()  # the commit's own state would make the next run verify nothing
-        out[kind] = {"wall_s": round(median([o[0] for o in ones]), 2), "cpu_s": round(median([o[1] for o in ones]), 2),
-                     "peak_mb": round(max(o[2] for o in ones) / 1024), "walls": [round(o[0], 2) for o in ones]}
+    kinds = {"press": commit_of(path, "press:"), "sealed": commit_of(path, "sealed ("),
+             # the last reveal of a phase adjudicates it: of the last movement phase, and the game's last commit
+             "resolving reveal, movement": commit_of(path, "M revealed ("), "resolving reveal": head}
+    branch = subprocess.run(["git", "-C", str(path), "symbolic-ref", "--short", "HEAD"], capture_output=True,
+                            text=True, check=True).stdout.strip()
+    try:
+        for kind, oid in kinds.items():
+            # the checkout at the new commit, as a player has it after pulling it: `pbem verify` verifies HEAD
+            git(path, "checkout", "-q", "--detach", oid)
+            shutil.rmtree(path / ".git" / "pbem", ignore_errors=True)
+            run([pbem, "verify", f"{oid}~1"], path, env)  # keeps the clean state of the parent (verify/cache.py)
+            ones = []
+            for _ in range(runs):
+                wall, cpu, peak, text = run([pbem, "verify"], path, env)
+                assert text.startswith("ok:"), text[:500]
+                ones.append((wall, cpu, peak))
+                for kept in (path / ".git" / "pbem").rglob(f"{oid}.pickle"):
+                    kept.unlink()  # the commit's own state would make the next run verify nothing
+            out[kind] = {"wall_s": round(median([o[0] for o in ones]), 2),
+                         "cpu_s": round(median([o[1] for o in ones]), 2),
+                         "peak_mb": round(max(o[2] for o in ones) / 1024), "walls": [round(o[0], 2) for o in ones],
+                         "cpus": [round(o[1], 2) for o in ones]}
+    finally:
+        git(path, "checkout", "-q", branch)  # back on the branch the game was built on
     return out
+
+
+def git(path: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(path), *args], check=True, capture_output=True)
 
 
 def main() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 from collections import defaultdict
@@ -178,11 +179,28 @@ def test_the_outcome_is_the_same_every_time(demo: Demo) -> None:
 def test_the_closing_note_names_a_command_for_each_feature_and_they_work(demo: Demo) -> None:
     tail = demo.out[demo.out.index("see it yourself"):]
     for feature in ("cascade into LIMBO", "illegal order and its warning", "the retreat", "the builds",
-                    "whisper as France reads it", "the whisper disclosed", "director's warning citing"):
+                    "whisper as France reads it", "the whisper disclosed", "director's warning citing",
+                    "the map after Spring 1901", "the map now"):
         assert feature in tail
     for line in tail.splitlines()[1:]:
         _what, _, commands = line.partition(": ")
         for command in commands.split(" && "):
-            words = command.split()
+            words = shlex.split(command)
             assert Path(words[0]).name == "pbem"
             demo.cli(*words[1:])
+
+
+def test_the_closing_note_shows_the_corrected_map(demo: Demo) -> None:
+    """The map the closing note names: Spring 1901's orders with Austria's forbidden one and France's void one
+    drawn apart from those carried out, and the game's page with a map at each handoff."""
+    tail = demo.out[demo.out.index("see it yourself"):]
+    line = next(line for line in tail.splitlines() if "the map after Spring 1901" in line)
+    words = shlex.split(line.partition(": ")[2])
+    demo.cli(*words[1:])
+    svg = (demo.repo / words[words.index("--out") + 1]).read_text(encoding="utf-8")
+    assert 'data-order="F TRI - VEN" data-verdict="forbidden"' in svg
+    assert 'data-order="A BUR H" data-verdict="void"' in svg
+    assert 'data-verdict="ok"' in svg
+    assert "S1901M" in svg
+    demo.cli("log", "--html", "--out", "game.html")
+    assert (demo.repo / "game.html").read_text(encoding="utf-8").count("<svg") > 10

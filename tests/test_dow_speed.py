@@ -1,14 +1,18 @@
 """A phase builds the engine's position once (bench/README.md, A whole Diplomacy game): the orders of every power
-are checked on one kept engine game, which the adjudication then consumes. Counts calls, never times."""
+are checked on one kept engine game, which the adjudication then consumes; the engine's map is built with its
+adjacency answered on demand and the standard convoy paths recorded as data. Counts calls and compares with the
+engine's own, never times."""
 
 from __future__ import annotations
 
+import copy
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pbem.rulesets.base import Action
-from pbem.rulesets.dow import DowRuleset, engine
+from pbem.rulesets.dow import DowRuleset, convoys, engine
 from pbem.rulesets.dow.state import POWERS
 
 RULES = DowRuleset()
@@ -93,5 +97,60 @@ def test_reading_the_map_and_owing_orders_imports_no_engine() -> None:
             "state = DowState(None, info.start, Relations.start(POWERS)); "
             "assert [engine.adjustment_due(info.start, p) for p in POWERS] == [0] * 7; "
             "assert 'diplomacy' not in sys.modules, 'the engine was imported'")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_recorded_convoy_paths_are_the_engine_s() -> None:
+    """convoys.py records the standard map's convoy paths from the pickle the engine ships (keyed by the map
+    file's MD5, as the engine looks them up); the adapter gives the engine these instead of that pickle."""
+    import hashlib
+    import pickle
+    from pathlib import Path
+
+    engine._package()
+    from diplomacy import settings
+
+    maps = Path(settings.PACKAGE_DIR) / "maps"
+    shipped = pickle.loads((maps / "convoy_paths_cache.pkl").read_bytes())  # noqa: S301 - the package's own file
+    digest = hashlib.md5((maps / "standard.map").read_bytes()).hexdigest()  # noqa: S324 - the engine's key
+    assert convoys.paths() == shipped[digest]
+    assert list(convoys.paths()) == list(shipped[digest])
+    assert engine._map().convoy_paths == shipped[digest]
+
+
+def test_the_map_answers_every_adjacency_question_as_the_engine_s_own_cache() -> None:
+    """The adapter's map works out each adjacency at its first question (engine._LazyAbuts); the engine's own
+    map, built from the same file, fills in every answer up front: they agree on every one of them, and on the
+    rest of the cache."""
+    from diplomacy import settings
+
+    map_class = engine._package()[2]
+    stock = engine._quiet(map_class, str(Path(settings.PACKAGE_DIR) / "maps" / "standard.map"), False)
+    lazy = engine._map()
+    assert type(lazy) is not map_class and type(stock) is map_class  # the adapter's, and the engine's own
+    assert len(stock.abuts_cache) == 40344
+    for key, answer in stock.abuts_cache.items():
+        assert lazy.abuts_cache.get(key, 0) == answer, key
+    assert lazy.abuts_cache.get(("A", "XYZ", "-", "PAR"), 0) == 0 and lazy.abuts("F", "MAO", "X", "BRE") == 0
+    assert lazy.loc_coasts == stock.loc_coasts
+    copied = copy.deepcopy(lazy)  # the engine's own deep copy of a map, slot by slot
+    assert copied is not lazy and copied.loc_coasts == stock.loc_coasts
+    assert [copied.abuts("F", "MAO", "-", c) for c in ("SPA/NC", "SPA/SC", "BUR")] == [1, 1, 0]
+    assert {k: sorted(v) for k, v in lazy.dest_with_coasts.items()} == {
+        k: sorted(v) for k, v in stock.dest_with_coasts.items()}
+
+
+def test_adjudicating_loads_no_other_map_s_convoy_paths() -> None:
+    """In a fresh process: adjudicating a phase does not load the engine's convoy-path module (every map's
+    paths, a progress-bar library), and the opening still resolves as the engine resolves it."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from pbem.rulesets.dow import engine; board = engine.standard_map().start; "
+            f"done = engine.adjudicate(board, 'S1901M', {OPENING!r}, 18); "
+            "assert 'tqdm' not in sys.modules, 'the convoy-path module was loaded'; "
+            "assert getattr(sys.modules['diplomacy.utils.convoy_paths'], '__file__', None) is None; "
+            "assert 'A BUR' in done.board.units_of('france') and 'F NTH' in done.board.units_of('england')")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr

@@ -7,13 +7,20 @@ mistake is one clear line on stderr (PbemError), never a traceback.
 
 from __future__ import annotations
 
+import gc
 import sys
 from typing import List, Optional
 
+_COLLECTING = gc.isenabled()
+gc.disable()  # importing the command line makes some hundred thousand objects, none of them garbage
 import typer
 
 from pbem.cli import agreements, chance, dow, enforce, errata, play, report, setup, sync, watch
 from pbem.errors import ILLEGAL, USAGE, PbemError
+
+gc.freeze()  # and no later collection need look at them again, nor the one at exit: 0.03 s of CPU a command
+if _COLLECTING:
+    gc.enable()
 
 app = typer.Typer(
     help="pbem: self-moderated play-by-email games on git. Signed turns, verified rules.",
