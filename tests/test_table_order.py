@@ -10,6 +10,7 @@ dice→order map checked to be a bijection onto all orders (so each order is as 
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 import shutil
@@ -94,9 +95,18 @@ def base_joined(tmp_path_factory: pytest.TempPathFactory) -> Table:
 
 @pytest.fixture(scope="module")
 def base_ordered(base_joined: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    """fed starts by consent; the dice decide the order around the table."""
+    """fed starts by consent; the dice decide the order around the table. The dice secrets are made reproducible
+    here (pbem's own are fresh random bytes), chosen so that the order goes the other way round the table from
+    game.yaml's: serving breaks in it then differs from serving them in game.yaml's order."""
+    from pbem.crypto import dice as dice_crypto
+
     table = copy_table(base_joined, tmp_path_factory.mktemp("order") / "ordered")
-    start_ordered(table, "--first", "fed")
+    counter = itertools.count()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dice_crypto, "fresh_secret",
+                      lambda: hashlib.sha256(f"order-0-{next(counter)}".encode()).digest())
+        start_ordered(table, "--first", "fed")
+    assert table.data("status.yaml")["table"] == ["kli", "fed", "rom"]  # not a turn of fed, kli, rom
     return table
 
 
@@ -116,12 +126,17 @@ def test_seed_2_a_the_start_dice_give_the_table_order_and_breaks_are_served_in_i
     status = ordered.data("status.yaml")
     assert status["table"] == list(order) and status["control"] == "fed"
     # at 1.0.alloc everybody needs orders: served around the rolled table, starting with fed
-    assert [b["player"] for b in status["pending"]] == around(order, "fed")
+    assert [b["player"] for b in status["pending"]] == around(order, "fed") == ["fed", "rom", "kli"]  # game.yaml
+    # seats kli after fed; around the table the dice made, rom comes next
     assert f"table:   {', '.join(order)} (the order around the table, by dice)" in cli(ordered, "status", "--plain")
     log = cli(ordered, "log")
     names = {"fed": "Federation", "kli": "Klingon", "rom": "Romulan"}
     assert ("Players, around the table (the order the start dice gave): "
             + ", ".join(f"{names[p]} ({p})" for p in order)) in log.splitlines()
+    page = cli(ordered, "log", "--html")
+    line = next(x for x in page.splitlines() if "Players, around the table" in x)
+    at = [line.index(names[p]) for p in order]
+    assert at == sorted(at), line  # the HTML page seats them as the dice did
     ordered.turn("fed", through="1.0.alloc")
     status = ordered.data("status.yaml")
     assert [b["player"] for b in status["pending"]] == around(order, "fed")[1:], status

@@ -20,11 +20,11 @@ from pbem.formats import resources, yamlsafe
 from pbem.formats.writer import dump_flow, dump_mapping
 from pbem.protocol import agreements as consent
 from pbem.protocol.agreements import Agreement
+from pbem.protocol.serving import ORDER_REF, START_REF, order_refs, start_sides
 from pbem.services import agreements
 from pbem.services.workspace import Identity, Workspace
 from pbem.store.repo import GameRepo
 from pbem.verify.gamefiles import GAME, README, STATUS, WORKFLOW, Game
-from pbem.protocol.serving import ORDER_REF, START_REF, order_refs, start_sides
 from pbem.verify.turns import expected_start, start_batch, start_choice, who
 
 ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,62}\Z")
