@@ -4101,3 +4101,148 @@ def test_nmr_reveal__a_secret_speed_withheld_after_seeing_the_other_s(tmp_path: 
     table.write(f"secrets/{sealed}", dump_mapping({**raw, "key": key.hex()}))
     bad = sneak_as(table, "fed", "fed: my speed after all")
     assert "secret.withheld" in rejected(table, bad, "secret.withheld", f"secrets/{sealed}")
+
+# === table order by dice (seed 000 §2.A: the order around the table, "determine by die rolls") ==================
+# What would a player who wants to sit elsewhere around the table do? Roll the order with dice of the wrong size,
+# write another order than the dice gave into the start, change it once the game runs, or roll it again until he
+# likes it. The melee of tests/test_table_order.py: fed starts by consent, the dice decide the order.
+
+
+@pytest.fixture(scope="module")
+def base_order_signed(tmp_path_factory: pytest.TempPathFactory) -> Table:
+    """Every seat signed `start --first fed --order-by-dice` except rom, whose run would announce the dice."""
+    from test_table_order import joined_melee
+
+    table = joined_melee(tmp_path_factory.mktemp("attacks") / "order-signed")
+    for seat in ("fed", "kli"):
+        cli(table, "start", "--first", "fed", "--order-by-dice", who=seat)
+    return table
+
+
+@pytest.fixture(scope="module")
+def base_order_rolled(base_order_signed: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
+    """rom signed (his run announced the order dice, rom-0001: a d3 and a d2) and the dice are rolled; the game
+    has not started."""
+    from test_table_order import roll_start_dice
+
+    table = copy_table(base_order_signed, tmp_path_factory.mktemp("attacks") / "order-rolled")
+    cli(table, "start", "--first", "fed", "--order-by-dice", who="rom")
+    roll_start_dice(table)
+    return table
+
+
+def _hand_batch(table: Table, who: str, batch_id: str, rolls: list[dict[str, Any]], sides: int) -> None:
+    """A batch announced by hand (plain git): the roller's commitment and his secret sealed to his own key."""
+    from pbem.crypto.keys import load_private_key
+
+    secret = dice_crypto.fresh_secret()
+    public = load_private_key(table.key(who)).public
+    write_batch(table, {"id": batch_id, "roller": who, "mode": "commit-reveal", "sides": sides, "rolls": rolls,
+                        "commit": dice_crypto.commitment(secret).hex(),
+                        "owner_box": base64.b64encode(seal.seal_to(secret, public)).decode()})
+
+
+ORDER_ROLLS = [{"for": "seat 1 of 3", "ref": "start/order/1"}, {"for": "seat 2 of 3", "ref": "start/order/2"}]
+
+
+def test_table_order__rolled_with_dice_of_the_wrong_size(base_order_signed: Table, tmp_path: Path) -> None:
+    """Threat: rom rolls the order with two d3 (the second die must be a d2: with a d3 some orders come up more
+    often than others, or a 3 names nobody). Defence: the start dice are bound to their refs with the die the
+    rules name (n, n-1, …, 2): dice.bad-sides, by pbem roll at once and by the verifier for plain git."""
+    table = copy_table(base_order_signed, tmp_path / "table")
+    error = refused(table, "roll", "--for", "seat 1", "--for", "seat 2", "--ref", "start/order/1", "--ref",
+                    "start/order/2", "--sides", "3", who="rom", rule="dice.bad-sides")
+    assert "the rules roll it with a d2" in error, error
+    _hand_batch(table, "rom", "rom-0001", ORDER_ROLLS, 3)
+    bad = table.sneak("rom", "rom: the order with two d3", status="keep")
+    rejected(table, bad, "dice.bad-sides", "dice/rom-0001.yaml")
+
+
+def test_table_order__the_start_writes_another_order_than_the_dice_give(base_order_rolled: Table,
+                                                                        tmp_path: Path) -> None:
+    """Threat: fed makes the start commit by hand with the table order he likes (and the pending breaks served in
+    it). Defence: status.yaml must be what the start computes, table order included: status.mismatch."""
+    from pbem.services.workspace import Workspace
+    from pbem.verify.turns import expected_start
+
+    table = copy_table(base_order_rolled, tmp_path / "table")
+    ws = Workspace.open(table.repo_dir)
+    _stop, status = expected_start(ws.game_of(ws.head_files()), "fed")
+    assert status.table is not None
+    mine = (status.table[0], status.table[2], status.table[1])  # the other way round the table
+    data = status.to_data()
+    data["table"] = list(mine)
+    data["pending"] = sorted(data["pending"], key=lambda b: mine.index(b["player"]))
+    table.write("status.yaml", dump_mapping(data))
+    bad = table.sneak("fed", "start: fed has control, around the table as fed likes it", status="keep")
+    rejected(table, bad, "status.mismatch", "status.yaml")
+
+
+def test_table_order__changed_after_the_start(base_order_rolled: Table, tmp_path: Path) -> None:
+    """Threat: once the game runs, the player in control writes another table order into status.yaml (or
+    reorders the seats of game.yaml) so that breaks are served to him sooner. Defence: every status shows the
+    order the start fixed and must equal replay (status.mismatch); game.yaml is frozen (protected.changed)."""
+    table = copy_table(base_order_rolled, tmp_path / "table")
+    cli(table, "start", "--first", "fed", "--order-by-dice", who="fed")
+    rolled = table.data("status.yaml")["table"]
+    other = [rolled[0], rolled[2], rolled[1]]
+    game = copy_table(table, tmp_path / "game-yaml")
+    table.edit("fed", through="1.0.alloc")
+    table.write_status("fed")
+    data = table.data("status.yaml")
+    data["table"] = other
+    table.write("status.yaml", dump_mapping(data))
+    bad = table.sneak("fed", "fed: my turn, and another order", status="keep")
+    rejected(table, bad, "status.mismatch", "status.yaml")
+    text = game.read("game.yaml")
+    lines = text.splitlines(keepends=True)
+    seats = [i for i, line in enumerate(lines) if line.lstrip().startswith("- {id: ") and "key:" in line]
+    lines[seats[1]], lines[seats[2]] = lines[seats[2]], lines[seats[1]]
+    game.write("game.yaml", "".join(lines))
+    game.edit("fed", through="1.0.alloc")
+    bad = game.sneak("fed", "fed: the seats reordered", status="keep")
+    rejected(game, bad, "protected.changed", "game.yaml")
+
+
+def test_table_order__a_player_rolls_the_order_again(base_order_rolled: Table, tmp_path: Path) -> None:
+    """Threat: kli dislikes the order the dice gave and rolls it again: before the start with pbem roll or by
+    hand, or after it; or rom, the roller, voids his rolled batch to roll anew. Defence: one batch per ref
+    (dice.rebound-ref), the order dice are owed only before the start (dice.unbound-ref), and a batch whose
+    results are knowable is voided only with every other player's co-signature (dice.bad-void)."""
+    table = copy_table(base_order_rolled, tmp_path / "table")
+    refused(table, "roll", "--for", "seat 1", "--for", "seat 2", "--ref", "start/order/1", "--ref",
+            "start/order/2", "--sides", "3", who="kli", rule="dice.rebound-ref")
+    before = copy_table(table, tmp_path / "before")
+    _hand_batch(before, "kli", "kli-0001", [ORDER_ROLLS[0], {**ORDER_ROLLS[1], "sides": 2}], 3)
+    bad = before.sneak("kli", "kli: the order again", status="keep")
+    rejected(before, bad, "dice.rebound-ref", "dice/kli-0001.yaml")
+    voided = copy_table(table, tmp_path / "voided")
+    raw = dict(voided.data("dice/rom-0001.yaml"))
+    raw["void"] = {"reason": "I did not like it"}
+    write_batch(voided, raw)
+    bad = voided.sneak("rom", "rom: void the order", status="keep")
+    rejected(voided, bad, "dice.bad-void", "dice/rom-0001.yaml")
+    cli(table, "start", "--first", "fed", "--order-by-dice", who="fed")
+    table.edit("fed", through="1.0.alloc")
+    _hand_batch(table, "fed", "fed-0001", [ORDER_ROLLS[0], {**ORDER_ROLLS[1], "sides": 2}], 3)
+    table.write_status("fed")
+    bad = table.sneak("fed", "fed: my turn, and the order again", status="keep")
+    rejected(table, bad, "dice.unbound-ref", "dice/fed-0001.yaml")
+
+
+def test_table_order__the_start_skips_the_agreed_dice(base_order_signed: Table, tmp_path: Path) -> None:
+    """Threat: every seat agreed that dice decide the order; fed, who likes game.yaml's, signs last and starts
+    at once by hand, before any order die is rolled. Defence: the start must be the one agreed, its table order
+    included: setup.no-consent."""
+    from pbem.services import agreements as agreeing
+    from pbem.services.workspace import Workspace, load_identity
+    from pbem.verify.turns import expected_start
+
+    table = copy_table(base_order_signed, tmp_path / "table")
+    ws = Workspace.open(table.repo_dir)
+    agreeing.sign(ws, load_identity(str(table.key("rom")), table.repo_dir), "fed-0001")
+    _stop, status = expected_start(ws.game_of(ws.head_files()), "fed")
+    assert status.table is None  # no order dice: game.yaml's order
+    table.write("status.yaml", dump_mapping(status.to_data()))
+    bad = table.sneak("fed", "start: fed has control", status="keep")
+    rejected(table, bad, "setup.no-consent", "status.yaml")

@@ -78,6 +78,8 @@ def status_lines(status: "Status | None", me: Optional[str]) -> str:
     if status.over:
         return "the game is over"
     lines = [f"control: {status.control}" + (" (you)" if status.control == me else ""), f"firm:    {status.firm}"]
+    if status.table is not None:
+        lines.append(f"table:   {', '.join(status.table)} (the order around the table, by dice)")
     for b in status.pending:
         lines.append(f"break:   {b.player} at {b.at} — {b.why}")
     if status.note:

@@ -99,17 +99,20 @@ def join(seat: str = typer.Option(..., "--as", help="the seat (player id) to cla
 @commands.command()
 def start(first: Optional[str] = typer.Option(None, "--first", help="the player who starts in control"),
           roll: bool = typer.Option(False, "--roll", help="decide who starts by dice (run it again once rolled)"),
+          order: bool = typer.Option(False, "--order-by-dice",
+                                     help="the dice decide the order around the table too (three or more "
+                                          "players; else it is game.yaml's)"),
           key: Optional[str] = KeyOption) -> None:
     """Consent to start over game.yaml as it is, and start once every seat has: the first run proposes the start
     (signed by you), each other player runs the same command (or `pbem sign ID`) to sign it, and the run that
-    finds every signature starts the game (with --roll: rolls for who starts first, then starts).
+    finds every signature starts the game (with --roll or --order-by-dice: rolls the dice first, then starts).
 
-    Example: pbem start --first fed    or    pbem start --roll
+    Example: pbem start --first fed    or    pbem start --roll    or    pbem start --roll --order-by-dice
     """
     from pbem.services import setup
 
     def go() -> None:
-        for step in setup.begin(workspace(), identity(key), first, roll):
+        for step in setup.begin(workspace(), identity(key), first, roll, order):
             typer.echo(step.message)
 
     run(go)

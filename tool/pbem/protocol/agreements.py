@@ -163,6 +163,10 @@ def _start_content(agreement: Agreement, table: Table) -> list[Finding]:
         return [Finding("agreement.malformed", f"start agreement {agreement.id} names {first!r} to start, who "
                         f"holds no seat (seats: {', '.join(table.seats)})", file=agreement.file,
                         line=agreement.line_of("content"))]
+    if agreement.content.get("order") is not None and len(table.seats) < 3:
+        return [Finding("agreement.malformed", f"start agreement {agreement.id} rolls the order around the table, "
+                        f"but {len(table.seats)} players sit in the only order there is: who starts fixes who "
+                        "follows", file=agreement.file, line=agreement.line_of("content"))]
     return []
 
 
@@ -500,10 +504,11 @@ def complete(table: Table, agreement: Agreement) -> bool:
 
 
 def start_findings(table: Table, agreements: Mapping[str, Agreement], first: str,
-                   rolled: str | None) -> list[Finding]:
+                   rolled: str | None, ordered: bool = False) -> list[Finding]:
     """The start commit carries every seat's consent over the final game.yaml: some `start` agreement over
     exactly this game.yaml (`table.game_digest`) is validly signed by every seat, and control goes to the
-    player it names (`first`), or to the one the start roll named (`rolled`) when it says `roll: true`.
+    player it names (`first`), or to the one the start roll named (`rolled`) when it says `roll: true`; the
+    table order is by dice (`ordered`: the order dice are rolled) exactly when it says `order: roll`.
     Rules: setup.no-consent, agreement.stale, agreement.unsigned."""
     starts = [a for _, a in sorted(agreements.items()) if a.kind == START]
     how = "every player runs `pbem start --first ID` (or `pbem start --roll`) to consent"
@@ -525,14 +530,16 @@ def start_findings(table: Table, agreements: Mapping[str, Agreement], first: str
                         hint=f"{', '.join(missing)}: pbem sign {best.id}")]
     for agreement in signed:
         if agreement.content.get("first") == first or (agreement.content.get("roll") and rolled == first):
-            return []
-    said = "; ".join(f"{a.id}: " + (f"first {a.content['first']}" if "first" in a.content else
-                                    f"by dice ({rolled or 'not rolled yet'})") for a in signed)
-    return [Finding("setup.no-consent", f"control went to {first}, but the start every seat signed says "
-                    f"otherwise ({said})", file="status.yaml", hint=how)]
+            if (agreement.content.get("order") == "roll") == ordered:
+                return []
+    said = "; ".join(f"{a.id}: " + start_terms(a) for a in signed)
+    order = "the table order by dice" if ordered else "game.yaml's table order"
+    return [Finding("setup.no-consent", f"control went to {first} with {order}, but the start every seat signed "
+                    f"says otherwise ({said}; by dice: {rolled or 'not rolled'})", file="status.yaml", hint=how)]
 
 
 def start_terms(agreement: Agreement) -> str:
     """A start agreement's terms in words: "fed starts" or "the dice decide who starts"."""
     first = agreement.content.get("first")
-    return f"{first} starts" if first is not None else "the dice decide who starts"
+    who = f"{first} starts" if first is not None else "the dice decide who starts"
+    return who + (", and the order around the table" if agreement.content.get("order") == "roll" else "")

@@ -78,6 +78,15 @@ class Batch:
         return self.raw["sides"]
 
     @property
+    def each_sides(self) -> list[int]:
+        """Each roll's die, in roll order: the batch's `sides`, or a roll's own (the start's table order)."""
+        return [purpose.get("sides", self.sides) for purpose in self.raw["rolls"]]
+
+    def sides_of(self, ref: str) -> int:
+        """The die of the (first) roll for `ref`."""
+        return next(p.get("sides", self.sides) for p in self.raw["rolls"] if p.get("ref") == ref)
+
+    @property
     def contributions(self) -> Mapping[str, str]:
         return self.raw.get("contributions") or {}
 
@@ -171,7 +180,10 @@ def derive(game_id: str, players: Sequence[str], batch: Batch) -> list[int] | No
         # a withheld contribution is left out: the seed takes the others' in table order (docs/dice.md)
         parts = [bytes.fromhex(batch.contributions[p]) for p in batch.contributors(players)]
         seed = dice_crypto.seed_commit_reveal(game_id, batch.id, secret, parts)
-    return dice_crypto.rolls(seed, batch.sides, count)
+    each = batch.each_sides
+    if all(sides == batch.sides for sides in each):
+        return dice_crypto.rolls(seed, batch.sides, count)
+    return [dice_crypto.roll(seed, sides, j) for j, sides in enumerate(each)]  # roll j keeps its own die
 
 
 def owed(players: Sequence[str], batches: Sequence[Batch], at: str | None) -> list[Break]:
@@ -486,9 +498,9 @@ def binding_findings(before: Mapping[str, Batch], after: Mapping[str, Batch], ow
         if batch.voided:
             continue
         for ref in dict.fromkeys(batch.refs):
-            wanted = sides_of(ref)
-            if wanted is not None and batch.sides != wanted:
-                out.append(Finding("dice.bad-sides", f"batch {batch.id} rolls a d{batch.sides} for {ref}, which "
+            wanted, rolled = sides_of(ref), batch.sides_of(ref)
+            if wanted is not None and rolled != wanted:
+                out.append(Finding("dice.bad-sides", f"batch {batch.id} rolls a d{rolled} for {ref}, which "
                                    f"the rules roll with a d{wanted}", file=batch.file,
                                    line=batch.line_of("sides")))
             if ref not in owed_refs:

@@ -58,12 +58,18 @@ def own_findings(ruleset: Ruleset, setup: Mapping[str, Any], inputs: Inputs, fir
     ahead = judges_ahead(ruleset)
     view = ruleset.own_view(firm.state, player) if ahead else None  # type: ignore[attr-defined]
     slot_of = getattr(ruleset, "slot_of", None)
+    spend = getattr(ruleset, "spend", None)
     found: list[Finding] = []
     first = True
     while point is not None and point <= last:
         taken: dict[tuple[str | None, Any], bool] = {}  # slot -> whether the entry that took it is new
         actions: list[Action] = []
-        for entry in (e for e in inputs.at(point) if e.by == player):
+        # what this step's entries are judged against, less what those accepted before spent (`ruleset.spend`:
+        # tactical energy, so two shots that each fit the allocation but together do not are not both accepted);
+        # the entries standing before this commit count first, so the commit that makes a sum exceed is refused
+        here = firm.state if first else view
+        mine_here = [e for e in inputs.at(point) if e.by == player]
+        for entry in sorted(mine_here, key=lambda e: id(e) in fresh):
             action = Action(entry.at, entry.by, entry.unit, entry.do, "entry", entry.file, entry.line)
             verb = next(iter(entry.do), "")
             slot = (slot_of(entry.do) if slot_of is not None else None) or verb
@@ -74,8 +80,8 @@ def own_findings(ruleset: Ruleset, setup: Mapping[str, Any], inputs: Inputs, fir
                                          f"{entry.at_text}: one action per unit and slot at a step",
                                          file=entry.file, line=entry.line))
                 continue
-            reason = (ruleset.legal(firm.state, action) if first
-                      else ruleset.own_legality(view, action))  # type: ignore[attr-defined]
+            reason = (ruleset.legal(here, action) if first
+                      else ruleset.own_legality(here, action))  # type: ignore[attr-defined]
             if reason is not None:
                 if judged:  # a ruleset's reason may name its own rule (`reason.rule`)
                     found.append(Finding(getattr(reason, "rule", ILLEGAL), reason + ("" if first else f" (as {player} could know it "
@@ -84,6 +90,7 @@ def own_findings(ruleset: Ruleset, setup: Mapping[str, Any], inputs: Inputs, fir
                 continue
             taken[(entry.unit, slot)] = judged
             actions.append(action)
+            here = spend(here, action) if spend is not None else here
         following = ruleset.next_step(setup, point)
         if following is None or following > last or not ahead:
             break

@@ -225,7 +225,7 @@ class PressFile:
 class Inputs:
     """Everything players wrote that replay reads, at one commit."""
 
-    players: tuple[str, ...]  # table order (game.yaml)
+    players: tuple[str, ...]  # table order: game.yaml's, or the one the start dice gave (`ordered_by_dice`)
     files: Mapping[str, ReportFile]  # report path -> its entries
     per_player: Mapping[str, PlayerInputs]
     dice: Mapping[str, "Rolled"] = field(default_factory=dict)  # dice ref -> its batch and result
@@ -237,6 +237,7 @@ class Inputs:
     period_of: Callable[[Point], str] | None = field(default=None, compare=False, repr=False)
     # players whose sealed input a sealed step no longer waits for: it counts as none (a resign, an nmr; §4.8)
     gone: frozenset[str] = frozenset()
+    ordered_by_dice: bool = False  # the start dice decided the table order (seed 000 §2.A), status.yaml shows it
 
     @classmethod
     def of_entries(cls, players: tuple[str, ...], entries: tuple[Entry, ...],
@@ -330,6 +331,7 @@ class Status:
     yielded_by: str | None = None
     note: str = ""
     position: Mapping[str, Any] | None = None  # the ruleset's public position, where it keeps one (dow/1)
+    table: tuple[str, ...] | None = None  # the order around the table, where the start dice decided it
 
     def derived(self) -> dict[str, Any]:
         """The fields replay decides, for comparing a written status with the computed one."""
@@ -342,6 +344,8 @@ class Status:
         }
         if self.position is not None:
             data["position"] = self.position
+        if self.table is not None:
+            data["table"] = list(self.table)
         return data
 
     def to_data(self) -> dict[str, Any]:
@@ -366,6 +370,7 @@ class Status:
             yielded_by=data.get("yielded_by"),
             note=data.get("note") or "",
             position=data.get("position"),
+            table=tuple(data["table"]) if data.get("table") is not None else None,
         )
 
 

@@ -365,6 +365,8 @@ def _gather(
     actions: list[Action] = []
     unclear: list[Break] = []
     slot_of = getattr(ruleset, "slot_of", None)
+    spend = getattr(ruleset, "spend", None)
+    judged = state  # less what the entries accepted so far spent: a step's uses count together (tactical energy)
     for player in inputs.players:
         acted: set[tuple[str | None, Any]] = set()
         for entry in (e for e in entries if e.by == player):
@@ -374,12 +376,13 @@ def _gather(
             if (entry.unit, slot) in acted:
                 voids.append(void_of(entry, f"a second {verb!r} for {entry.unit} at {entry.at_text}"))
                 continue
-            reason = ruleset.legal(state, action)
+            reason = ruleset.legal(judged, action)
             if reason is not None:
                 voids.append(void_of(entry, reason))
                 continue
             acted.add((entry.unit, slot))
             actions.append(action)
+            judged = spend(judged, action) if spend is not None else judged
         explicit = {a.unit for a in actions if a.by == player}
         planned = _plans(ruleset, state, point, player, inputs, explicit, unclear)
         actions.extend(planned)

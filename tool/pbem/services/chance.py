@@ -21,6 +21,7 @@ from pbem.formats.writer import dump_mapping
 from pbem.protocol import dice, secrets
 from pbem.protocol.dice import Batch
 from pbem.protocol.secrets import Secret
+from pbem.protocol.serving import START_REF, start_sides
 from pbem.services.workspace import Identity
 from pbem.verify.gamefiles import Game
 
@@ -47,8 +48,10 @@ def author_id(existing: Mapping[str, Any], author: str) -> str:
 
 
 def announce(files: Files, game: Game, me: Identity, roller: str, purposes: list[str], refs: list[str],
-             sides: int, mode: str | None = None, at: str | None = None, replaces: str | None = None) -> str:
-    """Write a new batch: the purposes in order, sides, the roller and his commitment (DESIGN §5)."""
+             sides: int, mode: str | None = None, at: str | None = None, replaces: str | None = None,
+             each: list[int] | None = None) -> str:
+    """Write a new batch: the purposes in order, sides, the roller and his commitment (DESIGN §5). `each`: every
+    roll's own die, where they differ (the start's table order: n, n-1, …, 2); `sides` is then the first's."""
     for purpose in purposes:
         check_text(purpose, "the purpose (--for)")
     if refs and len(refs) != len(purposes):
@@ -61,10 +64,13 @@ def announce(files: Files, game: Game, me: Identity, roller: str, purposes: list
         raise PbemError("usage.dice", f"--sides {sides}: a die has {MIN_SIDES} to {MAX_SIDES} sides")
     if mode == "escrow" and game.manifest.escrow_key is None:
         raise PbemError("usage.dice", "escrow dice need the escrow's key in game.yaml (dice.escrow_key)")
-    _check_binding(game, refs, sides)
+    each = each or [sides] * len(purposes)
+    for i, ref in enumerate(refs):
+        _check_binding(game, [ref], each[i])
     batch_id = author_id(game.batches, roller)
     raw: dict[str, Any] = {"id": batch_id, "roller": roller, "mode": mode, "sides": sides,
-                           "rolls": [{"for": text, **({"ref": refs[i]} if refs else {})}
+                           "rolls": [{"for": text, **({"ref": refs[i]} if refs else {}),
+                                      **({"sides": each[i]} if each[i] != sides else {})}
                                      for i, text in enumerate(purposes)]}
     if at:
         raw["at"] = at
@@ -84,7 +90,8 @@ def _check_binding(game: Game, refs: list[str], sides: int) -> None:
     when the turn is yielded (it needs the replay of the turn)."""
     sides_of = getattr(game.manifest.ruleset, "dice_sides", None)
     for ref in refs:
-        wanted = len(game.manifest.players) if ref == "start" else sides_of(ref) if sides_of is not None else None
+        wanted = (start_sides(ref, len(game.manifest.players)) if ref.startswith(START_REF)
+                  else sides_of(ref) if sides_of is not None else None)
         if wanted is not None and sides != wanted:
             raise PbemError("dice.bad-sides", f"--sides {sides} for {ref}: the rules roll it with a d{wanted}",
                             hint=f"use --sides {wanted}", exit_code=ILLEGAL)

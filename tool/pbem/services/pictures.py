@@ -214,9 +214,11 @@ def game_log(repo: GameRepo, revision: str | None = None) -> GameLog:
         if listed:
             head = tuple(listed[0])
             units = (head, *(tuple(_plain(u.get(k)) for k in head) for u in listed))
+    names = {s.id: s.name for s in manifest.seats}
+    around = game.inputs.players if game.inputs.ordered_by_dice else tuple(names)  # seed §2.A: as the dice sat them
     return GameLog(
         title=manifest.title, game_id=manifest.id, ruleset=manifest.ruleset_name,
-        players=tuple((s.id, s.name) for s in manifest.seats), standing=tuple(_standing(game.status, game)),
+        players=tuple((p, names[p]) for p in around), standing=tuple(_standing(game.status, game)),
         firm=ruleset.format_time(firm) if firm is not None else None, entries=rows, press=press,
         over=bool(last.stop is not None and last.stop.over),
         dice=tuple(_dice_row(b) for _, b in sorted(game.batches.items())),

@@ -20,8 +20,11 @@ def log_text(result: HistoryResult) -> str:
         return "(no game here yet)\n"
     manifest = last.game.manifest
     ruleset = manifest.ruleset
+    names = {s.id: s.name for s in manifest.seats}
+    table = last.game.inputs.players if last.game.inputs.ordered_by_dice else tuple(s.id for s in manifest.seats)
     out = [f"{manifest.title} ({manifest.id}, {manifest.ruleset_name})",
-           "Players, around the table: " + ", ".join(f"{s.name} ({s.id})" for s in manifest.seats), ""]
+           "Players, around the table" + (" (the order the start dice gave)" if last.game.inputs.ordered_by_dice
+                                          else "") + ": " + ", ".join(f"{names[p]} ({p})" for p in table), ""]
     firm = last.stop.checkpoint.point if last.stop and not last.stop.over else None
     entries = sorted(last.game.inputs.entries, key=lambda e: (e.at, manifest.players.index(e.by)
                                                               if e.by in manifest.players else 99))

@@ -20,6 +20,7 @@ from pbem.formats import resources, yamlsafe
 from pbem.formats.writer import dump_flow, dump_mapping
 from pbem.protocol import agreements as consent
 from pbem.protocol.agreements import Agreement
+from pbem.protocol.serving import ORDER_REF, START_REF, order_refs, start_sides
 from pbem.services import agreements
 from pbem.services.workspace import Identity, Workspace
 from pbem.store.repo import GameRepo
@@ -148,31 +149,52 @@ def start(ws: Workspace, first: str, me: Identity) -> str:
     return ws.commit(files, me, f"start: {first} has control")
 
 
-def start_roll(ws: Workspace, me: Identity) -> tuple[str, str | None]:
-    """`pbem start --roll`: decide who starts by dice (seed 000 §2.A), in two steps. The first call announces
-    a batch of one die with as many sides as players; once every other player has contributed (`pbem yield`)
-    and the roller revealed (`pbem yield`), or the escrow signed, the second call starts the game with the
-    player the die names. Returns (commit id, the first player once started)."""
+def start_roll(ws: Workspace, me: Identity, first: str | None = None, order: bool = False
+               ) -> tuple[str, str | None]:
+    """`pbem start --roll` (and `--order-by-dice`): decide who starts, or the order around the table, or both, by
+    dice (seed 000 §2.A), in two steps. The first call announces one batch: a die with as many sides as players
+    for who starts (unless `first` starts by consent), and for the order, dice of n, n-1, …, 2 sides; once every
+    other player has contributed (`pbem yield`) and the roller revealed (`pbem yield`), or the escrow signed,
+    the second call starts the game with the player the dice (or the consent) name, in the order they give.
+    Returns (commit id, the first player once started)."""
     files = ws.head_files()
     game = ws.game_of(files)
     if STATUS in files:
         raise PbemError("setup.started", "the game has already started", exit_code=1)
     batch = start_batch(game)
+    seats = game.manifest.players
+    what = " and ".join(([] if first is not None else ["who starts"]) + (["the order around the table"] if order
+                                                                        else []))
     if batch is None:
         player = who(game, me.public)
-        if player not in game.manifest.players:
+        if player not in seats:
             raise PbemError("signature.unknown-key", "only a seated player rolls for who starts", exit_code=1)
         from pbem.services import chance
 
-        batch_id = chance.announce(files, game, me, player, ["who starts"], ["start"], len(game.manifest.players))
-        return ws.commit(files, me, f"start --roll: dice {batch_id} decide who starts"), None
+        refs = ([] if first is not None else [START_REF]) + (order_refs(len(seats)) if order else [])
+        purposes = [f"the order around the table: seat {ref[len(ORDER_REF):]} of {len(seats)}"
+                    if ref != START_REF else "who starts" for ref in refs]
+        each = [start_sides(ref, len(seats)) or len(seats) for ref in refs]
+        batch_id = chance.announce(files, game, me, player, purposes, refs, each[0], each=each)
+        return ws.commit(files, me, f"start: dice {batch_id} decide {what}"), None
     if batch.results is None:
         from pbem.protocol.dice import owed
 
-        waiting = "; ".join(f"{b.player}: {b.why}" for b in owed(game.manifest.players, [batch], None))
-        raise PbemError("dice.owed", f"dice {batch.id} for who starts are not rolled yet ({waiting}); each runs "
+        waiting = "; ".join(f"{b.player}: {b.why}" for b in owed(seats, [batch], None))
+        raise PbemError("dice.owed", f"dice {batch.id} for {what} are not rolled yet ({waiting}); each runs "
                         "`pbem yield` (or the escrow `pbem escrow sign`)")
-    first = start_choice(batch, game.manifest.players)
+    if order and not game.inputs.ordered_by_dice:
+        raise PbemError("dice.bad-sides", f"dice {batch.id} do not roll the order around the table as the start "
+                        f"agreed (dice of {', '.join(str(start_sides(r, len(seats))) for r in order_refs(len(seats)))}"
+                        " sides for start/order/1 …): void them (pbem dice void) and roll again",
+                        file=batch.file, exit_code=ILLEGAL)
+    if first is not None:
+        return start(ws, first, me), first
+    first = start_choice(batch, seats)
+    if first is None and batch.raw["rolls"][0].get("ref") != START_REF:
+        raise PbemError("dice.start-mismatch", f"dice {batch.id} roll only the order around the table, not who "
+                        "starts: start with the player agreed (pbem start --first ID --order-by-dice)",
+                        file=batch.file, exit_code=ILLEGAL)
     if first is None:
         raise PbemError("dice.bad-sides", f"dice {batch.id} for who starts roll a d{batch.sides}, but the table has "
                         f"{len(game.manifest.players)} seats: void it (pbem dice void) and roll again",
@@ -194,11 +216,12 @@ class StartStep:
     first: str | None = None
 
 
-def terms(first: str | None, roll: bool) -> dict[str, Any]:
-    """A start agreement's terms (without the game.yaml hash): `{first: ID}` or `{roll: true}`."""
+def terms(first: str | None, roll: bool, order: bool = False) -> dict[str, Any]:
+    """A start agreement's terms (without the game.yaml hash): `{first: ID}` or `{roll: true}`, with `order:
+    roll` when the dice decide the order around the table too."""
     if roll == (first is not None):
         raise PbemError("usage.start", "give either --first ID or --roll")
-    return {"roll": True} if roll else {"first": first}
+    return ({"roll": True} if roll else {"first": first}) | ({"order": "roll"} if order else {})
 
 
 def current_starts(game: Game) -> list[Agreement]:
@@ -211,31 +234,35 @@ def _matching(game: Game, wanted: dict[str, Any]) -> list[Agreement]:
     return [a for a in current_starts(game) if {k: v for k, v in a.content.items() if k != "game"} == wanted]
 
 
-def begin(ws: Workspace, me: Identity, first: str | None = None, roll: bool = False) -> list[StartStep]:
-    """`pbem start --first ID | --roll`: the next steps towards the start that I can take now. Consent first:
-    sign the start agreement with these terms that has the most signatures, or propose one; once every seat
-    has signed, start (by dice: announce the die first, and start once it is rolled). Refused with
+def begin(ws: Workspace, me: Identity, first: str | None = None, roll: bool = False,
+          order: bool = False) -> list[StartStep]:
+    """`pbem start --first ID | --roll [--order-by-dice]`: the next steps towards the start that I can take now.
+    Consent first: sign the start agreement with these terms that has the most signatures, or propose one; once
+    every seat has signed, start (by dice: announce the dice first, and start once they are rolled). Refused with
     `agreement.unsigned` when I signed already and others have not."""
-    wanted = terms(first, roll)
+    wanted = terms(first, roll, order)
     head, player = agreements.seat(ws, me)
     game = head.game
     if head.started:
         raise PbemError("setup.started", "the game has already started", exit_code=ILLEGAL)
     if first is not None and first not in game.manifest.players:
         raise PbemError("usage.no-seat", f"no player {first!r}; players: {', '.join(game.manifest.players)}")
+    if order and len(game.manifest.players) < 3:
+        raise PbemError("usage.start", f"{len(game.manifest.players)} players sit in the only order there is: who "
+                        "starts fixes who follows (--order-by-dice is for three or more)")
     open_seats = [s.id for s in game.manifest.seats if s.key is None]
     if open_seats:
         raise PbemError("setup.seats-open", f"seats {', '.join(open_seats)} are not claimed yet: the start needs "
                         "every seat's consent", hint=f"pbem join --as {open_seats[0]}")
     batch = start_batch(game)
-    if batch is not None and first is not None:
+    if batch is not None and first is not None and batch.raw["rolls"][0].get("ref") == START_REF:
         # the dice decide: `--first` is only the result they gave
         rolled = start_choice(batch, game.manifest.players)
         if rolled != first:
             raise PbemError("dice.start-mismatch", f"dice {batch.id} decide who starts: "
                             f"{rolled or 'not rolled yet'}, not {first}", file=STATUS, exit_code=ILLEGAL,
                             hint="pbem start --roll")
-        first, wanted = None, terms(None, True)
+        first, wanted = None, terms(None, True, order)
     steps: list[StartStep] = []
     candidates = _matching(game, wanted)
     done = [a for a in candidates if not agreements.unsigned(game, a)]
@@ -262,16 +289,22 @@ def begin(ws: Workspace, me: Identity, first: str | None = None, roll: bool = Fa
                               f"{who_} (each runs `pbem sign {signed.agreement}`)", signed.commit, signed.agreement)]
         steps.append(StartStep(verb, f"{verb} start agreement {signed.agreement}: every seat has signed",
                                signed.commit, signed.agreement))
-    if first is not None:
+    if first is not None and not order:
         oid = start(ws, first, me)
         return steps + [StartStep("started", f"started: {first} has control", oid, first=first)]
-    oid, chosen = start_roll(ws, me)
+    oid, chosen = start_roll(ws, me, first, order)
+    again = f"pbem start {f'--first {first}' if first is not None else '--roll'}" + (" --order-by-dice"
+                                                                                    if order else "")
     if chosen is None:
-        return steps + [StartStep("rolling", "dice for who starts announced: every other player runs `pbem "
-                                  "yield` to contribute, then the roller `pbem yield` to reveal; then `pbem start "
-                                  "--roll` again", oid)]
-    return steps + [StartStep("started", f"started: the dice chose {chosen}, who has control", oid,
-                              first=chosen)]
+        what = " and ".join((["who starts"] if first is None else []) + (["the order around the table"] if order
+                                                                          else []))
+        return steps + [StartStep("rolling", f"dice for {what} announced: every other player runs `pbem "
+                                  "yield` to contribute, then the roller `pbem yield` to reveal; then "
+                                  f"`{again}` again", oid)]
+    said = f"started: the dice chose {chosen}, who has control" if first is None else f"started: {chosen} has control"
+    if order:
+        said += "; around the table: " + ", ".join(ws.game_of(ws.head_files()).inputs.players)
+    return steps + [StartStep("started", said, oid, first=chosen)]
 
 
 def _draft(content: dict[str, Any]) -> Agreement:
@@ -303,6 +336,7 @@ def start_todo(game: Game, me: str | None) -> tuple[str, str]:
     ready = [a for a in starts if not agreements.unsigned(game, a)]
     if ready:
         how = f"--first {ready[0].content['first']}" if "first" in ready[0].content else "--roll"
+        how += " --order-by-dice" if ready[0].content.get("order") == "roll" else ""
         return f"every seat signed start agreement {ready[0].id} ({consent.start_terms(ready[0])})", f"pbem start {how}"
     for agreement in starts:
         if me in agreements.unsigned(game, agreement):

@@ -16,12 +16,13 @@ from typing import Any, Callable, Mapping
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
 from pbem.formats import schemas, yamlsafe
-from pbem.protocol.agreements import Agreement
+from pbem.protocol.agreements import START, Agreement
 from pbem.protocol.dice import ESCROW, Batch
 from pbem.protocol.errata import Erratum
 from pbem.protocol.model import (Entry, Inputs, Message, PlayerInputs, PressFile, ReportFile, Rolled,
                                  SealedInput, Status, notes_of)
 from pbem.protocol.secrets import Secret
+from pbem.protocol.serving import order_refs, permutation, start_sides
 from pbem.rulesets import get as get_ruleset
 from pbem.rulesets.base import Ruleset
 from pbem.verify.agreementfile import AGREEMENT_RE, read_agreement
@@ -495,7 +496,7 @@ def dice_book(batches: Mapping[str, Batch]) -> dict[str, Rolled]:
         for j, purpose in enumerate(batch.raw["rolls"]):
             if "ref" in purpose:
                 book[purpose["ref"]] = Rolled(batch.id, batch.roller, results[j] if j < len(results) else None,
-                                               batch.sides, batch.lost())
+                                               purpose.get("sides", batch.sides), batch.lost())
     return book
 
 
@@ -735,9 +736,27 @@ def read_game(
         elif AGREEMENT_RE.match(path):  # keyed by its file: a file whose id differs is judged, not hidden
             agreements[path] = parsed((oid, "agreement", manifest.ruleset_name, path),
                                       lambda: read_agreement(read(oid), path, ruleset))
-    inputs = Inputs(manifest.players, reports, per_player, dice_book(batches), sealed_book(secrets),
-                    press_book(press), target_book(secrets), ruleset.period_of)
+    book = dice_book(batches)
+    table = table_order(manifest, agreements, book)
+    inputs = Inputs(table or manifest.players, reports, per_player, book, sealed_book(secrets),
+                    press_book(press), target_book(secrets), ruleset.period_of, ordered_by_dice=table is not None)
     return Game(manifest, inputs, status, batches, secrets, press, errata, agreements)
+
+
+def table_order(manifest: Manifest, agreements: Mapping[str, Agreement],
+                book: Mapping[str, Rolled]) -> tuple[str, ...] | None:
+    """The order around the table when the start dice decide it (seed 000 §2.A): a start agreement every seat
+    signed says `order: roll`, and the order dice (`start/order/1` … `n-1`, of n, n-1, …, 2 sides) are rolled;
+    None otherwise (game.yaml's order). The start commit checks that the start it makes is the one agreed."""
+    seats = manifest.players
+    refs = order_refs(len(seats))
+    if not refs or not any(a.kind == START and a.content.get("order") == "roll" and set(seats) <= set(a.signatures)
+                           for a in agreements.values()):
+        return None
+    rolled = [book.get(ref) for ref in refs]
+    dice = [r.result for ref, r in zip(refs, rolled)
+            if r is not None and r.result is not None and r.sides == start_sides(ref, len(seats))]
+    return permutation(seats, dice) if len(dice) == len(refs) else None
 
 
 def read_changes(
@@ -824,11 +843,17 @@ def read_changes(
     old = base.inputs
     if len(reports) != len(base.inputs.files) or reports.keys() != base.inputs.files.keys():
         reports = dict(sorted(reports.items()))  # in path order, as read_game gives them
-    inputs = Inputs(manifest.players, reports, per_player,
-                    dice_book(batches) if "dice" in kinds else old.dice,
+    book = dice_book(batches) if "dice" in kinds else old.dice
+    if base.status is not None and not reseated:  # started: the table order was fixed at the start
+        table, by_dice = old.players, old.ordered_by_dice
+    else:
+        rolled = table_order(manifest, agreements, book)
+        table, by_dice = rolled or manifest.players, rolled is not None
+    inputs = Inputs(table, reports, per_player, book,
                     sealed_book(secrets) if "secrets" in kinds else old.sealed,
                     press_after(base.press, old.press, press) if "press" in kinds else old.press,
-                    target_book(secrets) if "secrets" in kinds else old.targets, ruleset.period_of)
+                    target_book(secrets) if "secrets" in kinds else old.targets, ruleset.period_of,
+                    ordered_by_dice=by_dice)
     if agreements is not base.agreements:
         agreements = dict(sorted(agreements.items()))  # in path order, as read_game gives them
     return Game(manifest, inputs, status, batches, secrets, press, errata, agreements)

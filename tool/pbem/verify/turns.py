@@ -42,7 +42,7 @@ from pbem.protocol.press import press_findings
 from pbem.protocol.whisper import whisper_findings
 from pbem.rulesets.base import Point, Ruleset
 from pbem.protocol.replay import replay, start_checkpoint
-from pbem.protocol.serving import seat_before
+from pbem.protocol.serving import START_REF, order_refs, seat_before, start_sides
 from pbem.verify.agreementfile import AGREEMENT_RE
 from pbem.verify.erratafile import ERRATUM_RE
 from pbem.verify.gamefiles import (CODEOWNERS, DICE_RE, GAME, PLAYERS_RE, PRESS_RE, README, REPORT_RE, SECRET_RE,
@@ -51,7 +51,6 @@ from pbem.verify.gamefiles import (CODEOWNERS, DICE_RE, GAME, PLAYERS_RE, PRESS_
 PROTECTED = (GAME, WORKFLOW, README, CODEOWNERS)
 SETUP_FILES = {GAME, WORKFLOW, README, CODEOWNERS}
 OWED = (dice.DICE, secrets.SECRET, SEALED, READY)
-START_REF = "start"  # the ref of the die that decides who starts (`pbem start --roll`)
 
 
 @dataclass(frozen=True)
@@ -92,6 +91,8 @@ def full_status(game: Game, stop: Stop, yielded_by: str | None, note: str = "") 
     game is over only when replay is over and nothing is owed (DESIGN §5, §6)."""
     ruleset = game.manifest.ruleset
     base = status_of(ruleset, stop, yielded_by, note)
+    if game.inputs.ordered_by_dice:  # seed §2.A: the order the start dice gave, shown with every status
+        base = replace(base, table=game.inputs.players)
     if any(a.kind == agreements.END for a in game.agreements.values()) and ended(game) is not None:
         # DESIGN §4.8: an end agreement takes effect with its last signature; what anybody still owed is moot
         return replace(base, control=None, pending=(), over=True)
@@ -107,18 +108,22 @@ def full_status(game: Game, stop: Stop, yielded_by: str | None, note: str = "") 
 
 
 def start_choice(batch: dice.Batch, players: tuple[str, ...] | list[str]) -> str | None:
-    """Who the start batch's die chose, or None while it is not rolled or is no die of one side per seat
-    (DESIGN §2: a start by dice uses `sides` = number of seats)."""
+    """Who the start batch's die chose, or None while it is not rolled, has no die for who starts (it rolls the
+    table order only) or is no die of one side per seat (DESIGN §2: a start by dice uses `sides` = number of
+    seats)."""
     results = batch.results
-    if not results or batch.sides != len(players) or not 1 <= results[0] <= len(players):
+    if (not results or batch.raw["rolls"][0].get("ref") != START_REF or batch.sides != len(players)
+            or not 1 <= results[0] <= len(players)):
         return None
     return players[results[0] - 1]
 
 
 def start_batch(game: Game) -> dice.Batch | None:
-    """The batch that decides who starts (`pbem start --roll`), if any: its first roll's ref is "start"."""
+    """The batch that decides who starts (`pbem start --roll`) or the order around the table, if any: its first
+    roll's ref is "start" or the first die of the order."""
+    firsts = {START_REF, *order_refs(len(game.manifest.players))[:1]}
     for batch in sorted(game.batches.values(), key=lambda b: b.id):
-        if not batch.voided and batch.raw["rolls"][0].get("ref") == START_REF:
+        if not batch.voided and batch.raw["rolls"][0].get("ref") in firsts:
             return batch
     return None
 
@@ -128,7 +133,7 @@ def expected_start(game: Game, first: str) -> tuple[Stop, Status]:
     manifest = game.manifest
     ruleset = manifest.ruleset
     checkpoint = start_checkpoint(ruleset, manifest.setup, manifest.players)
-    stop = replay(ruleset, manifest.setup, game.inputs, checkpoint, seat_before(manifest.players, first))
+    stop = replay(ruleset, manifest.setup, game.inputs, checkpoint, seat_before(game.inputs.players, first))
     return stop, full_status(game, stop, None)
 
 
@@ -189,8 +194,8 @@ def back_to(prev: Verified, player: str) -> str | None:
     that progress may continue": the breaks that follow are served starting with the player who took the turn
     before the special break (he gets control back if replay stops for him), then in table order after him."""
     original = prev.back or prev.last_yielder
-    if clarifies(prev, player) and original in prev.game.manifest.players:
-        return seat_before(prev.game.manifest.players, original)
+    if clarifies(prev, player) and original in prev.game.inputs.players:
+        return seat_before(prev.game.inputs.players, original)
     return player
 
 
@@ -439,11 +444,13 @@ def _setup(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> 
     if any(DICE_RE.match(p) for p in changed):
         findings.extend(dice.batch_findings(new.id, new.players, new.keys, new.escrow_key, prev.game.batches,
                                             game.batches, actor or ""))
-        # before the start the only die owed is the one for who starts, with as many sides as seats (DESIGN §2)
+        # before the start the only dice owed are the one for who starts, with as many sides as seats (DESIGN §2),
+        # and at a table of three or more those of the table order, of n, n-1, …, 2 sides (seed §2.A)
         seats = len(new.players)
-        findings.extend(dice.binding_findings(prev.game.batches, game.batches, {START_REF},
-                                              lambda ref: seats if ref == START_REF else None, lambda ref: False))
-        findings.extend(dice.void_binding_findings(prev.game.batches, game.batches, {START_REF}))
+        owed_refs = {START_REF, *order_refs(seats)}
+        findings.extend(dice.binding_findings(prev.game.batches, game.batches, owed_refs,
+                                              lambda ref: start_sides(ref, seats), lambda ref: False))
+        findings.extend(dice.void_binding_findings(prev.game.batches, game.batches, owed_refs))
     if any(AGREEMENT_RE.match(p) for p in changed):
         findings.extend(agreements.agreement_findings(consent_table(game, started=False),
                                                       _only(prev.game.agreements, changed),
@@ -463,7 +470,7 @@ def _setup(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> 
         return findings, Verified(game, None, prev.founder, actor)
     batch = start_batch(game)
     rolled = None
-    if batch is not None:
+    if batch is not None and batch.raw["rolls"][0].get("ref") == START_REF:
         rolled = start_choice(batch, new.players)
         if batch.sides != len(new.players):
             findings.append(Finding("dice.bad-sides", f"dice {batch.id} for who starts roll a d{batch.sides}, but "
@@ -473,10 +480,10 @@ def _setup(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> 
             findings.append(Finding("dice.start-mismatch", f"dice {batch.id} decide who starts: "
                                     f"{rolled or 'not rolled yet'}, but control went to {first}", file=STATUS))
     findings.extend(agreements.start_findings(consent_table(game, started=False), game.agreements, first,
-                                              rolled))
+                                              rolled, game.inputs.ordered_by_dice))
     stop, expected = expected_start(game, first)
     findings.extend(_status_findings(expected, game.status))
-    return findings, Verified(game, stop, prev.founder, actor, expected, seat_before(new.players, first))
+    return findings, Verified(game, stop, prev.founder, actor, expected, seat_before(game.inputs.players, first))
 
 
 def consent_table(game: Game, started: bool, status: Status | None = None) -> agreements.Table:

@@ -305,14 +305,39 @@ def chosen(state: TacticalState, point: Point, actions: Sequence[Action]) -> Cho
     """(unit, slot) -> the `do` of the one action that counts, legal actions only (see module docstring)."""
     ranked = sorted(actions, key=lambda a: a.source == "default")  # stable: entries and plans first
     found: Chosen = {}
+    judged = state  # what each action is judged against: the step's state less what those chosen already spent
     for action in ranked:
         if action.at != point:
             raise ValueError(f"action at {format_time(action.at)} given to step {format_time(point)}")
         slot = slot_of(action.do)
-        if slot is None or action.unit is None or legal(state, action) is not None:
+        if slot is None or action.unit is None or (action.unit, slot) in found or legal(judged, action) is not None:
             continue
-        found.setdefault((action.unit, slot), action.do)
+        found[(action.unit, slot)] = action.do
+        judged = spend(judged, action)
     return found
+
+
+def spend(state: TacticalState, action: Action) -> TacticalState:
+    """`state` with what `action`, accepted at its step, draws on its unit's turn recorded (a shot or launch, a
+    system use, a reinforcement), so that the next action of the same step is judged with it: two shots that each
+    fit the unit's revealed allocation (or its power, for reinforcement) but together do not are not both legal
+    (seed §2.C: one allocation pays for the whole turn). Only for judging the rest of the step: the step itself
+    is resolved from the state before it. Other actions, and actions that spend nothing, leave it as it is."""
+    unit = state.unit(action.unit)
+    do = action.do
+    if unit is None or not isinstance(do, Mapping) or len(do) != 1:
+        return state
+    kind, value = next(iter(do.items()))
+    at = action.at
+    if kind in ("fire", "launch") and isinstance(value, Mapping) and isinstance(value.get("weapon"), str):
+        unit = replace(unit, fired=(*unit.fired, (at, value["weapon"])))
+    elif kind == "use" and isinstance(value, str):
+        unit = replace(unit, used=(*unit.used, (at, "use", value)))
+    elif kind == reinforce.VERB and isinstance(value, Mapping) and type(value.get("points")) is int:
+        unit = replace(unit, reinforced=(*unit.reinforced, (at, value.get("shield"), value["points"])))
+    else:
+        return state
+    return replace(state, units=tuple(unit if u.id == unit.id else u for u in state.units))
 
 
 def by_weapon(picked: Chosen, kind: str) -> dict[tuple[str, str], Mapping[str, Any]]:

@@ -20,6 +20,7 @@ protocol also ends it after the last turn's final step.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 from pbem.rulesets.base import Action, Ambiguous, Event, Point
@@ -123,6 +124,14 @@ class TacticalRuleset:
         """None if the author could not have known `action` to be illegal, else the reason: a finding on his
         commit. What only others' later actions make impossible is left to `legal` at replay (void)."""
         return foresight.own_legality(view, action)
+
+    def spend(self, judged: state.TacticalState | foresight.OwnView, action: Action
+              ) -> state.TacticalState | foresight.OwnView:
+        """What the next action of the same step is judged against once `action` is accepted there (a state, or
+        its author's view): its energy use counts with the others of the step (actions.spend)."""
+        if isinstance(judged, foresight.OwnView):
+            return replace(judged, state=actions.spend(judged.state, action))
+        return actions.spend(judged, action)
 
     def slot_of(self, do: Mapping[str, Any]) -> tuple[str, ...] | None:
         """The slot an action takes (one action per unit, slot and step): ("move",), ("fire", "ph1"), …"""
