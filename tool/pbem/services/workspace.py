@@ -15,10 +15,11 @@ from typing import Mapping
 
 from pbem.crypto.keys import PublicKey, find_key
 from pbem.errors import ILLEGAL, Finding, PbemError
-from pbem.services import gitstate
+from pbem.services import gitstate, worktree
 from pbem.store.repo import GameRepo
 from pbem.store.signer import Signer, signer_for
-from pbem.verify.gamefiles import Game, is_game_path, read_files
+from pbem.verify.gamefiles import (FILE_BYTES, GAME, REPORT_RE, Game, ParseCache, blob_id, read_files, read_report,
+                                   seed_cache)
 from pbem.verify.history import HistoryResult, verify_history
 from pbem.verify.turns import Verified, judge
 
@@ -66,11 +67,19 @@ class Workspace:
         self.repo = repo
         self._history: HistoryResult | None = None
         self._head: HistoryResult | None = None  # HEAD's state, from the verification cache where it can
+        self._root: Path | None = None
+        self._head_blobs: tuple[str | None, dict[str, bytes]] | None = None  # (HEAD, its files), read once
+        # parsed files by blob id, for every game read in this command; seeded with HEAD's game as verified
+        # (`_seeded`: the HEAD it was seeded for), so reading a working tree parses only what it changed
+        self._cache = ParseCache()
+        self._seeded: str | None = None
 
     @property
     def root(self) -> Path:
         """The working tree (a bare repository has none: verifying it needs only its objects)."""
-        return Path(self.repo.workdir)
+        if self._root is None:
+            self._root = self.repo.workdir
+        return self._root
 
     @classmethod
     def open(cls, path: Path | None = None) -> "Workspace":
@@ -82,14 +91,11 @@ class Workspace:
 
     # --- reading ---------------------------------------------------------------------------------------
     def worktree_files(self) -> dict[str, bytes]:
-        """Every game file of the working tree (other files are ignored and never committed)."""
-        files: dict[str, bytes] = {}
-        for path in self.root.rglob("*"):
-            rel = path.relative_to(self.root).as_posix()
-            if rel.startswith(".git/") or not path.is_file() or path.is_symlink():
-                continue
-            if is_game_path(rel):
-                files[rel] = path.read_bytes()
+        """Every game file of the working tree (other files are ignored and never committed): those git lists
+        as changed read from disk, the others taken from HEAD (services.worktree)."""
+        files = worktree.changed_files(self.repo, self.root, self._head_files())
+        if _CROSSCHECK:
+            assert files == worktree.plain_files(self.root), "the working tree reader disagrees with the plain one"
         return files
 
     def write_files(self, files: Mapping[str, bytes]) -> list[str]:
@@ -119,6 +125,7 @@ class Workspace:
             self._head = verify_history(self.repo, cached=True)
         result = self._history or self._head
         assert result is not None
+        self._seed(result)
         findings = result.findings()
         if findings:
             unsigned = gitstate.unsigned_top(self.repo)
@@ -133,13 +140,57 @@ class Workspace:
         return result.last
 
     def game_of(self, files: Mapping[str, bytes]) -> Game:
-        return read_files(files)
+        """The game `files` hold, read as `read_files` reads it; the files HEAD's game holds already are not
+        parsed again, and a report file that differs from HEAD's only in some lines is read in those lines."""
+        if self._seeded is not None and self._seeded == self.repo.head_oid():
+            self._read_edited_reports(files)
+        game = read_files(files, self._cache)
+        if _CROSSCHECK:
+            _agree(read_files(files), game)
+        return game
 
     def head_files(self) -> dict[str, bytes]:
+        """HEAD's files (a copy: callers edit it)."""
+        return dict(self._head_files())
+
+    def _head_files(self) -> dict[str, bytes]:
         oid = self.repo.head_oid()
-        if oid is None:
-            return {}
-        return {p: self.repo.read_blob(b) for p, (b, _m) in self.repo.tree_files(oid).items()}
+        if self._head_blobs is None or self._head_blobs[0] != oid:
+            files = {} if oid is None else {p: self.repo.read_blob(b)
+                                            for p, (b, _m) in self.repo.tree_files(oid).items()}
+            self._head_blobs = (oid, files)
+        return self._head_blobs[1]
+
+    def _seed(self, result: HistoryResult) -> None:
+        """Put HEAD's game, as verified, into the parse cache (once per HEAD)."""
+        oid = self.repo.head_oid()
+        if self._seeded == oid or result.last_game is None or not result.sequence or result.sequence[-1] != oid:
+            return
+        seed_cache(self._cache, result.last_game, result.last_files)
+        self._seeded = oid
+
+    def _read_edited_reports(self, files: Mapping[str, bytes]) -> None:
+        """Report files that differ from HEAD's, read on top of HEAD's version (only the lines that changed)
+        into the parse cache, under the key `read_files` looks up. A file that cannot be read so is left to
+        `read_files`, which reads it whole and says what is wrong with it."""
+        result = self._history or self._head
+        game, head = (result.last_game, result.last_files) if result is not None else (None, {})
+        if game is None or GAME not in files or blob_id(files[GAME]) != head.get(GAME, ("",))[0]:
+            return  # another game.yaml may bring other rules: read everything against them
+        ruleset = game.manifest.ruleset
+        for path, data in files.items():
+            previous = game.inputs.files.get(path)
+            if previous is None or not REPORT_RE.match(path):
+                continue
+            oid = blob_id(data)
+            if oid == head[path][0]:
+                continue
+            try:
+                self._cache.get((oid, "report", game.manifest.ruleset_name, path),
+                                lambda: read_report(data, path, ruleset, self._cache.lines, previous),
+                                FILE_BYTES * len(data))
+            except PbemError:
+                continue
 
     # --- judging and committing ------------------------------------------------------------------------
     def judge(self, files: Mapping[str, bytes], me: Identity) -> tuple[list[Finding], Verified]:
@@ -184,3 +235,16 @@ class Workspace:
         self._history = None
         self._head = None
         return oid
+
+
+_CROSSCHECK = os.environ.get("PBEM_CROSSCHECK") == "1"  # the test suite's: every fast path against the plain one
+
+
+def _agree(plain: Game, fast: Game) -> None:
+    """A game read with HEAD's parsed files is the game read afresh (tests only)."""
+    assert plain.manifest.raw == fast.manifest.raw and plain.status == fast.status, "game.yaml/status.yaml"
+    assert plain.inputs == fast.inputs and list(plain.inputs.files) == list(fast.inputs.files), "inputs disagree"
+    assert {k: v.raw for k, v in plain.batches.items()} == {k: v.raw for k, v in fast.batches.items()}, "dice"
+    assert {k: v.raw for k, v in plain.secrets.items()} == {k: v.raw for k, v in fast.secrets.items()}, "secrets"
+    assert list(plain.batches) == list(fast.batches) and list(plain.secrets) == list(fast.secrets), "order"
+    assert plain.press == fast.press and plain.errata == fast.errata and plain.agreements == fast.agreements
