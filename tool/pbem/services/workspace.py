@@ -20,6 +20,7 @@ from pbem.store.repo import GameRepo
 from pbem.store.signer import Signer, signer_for
 from pbem.verify.gamefiles import (FILE_BYTES, GAME, REPORT_RE, Game, ParseCache, blob_id, read_files, read_report,
                                    seed_cache)
+from pbem.verify import cache as verified_cache
 from pbem.verify.history import HistoryResult, verify_history
 from pbem.verify.turns import Verified, judge
 
@@ -70,9 +71,10 @@ class Workspace:
         self._root: Path | None = None
         self._head_blobs: tuple[str | None, dict[str, bytes]] | None = None  # (HEAD, its files), read once
         # parsed files by blob id, for every game read in this command; seeded with HEAD's game as verified
-        # (`_seeded`: the HEAD it was seeded for), so reading a working tree parses only what it changed
+        # (`_base`: its files and game, `_seeded`: the HEAD looked up), so a working tree costs what it changed
         self._cache = ParseCache()
         self._seeded: str | None = None
+        self._base: tuple[Mapping[str, tuple[str, int]], Game] | None = None
 
     @property
     def root(self) -> Path:
@@ -142,8 +144,9 @@ class Workspace:
     def game_of(self, files: Mapping[str, bytes]) -> Game:
         """The game `files` hold, read as `read_files` reads it; the files HEAD's game holds already are not
         parsed again, and a report file that differs from HEAD's only in some lines is read in those lines."""
-        if self._seeded is not None and self._seeded == self.repo.head_oid():
-            self._read_edited_reports(files)
+        self._seed_from_kept()
+        if self._base is not None:
+            self._read_edited_reports(files, *self._base)
         game = read_files(files, self._cache)
         if _CROSSCHECK:
             _agree(read_files(files), game)
@@ -164,18 +167,37 @@ class Workspace:
     def _seed(self, result: HistoryResult) -> None:
         """Put HEAD's game, as verified, into the parse cache (once per HEAD)."""
         oid = self.repo.head_oid()
-        if self._seeded == oid or result.last_game is None or not result.sequence or result.sequence[-1] != oid:
+        if self._base is not None and self._seeded == oid:
             return
-        seed_cache(self._cache, result.last_game, result.last_files)
+        if result.last_game is not None and result.sequence and result.sequence[-1] == oid:
+            self._seed_with(oid, result.last_files, result.last_game)
+
+    def _seed_from_kept(self) -> None:
+        """Seed the parse cache before anything verified HEAD in this command (`pbem roll`, `seal`, …): from the
+        state `pbem verify` kept for HEAD, if it kept one (verify.cache); else files are parsed as read."""
+        oid = self.repo.head_oid()
+        if oid is None or self._seeded == oid:
+            return
+        result = self._history or self._head
+        if result is not None:
+            self._seed(result)
+        elif verified_cache.has(self.repo.git_dir, oid):
+            kept = verified_cache.load(self.repo.git_dir, oid)
+            if kept is not None:
+                self._seed_with(oid, kept[1], kept[2])
+        self._seeded = oid  # looked up once per HEAD, found or not
+
+    def _seed_with(self, oid: str, files: Mapping[str, tuple[str, int]], game: Game) -> None:
+        seed_cache(self._cache, game, files)
+        self._base = (files, game)
         self._seeded = oid
 
-    def _read_edited_reports(self, files: Mapping[str, bytes]) -> None:
+    def _read_edited_reports(self, files: Mapping[str, bytes], head: Mapping[str, tuple[str, int]],
+                             game: Game) -> None:
         """Report files that differ from HEAD's, read on top of HEAD's version (only the lines that changed)
         into the parse cache, under the key `read_files` looks up. A file that cannot be read so is left to
         `read_files`, which reads it whole and says what is wrong with it."""
-        result = self._history or self._head
-        game, head = (result.last_game, result.last_files) if result is not None else (None, {})
-        if game is None or GAME not in files or blob_id(files[GAME]) != head.get(GAME, ("",))[0]:
+        if GAME not in files or blob_id(files[GAME]) != head.get(GAME, ("",))[0]:
             return  # another game.yaml may bring other rules: read everything against them
         ruleset = game.manifest.ruleset
         for path, data in files.items():
@@ -183,7 +205,7 @@ class Workspace:
             if previous is None or not REPORT_RE.match(path):
                 continue
             oid = blob_id(data)
-            if oid == head[path][0]:
+            if oid == head.get(path, ("",))[0]:
                 continue
             try:
                 self._cache.get((oid, "report", game.manifest.ruleset_name, path),
