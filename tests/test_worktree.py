@@ -72,6 +72,17 @@ def test_racily_clean_edit_is_seen(played: Table) -> None:
     assert _fast(played)["players/fed.yaml"] == target.read_bytes()
 
 
+def test_bad_line_in_an_edited_report_file_is_named(played: Table) -> None:
+    """A report file edited in one line is read in that line on top of HEAD's version; a bad line is named."""
+    report = played.repo_dir / "report" / "turn-01.yaml"
+    lines = report.read_text().splitlines(keepends=True)
+    lines[1] = lines[1].replace("speed: 12", "speed: twelve")
+    report.write_text("".join(lines))
+    done = played.pbem("check", who="fed")
+    assert done.returncode == 1 and "report/turn-01.yaml:2" in done.stdout + done.stderr
+    assert played.cli("check", who="fed").exit_code == 1  # in-process: cached and fresh reads agree
+
+
 def test_new_untracked_report_file_is_seen(played: Table) -> None:
     _settle(played)
     played.write("report/turn-09.yaml", "entries:\n  - {at: \"9.0.alloc\", by: fed, unit: CA, do: {speed: 99}}\n")

@@ -147,7 +147,12 @@ class Workspace:
         self._seed_from_kept()
         if self._base is not None:
             self._read_edited_reports(files, *self._base)
-        game = read_files(files, self._cache)
+        try:
+            game = read_files(files, self._cache)
+        except PbemError as exc:
+            if _CROSSCHECK:
+                _refused_alike(files, exc)
+            raise
         if _CROSSCHECK:
             _agree(read_files(files), game)
         return game
@@ -260,6 +265,16 @@ class Workspace:
 
 
 _CROSSCHECK = os.environ.get("PBEM_CROSSCHECK") == "1"  # the test suite's: every fast path against the plain one
+
+
+def _refused_alike(files: Mapping[str, bytes], fast: PbemError) -> None:
+    """Files the cached read refuses are refused by a fresh read with the same finding (tests only)."""
+    try:
+        read_files(files)
+    except PbemError as plain:
+        assert plain.finding == fast.finding, f"{plain.finding} != {fast.finding}"
+    else:
+        raise AssertionError(f"only the cached read refuses: {fast.finding}")
 
 
 def _agree(plain: Game, fast: Game) -> None:
