@@ -15,10 +15,12 @@ from typing import Mapping
 
 from pbem.crypto.keys import PublicKey, find_key
 from pbem.errors import ILLEGAL, Finding, PbemError
-from pbem.services import gitstate
+from pbem.services import gitstate, worktree
 from pbem.store.repo import GameRepo
 from pbem.store.signer import Signer, signer_for
-from pbem.verify.gamefiles import Game, is_game_path, read_files
+from pbem.verify.gamefiles import (FILE_BYTES, GAME, REPORT_RE, Game, ParseCache, blob_id, read_files, read_report,
+                                   seed_cache)
+from pbem.verify import cache as verified_cache
 from pbem.verify.history import HistoryResult, verify_history
 from pbem.verify.turns import Verified, judge
 
@@ -66,11 +68,20 @@ class Workspace:
         self.repo = repo
         self._history: HistoryResult | None = None
         self._head: HistoryResult | None = None  # HEAD's state, from the verification cache where it can
+        self._root: Path | None = None
+        self._head_blobs: tuple[str | None, dict[str, bytes]] | None = None  # (HEAD, its files), read once
+        # parsed files by blob id, for every game read in this command; seeded with HEAD's game as verified
+        # (`_base`: its files and game, `_seeded`: the HEAD looked up), so a working tree costs what it changed
+        self._cache = ParseCache()
+        self._seeded: str | None = None
+        self._base: tuple[Mapping[str, tuple[str, int]], Game] | None = None
 
     @property
     def root(self) -> Path:
         """The working tree (a bare repository has none: verifying it needs only its objects)."""
-        return Path(self.repo.workdir)
+        if self._root is None:
+            self._root = self.repo.workdir
+        return self._root
 
     @classmethod
     def open(cls, path: Path | None = None) -> "Workspace":
@@ -82,14 +93,11 @@ class Workspace:
 
     # --- reading ---------------------------------------------------------------------------------------
     def worktree_files(self) -> dict[str, bytes]:
-        """Every game file of the working tree (other files are ignored and never committed)."""
-        files: dict[str, bytes] = {}
-        for path in self.root.rglob("*"):
-            rel = path.relative_to(self.root).as_posix()
-            if rel.startswith(".git/") or not path.is_file() or path.is_symlink():
-                continue
-            if is_game_path(rel):
-                files[rel] = path.read_bytes()
+        """Every game file of the working tree (other files are ignored and never committed): those git lists
+        as changed read from disk, the others taken from HEAD (services.worktree)."""
+        files = worktree.changed_files(self.repo, self.root, self._head_files())
+        if _CROSSCHECK:
+            assert files == worktree.plain_files(self.root), "the working tree reader disagrees with the plain one"
         return files
 
     def write_files(self, files: Mapping[str, bytes]) -> list[str]:
@@ -119,6 +127,7 @@ class Workspace:
             self._head = verify_history(self.repo, cached=True)
         result = self._history or self._head
         assert result is not None
+        self._seed(result)
         findings = result.findings()
         if findings:
             unsigned = gitstate.unsigned_top(self.repo)
@@ -133,13 +142,82 @@ class Workspace:
         return result.last
 
     def game_of(self, files: Mapping[str, bytes]) -> Game:
-        return read_files(files)
+        """The game `files` hold, read as `read_files` reads it; the files HEAD's game holds already are not
+        parsed again, and a report file that differs from HEAD's only in some lines is read in those lines."""
+        self._seed_from_kept()
+        if self._base is not None:
+            self._read_edited_reports(files, *self._base)
+        try:
+            game = read_files(files, self._cache)
+        except PbemError as exc:
+            if _CROSSCHECK:
+                _refused_alike(files, exc)
+            raise
+        if _CROSSCHECK:
+            _agree(read_files(files), game)
+        return game
 
     def head_files(self) -> dict[str, bytes]:
+        """HEAD's files (a copy: callers edit it)."""
+        return dict(self._head_files())
+
+    def _head_files(self) -> dict[str, bytes]:
         oid = self.repo.head_oid()
-        if oid is None:
-            return {}
-        return {p: self.repo.read_blob(b) for p, (b, _m) in self.repo.tree_files(oid).items()}
+        if self._head_blobs is None or self._head_blobs[0] != oid:
+            files = {} if oid is None else {p: self.repo.read_blob(b)
+                                            for p, (b, _m) in self.repo.tree_files(oid).items()}
+            self._head_blobs = (oid, files)
+        return self._head_blobs[1]
+
+    def _seed(self, result: HistoryResult) -> None:
+        """Put HEAD's game, as verified, into the parse cache (once per HEAD)."""
+        oid = self.repo.head_oid()
+        if self._base is not None and self._seeded == oid:
+            return
+        if result.last_game is not None and result.sequence and result.sequence[-1] == oid:
+            self._seed_with(oid, result.last_files, result.last_game)
+
+    def _seed_from_kept(self) -> None:
+        """Seed the parse cache before anything verified HEAD in this command (`pbem roll`, `seal`, …): from the
+        state `pbem verify` kept for HEAD, if it kept one (verify.cache); else files are parsed as read."""
+        oid = self.repo.head_oid()
+        if oid is None or self._seeded == oid:
+            return
+        result = self._history or self._head
+        if result is not None:
+            self._seed(result)
+        elif verified_cache.has(self.repo.git_dir, oid):
+            kept = verified_cache.load(self.repo.git_dir, oid)
+            if kept is not None:
+                self._seed_with(oid, kept[1], kept[2])
+        self._seeded = oid  # looked up once per HEAD, found or not
+
+    def _seed_with(self, oid: str, files: Mapping[str, tuple[str, int]], game: Game) -> None:
+        seed_cache(self._cache, game, files)
+        self._base = (files, game)
+        self._seeded = oid
+
+    def _read_edited_reports(self, files: Mapping[str, bytes], head: Mapping[str, tuple[str, int]],
+                             game: Game) -> None:
+        """Report files that differ from HEAD's, read on top of HEAD's version (only the lines that changed)
+        into the parse cache, under the key `read_files` looks up. A file that cannot be read so is left to
+        `read_files`, which reads it whole and says what is wrong with it."""
+        if GAME not in files or blob_id(files[GAME]) != head.get(GAME, ("",))[0]:
+            return  # another game.yaml may bring other rules: read everything against them
+        ruleset = game.manifest.ruleset
+        for path, data in files.items():
+            previous = game.inputs.files.get(path)
+            if previous is None or not REPORT_RE.match(path):
+                continue
+            oid = blob_id(data)
+            if oid == head.get(path, ("",))[0]:
+                continue
+            try:
+                self._cache.get((oid, "report", game.manifest.ruleset_name, path),
+                                lambda: read_report(data, path, ruleset, self._cache.lines, previous),
+                                FILE_BYTES * len(data))
+            except PbemError:
+                continue
 
     # --- judging and committing ------------------------------------------------------------------------
     def judge(self, files: Mapping[str, bytes], me: Identity) -> tuple[list[Finding], Verified]:
@@ -184,3 +262,26 @@ class Workspace:
         self._history = None
         self._head = None
         return oid
+
+
+_CROSSCHECK = os.environ.get("PBEM_CROSSCHECK") == "1"  # the test suite's: every fast path against the plain one
+
+
+def _refused_alike(files: Mapping[str, bytes], fast: PbemError) -> None:
+    """Files the cached read refuses are refused by a fresh read with the same finding (tests only)."""
+    try:
+        read_files(files)
+    except PbemError as plain:
+        assert plain.finding == fast.finding, f"{plain.finding} != {fast.finding}"
+    else:
+        raise AssertionError(f"only the cached read refuses: {fast.finding}")
+
+
+def _agree(plain: Game, fast: Game) -> None:
+    """A game read with HEAD's parsed files is the game read afresh (tests only)."""
+    assert plain.manifest.raw == fast.manifest.raw and plain.status == fast.status, "game.yaml/status.yaml"
+    assert plain.inputs == fast.inputs and list(plain.inputs.files) == list(fast.inputs.files), "inputs disagree"
+    assert {k: v.raw for k, v in plain.batches.items()} == {k: v.raw for k, v in fast.batches.items()}, "dice"
+    assert {k: v.raw for k, v in plain.secrets.items()} == {k: v.raw for k, v in fast.secrets.items()}, "secrets"
+    assert list(plain.batches) == list(fast.batches) and list(plain.secrets) == list(fast.secrets), "order"
+    assert plain.press == fast.press and plain.errata == fast.errata and plain.agreements == fast.agreements

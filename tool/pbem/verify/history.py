@@ -42,6 +42,7 @@ class HistoryResult:
     cached_commits: int = 0  # commits before `commits` whose clean verification was kept (verify.cache)
     sequence: list[str] = field(default_factory=list)  # every turn from the root, oldest first
     fetched: int = 0  # commits whose signature, tree changes and blobs a second process fetched (verify.fetch)
+    last_game: Game | None = None  # the game as read at `last_files` (a player's commands parse only what differs)
 
     @property
     def total(self) -> int:
@@ -272,7 +273,7 @@ def verify_history(repo: GameRepo, tip: str | None = None, on_commit: Callable[[
     for oid, signed in zip(todo, signatures_ahead(repo, todo)):
         judged(oid, signed)
     done = HistoryResult(results, history_findings, verifier.verified, verifier.files, before + start, sequence,
-                         fetched)
+                         fetched, verifier.read)
     renew = kept is None or time.perf_counter() - began >= SAVE_AFTER_SECONDS
     if cached and renew and verifier.verified is not None and results and not done.findings():
         verified_cache.save(repo.git_dir, sequence[-1], verifier.verified, verifier.files, verifier.read,
