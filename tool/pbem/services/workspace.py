@@ -84,12 +84,16 @@ class Workspace:
     def worktree_files(self) -> dict[str, bytes]:
         """Every game file of the working tree (other files are ignored and never committed)."""
         files: dict[str, bytes] = {}
-        for path in self.root.rglob("*"):
-            rel = path.relative_to(self.root).as_posix()
-            if rel.startswith(".git/") or not path.is_file() or path.is_symlink():
-                continue
-            if is_game_path(rel):
-                files[rel] = path.read_bytes()
+        root = str(self.root)
+        for folder, dirs, names in os.walk(root):
+            if folder == root and ".git" in dirs:
+                dirs.remove(".git")  # git's own folder holds every object: never walked (it grows with history)
+            for name in names:
+                path = os.path.join(folder, name)
+                rel = os.path.relpath(path, root).replace(os.sep, "/")
+                if is_game_path(rel) and not os.path.islink(path) and os.path.isfile(path):
+                    with open(path, "rb") as handle:
+                        files[rel] = handle.read()
         return files
 
     def write_files(self, files: Mapping[str, bytes]) -> list[str]:
