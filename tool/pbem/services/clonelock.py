@@ -43,7 +43,10 @@ def acquire(git_dir: str | Path, wait: float = WAIT) -> None:
     if key in _held:
         _held[key][1] += 1
         return
-    fd = os.open(os.path.join(key, LOCK_FILE), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fd = os.open(os.path.join(key, LOCK_FILE), os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        return  # a clone we may not write to (read-only): nothing here can commit, nothing to serialise
     deadline = time.monotonic() + wait
     while True:
         try:
