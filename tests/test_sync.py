@@ -235,15 +235,16 @@ def dow_keys(root: Path) -> dict[str, Identity]:
     return {p: make_key(root / "keys", p, 0x40 + i) for i, p in enumerate(POWERS)}
 
 
-def dow_game(seat: Seat, game_id: str, keys: dict[str, Identity]) -> None:
+def dow_game(seat: Seat, game_id: str, keys: dict[str, Identity], ready: bool = True) -> None:
     """A seven-power Diplomacy game in `seat`'s repository, started by consent and past the press-only first
-    half of Spring 1901 (every power said `ready`): S1901M is open and every power owes orders."""
+    half of Spring 1901 (every power said `ready`): S1901M is open and every power owes orders. Without
+    `ready`, the game stops at the start of S1901P (press only)."""
     seat.home.mkdir(parents=True)
     ws = setup.init(seat.repo_dir, "dow-standard", game_id, keys["austria"])
     for power in POWERS:
         setup.join(ws, power, keys[power], CODE)
     start_game(ws, "austria", keys["austria"], [keys[p] for p in POWERS[1:]])
-    for power in POWERS:
+    for power in POWERS if ready else ():
         diplomacy.post(ws, keys[power], {"ready": True})
 
 

@@ -31,19 +31,29 @@ KeyOption = typer.Option(None, "--key", help="private key file (else PBEM_KEY, g
 
 
 def run(action: Callable[[], T]) -> T:
-    """Run a command's action; a PbemError becomes one line on stderr and its exit code (never a traceback)."""
+    """Run a command's action; a PbemError becomes one line on stderr and its exit code (never a traceback).
+    The clone's lock (`workspace()`) is given back when the action ends."""
+    from pbem.services import clonelock
+
     try:
         return action()
     except PbemError as exc:
         typer.echo(f"pbem: {exc}", err=True)
         raise typer.Exit(exc.exit_code) from None
+    finally:
+        clonelock.release_all()
 
 
-def workspace() -> "Workspace":
-    """The game repository of the current folder."""
+def workspace(lock: bool = True) -> "Workspace":
+    """The game repository of the current folder, locked against `pbem watch` working in it at the same time
+    (services/clonelock.py) until the command ends; `lock=False` for the watch, which locks round by round."""
+    from pbem.services import clonelock
     from pbem.services.workspace import Workspace
 
-    return Workspace.open(Path.cwd())
+    ws = Workspace.open(Path.cwd())
+    if lock and not ws.repo.is_bare:
+        clonelock.acquire(ws.repo.git_dir)  # before anything reads HEAD (a Workspace reads it when asked)
+    return ws
 
 
 def identity(key: Optional[str]) -> "Identity":

@@ -16,7 +16,7 @@ commands = typer.Typer()
 @commands.command()
 def watch(once: bool = typer.Option(False, "--once", help="one round, then exit (for cron): 0, or 1 if "
                                                           "something it tried was refused"),
-          interval: float = typer.Option(60.0, "--interval", min=1.0, help="seconds between rounds"),
+          interval: float = typer.Option(60.0, "--interval", min=0.1, help="seconds between rounds"),
           remote: Optional[str] = typer.Option(None, "--remote", help="the git remote (default: the branch's, "
                                                                       "else origin)"),
           config: Optional[Path] = typer.Option(None, "--config", help="TOML file with an \\[smtp] table (else "
@@ -31,7 +31,7 @@ def watch(once: bool = typer.Option(False, "--once", help="one round, then exit 
     from pbem.services import watch as service
 
     def go() -> int:
-        ws = workspace()
+        ws = workspace(lock=False)
         me = identity(key)
         notifier = service.Notifier(typer.echo, service.environment_smtp(config))
         return service.watch(ws.root, me, notifier, once=once, interval=interval, remote=remote)

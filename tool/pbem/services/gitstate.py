@@ -143,12 +143,27 @@ def fetch(repo: GameRepo, up: Upstream, git: Git = run_git) -> str | None:
     if not listed.stdout.strip():
         return None
     scratch = f"refs/pbem/fetched/{up.remote}/{up.target}"
+    tip = listed.stdout.split()[0]
+    if tip in _local_tips(repo, up, scratch):
+        repo.update_ref(scratch, tip)  # nothing new: no fetch (`pbem watch` asks every few seconds)
+        return tip
     # --refmap= : no opportunistic update of the remote-tracking ref (it is what the rewrite is judged against)
     fetched = git(["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--refmap=", up.remote,
                    f"+refs/heads/{up.target}:{scratch}"], root)
     if fetched.returncode != 0:
         raise PbemError("push.fetch-failed", f"cannot fetch {up.where}: {_first_line(fetched.stderr)}")
     return repo.resolve(scratch)
+
+
+def _local_tips(repo: GameRepo, up: Upstream, scratch: str) -> set[str]:
+    """The commits this clone holds with their whole history for sure: HEAD, the tracking ref, the last fetch."""
+    tips = {repo.head_oid()}
+    for ref in (up.tracking, scratch):
+        try:
+            tips.add(repo.resolve(ref))
+        except PbemError:
+            pass
+    return {t for t in tips if t}
 
 
 def known(repo: GameRepo, up: Upstream) -> str | None:

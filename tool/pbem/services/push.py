@@ -12,13 +12,15 @@ to do and changes neither branch nor working tree; a commit it cannot replay is 
 branch the message names, so following its advice (`git reset --hard origin/main`) loses nothing.
 
 Never a forced push: when someone pushed between our fetch and our push, git refuses and we fetch and replay
-again (MAX_TRIES). A remote that no longer contains what this clone had fetched was rewritten: refused
-(`push.rewritten`, services/gitstate.py).
+again (MAX_TRIES), after a short pause of random length: when every player's `pbem watch` reveals at the same
+moment, the pushes that lost the race spread out instead of colliding again. A remote that no longer contains
+what this clone had fetched was rewritten: refused (`push.rewritten`, services/gitstate.py).
 """
 
 from __future__ import annotations
 
 import difflib
+import random
 import re
 import time
 from dataclasses import dataclass, field, replace
@@ -52,14 +54,17 @@ class PushOutcome:
     rebased: int = 0  # how many of my commits were recreated on top of the remote's
 
 
-MAX_TRIES = 3  # another player may push between our fetch and our push: fetch and replay again, a few times
+MAX_TRIES = 8  # another player may push between our fetch and our push: fetch and replay again, a few times
+RETRY_PAUSE = 0.25  # seconds: the pause before try n is random, up to RETRY_PAUSE * 2**n (at most MAX_PAUSE)
+MAX_PAUSE = 4.0
 
 
 def push(ws: Workspace, me: Identity | Callable[[], Identity], remote: str | None = None,
-         git: Git = run_git) -> PushOutcome:
+         git: Git = run_git, pause: Callable[[float], None] = time.sleep) -> PushOutcome:
     """Fetch the remote branch; push my commits, replayed onto it when it moved (see the module docstring).
     `me` may be a loader: the key is needed only to re-sign. Never a forced push: git refuses a push that
-    is not a fast-forward of the remote, and then this fetches and replays again (at most MAX_TRIES times)."""
+    is not a fast-forward of the remote, and then this pauses, fetches and replays again (at most MAX_TRIES
+    times)."""
     repo = ws.repo
     up = gitstate.upstream(repo, remote)
     assert up is not None
@@ -68,7 +73,9 @@ def push(ws: Workspace, me: Identity | Callable[[], Identity], remote: str | Non
     assert local is not None
     identity: Identity | None = me if isinstance(me, Identity) else None
     said = ""
-    for _attempt in range(MAX_TRIES):
+    for attempt in range(MAX_TRIES):
+        if attempt:
+            pause(random.uniform(0, min(MAX_PAUSE, RETRY_PAUSE * 2 ** attempt)))
         theirs = gitstate.fetch(repo, up, git)
         old = gitstate.rewritten(repo, up, theirs)
         if old is not None:
@@ -97,23 +104,26 @@ def push(ws: Workspace, me: Identity | Callable[[], Identity], remote: str | Non
                                    f"onto it, pushed {tip[:10]}", rebased=rebased)
             return PushOutcome(f"pushed {tip[:10]} to {where}")
         said = "\n".join(line for line in (done.stderr + done.stdout).splitlines() if line.strip())
-        if _remote_tip(ws, up, git) == theirs:
+        if remote_tip(ws, up, git) == theirs:
             break  # the remote refused this push itself (its hook): trying again would not help
     return PushOutcome(f"not pushed: the remote refused; nothing changed here (run `pbem push` again if "
                        f"someone pushed meanwhile)\n{said}", [], ILLEGAL)
 
 
-def _remote_tip(ws: Workspace, up: gitstate.Upstream, git: Git) -> str | None:
+def remote_tip(ws: Workspace, up: gitstate.Upstream, git: Git) -> str | None:
+    """The remote branch's tip as the remote says it now (`git ls-remote`: no objects fetched); None when it
+    has no such branch or cannot be reached."""
     listed = git(["ls-remote", "--heads", up.remote, f"refs/heads/{up.target}"], ws.root)
     fields = listed.stdout.split()
     return fields[0] if listed.returncode == 0 and fields else None
 
 
 def _new_findings(ws: Workspace, tip: str, published: str | None) -> list[Finding]:
-    """The findings of the commits I would publish, each judged against the whole history before it."""
+    """The findings of the commits I would publish, each judged against the whole history before it (from the
+    verification kept for the published part: a push costs the new commits, not the whole game)."""
     hidden = set(ws.repo.reachable(published)) if published else set()
     new = set(ws.repo.reachable(tip)) - hidden
-    return verify_history(ws.repo, tip).findings(new)
+    return verify_history(ws.repo, tip, cached=True).findings(new)
 
 
 # --- rebasing ------------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import json
 import os
 import shutil
 import smtplib
+import ssl
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -28,10 +29,10 @@ from typing import Callable, Mapping
 from pbem.errors import PbemError
 from pbem.protocol.dice import ESCROW
 from pbem.protocol.model import Status
-from pbem.services import gitstate, turn
+from pbem.services import clonelock, gitstate, turn
 from pbem.services.gitstate import Git, run_git
 from pbem.services.pull import pull
-from pbem.services.push import push
+from pbem.services.push import push, remote_tip
 from pbem.services.workspace import Identity, Workspace
 from pbem.verify.gamefiles import STATUS
 
@@ -83,7 +84,8 @@ def decisions(status: Status | None, me: str | None, waiting_signatures: list[st
 
 @dataclass
 class SmtpConfig:
-    """Where e-mail goes: PBEM_SMTP_HOST/PORT/USER/PASSWORD/TO/FROM/STARTTLS, or a [smtp] table in a TOML file."""
+    """Where e-mail goes: PBEM_SMTP_HOST/PORT/USER/PASSWORD/TO/FROM/STARTTLS/CAFILE, or a [smtp] table in a TOML
+    file. `cafile`: the CA certificates that sign the server's (a server of one's own), else the system's."""
 
     host: str
     to: str
@@ -92,6 +94,7 @@ class SmtpConfig:
     password: str | None = None
     sender: str | None = None
     starttls: bool = False
+    cafile: str | None = None
 
 
 def smtp_config(environ: Mapping[str, str], path: Path | None = None) -> SmtpConfig | None:
@@ -105,7 +108,7 @@ def smtp_config(environ: Mapping[str, str], path: Path | None = None) -> SmtpCon
             values.update(tomllib.loads(path.read_text()).get("smtp", {}))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise PbemError("watch.config", f"{path}: not a TOML file ({exc})") from None
-    for name in ("host", "port", "user", "password", "to", "from", "starttls"):
+    for name in ("host", "port", "user", "password", "to", "from", "starttls", "cafile"):
         if environ.get(f"PBEM_SMTP_{name.upper()}"):
             values[name] = environ[f"PBEM_SMTP_{name.upper()}"]
     if not values.get("host") or not values.get("to"):
@@ -119,7 +122,8 @@ def smtp_config(environ: Mapping[str, str], path: Path | None = None) -> SmtpCon
                       str(values["user"]) if values.get("user") else None,
                       str(values["password"]) if values.get("password") else None,
                       str(values["from"]) if values.get("from") else None,
-                      flag if isinstance(flag, bool) else str(flag).lower() in ("1", "true", "yes", "on"))
+                      flag if isinstance(flag, bool) else str(flag).lower() in ("1", "true", "yes", "on"),
+                      str(values["cafile"]) if values.get("cafile") else None)
 
 
 @dataclass
@@ -142,7 +146,7 @@ class Notifier:
             try:
                 send_mail(self.smtp, f"pbem {game}: your decision", text)
             except (OSError, smtplib.SMTPException) as exc:
-                self.echo(f"e-mail not sent ({exc.__class__.__name__}: {exc}); will not retry this one")
+                self.echo(f"e-mail not sent: {mail_error(exc, self.smtp)}; will not retry this one")
 
     def _desktop(self, game: str, text: str) -> None:
         program = shutil.which("notify-send")
@@ -155,7 +159,9 @@ class Notifier:
 
 
 def send_mail(config: SmtpConfig, subject: str, body: str, timeout: float = 20.0) -> None:
-    """One plain-text e-mail through SMTP (STARTTLS and login when configured)."""
+    """One plain-text e-mail through SMTP (STARTTLS and login when configured). With `starttls`, a server that
+    offers no STARTTLS, or whose certificate does not verify (against `cafile`, else the system's CAs), is left
+    before the login: the password never travels in the clear."""
     message = EmailMessage()
     message["Subject"] = subject
     message["From"] = config.sender or config.user or f"pbem-watch@{config.host}"
@@ -163,10 +169,44 @@ def send_mail(config: SmtpConfig, subject: str, body: str, timeout: float = 20.0
     message.set_content(body + "\n")
     with smtplib.SMTP(config.host, config.port, timeout=timeout) as server:
         if config.starttls:
-            server.starttls()
+            server.starttls(context=ssl.create_default_context(cafile=config.cafile))
         if config.user and config.password:
-            server.login(config.user, config.password)
+            _login(server, config.user, config.password)
         server.send_message(message)
+
+
+def _login(server: smtplib.SMTP, user: str, password: str) -> None:
+    """Log in with one mechanism, PLAIN where offered (else LOGIN, else smtplib's choice): smtplib's own login
+    tries the next mechanism after a refused password, the same wrong password again."""
+    server.ehlo_or_helo_if_needed()
+    offered = server.esmtp_features.get("auth", "").upper().split()
+    mechanism = next((m for m in ("PLAIN", "LOGIN") if m in offered), None)
+    if mechanism is None:
+        server.login(user, password)
+        return
+    server.user, server.password = user, password
+    server.auth(mechanism, getattr(server, f"auth_{mechanism.lower()}"))
+
+
+def mail_error(exc: BaseException, config: SmtpConfig) -> str:
+    """Why an e-mail was not sent, in one line a player can act on."""
+    where = f"{config.host}:{config.port}"
+    if isinstance(exc, smtplib.SMTPNotSupportedError) and config.starttls:
+        return (f"{where} offers no STARTTLS and the settings demand it (starttls); nothing was sent, the password "
+                "neither")
+    if isinstance(exc, smtplib.SMTPAuthenticationError):
+        return f"{where} refused the login of {config.user!r} ({exc.smtp_code} {_reply(exc.smtp_error)})"
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return (f"the certificate of {where} does not verify ({exc.verify_message}): set PBEM_SMTP_CAFILE (or "
+                "cafile) to the CA file that signed it")
+    if isinstance(exc, smtplib.SMTPResponseException):
+        return f"{where} said {exc.smtp_code} {_reply(exc.smtp_error)}"
+    return f"{where}: {exc.__class__.__name__}: {exc}"
+
+
+def _reply(text: bytes | str) -> str:
+    line = text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
+    return " ".join(line.split())
 
 
 # --- remembering what was told -------------------------------------------------------------------------------
@@ -205,9 +245,39 @@ class Round:
     unreachable: bool = False
 
 
+@dataclass
+class Seen:
+    """Where the last clean round left the clone: its HEAD and the remote's tip. A round that finds both where
+    they were has nothing to pull, settle, push or tell, and costs one `git ls-remote`."""
+
+    head: str | None = None
+    remote: str | None = None
+
+    def unchanged(self, ws: Workspace, remote: str | None, git: Git) -> bool:
+        if self.head is None or self.remote is None or ws.repo.head_oid() != self.head:
+            return False
+        up = gitstate.upstream(ws.repo, remote, required=False)
+        return up is not None and remote_tip(ws, up, git) == self.remote
+
+    def remember(self, ws: Workspace, remote: str | None, clean: bool) -> None:
+        up = gitstate.upstream(ws.repo, remote, required=False) if clean else None
+        self.head = ws.repo.head_oid() if up is not None else None
+        self.remote = gitstate.known(ws.repo, up) if up is not None else None
+
+
 def one_round(ws: Workspace, me: Identity, notifier: Notifier, remote: str | None = None,
-              git: Git = run_git) -> Round:
-    """Pull, settle, push, tell (see the module docstring). Never raises a PbemError: it is said and counted."""
+              git: Git = run_git, seen: Seen | None = None) -> Round:
+    """Pull, settle, push, tell (see the module docstring). Never raises a PbemError: it is said and counted.
+    With `seen` (the loop's memory), a round that finds nothing changed since the last clean one does nothing."""
+    if seen is not None and seen.unchanged(ws, remote, git):
+        return Round()
+    out = _round(ws, me, notifier, remote, git)
+    if seen is not None:
+        seen.remember(Workspace.open(ws.root), remote, not out.refused)
+    return out
+
+
+def _round(ws: Workspace, me: Identity, notifier: Notifier, remote: str | None, git: Git) -> Round:
     out = Round()
 
     def say(line: str) -> None:
@@ -332,9 +402,10 @@ def watch(root: Path, me: Identity, notifier: Notifier, *, once: bool = False, i
     refused. After a failure the wait doubles, up to MAX_BACKOFF; a good round brings it back to `interval`."""
     failures = 0
     done = 0
+    seen = Seen()
     try:
         while True:
-            result = one_round(Workspace.open(root), me, notifier, remote, git)
+            result = locked_round(root, me, notifier, remote, git, seen)
             done += 1
             if once:
                 return 1 if result.refused else 0
@@ -348,6 +419,19 @@ def watch(root: Path, me: Identity, notifier: Notifier, *, once: bool = False, i
     except KeyboardInterrupt:
         notifier.say("pbem watch stopped")
         return 0
+
+
+def locked_round(root: Path, me: Identity, notifier: Notifier, remote: str | None = None,
+                 git: Git = run_git, seen: Seen | None = None, wait: float = clonelock.WAIT) -> Round:
+    """One round holding the clone's lock, so that a command the player types meanwhile waits for it (and the
+    round for the command): services/clonelock.py."""
+    ws = Workspace.open(root)
+    try:
+        with clonelock.held(ws.repo.git_dir, wait):
+            return one_round(Workspace.open(root), me, notifier, remote, git, seen)
+    except PbemError as exc:  # the clone stayed busy: said, and tried again after the wait
+        notifier.say(f"round skipped: {exc}")
+        return Round([str(exc)], refused=True)
 
 
 def environment_smtp(config: Path | None) -> SmtpConfig | None:

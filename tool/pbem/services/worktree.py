@@ -29,12 +29,16 @@ RACY_NS = 2_000_000_000  # files this close to the index's own write time are re
 def plain_files(root: Path) -> dict[str, bytes]:
     """Every game file of the working tree, read (other files are ignored and never committed): the reference."""
     files: dict[str, bytes] = {}
-    for path in root.rglob("*"):
-        rel = path.relative_to(root).as_posix()
-        if rel.startswith(".git/") or not path.is_file() or path.is_symlink():
-            continue
-        if is_game_path(rel):
-            files[rel] = path.read_bytes()
+    top = str(root)
+    for folder, dirs, names in os.walk(top):
+        if folder == top and ".git" in dirs:
+            dirs.remove(".git")  # git's own folder holds every object: never walked (it grows with history)
+        for name in names:
+            path = os.path.join(folder, name)
+            rel = os.path.relpath(path, top).replace(os.sep, "/")
+            if is_game_path(rel) and not os.path.islink(path) and os.path.isfile(path):
+                with open(path, "rb") as handle:
+                    files[rel] = handle.read()
     return files
 
 
