@@ -222,7 +222,12 @@ def read_players(data: bytes, file: str, ruleset: Ruleset) -> PlayerInputs:
     raw = doc.data if doc.data is not None else {}
     schemas.validate("pbem/players/1", raw, file=file, doc=doc)
     through_text = raw.get("through")
-    through = parse_time(ruleset, through_text, file, doc.line_of(("through",))) if through_text else None
+    through = None
+    if through_text:
+        try:
+            through = ruleset.parse_time(through_text)
+        except ValueError:  # the line only now: finding it reads the file again (yamlsafe's fast reader)
+            through = parse_time(ruleset, through_text, file, doc.line_of(("through",)))
     condition_schema = getattr(ruleset, "condition_schema", None)
     for i, condition in enumerate(raw.get("breaks") or ()):
         line = doc.line_of(("breaks", i))
