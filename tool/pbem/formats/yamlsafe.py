@@ -357,7 +357,7 @@ def _flow_value(text: str) -> Any:
         return token
     if text.count("{") + text.count("[") > _FAST_DEPTH:  # brackets in strings count too: no harm
         raise _Dropped
-    json_text = "".join(t if t[0] in '"{}[],:-0123456789' or t in _LITERALS else f'"{t}"' for t in tokens)
+    json_text = "".join([t if t[0] in '"{}[],:-0123456789' or t in _LITERALS else f'"{t}"' for t in tokens])
     try:
         return _JSON.decode(json_text)
     except ValueError:  # JSONDecodeError; not JSON once quoted: the strict builder decides
