@@ -75,6 +75,9 @@ class Manifest:
     def __post_init__(self) -> None:
         object.__setattr__(self, "_players", tuple(s.id for s in self.seats if s.role == "player"))
 
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "_ruleset"}  # kept states hold data, not rules
+
     def seat_of_key(self, key: PublicKey) -> Seat | None:
         return next((s for s in self.seats if s.key is not None and s.key.same_key(key)), None)
 
@@ -83,7 +86,10 @@ class Manifest:
 
     @property
     def ruleset(self) -> Ruleset:
-        return get_ruleset(self.ruleset_name)
+        found = self.__dict__.get("_ruleset")
+        if found is None:  # looked up once per game.yaml read: a commit asks some ten times
+            found = self.__dict__["_ruleset"] = get_ruleset(self.ruleset_name)
+        return found
 
 
 @dataclass(frozen=True)
