@@ -15,8 +15,10 @@ is fast to make. Then, in fresh processes:
 * one:    `pbem verify` of one new commit on top of the game, the state after its parent kept in .git/pbem/
           (verify/cache.py), as a player's or a server's checkout has it.
 
-Numbers are printed as a Markdown table; times are wall-clock times of the command, Python's start included;
-peak memory is the verifying process's maximum resident set size.
+Numbers are printed as a Markdown table; times are wall-clock times of the command, Python's start included,
+and its CPU time (user + system, of the command and of the processes it waited for: verify's fetching process
+too), which a machine shared with other work changes least; floor and verify are the median of `--runs` runs;
+peak memory is that of the largest process (the verifying one).
 """
 
 from __future__ import annotations
@@ -176,20 +178,24 @@ print(len(oids), total)
 """
 
 
-# Runs one command as its only child and reports that child's peak resident memory: RUSAGE_CHILDREN of a
-# process with a single child is the child's own.
+# Runs one command as its only child and reports its wall time, the CPU time of it and of every process it waited
+# for (verify's fetching process), and the peak resident memory of the largest of them (RUSAGE_CHILDREN).
 PEAK = ("import resource, subprocess, sys, time; t = time.perf_counter(); done = subprocess.run(sys.argv[1:]); "
-        "t = time.perf_counter() - t; "
-        "print(t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(done.returncode)")
+        "t = time.perf_counter() - t; u = resource.getrusage(resource.RUSAGE_CHILDREN); "
+        "print(t, u.ru_utime + u.ru_stime, u.ru_maxrss, file=sys.stderr); sys.exit(done.returncode)")
 
 
-def timed(cmd: list[str], cwd: Path) -> tuple[float, int, str]:
-    """Wall time and peak resident memory (kB) of the command alone, and its stdout."""
+def timed(cmd: list[str], cwd: Path) -> tuple[float, float, int, str]:
+    """Wall time, CPU time (s) and peak resident memory (kB) of the command, and its stdout."""
     done = subprocess.run([sys.executable, "-c", PEAK, *cmd], cwd=cwd, capture_output=True, text=True)
     if done.returncode not in (0, 1):
         raise SystemExit(f"{cmd} failed: {done.stderr}")
-    elapsed, peak = done.stderr.strip().splitlines()[-1].split()
-    return float(elapsed), int(peak), done.stdout
+    elapsed, cpu, peak = done.stderr.strip().splitlines()[-1].split()
+    return float(elapsed), float(cpu), int(peak), done.stdout
+
+
+def median(values: list[float]) -> float:
+    return sorted(values)[len(values) // 2]
 
 
 def tail_ratio(path: Path, runs: int = 3) -> float | None:
@@ -217,6 +223,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--commits", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--rebuild", action="store_true")
+    parser.add_argument("--runs", type=int, default=3, help="runs of floor and verify (their medians are shown)")
     args = parser.parse_args()
     pbem = shutil.which("pbem") or str(Path(sys.executable).parent / "pbem")
     # byte-compiled as an installed package is (an editable checkout compiles on first import, unless
@@ -231,30 +238,39 @@ def main() -> None:
             start = time.perf_counter()
             make_game(path, n)
             print(f"built {n} commits in {time.perf_counter() - start:.1f} s", file=sys.stderr)
-        floor_t, floor_mem, _ = timed([sys.executable, "-c", FLOOR, str(path), str(ROOT / "tool")], path)
-        shutil.rmtree(path / ".git" / "pbem", ignore_errors=True)  # a cold, full verification
-        verify_t, verify_mem, out = timed([pbem, "verify"], path)
-        shutil.rmtree(path / ".git" / "pbem", ignore_errors=True)
-        assert out.startswith("ok:"), out[:500]
+        floors, verifies = [], []
+        for _ in range(args.runs):  # alternated, so that a change in the machine's load touches both alike
+            floors.append(timed([sys.executable, "-c", FLOOR, str(path), str(ROOT / "tool")], path))
+            shutil.rmtree(path / ".git" / "pbem", ignore_errors=True)  # a cold, full verification
+            verifies.append(timed([pbem, "verify"], path))
+            shutil.rmtree(path / ".git" / "pbem", ignore_errors=True)
+            assert verifies[-1][3].startswith("ok:"), verifies[-1][3][:500]
+        floor_t, floor_cpu = median([f[0] for f in floors]), median([f[1] for f in floors])
+        verify_t, verify_cpu = median([v[0] for v in verifies]), median([v[1] for v in verifies])
+        verify_mem = max(v[2] for v in verifies)
         timed([pbem, "verify", "HEAD~1"], path)  # keeps the clean state of the parent (verify/cache.py)
-        ones = []
+        ones, one_cpus = [], []
         for _ in range(3):  # the median of three: each verifies HEAD on top of HEAD~1's kept state
-            one_t, _, one_out = timed([pbem, "verify"], path)
+            one_t, one_cpu, _, one_out = timed([pbem, "verify"], path)
             assert one_out.startswith("ok:"), one_out[:500]
             ones.append(one_t)
+            one_cpus.append(one_cpu)
             for kept in (path / ".git" / "pbem").rglob(f"{head(path)}.pickle"):
                 kept.unlink()  # HEAD's own state would make the next run verify nothing
-        one_t = sorted(ones)[1]
         ratio = tail_ratio(path)
-        rows.append({"commits": n, "floor_s": round(floor_t, 2), "verify_s": round(verify_t, 2),
+        rows.append({"commits": n, "floor_s": round(floor_t, 2), "floor_cpu_s": round(floor_cpu, 2),
+                     "verify_s": round(verify_t, 2), "verify_cpu_s": round(verify_cpu, 2),
                      "commits_per_s": round(n / verify_t), "x_floor": round(verify_t / floor_t, 2),
-                     "tail_ratio": round(ratio, 2) if ratio else None, "one_commit_s": round(one_t, 2),
-                     "peak_mb": round(verify_mem / 1024)})
-    print("| commits | floor s | verify s | commits/s | × floor | last 1k / 1k–2k | one new commit s | peak MB |")
+                     "x_floor_cpu": round(verify_cpu / floor_cpu, 2),
+                     "tail_ratio": round(ratio, 2) if ratio else None, "one_commit_s": round(median(ones), 2),
+                     "one_commit_cpu_s": round(median(one_cpus), 2), "peak_mb": round(verify_mem / 1024)})
+    print("| commits | floor s (CPU) | verify s (CPU) | commits/s | × floor (CPU) | last 1k / 1k–2k "
+          "| one new commit s (CPU) | peak MB |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        print(f"| {r['commits']} | {r['floor_s']} | {r['verify_s']} | {r['commits_per_s']} | {r['x_floor']} | "
-              f"{r['tail_ratio']} | {r['one_commit_s']} | {r['peak_mb']} |")
+        print(f"| {r['commits']} | {r['floor_s']} ({r['floor_cpu_s']}) | {r['verify_s']} ({r['verify_cpu_s']}) | "
+              f"{r['commits_per_s']} | {r['x_floor']} ({r['x_floor_cpu']}) | {r['tail_ratio']} | "
+              f"{r['one_commit_s']} ({r['one_commit_cpu_s']}) | {r['peak_mb']} |")
     print(json.dumps(rows), file=sys.stderr)
 
 

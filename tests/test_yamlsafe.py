@@ -255,3 +255,96 @@ def test_arbitrary_bytes_raise_only_pbem_errors(source: bytes) -> None:
 @given(YAMLISH)
 def test_yaml_like_text_raises_only_pbem_errors(text: str) -> None:
     _only_pbem_errors(text.encode("utf-8"))
+
+
+# --- the fast reader of pbem's own writing (yamlsafe._fast): the strict builder's data, or it gives up ----------
+
+def _strict(text: str) -> object:
+    return yamlsafe._Builder("f.yaml").build(text).data
+
+
+def _fast_agrees(text: str) -> bool:
+    """`_fast` gives up (False) or gives exactly what the strict builder gives (True): same values, same types,
+    same key order; where the strict builder refuses the text, `_fast` must have given up."""
+    fast = yamlsafe._fast(text)
+    try:
+        strict = _strict(text)
+    except PbemError:
+        assert fast is None, f"fast reader accepted what the strict one refuses: {text!r}"
+        return False
+    assert fast is None or repr(fast[0]) == repr(strict), f"fast reader disagrees on {text!r}"
+    return fast is not None
+
+
+WRITTEN = [  # what pbem writes: the fast reader takes it
+    "control: fed\nfirm: \"77.29.damage\"\npending:\n  - {player: fed, at: \"77.29.damage\", kind: horizon, "
+    "why: \"needs orders from 77.29.damage\"}\nover: false\nyielded_by: kli\nnote: \"turn 9995\"\n",
+    "through: \"1.8.damage\"\nbreaks:\n  - {range: 8}\n  - {at: \"2.1.move\"}\n",
+    "{at: \"1.3.move\", by: fed, unit: CA, do: {move: TL}}",
+    "a:\n  b:\n    c: [1, -2, 0, null, true, false, x_y.z/w-v]\n  d: {}\ne: []\n",
+    "- {a: 1}\n- [b, \"c d\"]\n",
+    "{}\n",
+    "\"quoted key\": \"é 😀 #, [] {} : '\"\n",
+]
+
+NOT_WRITTEN = [  # anything else: the fast reader gives up (the strict builder reads or refuses it)
+    "a: 1\na: 2\n", "{a: 1, a: 2}", "x:\n  - {a: 1, a: 2}\n", "a: 1\n  b: 2\n", "k: a\n  b\n", "k:\n- a\n",
+    "k:\n", "k: \n", "k:  v\n", "k: v # c\n", "k: \"a\\tb\"\n", "k: \"a\tb\"\n", "k: 1.5\n", "k: 1e3\n", "k: 0777\n",
+    "k: " + "9" * 19 + "\n", "k: a, b\n", "k: [a, b]]\n", "k: {a: b} c\n", "k: 'single'\n", "k: &x 1\n", "k: *x\n",
+    "k: !!str 1\n", "null: 1\n", "true: 1\n", "\"null\": 1\n", "{1: a}", "{null: a}", "[a: b]", "{a, b}",
+    "{a: b,}", "{\"a\":b}", "{a:b}", "a: 1\r\n", "---\na: 1\n", "a: 1\n...\n", "a: 1\n\n", " a: 1\n", " - a\n",
+    "- - a\n", "-  a\n", "-\n", "k:\n  \n", "k:\n   a: 1\n", "fed\n", "", "[" * 20 + "]" * 20,
+    "a:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, 14)) + "  " * 14 + "v: 1\n",
+    "a: x\nb:\n  - 1\n  c: 2\n", "a:\n  - 1\n    - 2\n", "k: \"" + "x" * 1001 + "\"\n",
+]
+
+
+@pytest.mark.parametrize("text", WRITTEN)
+def test_fast_reader_reads_what_pbem_writes(text: str) -> None:
+    assert _fast_agrees(text)
+
+
+@pytest.mark.parametrize("text", NOT_WRITTEN)
+def test_fast_reader_gives_up_on_anything_else(text: str) -> None:
+    assert not _fast_agrees(text)
+
+
+def test_fast_read_documents_find_their_lines() -> None:
+    source = WRITTEN[0].encode()
+    doc = load(source, "status.yaml")
+    assert doc._lines is None  # read fast: lines only when asked
+    strict = yamlsafe._Builder("status.yaml").build(source.decode())
+    for path in [(), ("firm",), ("pending", 0), ("pending", 0, "why"), ("note",), ("nope",)]:
+        assert doc.line_of(path) == strict.line_of(path)
+
+
+JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**20, 10**20) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), max_size=12)
+    | st.sampled_from(["fed", "x_y", "a.b/c-d", "null", "yes", "1.3.move", ""]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["a", "b", "at", "do", "x-note", "null", "1", "k k"]), inner, max_size=4),
+    max_leaves=12)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.dictionaries(st.sampled_from(["a", "b", "pending", "through", "x y"]), JSONISH, max_size=5))
+def test_fast_reader_agrees_on_written_data(data: dict) -> None:
+    from pbem.formats.writer import UnwritableText, dump_flow, dump_mapping
+    try:
+        texts = [dump_mapping(data), dump_flow(data)]
+    except (UnwritableText, ValueError, TypeError):
+        return
+    for text in texts:
+        _fast_agrees(text)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from(WRITTEN), st.lists(st.tuples(st.integers(0, 400), st.integers(0, 2), st.sampled_from(
+    list("ab01:- ?[]{},#&*!|>'\"\\\t\n.~e+é"))), max_size=4))
+def test_fast_reader_agrees_on_mangled_writing(text: str, edits: list) -> None:
+    for at, action, char in edits:
+        at %= len(text) + 1
+        text = text[:at] + char + text[at:] if action == 0 else text[:at] + text[at + 1:] if action == 1 \
+            else text[:at] + char + text[at + 1:]
+    _fast_agrees(text)

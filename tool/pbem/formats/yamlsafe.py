@@ -10,7 +10,9 @@ string. Every error is a `PbemError` that names the file, the line and the rule.
 
 from __future__ import annotations
 
+import json
 import math
+import os
 import re
 from typing import Any, Union
 
@@ -46,12 +48,13 @@ _Lines = tuple[int, Union[dict[str, "_Lines"], list["_Lines"], None]]
 class Document:
     """A loaded YAML file: `.data` (plain JSON types) and `.line_of(path)` for messages."""
 
-    __slots__ = ("_data", "_lines", "_file")
+    __slots__ = ("_data", "_lines", "_file", "_text")
 
-    def __init__(self, data: Any, lines: _Lines, file: str) -> None:
+    def __init__(self, data: Any, lines: _Lines | None, file: str, text: str = "") -> None:
         self._data = data
-        self._lines = lines
+        self._lines = lines  # None: read by the strict builder from `_text` when first asked (`_fast`)
         self._file = file
+        self._text = text
 
     @property
     def data(self) -> Any:
@@ -68,7 +71,9 @@ class Document:
 
         Falls back to the nearest ancestor present in the document; 1 for the root.
         """
-        line, children = 1, self._lines[1]
+        if self._lines is None:
+            self._lines = _Builder(self._file).build(self._text)._lines
+        line, children = 1, self._lines[1]  # type: ignore[index]
         for step in path:
             if isinstance(children, dict) and isinstance(step, str) and step in children:
                 line, children = children[step]
@@ -86,6 +91,12 @@ class Document:
 def load(data: bytes, file: str) -> Document:
     """Parse one YAML file strictly (DESIGN §2); raise `PbemError` (exit 1) naming file, line and rule."""
     text = _decode(data, file)
+    if len(text) <= FAST_MAX:
+        fast = _fast(text)
+        if fast is not None:
+            if _CROSSCHECK:  # the test suite's: the fast reader gives what the strict one gives, types and order
+                assert repr(_Builder(file).build(text).data) == repr(fast[0]), f"fast YAML reader disagrees: {text!r}"
+            return Document(fast[0], None, file, text)
     return _Builder(file).build(text)
 
 
@@ -288,3 +299,120 @@ class _Builder:
             raise _fail("yaml.syntax", f"number out of range: {_brief(text)}; quote it if it is a string",
                         self.file, line) from None
         return text
+
+
+# --- The fast reader: pbem's own writing, read without the event stream -------------------------------------------
+#
+# Nearly every file a verifier reads was written by pbem (formats/writer.py): block mappings of `key: value` lines
+# and `- item` lines, values on one line in flow style, strings plain identifiers or double-quoted without escapes.
+# `_fast` reads exactly that narrow subset and gives up (None) on anything else, which the strict builder then
+# reads (and refuses, where it must). Within the subset the two agree by construction: every token it admits
+# means the same to libyaml and to JSON once plain words are quoted; the line numbers come from the strict builder
+# when a message first asks for one. Under PBEM_CROSSCHECK (the test suite) every fast read is compared with the
+# strict one.
+
+FAST_MAX = 16 * 1024  # larger files (a long report) are read line by line or by the strict builder
+_CROSSCHECK = os.environ.get("PBEM_CROSSCHECK") == "1"
+# Flow tokens: a double-quoted string without escapes, a plain identifier (what the writer leaves unquoted, and
+# no YAML reader takes for anything else but a string or, as written, null/true/false), a JSON integer of at most
+# 18 digits, a bracket, and the two separators exactly as the writer spaces them. Nothing else, no other space.
+_TOKEN = re.compile(r'"[^"\\\t]{0,1000}"|[A-Za-z_][A-Za-z0-9_./-]{0,999}|-?(?:0|[1-9][0-9]{0,17})(?![0-9A-Za-z_./-])'
+                    r'|[{}\[\]]|, |: ')
+_LITERALS = frozenset({"true", "false", "null"})
+_KEY_LINE = re.compile(r'( *)("[^"\\\t]{0,1000}"|[A-Za-z_][A-Za-z0-9_./-]{0,999}):(?: (.+))?\Z')
+_ITEM_LINE = re.compile(r'( *)- (.+)\Z')
+# Levels of brackets in one value, and of nested blocks: together well inside MAX_DEPTH (a bracket counts as a level)
+_FAST_DEPTH, _FAST_BLOCKS = 16, 12
+
+
+class _Dropped(Exception):
+    """The fast reader gives up: the strict builder reads the file."""
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise _Dropped  # a duplicate key: the strict builder names it
+    return out
+
+
+_JSON = json.JSONDecoder(object_pairs_hook=_pairs)
+
+
+def _flow_value(text: str) -> Any:
+    """One value on one line in the writer's flow style, or _Dropped."""
+    tokens = _TOKEN.findall(text)
+    if sum(map(len, tokens)) != len(text):
+        raise _Dropped  # a character no token takes (another space, an escape, a float, a comment …)
+    if len(tokens) == 1:
+        token = tokens[0]
+        if token[0] == '"':
+            return token[1:-1]
+        if token in _LITERALS:
+            return None if token == "null" else token == "true"
+        if token[0] == "-" or token[0].isdigit():
+            return int(token)
+        if token[0] in "{}[]:,":
+            raise _Dropped
+        return token
+    if text.count("{") + text.count("[") > _FAST_DEPTH:  # brackets in strings count too: no harm
+        raise _Dropped
+    json_text = "".join([t if t[0] in '"{}[],:-0123456789' or t in _LITERALS else f'"{t}"' for t in tokens])
+    try:
+        return _JSON.decode(json_text)
+    except ValueError:  # JSONDecodeError; not JSON once quoted: the strict builder decides
+        raise _Dropped from None
+
+
+def _fast(text: str) -> tuple[Any] | None:
+    """`text` read as the writer writes (see above), as a 1-tuple of its data; None when it is anything else."""
+    if "\r" in text:
+        return None
+    lines = (text[:-1] if text.endswith("\n") else text).split("\n")
+    try:
+        if lines[0][:1] in ("{", "["):
+            if len(lines) != 1:
+                return None
+            data = _flow_value(lines[0])
+            return (data,) if isinstance(data, (dict, list)) else None
+        data, end = _block(lines, 0, 0, 0)
+    except _Dropped:
+        return None
+    return (data,) if end == len(lines) else None
+
+
+def _block(lines: list[str], at: int, indent: int, depth: int) -> tuple[Any, int]:
+    """The block mapping or sequence whose lines start at `lines[at]`, indented by `indent`; and the line after."""
+    if depth > _FAST_BLOCKS:
+        raise _Dropped
+    first = lines[at]
+    if first[indent:indent + 2] == "- ":
+        items: list[Any] = []
+        while at < len(lines):
+            m = _ITEM_LINE.match(lines[at])
+            if m is None or len(m.group(1)) != indent:
+                break
+            items.append(_flow_value(m.group(2)))
+            at += 1
+        return items, at
+    mapping: dict[str, Any] = {}
+    while at < len(lines):
+        m = _KEY_LINE.match(lines[at])
+        if m is None or len(m.group(1)) != indent:
+            break
+        key = m.group(2)
+        key = key[1:-1] if key[0] == '"' else key
+        if key in mapping or key in _LITERALS:
+            raise _Dropped
+        if m.group(3) is not None:
+            mapping[key] = _flow_value(m.group(3))
+            at += 1
+            continue
+        at += 1
+        if at == len(lines) or not lines[at].startswith(" " * (indent + 2)) \
+                or lines[at][indent + 2:indent + 3] in ("", " "):
+            raise _Dropped  # an empty value, or a nested block indented otherwise than the writer does
+        mapping[key], at = _block(lines, at, indent + 2, depth + 1)
+    if at < len(lines) and len(lines[at]) - len(lines[at].lstrip(" ")) > indent:
+        raise _Dropped  # a line deeper than its place allows (the strict builder names it)
+    return mapping, at

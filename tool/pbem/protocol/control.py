@@ -31,6 +31,8 @@ def resume_from(stop: Stop, served: str | None) -> Checkpoint:
     replay.
     """
     carried = tuple(b for b in stop.pending if b.player != served and b.kind in (CONDITION, AT, REPLY))
+    if carried == stop.checkpoint.carried:
+        return stop.checkpoint  # the usual turn: nothing carried before or after (a copy would equal it)
     return replace(stop.checkpoint, carried=carried)
 
 

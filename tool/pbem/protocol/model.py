@@ -148,6 +148,9 @@ class PlayerInputs:
     file: str | None = None
 
 
+_NO_INPUTS = PlayerInputs()  # a player who wrote nothing yet (frozen: one shared value, not one per look-up)
+
+
 @dataclass(frozen=True)
 class Rolled:
     """Where a dice ref stands: the batch announced for it, its roller, and its result once rolled."""
@@ -263,7 +266,7 @@ class Inputs:
         return found
 
     def of(self, player: str) -> PlayerInputs:
-        return self.per_player.get(player, PlayerInputs())
+        return self.per_player.get(player, _NO_INPUTS)
 
 
 @dataclass(frozen=True)

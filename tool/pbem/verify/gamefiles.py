@@ -16,6 +16,7 @@ from typing import Any, Callable, Mapping
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
 from pbem.formats import schemas, yamlsafe
+from pbem.formats.spans import common_prefix, common_suffix
 from pbem.protocol.agreements import START, Agreement
 from pbem.protocol.dice import ESCROW, Batch
 from pbem.protocol.errata import Erratum
@@ -75,6 +76,9 @@ class Manifest:
     def __post_init__(self) -> None:
         object.__setattr__(self, "_players", tuple(s.id for s in self.seats if s.role == "player"))
 
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "_ruleset"}  # kept states hold data, not rules
+
     def seat_of_key(self, key: PublicKey) -> Seat | None:
         return next((s for s in self.seats if s.key is not None and s.key.same_key(key)), None)
 
@@ -83,7 +87,10 @@ class Manifest:
 
     @property
     def ruleset(self) -> Ruleset:
-        return get_ruleset(self.ruleset_name)
+        found = self.__dict__.get("_ruleset")
+        if found is None:  # looked up once per game.yaml read: a commit asks some ten times
+            found = self.__dict__["_ruleset"] = get_ruleset(self.ruleset_name)
+        return found
 
 
 @dataclass(frozen=True)
@@ -223,7 +230,12 @@ def read_players(data: bytes, file: str, ruleset: Ruleset) -> PlayerInputs:
     raw = doc.data if doc.data is not None else {}
     schemas.validate("pbem/players/1", raw, file=file, doc=doc)
     through_text = raw.get("through")
-    through = parse_time(ruleset, through_text, file, doc.line_of(("through",))) if through_text else None
+    through = None
+    if through_text:
+        try:
+            through = ruleset.parse_time(through_text)
+        except ValueError:  # the line only now: finding it reads the file again (yamlsafe's fast reader)
+            through = parse_time(ruleset, through_text, file, doc.line_of(("through",)))
     condition_schema = getattr(ruleset, "condition_schema", None)
     for i, condition in enumerate(raw.get("breaks") or ()):
         line = doc.line_of(("breaks", i))
@@ -278,11 +290,11 @@ def _read_edited(previous: ReportFile, data: bytes, file: str, ruleset: Ruleset,
     comparison of the rest in C, not a parse of the whole file (DESIGN §9). None when `data` is in another
     layout (the whole-file reader then decides)."""
     old = previous.source
-    start = _common_prefix(old, data)
+    start = common_prefix(old, data)
     start = old.rfind(b"\n", 0, start) + 1  # whole lines only
     if start < len(b"entries:\n"):
         return None
-    end = _common_suffix(old, data, min(len(old), len(data)) - start)
+    end = common_suffix(old, data, min(len(old), len(data)) - start)
     if end and (data[len(data) - end - 1] != 0x0A or old[len(old) - end - 1] != 0x0A):  # whole lines only
         end = len(data) - data.index(b"\n", len(data) - end) - 1
     first = old.count(b"\n", 0, start) - 1  # entries before the first changed line
@@ -346,38 +358,6 @@ def _picked(items: list[Entry], rows: list[bytes], wanted: Counter) -> list[Entr
             wanted[row] -= 1
             out.append(item)
     return out
-
-
-def _common_prefix(a: bytes, b: bytes) -> int:
-    """The length of the longest common prefix of `a` and `b`, by halving (each comparison a memcmp)."""
-    low, high = 0, min(len(a), len(b))
-    if a[:high] == b[:high]:
-        return high
-    while high - low > 32:
-        middle = (low + high) // 2
-        if a[low:middle] == b[low:middle]:
-            low = middle
-        else:
-            high = middle
-    while low < high and a[low] == b[low]:
-        low += 1
-    return low
-
-
-def _common_suffix(a: bytes, b: bytes, limit: int) -> int:
-    """The length of the longest common suffix of `a` and `b`, at most `limit`."""
-    low, high = 0, limit
-    if high == 0 or a[len(a) - high:] == b[len(b) - high:]:
-        return high
-    while high - low > 32:
-        middle = (low + high) // 2
-        if a[len(a) - middle:len(a) - low] == b[len(b) - middle:len(b) - low]:
-            low = middle
-        else:
-            high = middle
-    while low < high and a[len(a) - low - 1] == b[len(b) - low - 1]:
-        low += 1
-    return low
 
 
 def _rows(data: bytes) -> list[str]:
@@ -500,8 +480,8 @@ def dice_book(batches: Mapping[str, Batch]) -> dict[str, Rolled]:
     return book
 
 
-def _known_players(report: ReportFile, players: tuple[str, ...]) -> bool:
-    for entry in report.entries:
+def _known_players(report: ReportFile | tuple[Entry, ...], players: tuple[str, ...]) -> bool:
+    for entry in report.entries if isinstance(report, ReportFile) else report:
         if entry.by not in players:
             raise PbemError("players.unknown", f"entry by unknown player {entry.by!r}", file=entry.file,
                             line=entry.line, exit_code=1)
@@ -813,7 +793,7 @@ def read_changes(
             before = reports.get(path)
             report = read_report(blob(oid), path, ruleset, cache.lines if cache else None, before)
             changes = None if reseated else report.changes_since(before)
-            _known_players(ReportFile(changes[1]) if changes is not None else report, manifest.players)
+            _known_players(changes[1] if changes is not None else report, manifest.players)
             reports[path] = report
         elif DICE_RE.match(path):
             kinds.add("dice")

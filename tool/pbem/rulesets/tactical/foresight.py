@@ -50,7 +50,7 @@ def own_step(view: OwnView, point: Point, given: Sequence[Action]) -> OwnView:
     """The view after `point`, from the player's own actions there (moves, speeds, HETs, launches, systems)."""
     known, speeds_open = view.others_known, view.speeds_open
     if point[2] == FIRE:
-        return replace(view, others_known=False)
+        return view if not known else replace(view, others_known=False)
     if point[2] in (ALLOC, ACTIVITY):
         speeds_open = True
     if point[2] == ALLOC and view.state.speeds_sealed:
@@ -62,6 +62,8 @@ def own_step(view: OwnView, point: Point, given: Sequence[Action]) -> OwnView:
     mine = [a for a in given if a.by == view.player]
     if not mine and (point[2] != MOVE or not any(
             u.owner == view.player and u.active and movement.moves_in(u.speed, point[1]) for u in view.state.units)):
+        if known == view.others_known and speeds_open == view.speeds_open:
+            return view  # nothing of his changes here, nor what he can know
         return replace(view, others_known=known, speeds_open=speeds_open)  # nothing of his changes here
     after, _ = actions.resolve(view.state, point, mine)
     planned = {a.unit for a in given if a.source == "plan" and a.unit is not None}
