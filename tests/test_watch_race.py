@@ -50,7 +50,8 @@ class Recorded:
 
 HOLDER = """
 import fcntl, os, sys, time
-fd = os.open(os.path.join(sys.argv[1], "pbem.lock"), os.O_RDWR | os.O_CREAT)
+os.makedirs(os.path.join(sys.argv[1], "pbem"), exist_ok=True)
+fd = os.open(os.path.join(sys.argv[1], "pbem", "lock"), os.O_RDWR | os.O_CREAT)
 fcntl.flock(fd, fcntl.LOCK_EX)
 print("held", flush=True)
 while not os.path.exists(sys.argv[2]):

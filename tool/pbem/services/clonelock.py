@@ -4,7 +4,7 @@ Every pbem command reads HEAD, builds a commit on it and moves the branch and th
 reset --hard`); `pbem watch` fetches and fast-forwards, commits reveals and replays commits when it pushes.
 Two of them interleaved lose work: a `pbem orders` made on the HEAD the watch is just moving away from reads
 one commit's files and judges them against another's (another power's press "changed by me"), or its commit is
-replaced by the watch's reset. So each takes an advisory lock on `.git/pbem.lock` (flock: released by the
+replaced by the watch's reset. So each takes an advisory lock on `.git/pbem/lock` (flock: released by the
 kernel when the process ends, however it ends): a command for as long as it runs, the watch for one round at
 a time. The other one waits; after WAIT seconds it gives up with one line (rule `clone.busy`, exit 2).
 
@@ -27,7 +27,7 @@ try:
 except ImportError:  # pragma: no cover - Windows: no advisory locks, nothing is serialised
     fcntl = None  # type: ignore[assignment]
 
-LOCK_FILE = "pbem.lock"
+LOCK_FILE = os.path.join("pbem", "lock")  # beside the kept states: pbem's own corner of .git
 WAIT = 120.0  # seconds a command waits for a watch round (or another command) before it gives up
 POLL = 0.05  # seconds between tries while waiting
 
@@ -44,6 +44,7 @@ def acquire(git_dir: str | Path, wait: float = WAIT) -> None:
         _held[key][1] += 1
         return
     try:
+        os.makedirs(os.path.join(key, os.path.dirname(LOCK_FILE)), exist_ok=True)
         fd = os.open(os.path.join(key, LOCK_FILE), os.O_RDWR | os.O_CREAT, 0o644)
     except OSError:
         return  # a clone we may not write to (read-only): nothing here can commit, nothing to serialise

@@ -937,9 +937,8 @@ def _clarified(held: Break, game: Game) -> list[Finding]:
 
 def _status_findings(expected: Status, written: Status, game: Game | None = None,
                      stop: Stop | None = None) -> list[Finding]:
-    if (expected.control, expected.firm, expected.pending, expected.over, expected.yielded_by, expected.position) \
-            == (written.control, written.firm, written.pending, written.over, written.yielded_by, written.position):
-        return []  # the usual case, without building both: equal fields give equal `derived()`
+    if replace(expected, note=written.note) == written:
+        return []  # the usual case, without building both: every field but the note equal gives equal `derived()`
     want, got = expected.derived(), written.derived()
     wrong = [k for k in set(want) | set(got) if want.get(k) != got.get(k)]
     if not wrong:
