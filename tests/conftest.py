@@ -37,7 +37,6 @@ settings.load_profile("ci" if os.environ.get("CI") else "pbem")
 # Every fast path in the suite is checked against the plain way on every use, failing on any disagreement:
 # compiled schema validators (formats/schemas.py), incremental tree and file reading (verify/history.py).
 os.environ["PBEM_CROSSCHECK"] = "1"
-
 from typer.testing import CliRunner
 
 from gitutil import Sandbox, clean_env
@@ -45,14 +44,6 @@ from pbem.formats import yamlsafe
 from pbem.formats.writer import dump_mapping, dump_report
 from pbem.store.repo import GameRepo
 from pbem.store.signer import signer_for
-
-
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """`-n auto` (pyproject's addopts): two workers a core, at most eight. Most tests spend their time waiting
-    on the processes they start (pbem, git, ssh-keygen, the hook, `pbem watch`), so one worker a core leaves the
-    cores idle: on 2 cores the suite took 9 min 03 s with two workers and 8 min 20 s with four."""
-    return min(8, 2 * (os.cpu_count() or 1))
-
 
 PBEM = Path(sys.executable).with_name("pbem")
 SEATS = {"fed": "alice", "kli": "bob"}  # seat -> key name (tests/gitutil.py SEEDS)
