@@ -232,9 +232,7 @@ def resignations_applied(prev: Verified, game: Game) -> Verified:
     if (left is None and taken is None) or prev.stop is None or not game.agreements \
             or game.agreements is prev.game.agreements:
         return prev
-    now = agreements.resigned(game.agreements, game.manifest.keys)
-    before = agreements.resigned(prev.game.agreements, prev.game.manifest.keys) if prev.game.agreements \
-        else frozenset()
+    now, before = _resigned_now_and_before(prev, game)
     if now == before:
         return prev
     state = prev.stop.checkpoint.state
@@ -252,9 +250,7 @@ def gone_now(prev: Verified, game: Game) -> tuple[tuple[str, str, Point], ...]:
             or game.agreements is prev.game.agreements:
         return ()
     point = prev.stop.checkpoint.point
-    now = agreements.resigned(game.agreements, game.manifest.keys)
-    before = agreements.resigned(prev.game.agreements, prev.game.manifest.keys) if prev.game.agreements \
-        else frozenset()
+    now, before = _resigned_now_and_before(prev, game)
     out = [(agreements.RESIGN, p, point) for p in sorted(now - before)]
     out += [(agreements.SEAT, p, point) for p in sorted(before - now)]
     absent = nmr_served(prev, game)
@@ -302,14 +298,9 @@ def _nmr_completed(prev: Verified, game: Game) -> tuple[str, str] | None:
     if not game.agreements or game.agreements is prev.game.agreements:
         return None
     table = consent_table(prev.game, True, prev.status)
-    for path, new in sorted(game.agreements.items()):
-        if new.kind != agreements.NMR:
-            continue
-        old = prev.game.agreements.get(path)
-        if old is not None and (old == new or agreements.signed_by_all(old, table)):
-            continue
+    for new in _completed(prev, game, agreements.NMR, table):
         absent = new.content.get("player")
-        if agreements.signed_by_all(new, table) and isinstance(absent, str) and absent in table.owing:
+        if isinstance(absent, str) and absent in table.owing:
             return absent, new.id
     return None
 
@@ -322,16 +313,31 @@ def errata_agreed(prev: Verified, game: Game) -> list[errata.Erratum]:
     if not game.agreements or game.agreements is prev.game.agreements:
         return []
     table = consent_table(prev.game, True, prev.status)
+    return [errata.of_agreement(new) for new in _completed(prev, game, agreements.ERRATUM, table)]
+
+
+def _completed(prev: Verified, game: Game, kind: str, table: agreements.Table) -> list[agreements.Agreement]:
+    """The agreements of `kind` this commit completes, in file order: changed by it (a signature added, or a
+    proposal that needs no other) and now signed by every signer they need, which they were not before; so each
+    takes effect once (DESIGN §4.8)."""
     out = []
     for path, new in sorted(game.agreements.items()):
-        if new.kind != agreements.ERRATUM:
+        if new.kind != kind:
             continue
         old = prev.game.agreements.get(path)
-        if old is not None and (old.raw == new.raw or agreements.signed_by_all(old, table)):
+        if old is not None and (old == new or agreements.signed_by_all(old, table)):
             continue
         if agreements.signed_by_all(new, table):
-            out.append(errata.of_agreement(new))
+            out.append(new)
     return out
+
+
+def _resigned_now_and_before(prev: Verified, game: Game) -> tuple[frozenset[str], frozenset[str]]:
+    """(the seats left by a resign after this commit, and before it): a seat in the first only resigned with
+    it, one in the second only was given to a replacement with it."""
+    before = agreements.resigned(prev.game.agreements, prev.game.manifest.keys) if prev.game.agreements \
+        else frozenset()
+    return agreements.resigned(game.agreements, game.manifest.keys), before
 
 
 def settled_now(prev: Verified, game: Game) -> dict[str, str]:
@@ -346,9 +352,8 @@ def settled_now(prev: Verified, game: Game) -> dict[str, str]:
     if found is not None:
         out[found[0]] = found[1]
     if any(a.kind == agreements.RESIGN for a in game.agreements.values()):
-        before = agreements.resigned(prev.game.agreements, prev.game.manifest.keys) if prev.game.agreements \
-            else frozenset()
-        for player in sorted(agreements.resigned(game.agreements, game.manifest.keys) - before):
+        now, before = _resigned_now_and_before(prev, game)
+        for player in sorted(now - before):
             mine = [a.id for a in game.agreements.values() if a.kind == agreements.RESIGN and a.by == player
                     and player in a.signatures]
             out[player] = max(mine)
