@@ -27,7 +27,8 @@ from typing import Any, Iterable, Mapping
 
 from pbem.errors import Finding
 from pbem.protocol.model import Checkpoint, Entry, Inputs
-from pbem.rulesets.base import Action, Ambiguous, Ruleset
+from pbem.protocol.replay import plan_actions
+from pbem.rulesets.base import Action, Ruleset
 
 ILLEGAL = "rules.illegal-action"
 DUPLICATE = "rules.duplicate-action"
@@ -106,28 +107,6 @@ def _planned_and_default(ruleset: Ruleset, view: Any, point: Any, player: str, i
     """His plans' actions at this step in his view (a tie takes the first option: the view only needs some
     course; the ruleset marks plan-driven units as uncertain), then his defaults."""
     state = ruleset.own_state(view)  # type: ignore[attr-defined]
-    out: list[Action] = []
-    done = set(explicit)
-    plans = inputs.of(player).plans
-    resolve = getattr(ruleset, "resolve_plan", None) if plans else None
-    for plan in plans if resolve is not None else ():
-        unit = plan.get("unit")
-        if unit in done or not _window(ruleset, plan, point):
-            continue
-        result = resolve(state, point, player, plan)
-        if result is None:
-            continue
-        done.add(unit)
-        if isinstance(result, Ambiguous):
-            out.append(Action(point, player, unit, result.options[0], "plan"))
-        else:
-            out.extend(result)
+    out, done = plan_actions(ruleset, state, point, player, inputs, explicit, None)
     out.extend(a for a in ruleset.default_actions(state, point, player) if a.unit not in done)
     return out
-
-
-def _window(ruleset: Ruleset, plan: Mapping[str, Any], point: Any) -> bool:
-    try:
-        return ruleset.parse_time(plan["from"]) <= point <= ruleset.parse_time(plan["until"])
-    except (KeyError, ValueError):
-        return False

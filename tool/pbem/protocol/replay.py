@@ -384,7 +384,7 @@ def _gather(
             actions.append(action)
             judged = spend(judged, action) if spend is not None else judged
         explicit = {a.unit for a in actions if a.by == player}
-        planned = _plans(ruleset, state, point, player, inputs, explicit, unclear)
+        planned, _settled = plan_actions(ruleset, state, point, player, inputs, explicit, unclear)
         actions.extend(planned)
         covered = explicit | {a.unit for a in planned}
         for default in ruleset.default_actions(state, point, player):
@@ -398,15 +398,19 @@ def void_of(entry: Entry, reason: str) -> Void:
     return Void(entry.by, entry.at_text, entry.unit, dict(entry.do), reason, entry.file, entry.line)
 
 
-def _plans(ruleset: Ruleset, state: Any, point: Point, player: str, inputs: Inputs, explicit: set[str | None],
-           unclear: list[Break]) -> list[Action]:
-    """The actions of `player`'s plans at this step, for units he gave no entry (seed §5.B variable actions)."""
+def plan_actions(ruleset: Ruleset, state: Any, point: Point, player: str, inputs: Inputs,
+                 explicit: set[str | None], unclear: list[Break] | None) -> tuple[list[Action], set[str | None]]:
+    """The actions of `player`'s plans at this step, for units he gave no entry (seed §5.B variable actions), and
+    the units his plans settled (those with an entry included). A plan that ties (Ambiguous) asks its owner: a
+    clarify break in `unclear`; with `unclear` None (an author's own view, protocol.legality, which only needs
+    some course) it takes its first option."""
     resolve = getattr(ruleset, "resolve_plan", None)
-    if resolve is None:
-        return []
-    out: list[Action] = []
     done: set[str | None] = set(explicit)
-    for plan in inputs.of(player).plans:
+    plans = inputs.of(player).plans
+    if resolve is None or not plans:
+        return [], done
+    out: list[Action] = []
+    for plan in plans:
         unit = plan.get("unit")
         if unit in done or not _window(ruleset, plan, point):
             continue
@@ -415,13 +419,16 @@ def _plans(ruleset: Ruleset, state: Any, point: Point, player: str, inputs: Inpu
             continue
         done.add(unit)
         if isinstance(result, Ambiguous):
+            if unclear is None:
+                out.append(Action(point, player, unit, result.options[0], "plan"))
+                continue
             when = ruleset.format_time(point)
             choices = ", ".join(" ".join(f"{k} {v}" for k, v in o.items()) for o in result.options)
             unclear.append(Break(player, when, CLARIFY, f"{unit}'s plan {dict(plan['do'])} is ambiguous at {when}: "
                                  f"choose one of {choices}", tuple(result.options), unit))
             continue
         out.extend(result)
-    return out
+    return out, done
 
 
 def _window(ruleset: Ruleset, plan: Mapping[str, Any], point: Point) -> bool:
