@@ -137,7 +137,7 @@ def fetch(repo: GameRepo, up: Upstream, git: Git = run_git) -> str | None:
     caller can first see whether the remote rewrote what was known of it. None when the remote has no such
     branch. Rule `push.fetch-failed` (exit 2) when git cannot reach it."""
     root = Path(repo.workdir)
-    listed = git(["ls-remote", "--heads", up.remote, f"refs/heads/{up.target}"], root)
+    listed = _list_remote(up, root, git)
     if listed.returncode != 0:
         raise PbemError("push.fetch-failed", f"cannot reach {up.remote}: {_first_line(listed.stderr)}")
     if not listed.stdout.strip():
@@ -153,6 +153,18 @@ def fetch(repo: GameRepo, up: Upstream, git: Git = run_git) -> str | None:
     if fetched.returncode != 0:
         raise PbemError("push.fetch-failed", f"cannot fetch {up.where}: {_first_line(fetched.stderr)}")
     return repo.resolve(scratch)
+
+
+def remote_tip(root: Path, up: Upstream, git: Git = run_git) -> str | None:
+    """The remote branch's tip as the remote says it now (`git ls-remote`: no objects fetched); None when it
+    has no such branch or cannot be reached."""
+    listed = _list_remote(up, root, git)
+    fields = listed.stdout.split()
+    return fields[0] if listed.returncode == 0 and fields else None
+
+
+def _list_remote(up: Upstream, root: Path, git: Git) -> subprocess.CompletedProcess[str]:
+    return git(["ls-remote", "--heads", up.remote, f"refs/heads/{up.target}"], root)
 
 
 def _local_tips(repo: GameRepo, up: Upstream, scratch: str) -> set[str]:

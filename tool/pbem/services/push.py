@@ -104,18 +104,10 @@ def push(ws: Workspace, me: Identity | Callable[[], Identity], remote: str | Non
                                    f"onto it, pushed {tip[:10]}", rebased=rebased)
             return PushOutcome(f"pushed {tip[:10]} to {where}")
         said = "\n".join(line for line in (done.stderr + done.stdout).splitlines() if line.strip())
-        if remote_tip(ws, up, git) == theirs:
+        if gitstate.remote_tip(ws.root, up, git) == theirs:
             break  # the remote refused this push itself (its hook): trying again would not help
     return PushOutcome(f"not pushed: the remote refused; nothing changed here (run `pbem push` again if "
                        f"someone pushed meanwhile)\n{said}", [], ILLEGAL)
-
-
-def remote_tip(ws: Workspace, up: gitstate.Upstream, git: Git) -> str | None:
-    """The remote branch's tip as the remote says it now (`git ls-remote`: no objects fetched); None when it
-    has no such branch or cannot be reached."""
-    listed = git(["ls-remote", "--heads", up.remote, f"refs/heads/{up.target}"], ws.root)
-    fields = listed.stdout.split()
-    return fields[0] if listed.returncode == 0 and fields else None
 
 
 def _new_findings(ws: Workspace, tip: str, published: str | None) -> list[Finding]:

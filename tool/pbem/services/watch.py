@@ -32,7 +32,7 @@ from pbem.protocol.model import Status
 from pbem.services import clonelock, gitstate, turn
 from pbem.services.gitstate import Git, run_git
 from pbem.services.pull import pull
-from pbem.services.push import push, remote_tip
+from pbem.services.push import push
 from pbem.services.workspace import Identity, Workspace
 from pbem.verify.gamefiles import STATUS
 
@@ -257,7 +257,7 @@ class Seen:
         if self.head is None or self.remote is None or ws.repo.head_oid() != self.head:
             return False
         up = gitstate.upstream(ws.repo, remote, required=False)
-        return up is not None and remote_tip(ws, up, git) == self.remote
+        return up is not None and gitstate.remote_tip(ws.root, up, git) == self.remote
 
     def remember(self, ws: Workspace, remote: str | None, clean: bool) -> None:
         up = gitstate.upstream(ws.repo, remote, required=False) if clean else None
