@@ -55,6 +55,18 @@ def hook_pre_receive() -> None:
     raise typer.Exit(run(lambda: hook.pre_receive(sys.stdin, sys.stderr)))
 
 
+@hook_app.command("post-receive")
+def hook_post_receive() -> None:
+    """What the installed post-receive hook runs: record, in the repository's own pbem/accepted, when the game
+    branch first held each commit (the gate's clock for deadlines; no pusher can write it).
+
+    Example (inside the bare repository): echo "$OLD $NEW refs/heads/main" | pbem hook post-receive
+    """
+    from pbem.services import hook
+
+    raise typer.Exit(run(lambda: hook.post_receive(sys.stdin, sys.stderr)))
+
+
 @commands.command()
 def push(remote: Optional[str] = typer.Option(None, "--remote", help="the git remote (default: the "
                                                                       "branch's, else origin)"),
