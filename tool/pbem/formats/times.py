@@ -70,7 +70,8 @@ def parse_instant(text: object, *, file: str | None = None, line: int | None = N
 
 def format_instant(when: datetime) -> str:
     """The gate record's spelling: RFC 3339 in UTC to the second, `2026-12-01T21:05:07Z`."""
-    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    u = when.astimezone(timezone.utc)  # by hand: strftime's %Y does not pad years before 1000
+    return f"{u.year:04d}-{u.month:02d}-{u.day:02d}T{u.hour:02d}:{u.minute:02d}:{u.second:02d}Z"
 
 
 def parse_duration(text: object, *, file: str | None = None, line: int | None = None,
