@@ -251,3 +251,23 @@ def test_a_game_yaml_with_an_impossible_pause_is_a_finding_and_no_crash(started:
         done = started.pbem(*args, who="kli")
         assert done.returncode in (1, 2) and "Traceback" not in done.stderr, done.stderr
         assert "[time.invalid]" in done.stdout + done.stderr, done.stdout + done.stderr
+
+
+def test_a_range_into_history_judges_each_agreement_when_the_gate_accepted_it(started: Table) -> None:
+    """A scheduled run judges the whole history (`pbem deadlines HEAD --clock …`): an nmr the record shows
+    accepted eight days after the turn that made kli owe was on time then, whatever `--now` says; one the record
+    shows a day after was early, and stays so."""
+    started.turn("fed", **FED_TURN_1)
+    cli(started, "agree", "nmr", "--player", "kli", who="fed")
+    *earlier, turn, nmr = commits_of(started)
+    record = started.root / "accepted"
+
+    def run(nmr_day: int) -> tuple[int, str]:
+        record.write_text("".join(f"{oid} 2026-12-01T00:00:00Z\n" for oid in [*earlier, turn])
+                          + f"{nmr} 2026-12-{nmr_day:02d}T00:00:00Z\n")
+        done = started.cli("deadlines", "HEAD", "--clock", str(record), "--now", "2027-06-01T00:00:00Z")
+        return done.exit_code, done.output
+
+    assert run(9)[0] == 0
+    code, out = run(2)
+    assert code == 1 and "[agreement.nmr-early]" in out, out

@@ -180,7 +180,9 @@ def deadlines(revisions: Optional[str] = typer.Argument(None, help="a range BASE
         for oid in hidden:
             walker.hide(oid)
         commits = [str(c.id) for c in walker]
-        judge = source.with_pushed(commits) if source is not None else deadline_service.no_record(
+        # what the record does not hold arrives now (a pull request, a push GitHub has not listed yet)
+        judge = source.with_pushed(c for c in commits if c not in source.times) if source is not None else \
+            deadline_service.no_record(
             moment, "no gate record was given (--clock FILE): this clone's own times are no gate's")
         found = deadline_service.nmr_findings(repo, commits, judge)
         sys.stdout.write(findings_text(found, len(commits)))

@@ -151,10 +151,17 @@ def made_owed(repo: GameRepo, tip: str, limit: int = WALK_LIMIT) -> dict[Item, t
     return out
 
 
-def _waits_at(repo: GameRepo, tip: str, clock: Clock, game: Mapping[str, Any]) -> list[Wait]:
-    deadline, pause = deadline_of(game), paused_until(game)
-    return [Wait(item[0], what, made, clock.accepted(made), deadline, clock.now, clock.source, pause)
-            for item, (made, what) in made_owed(repo, tip).items()]
+def _waits_at(repo: GameRepo, tip: str, clock: Clock, game: Mapping[str, Any],
+              now: datetime | None = None) -> list[Wait]:
+    """The waits at `tip`, judged at `now` (default the clock's). A start the clock puts after `now` cannot be
+    (the commit that made the item owed precedes the one judged): the clock does not know it."""
+    deadline, pause, now = deadline_of(game), paused_until(game), now or clock.now
+    out = []
+    for item, (made, what) in made_owed(repo, tip).items():
+        since = clock.accepted(made)
+        out.append(Wait(item[0], what, made, since if since is None or since <= now else None, deadline, now,
+                        clock.source, pause))
+    return out
 
 
 def waits(repo: GameRepo, tip: str, now: datetime | None = None, clock: Clock | None = None) -> list[Wait]:
@@ -176,8 +183,10 @@ def no_record(now: datetime, why: str) -> Clock:
 
 def nmr_findings(repo: GameRepo, commits: Iterable[str], clock: Clock) -> list[Finding]:
     """The gates' deadline check: each commit of `commits` that proposes or signs an nmr, a forfeit or a lost-key
-    seat is refused unless, by `clock` (the gate's record, at the gate's own time), one of the absent player's
-    items, as owed just before that commit, is past its deadline. See the module docstring for the rules."""
+    seat is refused unless, by `clock` (the gate's record), one of the absent player's items, as owed just
+    before that commit, was past its deadline when the gate accepted the commit (now, for a commit arriving
+    now; a range that reaches into history judges each agreement at its own acceptance). See the module
+    docstring for the rules."""
     out: list[Finding] = []
     for oid in commits:
         parents = repo.parents(oid)
@@ -192,7 +201,7 @@ def nmr_findings(repo: GameRepo, commits: Iterable[str], clock: Clock) -> list[F
             except PbemError:
                 continue  # the verifier names a malformed agreement
             try:
-                found = _judge(repo, agreement, parents[0], clock)
+                found = _judge(repo, agreement, parents[0], clock, clock.accepted(oid) or clock.now)
             except PbemError as exc:  # a date the calendar does not have in game.yaml
                 found = exc.finding
             if found is not None:
@@ -200,7 +209,8 @@ def nmr_findings(repo: GameRepo, commits: Iterable[str], clock: Clock) -> list[F
     return out
 
 
-def _judge(repo: GameRepo, agreement: Any, parent: str, clock: Clock) -> Finding | None:
+def _judge(repo: GameRepo, agreement: Any, parent: str, clock: Clock, at: datetime) -> Finding | None:
+    """One agreement of a commit accepted at `at` (now, for a commit arriving now): overdue then, or a finding."""
     nmr = agreement.kind == agreements.NMR
     # what takes a player's game or seat without his signature: only once he is overdue
     unsigned = (agreement.kind == agreements.END and agreement.content.get("result") == "forfeit") or \
@@ -208,7 +218,7 @@ def _judge(repo: GameRepo, agreement: Any, parent: str, clock: Clock) -> Finding
     if not nmr and not unsigned:
         return None
     player = agreements.subject_of(agreement)
-    owed = [w for w in _waits_at(repo, parent, clock, _game_at(repo, parent)) if w.player == player] \
+    owed = [w for w in _waits_at(repo, parent, clock, _game_at(repo, parent), at) if w.player == player] \
         if isinstance(player, str) else []
     taken = "game" if agreement.kind == agreements.END else "seat"
     if not owed:
@@ -227,7 +237,7 @@ def _judge(repo: GameRepo, agreement: Any, parent: str, clock: Clock) -> Finding
     if unknown is not None:
         return Finding("clock.unknown", f"{acts}, but {clock.source} does not know when commit "
                        f"{unknown.made[:10]} (which made {player} owe) was accepted, so it finds nobody absent")
-    first = min(owed, key=lambda w: w.due or clock.now)
+    first = min(owed, key=lambda w: w.due or at)
     rule = "agreement.nmr-early" if nmr else "agreement.not-overdue"
     return Finding(rule, f"{acts}, but his deadline runs out at {first.due:%Y-%m-%d %H:%M} UTC by {clock.source} "
                    f"({first.text()})")
