@@ -271,3 +271,38 @@ def test_a_range_into_history_judges_each_agreement_when_the_gate_accepted_it(st
     assert run(9)[0] == 0
     code, out = run(2)
     assert code == 1 and "[agreement.nmr-early]" in out, out
+
+
+def test_install_adds_the_post_receive_hook_and_seeds_the_record(started: Table, tmp_path: Path) -> None:
+    """`pbem hook install` writes hooks/post-receive beside pre-receive, refuses one pbem did not write (exit 2,
+    hook.exists, nothing written) unless --force, and records what the game branch already holds as accepted at
+    the install; a push then appends exactly the commits it put on main."""
+    import subprocess
+
+    from pbem.services import hook
+
+    server = tmp_path / "server.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(started.repo_dir), str(server)], check=True,
+                   capture_output=True)
+    theirs = server / "hooks" / "post-receive"
+    theirs.parent.mkdir(exist_ok=True)
+    theirs.write_text("#!/bin/sh\nexit 0\n")
+    done = started.cli("hook", "install", str(server))
+    assert done.exit_code == 2 and "[hook.exists]" in done.output, done.output
+    assert not (server / "hooks" / "pre-receive").exists() and not gateclock.record_path(server).exists()
+    before = datetime.now(UTC).replace(microsecond=0)
+    assert started.cli("hook", "install", "--force", str(server)).exit_code == 0
+    assert hook.HOOK_MARK in theirs.read_text() and "hook post-receive" in theirs.read_text()
+    seeded = gateclock.read_record(server)
+    assert set(seeded) == set(commits_of(started)) and min(seeded.values()) >= before
+    started.git("remote", "add", "origin", server)
+    started.turn("fed", **FED_TURN_1)
+    done = started.git("push", "origin", "main")
+    assert done.returncode == 0, done.stderr
+    assert set(gateclock.read_record(server)) == set(commits_of(started))
+    assert gateclock.record_path(server).read_text().count("\n") == len(commits_of(started))
+    gateclock.record_path(server).unlink()
+    started.turn("kli", through="1.12.damage")
+    done = started.git("push", "origin", "main")
+    assert done.returncode == 0 and "time record" in done.stderr.decode() and "missing" in done.stderr.decode()
+    assert not gateclock.record_path(server).exists()

@@ -275,7 +275,7 @@ def file_clock(path: Path, repo: GameRepo, game_ref: str, now: datetime) -> Cloc
     try:
         if text.lstrip()[:1] in ("[", "{"):
             found = activity_times(repo, parse_activity(text, str(path), game_ref))
-            return Clock(f"GitHub's activity record {escape.terminal(str(path))}", now, found)
+            return Clock("GitHub's activity record", now, found)
         return Clock(source, now, parse_record(text, str(path)))
     except PbemError as exc:
         return broken(source, now, exc.finding)
@@ -288,10 +288,10 @@ def clone_clock(repo: GameRepo, now: datetime) -> Clock:
     pull or push showed the shared repository holding it), or, in a clone without a remote, of its branches.
     What none of them holds counts as new now: a clone's display never overstates a wait."""
     names = [n for n in repo.repo.references if n.startswith("refs/remotes/")]
-    source = "this clone's reflog of the shared repository (when it first saw each commit there)"
+    source = "this clone's reflog of the remote"  # when a fetch, pull or push first showed it there
     if not names:
         names = [n for n in repo.repo.references if n.startswith("refs/heads/")]
-        source = "this clone's own reflog (when it first had each commit; it has no remote)"
+        source = "this clone's own reflog"  # no remote: when this clone first had it
     entries: list[tuple[int, str, str]] = []
     for name in names:
         try:
