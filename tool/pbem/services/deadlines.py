@@ -52,8 +52,8 @@ def paused_until(game: Mapping[str, Any]) -> datetime | None:
 
 
 def owed_items(status: Status | None) -> dict[Item, str]:
-    """What is owed in `status`, each item with its description: the first pending break (its player holds
-    control) and every dice part, reveal and sealed input."""
+    """What is owed in `status`, each item with its description, in the order of the pending breaks: the first
+    one (its player holds control) and every dice part, reveal and sealed input."""
     if status is None or status.over:
         return {}
     return {(b.player, b.at, b.kind, b.why): b.why or b.kind for i, b in enumerate(status.pending)
@@ -168,12 +168,7 @@ def waits(repo: GameRepo, tip: str, now: datetime | None = None, clock: Clock | 
     """Every owed item's wait at `tip`, in the order of the pending breaks (`pbem status`, `pbem deadlines`).
     Without `clock`, by this clone's own knowledge (gateclock.clone_clock), never by a commit date."""
     now = now or datetime.now(timezone.utc)
-    clock = clock or gateclock.clone_clock(repo, now)
-    status = _status_at(repo, tip)
-    order = {(b.player, b.at, b.kind, b.why): i for i, b in enumerate(status.pending)} if status else {}
-    found = _waits_at(repo, tip, clock, _game_at(repo, tip))
-    return sorted(found, key=lambda w: min((i for k, i in order.items() if k[0] == w.player and k[3] == w.what),
-                                           default=0))
+    return _waits_at(repo, tip, clock or gateclock.clone_clock(repo, now), _game_at(repo, tip))
 
 
 def no_record(now: datetime, why: str) -> Clock:

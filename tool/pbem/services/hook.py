@@ -241,7 +241,7 @@ def _check(repo: GameRepo, update: RefUpdate, game: str, existing: list[str]) ->
             hint="fetch, rebase your own commits on top (`pbem push`) and push again"))
         return verdict
     # on arrival on the game branch, even of commits another branch brought before (services.gateclock)
-    verdict.findings.extend(_deadlines(repo, update) if update.ref == game else [])
+    verdict.findings.extend(_deadlines(repo, update.old, tip) if update.ref == game else [])
     new = set(_reachable(repo, tip, existing))
     verdict.new_commits = len(new)
     if not new:
@@ -257,7 +257,7 @@ def _check(repo: GameRepo, update: RefUpdate, game: str, existing: list[str]) ->
     return verdict
 
 
-def _deadlines(repo: GameRepo, update: RefUpdate) -> list[Finding]:
+def _deadlines(repo: GameRepo, old: str, tip: str) -> list[Finding]:
     """An nmr, forfeit or lost-key seat landing on the game branch before the absent player's deadline, by this
     gate's own record of when it accepted each commit (services.deadlines, services.gateclock); the commits the
     push puts on the game branch count as accepted now, wherever else they were pushed before."""
@@ -266,7 +266,7 @@ def _deadlines(repo: GameRepo, update: RefUpdate) -> list[Finding]:
     from pbem.services import gateclock
     from pbem.services.deadlines import nmr_findings
 
-    arriving = gateclock.landed(repo, update.old, update.new)
+    arriving = gateclock.landed(repo, old, tip)
     clock = gateclock.hook_clock(repo.repo.path, datetime.now(timezone.utc), arriving)
     return nmr_findings(repo, arriving, clock)
 
