@@ -96,6 +96,30 @@ def test_the_record_s_first_line_for_an_oid_wins() -> None:
     assert gateclock.parse_record("", "accepted") == {}
 
 
+OIDS = st.text(alphabet="0123456789abcdef", min_size=40, max_size=40)
+INSTANTS = st.datetimes(min_value=datetime(1970, 1, 1), max_value=datetime(9999, 1, 1)).map(
+    lambda d: d.replace(microsecond=0, tzinfo=UTC))
+
+
+@given(st.lists(st.tuples(OIDS, INSTANTS), max_size=20))
+def test_a_written_record_reads_back_first_line_winning(lines: list[tuple[str, datetime]]) -> None:
+    text = "".join(gateclock.record_line(oid, when) for oid, when in lines)
+    expected: dict[str, datetime] = {}
+    for oid, when in lines:
+        expected.setdefault(oid, when)
+    assert gateclock.parse_record(text, "accepted") == expected
+
+
+@given(st.one_of(st.text(max_size=200), st.lists(st.tuples(OIDS, INSTANTS), min_size=1, max_size=5).flatmap(
+    lambda ls: st.integers(0, 90 * len(ls)).map(
+        lambda cut: "".join(gateclock.record_line(o, w) for o, w in ls)[:cut]))))
+def test_any_record_text_reads_or_is_clock_corrupt(text: str) -> None:
+    try:
+        gateclock.parse_record(text, "accepted")
+    except PbemError as exc:
+        assert exc.finding.rule == "clock.corrupt" and exc.finding.line is not None
+
+
 @pytest.mark.parametrize("text, line", [
     (f"{OID_A} 2026-12-01T21:05:07Z", 1),  # cut short: no newline
     (f"{OID_A} 2026-12-01T21:05:07Z\n{OID_B} 2026-02-30T00:00:00Z\n", 2),
