@@ -36,7 +36,8 @@ def hook_install(repository: Path = typer.Argument(..., help="the (bare) reposit
         for warning in done.warnings:
             typer.echo(f"pbem: warning: {warning}", err=True)
         typer.echo(f"installed {done.hook}: pushes whose new commits fail `pbem verify` are refused; "
-                   f"{done.branch} only moves forward")
+                   f"{done.branch} only moves forward; post-receive records when each commit landed on it "
+                   "(pbem/accepted, the clock for deadlines)")
 
     run(go)
 
