@@ -103,7 +103,7 @@ def test_the_hook_refuses_an_nmr_before_the_deadline_and_the_gate_s_clock_accept
     cannot judge time)."""
     from datetime import datetime, timedelta, timezone
 
-    from pbem.services import deadlines
+    from pbem.services import deadlines, gateclock
     from pbem.store.repo import GameRepo
     from test_hook import clone_for, push, refused as hook_refused, serve, server_ref
 
@@ -118,9 +118,11 @@ def test_the_hook_refuses_an_nmr_before_the_deadline_and_the_gate_s_clock_accept
     assert server_ref(server) == tip
     repo = GameRepo.open(clone.repo_dir)
     head = clone.head()
-    assert [f.rule for f in deadlines.nmr_findings(repo, [head])] == ["agreement.nmr-early"]
-    later = datetime.now(timezone.utc) + timedelta(days=8)
-    assert deadlines.nmr_findings(repo, [head], now=later) == []
+    now = datetime.now(timezone.utc)
+    assert [f.rule for f in deadlines.nmr_findings(repo, [head], gateclock.hook_clock(server, now))] == \
+        ["agreement.nmr-early"]
+    later = gateclock.hook_clock(server, now + timedelta(days=8))
+    assert deadlines.nmr_findings(repo, [head], later) == []
     waits = deadlines.waits(repo, repo.parents(head)[0])
     assert [w.player for w in waits] == [control] and not waits[0].overdue
     assert "left" in waits[0].text()
@@ -218,8 +220,16 @@ def test_pbem_deadlines_judges_a_range_by_this_machine_s_clock(started: Table) -
     base = started.head()
     assert f"{control} owes since" in cli(started, "deadlines")
     cli(started, "agree", "nmr", "--player", control, who=other)
-    done = started.cli("deadlines", f"{base}..HEAD")
+    record = started.root / "accepted"
+    record.write_text("".join(f"{oid} 2026-01-01T00:00:00Z\n" for oid in
+                              started.git("rev-list", base).stdout.decode().split()))
+    done = started.cli("deadlines", f"{base}..HEAD", "--clock", str(record), "--now", "2026-01-05T00:00:00Z")
     assert done.exit_code == 1 and "agreement.nmr-early" in done.output
+    assert "runs out at 2026-01-08 00:00 UTC" in done.output
+    late = started.cli("deadlines", f"{base}..HEAD", "--clock", str(record), "--now", "2026-01-08T00:00:00Z")
+    assert late.exit_code == 0, late.output
+    alone = started.cli("deadlines", f"{base}..HEAD")  # no gate record: nobody is found absent
+    assert alone.exit_code == 1 and "[clock.missing]" in alone.output and "--clock" in alone.output
 
 
 def test_every_kind_is_signed_as_documented_and_ssh_keygen_agrees(started: Table) -> None:

@@ -4246,3 +4246,235 @@ def test_table_order__the_start_skips_the_agreed_dice(base_order_signed: Table, 
     table.write("status.yaml", dump_mapping(status.to_data()))
     bad = table.sneak("fed", "start: fed has control", status="keep")
     rejected(table, bad, "setup.no-consent", "status.yaml")
+
+
+# === The gate's clock: waits run from when the gate first accepted a commit, never from its date (DESIGN §4.8) ===
+# The duel of `started` on a server with pbem's hooks (pre-receive judges, post-receive keeps SERVER/pbem/accepted).
+# A cheater backdates (or future-dates) his own commits with plain tools: the commit re-signed with his key and
+# other dates. The record's lines are aged by hand where a test needs days to pass at the gate: that stands for
+# the gate's own clock moving on, never for anything a pusher can do.
+
+import time as _time  # noqa: E402
+from datetime import datetime as _datetime, timedelta as _timedelta, timezone as _timezone  # noqa: E402
+
+from gitutil import resign as _resign  # noqa: E402
+from pbem.services import gateclock as _gateclock  # noqa: E402
+
+_DAY = 86400
+
+
+def _redate(table: Table, who: str, days: float) -> str:
+    """Re-sign HEAD by `who` with author and committer dates moved by `days` (negative: backdated); main and
+    HEAD follow, the working tree is the same tree."""
+    stamp = str(int(_time.time() + days * _DAY)).encode()
+
+    def change(payload: bytes) -> bytes:
+        for name in (b"author", b"committer"):
+            head = payload.split(b"\n\n", 1)[0]
+            value = next(line for line in head.split(b"\n") if line.startswith(name + b" "))[len(name) + 1:]
+            ident, _old, zone = value.rsplit(b" ", 2)
+            payload = replace_header(payload, name, b" ".join([ident, stamp, zone]))
+        return payload
+
+    return land(table, _resign(raw_commit(table), key(who), change))
+
+
+def _age_record(server: Path, days: float) -> None:
+    """Days pass at the gate: every line of its record moves `days` into the past."""
+    record = _gateclock.record_path(server)
+    lines = []
+    for line in record.read_text().splitlines():
+        oid, when = line.split(" ")
+        old = _datetime.strptime(when, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=_timezone.utc)
+        lines.append(_gateclock.record_line(oid, old - _timedelta(days=days)))
+    record.write_text("".join(lines))
+
+
+def _record(server: Path) -> dict[str, _datetime]:
+    return _gateclock.read_record(server)
+
+
+def _fed_turn_backdated(started: Table, days: float = -8) -> Path:
+    """fed (in control) takes his first turn, giving kli control, dated `days` off; nothing pushed yet."""
+    from conftest import FED_TURN_1
+
+    server = serve(started)
+    started.turn("fed", **FED_TURN_1)
+    _redate(started, "fed", days)
+    assert started.data("status.yaml")["control"] == "kli"
+    return server
+
+
+def test_clock__a_forfeit_behind_a_turn_backdated_eight_days_is_refused(started: Table) -> None:
+    """Threat: fed backdates his turn by eight days, so kli seems to have owed his turn for eight days the moment
+    he gets it, and in the same push signs kli's forfeit (in a duel fed alone signs it). Defence: kli's wait runs
+    from when the gate first accepted fed's turn (now, it arrives in this push): agreement.not-overdue; main stays.
+    The record knows no backdating: after an honest push its time for fed's turn is the push's."""
+    server = _fed_turn_backdated(started)
+    tip = server_ref(server)
+    cli(started, "agree", "end", "--result", "forfeit", "--player", "kli", who="fed")
+    _redate(started, "fed", -8)
+    assert verdict(started)[0] == 0  # the verifier cannot judge time: the gate must
+    done = push(started)
+    push_refused(done, "agreement.not-overdue")
+    assert "Traceback" not in done.stderr and server_ref(server) == tip
+    started.git("reset", "-q", "--hard", "HEAD~1")
+    before = _datetime.now(_timezone.utc).replace(microsecond=0)
+    assert push(started).returncode == 0
+    assert _record(server)[started.head()] >= before
+
+
+def test_clock__a_seat_taken_by_a_second_key_behind_a_backdated_turn_is_refused(started: Table) -> None:
+    """Threat: fed backdates his turn by eight days and gives kli's seat to a second key of his own (carol's),
+    "kli lost his key". Defence: as for a forfeit, kli's wait starts at the gate's acceptance of fed's turn:
+    agreement.not-overdue, and the seat stays kli's."""
+    server = _fed_turn_backdated(started)
+    tip = server_ref(server)
+    cli(started, "agree", "seat", "--seat", "kli", "--new-key", _carol_key(started), "--why", "lost-key",
+        who="fed")
+    _redate(started, "fed", -8)
+    push_refused(push(started), "agreement.not-overdue")
+    assert server_ref(server) == tip
+
+
+def test_clock__a_contribution_marked_withheld_behind_a_backdated_announcement_is_refused(fire_owed: Table) -> None:
+    """Threat: fed announces his dice batch (kli now owes a contribution) dated eight days back, and at once signs
+    an nmr against kli, which marks kli's contribution withheld: fed's die would be his own secret alone, pre-
+    ground. Defence: kli's contribution is owed from when the gate accepted the announcement: agreement.nmr-early;
+    main stays. Every commit of the attack is backdated, so no date in it tells the truth."""
+    server = serve(fire_owed)
+    tip = server_ref(server)
+    for _ in range(12):
+        (who, kind, why), *_ = dice_pending(fire_owed)
+        if who == "kli" and kind == "dice" and why.startswith("contribution"):
+            break
+        if kind == "roll":
+            unit = "CA" if who == "fed" else "D7"
+            cli(fire_owed, "roll", "--for", f"{unit} ph1", "--ref", f"1.4.fire/{unit}/ph1", who=who)
+        cli(fire_owed, "yield", who=who)
+        _redate(fire_owed, who, -8)
+    else:
+        raise AssertionError(dice_pending(fire_owed))
+    cli(fire_owed, "agree", "nmr", "--player", "kli", who="fed")
+    _redate(fire_owed, "fed", -8)
+    assert verdict(fire_owed)[0] == 0
+    push_refused(push(fire_owed), "agreement.nmr-early")
+    assert server_ref(server) == tip
+
+
+def test_clock__a_future_dated_turn_neither_delays_nor_hastens_the_deadline(opened: Table) -> None:
+    """Threat: a commit dated a month ahead, so that the wait it starts (by its date) never runs out. Defence:
+    the wait starts when the gate accepted it: right after, kli's nmr against fed is early; once the gate's
+    record shows eight days passed, the same nmr lands."""
+    from conftest import KLI_TURN_1
+
+    server = serve(opened)
+    opened.turn("kli", **KLI_TURN_1)
+    _redate(opened, "kli", 30)
+    assert push(opened).returncode == 0
+    cli(opened, "agree", "nmr", "--player", "fed", who="kli")
+    push_refused(push(opened), "agreement.nmr-early")
+    _age_record(server, 8)
+    done = push(opened)
+    assert done.returncode == 0, done.stderr
+    assert server_ref(server) == opened.head()
+
+
+def test_clock__a_turn_parked_on_another_branch_counts_from_its_arrival_on_main(started: Table) -> None:
+    """Threat: fed pushes his turn to a branch of his own, lets eight days pass with kli unaware (main does not
+    show it), then pushes it to main with kli's forfeit. Defence: the record holds what landed on the game branch,
+    timed when it landed there: the turn arrives on main in this push, so kli's wait has just begun
+    (agreement.not-overdue). Pushed to main alone, it is recorded at that push, not at the branch's."""
+    from conftest import FED_TURN_1
+
+    server = serve(started)
+    tip = server_ref(server)
+    started.turn("fed", **FED_TURN_1)
+    turn = started.head()
+    assert push(started, "HEAD:refs/heads/side").returncode == 0
+    assert turn not in _record(server)
+    _age_record(server, 8)
+    cli(started, "agree", "end", "--result", "forfeit", "--player", "kli", who="fed")
+    push_refused(push(started), "agreement.not-overdue")
+    assert server_ref(server) == tip
+    started.git("reset", "-q", "--hard", turn)
+    before = _datetime.now(_timezone.utc).replace(microsecond=0)
+    assert push(started).returncode == 0
+    assert _record(server)[turn] >= before
+
+
+def _overdue_kli(started: Table) -> Path:
+    """fed's honest turn landed and the gate's record shows eight days since: kli is really overdue."""
+    from conftest import FED_TURN_1
+
+    server = serve(started)
+    started.turn("fed", **FED_TURN_1)
+    assert push(started).returncode == 0
+    _age_record(server, 8)
+    return server
+
+
+def test_clock__an_honest_nmr_lands_once_the_gate_s_record_shows_the_deadline_passed(started: Table) -> None:
+    """The control of the attacks above: the same nmr, with kli truly absent for eight days by the gate's record,
+    lands."""
+    server = _overdue_kli(started)
+    cli(started, "agree", "nmr", "--player", "kli", who="fed")
+    done = push(started)
+    assert done.returncode == 0, done.stderr
+    assert server_ref(server) == started.head()
+
+
+@pytest.mark.parametrize("damage", ["deleted", "corrupt", "cut-short", "forgotten"])
+def test_clock__a_missing_or_corrupt_record_finds_nobody_absent(started: Table, damage: str) -> None:
+    """Threat: the record is lost or damaged (a disk, a careless host, a restore without pbem/), and a gate that
+    guessed (a commit date, "long ago") would let anything through. Defence: without a trustworthy time for the
+    commit that made kli owe, the gate finds nobody absent: clock.missing, clock.corrupt, clock.unknown, one
+    line each; main stays. A deleted record stays missing (post-receive does not restart it) until the host runs
+    `pbem hook install` again, after which every wait restarts from then."""
+    server = _overdue_kli(started)
+    record = _gateclock.record_path(server)
+    rule = {"deleted": "clock.missing", "corrupt": "clock.corrupt", "cut-short": "clock.corrupt",
+            "forgotten": "clock.unknown"}[damage]
+    if damage == "deleted":
+        record.unlink()
+    elif damage == "corrupt":
+        record.write_text(record.read_text() + f"{'a' * 40} 2026-02-30T00:00:00Z\n")
+    elif damage == "cut-short":
+        record.write_text(record.read_text()[:-1])
+    else:
+        record.write_text("".join(line + "\n" for line in record.read_text().splitlines()
+                                  if not line.startswith(started.head())))
+    tip = server_ref(server)
+    cli(started, "agree", "nmr", "--player", "kli", who="fed")
+    done = push(started)
+    push_refused(done, rule)
+    assert "Traceback" not in done.stderr and server_ref(server) == tip
+    if damage == "deleted":
+        started.git("reset", "-q", "--hard", "HEAD~1")
+        assert not record.exists()
+        assert started.cli("hook", "install", str(server)).exit_code == 0
+        assert set(_record(server)) >= {tip}  # restored, every commit on main accepted as of now
+        cli(started, "agree", "nmr", "--player", "kli", who="fed")
+        push_refused(push(started), "agreement.nmr-early")
+
+
+def test_clock__a_prompt_player_answering_break_after_break_is_never_found_absent(opened: Table) -> None:
+    """Threat: kli orders far ahead, so fed answers break after break alone, each within three days; counted
+    from the first break of the run, he would be "absent" after a week of prompt play. Defence: each owed item
+    has its own clock, and fed's own commit answering one starts the next: kli's nmr is early three days after
+    fed's last answer, and lands only once fed really let eight days pass."""
+    server = serve(opened)
+    opened.turn("kli", through="2.32.final", breaks=[],
+                entries=[{"at": "1.0.alloc", "unit": "D7", "do": {"speed": 12}}])
+    assert push(opened).returncode == 0
+    for through in ("1.12.damage", "1.16.damage", "1.20.damage", "1.24.damage"):
+        _age_record(server, 3)
+        assert opened.data("status.yaml")["control"] == "fed"
+        opened.turn("fed", through=through)
+        assert push(opened).returncode == 0
+    _age_record(server, 3)  # twelve days since the run began, three since fed's last answer
+    assert opened.data("status.yaml")["control"] == "fed"
+    cli(opened, "agree", "nmr", "--player", "fed", who="kli")
+    push_refused(push(opened), "agreement.nmr-early")
+    _age_record(server, 5)
+    assert push(opened).returncode == 0

@@ -3,6 +3,7 @@ lists what waits for whom, `pbem resign` leaves the game; all out of turn."""
 
 from __future__ import annotations
 
+import sys
 from typing import List, Optional
 
 import typer
@@ -137,25 +138,39 @@ def agreements_(key: Optional[str] = KeyOption) -> None:
 
 
 @commands.command()
-def deadlines(revisions: Optional[str] = typer.Argument(None, help="a range BASE..HEAD to judge (a gate's check)")
-              ) -> None:
+def deadlines(revisions: Optional[str] = typer.Argument(None, help="a range BASE..HEAD to judge (a gate's check)"),
+              clock: Optional[str] = typer.Option(None, "--clock", help="the gate's record of when it accepted each "
+                                                  "commit: the hook's pbem/accepted, or GitHub's activity JSON"),
+              now: Optional[str] = typer.Option(None, "--now", help="the gate's current time, RFC 3339 (default: "
+                                                "this machine's clock)"),
+              branch: str = typer.Option("main", "--branch", help="the game branch the record is about")) -> None:
     """How long each owed item has waited and who is overdue; with a range, judge its nmr, forfeit and lost-key
-    seat agreements by this machine's clock, as the gates do (exit 1 when one came before the deadline). The
-    verifier cannot judge time: commit dates are their signers' claims.
+    seat agreements as the gates do (exit 1 when one came before the deadline). Waits run from when the gate
+    first accepted the commit that made each item owed (--clock FILE); never from a commit's date, which is its
+    signer's claim. Without --clock, waits are this clone's own knowledge (its reflogs) and a range finds nobody
+    absent (clock.missing).
 
-    Example: pbem deadlines    or, in a workflow:    pbem deadlines "$BASE..$HEAD"
+    Example: pbem deadlines    or, in a workflow:    pbem deadlines "$BASE..$HEAD" --clock activity.json
     """
-    import sys
+    from datetime import datetime, timezone
+    from pathlib import Path
 
     from pbem.errors import ILLEGAL
+    from pbem.formats import times
     from pbem.services import deadlines as deadline_service
+    from pbem.services import gateclock
+    from pbem.services.hook import branch_ref
     from pbem.services.report import findings_text
 
     def go() -> int:
+        moment = times.parse_instant(now, what="--now") if now else datetime.now(timezone.utc)
         repo = workspace().repo
+        source = gateclock.file_clock(Path(clock), repo, branch_ref(branch), moment) if clock else None
         if revisions is None:
+            if source is not None and source.problem is not None:
+                raise PbemError.from_finding(source.problem, exit_code=2)
             tip = repo.head_oid()
-            waits = deadline_service.waits(repo, tip) if tip else []
+            waits = deadline_service.waits(repo, tip, moment, source) if tip else []
             typer.echo("\n".join(w.text() for w in waits) if waits else "nobody owes anything")
             return 0
         base, dots, head = revisions.rpartition("..")
@@ -165,7 +180,11 @@ def deadlines(revisions: Optional[str] = typer.Argument(None, help="a range BASE
         for oid in hidden:
             walker.hide(oid)
         commits = [str(c.id) for c in walker]
-        found = deadline_service.nmr_findings(repo, commits)
+        # what the record does not hold arrives now (a pull request, a push GitHub has not listed yet)
+        judge = source.with_pushed(c for c in commits if c not in source.times) if source is not None else \
+            deadline_service.no_record(
+            moment, "no gate record was given (--clock FILE): this clone's own times are no gate's")
+        found = deadline_service.nmr_findings(repo, commits, judge)
         sys.stdout.write(findings_text(found, len(commits)))
         return ILLEGAL if found else 0
 

@@ -36,7 +36,8 @@ def hook_install(repository: Path = typer.Argument(..., help="the (bare) reposit
         for warning in done.warnings:
             typer.echo(f"pbem: warning: {warning}", err=True)
         typer.echo(f"installed {done.hook}: pushes whose new commits fail `pbem verify` are refused; "
-                   f"{done.branch} only moves forward")
+                   f"{done.branch} only moves forward; post-receive records when each commit landed on it "
+                   "(pbem/accepted, the clock for deadlines)")
 
     run(go)
 
@@ -53,6 +54,18 @@ def hook_pre_receive() -> None:
     from pbem.services import hook
 
     raise typer.Exit(run(lambda: hook.pre_receive(sys.stdin, sys.stderr)))
+
+
+@hook_app.command("post-receive")
+def hook_post_receive() -> None:
+    """What the installed post-receive hook runs: record, in the repository's own pbem/accepted, when the game
+    branch first held each commit (the gate's clock for deadlines; no pusher can write it).
+
+    Example (inside the bare repository): echo "$OLD $NEW refs/heads/main" | pbem hook post-receive
+    """
+    from pbem.services import hook
+
+    raise typer.Exit(run(lambda: hook.post_receive(sys.stdin, sys.stderr)))
 
 
 @commands.command()

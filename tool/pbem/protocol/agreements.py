@@ -26,6 +26,7 @@ from typing import Any, Callable, Mapping, Sequence
 from pbem.crypto import sshsig
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
+from pbem.formats import times
 from pbem.formats.canonical import dumps as canonical
 from pbem.protocol.model import Entry
 from pbem.rulesets.base import Point
@@ -249,6 +250,13 @@ def _amend_content(agreement: Agreement, table: Table) -> list[Finding]:
         return [_finding("agreement.frozen", agreement, f"amend {agreement.id} changes {', '.join(frozen)} of "
                          f"game.yaml: the game's identity (id, ruleset, seats and keys, dice, setup) never changes; an "
                          f"amend changes only {', '.join(AMENDABLE)}", hint="a new key for a seat: pbem agree seat")]
+    try:  # the calendar behind the schema's patterns (formats.times): no February 30
+        if changes.get("paused_until") is not None:
+            times.parse_pause(changes["paused_until"], file=agreement.file, line=agreement.line_of("content"))
+        if changes.get("deadline") is not None:
+            times.parse_duration(changes["deadline"], file=agreement.file, line=agreement.line_of("content"))
+    except PbemError as exc:
+        return [exc.finding]
     return []
 
 

@@ -78,19 +78,22 @@ class RefVerdict:
                                   f"{self.new_commits} new commit(s); nothing was changed"]) + "\n"
 
 
-def hook_script(python: str | None = None, package_root: str | None = None) -> str:
-    """The pre-receive hook: a shell script that runs `pbem hook pre-receive` with the interpreter (and the pbem
-    package) that installed it, so it works without PATH or a virtualenv being active."""
+def hook_script(python: str | None = None, package_root: str | None = None, stage: str = "pre-receive") -> str:
+    """The pre-receive hook (or, `stage`, the post-receive hook that records the gate's clock: services.gateclock):
+    a shell script that runs `pbem hook STAGE` with the interpreter (and the pbem package) that installed it, so
+    it works without PATH or a virtualenv being active."""
     python = python or sys.executable
     package_root = package_root or str(Path(pbem.__file__).resolve().parent.parent)
     code = "import sys; from pbem.cli import main; main()"
     return "\n".join([
         "#!/bin/sh",
-        f"{HOOK_MARK} {pbem.__version__}: refuses a push whose new commits fail `pbem verify`.",
+        f"{HOOK_MARK} {pbem.__version__}: " + ("records when the game branch first held each commit."
+                                               if stage == "post-receive" else
+                                               "refuses a push whose new commits fail `pbem verify`."),
         "# Written by `pbem hook install`; run that again after moving or upgrading pbem.",
         f"PYTHONPATH={shlex.quote(package_root)}${{PYTHONPATH:+:$PYTHONPATH}}",
         "export PYTHONPATH",
-        f"exec {shlex.quote(python)} -c {shlex.quote(code)} hook pre-receive",
+        f"exec {shlex.quote(python)} -c {shlex.quote(code)} hook {stage}",
         "",
     ])
 
@@ -126,6 +129,9 @@ def install(path: Path, force: bool = False, branch: str = DEFAULT_BRANCH) -> In
             raise PbemError("hook.exists", f"{target} exists and was not written by pbem",
                             hint="move it away, or replace it with `pbem hook install --force`", exit_code=USAGE)
     hooks.mkdir(parents=True, exist_ok=True)
+    from pbem.services import gateclock  # the gate's clock: post-receive records what landed, from now on
+
+    gateclock.install(GameRepo.open(repo.path), hooks, hook_script(stage="post-receive"), ref, force, HOOK_MARK)
     temporary = target.with_name(".pre-receive.pbem-new")
     temporary.write_text(hook_script())
     temporary.chmod(0o755)
@@ -234,6 +240,8 @@ def _check(repo: GameRepo, update: RefUpdate, game: str, existing: list[str]) ->
             "contain it: a force-push takes back turns that have landed",
             hint="fetch, rebase your own commits on top (`pbem push`) and push again"))
         return verdict
+    # on arrival on the game branch, even of commits another branch brought before (services.gateclock)
+    verdict.findings.extend(_deadlines(repo, update.old, tip) if update.ref == game else [])
     new = set(_reachable(repo, tip, existing))
     verdict.new_commits = len(new)
     if not new:
@@ -246,16 +254,21 @@ def _check(repo: GameRepo, update: RefUpdate, game: str, existing: list[str]) ->
         verdict.findings.append(exc.finding)
         return verdict
     verdict.findings.extend(result.findings(new))
-    verdict.findings.extend(_deadlines(repo, new))
     return verdict
 
 
-def _deadlines(repo: GameRepo, commits: set[str]) -> list[Finding]:
-    """An nmr agreement pushed before the absent player's deadline, by this server's clock (the verifier cannot
-    judge time: services.deadlines)."""
+def _deadlines(repo: GameRepo, old: str, tip: str) -> list[Finding]:
+    """An nmr, forfeit or lost-key seat landing on the game branch before the absent player's deadline, by this
+    gate's own record of when it accepted each commit (services.deadlines, services.gateclock); the commits the
+    push puts on the game branch count as accepted now, wherever else they were pushed before."""
+    from datetime import datetime, timezone
+
+    from pbem.services import gateclock
     from pbem.services.deadlines import nmr_findings
 
-    return nmr_findings(repo, sorted(commits))
+    arriving = gateclock.landed(repo, old, tip)
+    clock = gateclock.hook_clock(repo.repo.path, datetime.now(timezone.utc), arriving)
+    return nmr_findings(repo, arriving, clock)
 
 
 def _ref_tips(repo: GameRepo) -> list[str]:
@@ -293,3 +306,18 @@ def pre_receive(stdin: TextIO, stderr: TextIO, env: Mapping[str, str] | None = N
     if refused:
         stderr.write("pbem: push refused: fix the commits above (`pbem verify` shows the same), then push again\n")
     return ILLEGAL if refused else 0
+
+
+def post_receive(stdin: TextIO, stderr: TextIO, env: Mapping[str, str] | None = None) -> int:
+    """The post-receive hook's body: record when the game branch first held each commit (services.gateclock)."""
+    from datetime import datetime, timezone
+
+    from pbem.services import gateclock
+
+    env = os.environ if env is None else env
+    updates = parse_updates(stdin.read())
+    repo = GameRepo.open(env.get("GIT_DIR") or ".")
+    for line in gateclock.post_receive(repo, repo.repo.path, guarded_branch(repo),
+                                       [(u.old, u.new, u.ref) for u in updates], datetime.now(timezone.utc)):
+        stderr.write(line + "\n")
+    return 0

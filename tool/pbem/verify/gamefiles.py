@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping
 
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
-from pbem.formats import schemas, yamlsafe
+from pbem.formats import schemas, times, yamlsafe
 from pbem.formats.spans import common_prefix, common_suffix
 from pbem.protocol.agreements import START, Agreement
 from pbem.protocol.dice import ESCROW, Batch
@@ -181,10 +181,17 @@ def layout_findings(files: Mapping[str, tuple[str, int]], changed: set[str] | No
     return found
 
 
+def _check_times(raw: Mapping[str, Any], doc: yamlsafe.Document) -> None:
+    """The calendar behind the schema's patterns: no February 30 in `paused_until` (rule time.invalid)."""
+    if raw.get("paused_until") is not None:
+        times.parse_pause(raw["paused_until"], file=GAME, line=doc.line_of(("paused_until",)))
+
+
 def read_manifest(data: bytes) -> Manifest:
     doc = yamlsafe.load(data, GAME)
     schemas.validate("pbem/game/1", doc.data, file=GAME, doc=doc)
     raw = doc.data
+    _check_times(raw, doc)
     ruleset = get_ruleset(raw["ruleset"])
     setup = raw.get("setup") or {}
     setup_schema = getattr(ruleset, "setup_schema", None)
