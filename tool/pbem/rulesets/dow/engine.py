@@ -569,6 +569,19 @@ def _carried(orders: Mapping[str, Sequence[str]], start: str, end: str) -> bool:
     return datc.carried(orders, start, end, _neighbours(), lambda place: _map().area_type(place) == "WATER")
 
 
+def unit_locations() -> tuple[str, ...]:
+    """Every unit the standard map allows where it stands, as the engine writes it ("A PAR", "F STP/SC")."""
+    board_map = _map()
+    return tuple(sorted({unit for loc in board_map.locs for unit in (f"A {loc.upper()}", f"F {loc.upper()}")
+                         if board_map.is_valid_unit(unit)}))
+
+
+def possible_orders(board: Board, phase: str) -> Mapping[str, tuple[str, ...]]:
+    """Every order the engine would take at `phase`, by the location of the unit (random play, benchmarks)."""
+    game = _position(board, phase)
+    return {loc: tuple(sorted(o)) for loc, o in _quiet(game.get_all_possible_orders).items() if o}
+
+
 def build_sites(board: Board, power: str) -> tuple[str, ...]:
     """The home centres where `power` could build now: owned and empty (the engine's rule)."""
     homes = standard_map().homes.get(power, ())
