@@ -895,13 +895,17 @@ def _press_refusals(prev: Verified, game: Game) -> list[Finding]:
         return []
     state = prev.stop.checkpoint.state
     new = {id(m) for m in press_added(prev.game.press, game.press) or ()}  # a changed file: press.changed
-    found = []
-    for message in game.inputs.press.get(prev.status.firm, ()):
-        state, refusal = recognise(state, message.body, message.by)
-        if refusal is not None and id(message) in new:
-            found.append(Finding(getattr(refusal, "rule", "press.refused"), str(refusal), file=message.file,
-                                 line=message.line))
-    return found
+    messages = game.inputs.press.get(prev.status.firm, ())
+    recognise_all = getattr(ruleset, "recognise_all", None)  # linear over the commits of a step (dow/1)
+    if recognise_all is not None:
+        refusals = list(recognise_all(state, messages)[1])
+    else:
+        refusals = []
+        for message in messages:
+            state, refusal = recognise(state, message.body, message.by)
+            refusals.append(refusal)
+    return [Finding(getattr(refusal, "rule", "press.refused"), str(refusal), file=message.file, line=message.line)
+            for message, refusal in zip(messages, refusals) if refusal is not None and id(message) in new]
 
 
 def _progress(prev: Verified, game: Game, player: str, turn: bool, mine: list[Break],
