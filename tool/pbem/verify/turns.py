@@ -47,6 +47,7 @@ from pbem.verify.agreementfile import AGREEMENT_RE
 from pbem.verify.erratafile import ERRATUM_RE
 from pbem.verify.gamefiles import (CODEOWNERS, DICE_RE, GAME, PLAYERS_RE, PRESS_RE, README, REPORT_RE, SECRET_RE,
                                    STATUS, WORKFLOW, Game, in_commit_order, press_added)
+from pbem.verify.invitation import join_findings
 
 PROTECTED = (GAME, WORKFLOW, README, CODEOWNERS)
 SETUP_FILES = {GAME, WORKFLOW, README, CODEOWNERS}
@@ -437,6 +438,8 @@ def _setup(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> 
         if not is_join:
             findings.append(Finding("signature.unknown-key", f"signed by {signer.fingerprint()}, which holds no "
                                     "seat: a new key may only claim one open seat (pbem join)", file=GAME))
+        else:
+            findings += join_findings(new, claimed[0].id)  # the invite code, where the verifier can check it
         actor = claimed[0].id if claimed else None
     elif actor is None:
         now = new.seat_of_key(signer)
@@ -541,11 +544,12 @@ def _only(by_file: Mapping[str, agreements.Agreement], changed: set[str]) -> dic
 
 
 def _same_but_key(old: dict, new: dict, seat_id: str) -> bool:
-    """game.yaml unchanged except for `key` (and `name`) of one seat: what `pbem join` writes."""
+    """game.yaml unchanged except for `key` (and `name`, `invite`) of one seat: what `pbem join` writes."""
     def strip(raw: dict) -> dict:
         copy = dict(raw)
         copy["players"] = [
-            {k: v for k, v in s.items() if not (s["id"] == seat_id and k in ("key", "name"))} for s in raw["players"]
+            {k: v for k, v in s.items() if not (s["id"] == seat_id and k in ("key", "name", "invite"))}
+            for s in raw["players"]
         ]
         return copy
     return strip(old) == strip(new)
