@@ -5,8 +5,8 @@ in `Game._move_results`. Where a step is wrong, `Corrected` (mixed into the engi
 only module that imports the package; this one never does) replaces or completes that step and leaves the
 others as they are. Each correction names the DATC case whose rule it restores; docs/dow.md lists them all:
 
-* 6.D.33 / 6.D.34 with a convoy (own-country support): a support given by the power whose unit is attacked
-  never helps to dislodge it; the engine forgets this when the attack is ordered "via convoy" (it looks for
+* 6.D.12 with a convoy (own-country support): a support given by the power whose unit is attacked never helps
+  to dislodge it; the engine forgets this when the attack is ordered "via convoy" (it looks for
   the attacked unit under the word VIA) and dislodges the unit (`_strengths`).
 * 6.F.4, 6.F.5 (an attacked or beleaguered convoy is not disrupted): a convoy fails only when a convoying
   fleet is dislodged. The engine treats a fleet as dislodged by an attacker whose strength counts supports of
@@ -18,9 +18,9 @@ others as they are. Each correction names the DATC case whose rule it restores; 
 * 6.H.6, 6.H.11 (no retreat to a contested area; after a convoyed attack only the attacker's origin is
   opened): the engine offers a unit dislodged by a convoyed attack every neighbouring province, occupied and
   contested ones too (`_move_results`).
-* 6.F.14 reporting: a support of a convoying fleet, attacked by the army that fleet convoys while nothing
-  else attacks the fleet, is cut (`_resolve_moves` adds the result code the engine leaves out; the position
-  is the engine's).
+* reporting (the cut rule 6.F.14 relies on, without its paradox): a support of a convoying fleet, attacked by
+  the army that fleet convoys while nothing else attacks the fleet, is cut (`_resolve_moves` adds the result
+  code the engine leaves out; the position is the engine's).
 """
 
 from __future__ import annotations
@@ -50,8 +50,14 @@ class Corrected:
     convoy_paths: dict[str, list[list[str]]]
     dislodged: dict[str, str]
     powers: dict[str, Any]
+    popped: list[str]
+    _occupant: Any
+    _unit_owner: Any
+    _abuts: Any
+    _detect_paradox: Any
+    _is_moving_via_convoy: Any
 
-    # --- 6.D.33/6.D.34 via convoy: own-country support does not dislodge ----------------------------------------
+    # --- 6.D.12 via convoy: own-country support does not dislodge --------------------------------------------------
     def _strengths(self) -> None:
         for unit, order in self.command.items():
             words = order.split()
@@ -61,9 +67,9 @@ class Corrected:
             moving = self.command.get(supported, "").split()
             if not moving or moving[0] != "-" or moving[-1] != VIA or _destination(moving) != words[-1]:
                 continue
-            attacked = self._occupant(_destination(moving), any_coast=1)  # type: ignore[attr-defined]
+            attacked = self._occupant(_destination(moving), any_coast=1)
             helpless = self.supports[supported][1]
-            if attacked and self._unit_owner(unit) is self._unit_owner(attacked) and unit not in helpless:  # type: ignore[attr-defined]
+            if attacked and self._unit_owner(unit) is self._unit_owner(attacked) and unit not in helpless:
                 helpless.append(unit)
         super()._strengths()  # type: ignore[misc]
 
@@ -81,9 +87,9 @@ class Corrected:
                     continue
                 paths = self.convoy_paths.setdefault(unit, [])
                 paths[:] = [path for path in paths if place not in path]
-                by_land = self._abuts(unit[0], unit[2:], "-", destination)  # type: ignore[attr-defined]
+                by_land = self._abuts(unit[0], unit[2:], "-", destination)
                 # the engine's second paradox rule: the army could cut by land the support that beats its fleet
-                paradox = by_land and self._detect_paradox(destination, "S", ["-", area])  # type: ignore[attr-defined]
+                paradox = by_land and self._detect_paradox(destination, "S", ["-", area])
                 if not paths and (paradox or not by_land or words[-1] == VIA or not self.land_fallback):
                     self.result[unit] = [result]
                 if coresult:
@@ -96,11 +102,11 @@ class Corrected:
             return False
         top = max(fights)
         strongest = fights[top]
-        owner = self._unit_owner(fleet)  # type: ignore[attr-defined]
-        if all(self._unit_owner(unit) is owner for unit, _ in strongest):  # type: ignore[attr-defined]
+        owner = self._unit_owner(fleet)
+        if all(self._unit_owner(unit) is owner for unit, _ in strongest):
             return False
         # the engine's first paradox rule: the army's destination supports the fleet (Szykman: the convoy fails)
-        if self._detect_paradox(destination, "S", ["S", "F", area]):  # type: ignore[attr-defined]
+        if self._detect_paradox(destination, "S", ["S", "F", area]):
             return True
         if len(strongest) == 1:
             (_, helpless), = strongest
@@ -110,29 +116,29 @@ class Corrected:
             return False
         # 6.F.5 a beleaguered fleet stands; the engine keeps one exception, a paradox: the unit in the destination
         # supports one of the attacks, and the army landing there would cut that support and break the standoff
-        at_destination = self.command.get(self._occupant(destination), "H").split()  # type: ignore[attr-defined]
+        at_destination = self.command.get(self._occupant(destination), "H").split()
         return at_destination[0] == "S" and at_destination[-1][:3] == area
 
     # --- reporting a support cut by the convoyed army ----------------------------------------------------------
     def _resolve_moves(self) -> None:
         super()._resolve_moves()  # type: ignore[misc]
         self._retreat_blocked = {p for p, fights in self.combat.items() if fights}
-        self._convoyed = {u for u in self.command if self._is_moving_via_convoy(u)}  # type: ignore[attr-defined]
+        self._convoyed = {u for u in self.command if self._is_moving_via_convoy(u)}
         cut, void, no_convoy = self.codes["cut"], self.codes["void"], self.codes["no convoy"]
         for army in self._convoyed:
             if no_convoy in self.result[army]:
                 continue
-            target = self._occupant(_destination(self.command[army].split()), any_coast=1)  # type: ignore[attr-defined]
+            target = self._occupant(_destination(self.command[army].split()), any_coast=1)
             words = self.command.get(target, "H").split()
             if target is None or words[0] != "S" or len(words) != 3 or cut in self.result[target] \
-                    or void in self.result[target] or self._unit_owner(target) is self._unit_owner(army):  # type: ignore[attr-defined]
+                    or void in self.result[target] or self._unit_owner(target) is self._unit_owner(army):
                 continue
             fleet = " ".join(words[1:3])
             if not self.command.get(fleet, "").startswith(f"C {army} -"):
                 continue
-            owner = self._unit_owner(fleet)  # type: ignore[attr-defined]
+            owner = self._unit_owner(fleet)
             attacked = any(o.split()[0] == "-" and _destination(o.split())[:3] == fleet[2:5]
-                           and self._unit_owner(u) is not owner for u, o in self.command.items())  # type: ignore[attr-defined]
+                           and self._unit_owner(u) is not owner for u, o in self.command.items())
             if not attacked:
                 self.result[target].append(cut)
 
@@ -154,5 +160,5 @@ class Corrected:
                     power.retreats[unit] = kept
                 else:
                     del power.retreats[unit]
-                    self.popped.append(unit)  # type: ignore[attr-defined]
+                    self.popped.append(unit)
         return out
