@@ -89,10 +89,12 @@ def recognise_all(state: DowState, messages: Sequence[Any]) -> tuple[DowState, t
     every press commit, from the same state at the phase's start and with the messages of the commit before
     as a prefix; that prefix is taken from the last recognitions (`KEPT`, keyed by their starting state) and
     only the messages after it are recognised."""
-    messages = tuple(messages)
+    messages = tuple(messages)  # the verifier's tuple itself: no copy
     end, done, refusals = state, 0, ()
     for begun, seen, after, refused in _recognised.values():
-        if done < len(seen) <= len(messages) and messages[:len(seen)] == seen and (begun is state or begun == state):
+        # the same message objects at both ends of the prefix: messages are only ever appended to a phase's press
+        if (done < len(seen) <= len(messages) and seen[0] is messages[0] and seen[-1] is messages[len(seen) - 1]
+                and (begun is state or begun == state)):
             end, done, refusals = after, len(seen), refused
     found = list(refusals)
     for message in messages[done:]:
