@@ -33,6 +33,8 @@ class Case:
     void: list[str] = field(default_factory=list)
     centres: dict[str, list[str]] | None = None
     note: str = ""
+    retreats: dict[str, dict[str, list[str]]] | None = None  # checked after the first phase, where a case needs it
+    results: dict[str, list[str]] | None = None  # result codes the last phase must give these units
 
 
 CASES: list[Case] = [
@@ -833,8 +835,8 @@ CASES: list[Case] = [
          units={'russia': ['A EDI', 'F NWG', 'A NWY'], 'france': ['F IRI', 'F MAO'], 'england': ['A LVP', 'F NAO', 'F CLY']},
          orders=[{'russia': ['A EDI S A NWY - CLY', 'F NWG C A NWY - CLY', 'A NWY - CLY'], 'france': ['F IRI S F MAO - NAO', 'F MAO - NAO'], 'england': ['A LVP - CLY VIA', 'F NAO C A LVP - CLY', 'F CLY S F NAO']}],
          after={'england': ['A LVP'], 'france': ['F IRI', 'F NAO'], 'russia': ['A CLY', 'A EDI', 'F NWG']},
-         dislodged={'england': ['F CLY']},
-         note="Dad's army convoy (Szykman): North Atlantic Ocean is dislodged"),
+         note="Dad's army convoy (Szykman): North Atlantic Ocean is dislodged; Clyde, dislodged by the army convoyed "
+              "from Norway, has no free neighbour (6.H.6, 6.H.11) and is disbanded"),
     Case(id='6.F.22',
          title='Second order paradox with two resolutions',
          phase='S1901M',
@@ -938,8 +940,9 @@ CASES: list[Case] = [
          units={'england': ['A NWY', 'F DEN', 'F FIN'], 'germany': ['F SKA'], 'russia': ['A SWE', 'F BAR'], 'france': ['F NWG', 'F NTH']},
          orders=[{'england': ['A NWY - SWE VIA', 'F DEN S A NWY - SWE', 'F FIN S A NWY - SWE'], 'germany': ['F SKA C A NWY - SWE'], 'russia': ['A SWE - NWY', 'F BAR S A SWE - NWY'], 'france': ['F NWG - NWY', 'F NTH S F NWG - NWY']}],
          after={'england': ['A SWE', 'F DEN', 'F FIN'], 'france': ['F NTH', 'F NWG'], 'germany': ['F SKA'], 'russia': ['F BAR']},
-         dislodged={'russia': ['A SWE']},
-         note='no head-to-head with a convoyed army: Sweden is dislodged, Norwegian Sea bounces (4.A.7 choice b)'),
+         note='no head-to-head with a convoyed army: Sweden is dislodged, Norwegian Sea bounces (4.A.7 choice b); '
+              'Sweden may not retreat to Norway, where that standoff was, nor to occupied Finland or Denmark '
+              '(6.H.6): it is disbanded'),
     Case(id='6.G.11',
          title='A convoy to an adjacent province with a paradox',
          phase='S1901M',

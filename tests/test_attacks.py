@@ -4478,3 +4478,62 @@ def test_clock__a_prompt_player_answering_break_after_break_is_never_found_absen
     push_refused(push(opened), "agreement.nmr-early")
     _age_record(server, 5)
     assert push(opened).returncode == 0
+# === Diplomacy: the invite code checked by every verifier (dow-engine; docs/dow.md "Joining", docs/threats.md) ====
+
+def _plain_git_join(tmp_path: Path, power: str, invite: str | None) -> tuple[Any, str]:
+    """A dow game nobody joined yet; `power` claims his seat by plain git: his key, and `invite` (or none)."""
+    import re as _re
+
+    from test_dow_flow import new_dow
+
+    dow = new_dow(tmp_path / "dow", join=False, start=False)
+    text = dow.files()["game.yaml"].decode()
+    key = dow.me(power).public.to_line()
+    extra = f", invite: {invite}" if invite is not None else ""
+    text, n = _re.subn(rf"(?m)^(\s*- \{{id: {power})(.*)\}}$", rf"\g<1>\g<2>, key: {key}{extra}}}", text, count=1)
+    assert n == 1, text
+    return dow, dow.sneak(power, {**dow.files(), "game.yaml": text.encode()}, f"join: {power} takes a seat",
+                          status="keep")
+
+
+def _join_findings(dow: Any) -> list[dict[str, Any]]:
+    done = dow.pbem("verify", "--format", "json")
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stdout + done.stderr
+    return [f for f in json.loads(done.stdout)["findings"]]
+
+
+@pytest.mark.parametrize("invite", [None, "0" * 128, "a" * 64 + "b" * 64], ids=["none", "zeros", "made-up"])
+def test_invite__a_join_by_plain_git_without_the_code_is_refused(tmp_path: Path, invite: str | None) -> None:
+    """Threat: the code is in the game description only; a stranger reads the public repository, writes his key
+    into a seat by plain git (no invite, or a made-up one) and signs. Defence: every verifier checks the code's
+    signature over (game id, seat, key): setup.bad-invite-code, naming game.yaml and the seat's line."""
+    dow, bad = _plain_git_join(tmp_path, "france", invite)
+    [finding] = _join_findings(dow)
+    assert finding["rule"] == "setup.bad-invite-code" and finding["commit"] == bad, finding
+    line = dow.files()["game.yaml"].decode().splitlines()[finding["line"] - 1]
+    assert finding["file"] == "game.yaml" and "id: france" in line, finding
+
+
+def test_invite__a_seat_s_invite_copied_to_another_seat_is_refused(tmp_path: Path) -> None:
+    """Threat: England joined with the code; a stranger copies England's `invite:` into the seat he claims.
+    Defence: the signature covers the seat and the key claiming it: setup.bad-invite-code."""
+    from pbem.rulesets.dow import invite
+    from test_dow_flow import CODE
+
+    dow, _ = _plain_git_join(tmp_path, "england", None)
+    data = dow.data("game.yaml")
+    copied = invite.proof(data["setup"]["invite_hash"], CODE, data["id"], "england",
+                          dow.me("england").public.to_line())
+    assert copied is not None
+    dow, bad = _plain_git_join(tmp_path / "again", "france", copied)
+    [finding] = _join_findings(dow)
+    assert (finding["rule"], finding["commit"]) == ("setup.bad-invite-code", bad), finding
+
+
+def test_invite__pbem_join_with_the_code_passes_every_verifier(tmp_path: Path) -> None:
+    from test_dow_flow import CODE, new_dow
+
+    dow = new_dow(tmp_path / "dow", join=False, start=False)
+    assert dow.pbem("join", "--as", "france", "--code", CODE, who="france").returncode == 0
+    assert "invite" in next(s for s in dow.data("game.yaml")["players"] if s["id"] == "france")
+    assert dow.pbem("verify").returncode == 0

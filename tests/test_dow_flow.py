@@ -217,7 +217,7 @@ def second_half(base_second_half: Dow, tmp_path: Path) -> Dow:
 
 def test_join_needs_the_invite_code_which_the_repository_keeps_only_hashed(tmp_path: Path) -> None:
     dow = new_dow(tmp_path / "dow", join=False, start=False)
-    assert CODE not in dow.data("game.yaml")["setup"]["invite_hash"]  # sha256:SALT:DIGEST
+    assert CODE not in dow.data("game.yaml")["setup"]["invite_hash"]  # ed25519:SALT:KEY
     assert "[setup.invite-code]" in dow.refused("join", "--as", "france", who="france", rule="setup.invite-code",
                                                 code=2)
     dow.refused("join", "--as", "france", "--code", "IDidNotReadIt", who="france", rule="setup.bad-invite-code")

@@ -111,3 +111,30 @@ def test_only_a_seat_posts_and_only_in_its_own_file() -> None:
     assert rules("press/france.yaml", "france", "england") == ["ownership.foreign-press"]
     assert rules("press/france.yaml", "escrow", "escrow") == ["ownership.foreign-press"]
     assert rules("press/a.yaml", "france", "france") == ["tree.unexpected-path"]
+
+
+def test_a_phase_s_press_is_recognised_once_however_many_commits_post_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Linear recognition (press.recognise_all): recognising a phase's messages again with more appended, as the
+    verifier does at every press commit, recognises only the new ones, and gives what one message at a time
+    gives, refusals included."""
+    from pbem.protocol.model import Message
+    from pbem.rulesets.dow import DowRuleset, press
+    from pbem.rulesets.dow.state import POWERS
+
+    rules = DowRuleset()
+    start = rules.initial_state({"map": "standard"}, POWERS)
+    bodies = [{"by": "france", "say": "hi"}, {"by": "france", "propose": {"to": "germany", "state": "ALLIED"}},
+              {"by": "germany", "accept": {"from": "france", "state": "FRIENDLY"}},  # refused: not the proposal
+              {"by": "germany", "accept": {"from": "france", "state": "ALLIED"}}]
+    messages = [Message(b["by"], None, b, f"press/{b['by']}.yaml", i + 2) for i, b in enumerate(bodies)]
+    one_at_a_time, refusals = start, []
+    for m in messages:
+        one_at_a_time, refusal = press.recognise(one_at_a_time, m.body, m.by)
+        refusals.append(refusal)
+    seen: list[str] = []
+    real = press.recognise
+    monkeypatch.setattr(press, "recognise", lambda state, body, by: (seen.append(by), real(state, body, by))[1])
+    for count in range(1, len(messages) + 1):
+        after, refused = rules.recognise_all(start, messages[:count])
+    assert len(seen) == len(messages)  # each recognised once over the four calls
+    assert after == one_at_a_time and list(refused) == refusals and refused[2] is not None

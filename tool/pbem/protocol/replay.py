@@ -223,6 +223,8 @@ def _recognise(ruleset: Ruleset, state: Any, messages: Sequence[Message], proble
     recognise = getattr(ruleset, "recognise", None)
     if recognise is None:
         return state
+    if hasattr(ruleset, "recognise_all"):  # linear over the commits of a step (dow/1)
+        return ruleset.recognise_all(state, messages)[0]
     for message in messages:
         # a refused message changes nothing; the commit that posted it was judged for it (verify/turns.py)
         state, _refusal = recognise(state, message.body, message.by)

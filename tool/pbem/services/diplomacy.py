@@ -29,6 +29,7 @@ from pbem.protocol.replay import start_checkpoint
 from pbem.protocol.secrets import SECRET
 from pbem.rulesets.base import Action, Event, Point
 from pbem.services import chance
+from pbem.services import results as closed
 from pbem.services.workspace import Identity, Workspace
 from pbem.verify.gamefiles import ENTRY_LINE, STATUS, Game, in_commit_order
 from pbem.verify.turns import Verified, expected_after, who
@@ -507,8 +508,8 @@ def _event_lines(event: Event) -> list[str]:
     return []
 
 
-def chronicle(game: Game, point: Point | None, state: Any, until: Point | None
-              ) -> tuple[list[PhaseReport], tuple[Point | None, Any]]:
+def chronicle(game: Game, point: Point | None, state: Any, until: Point | None,
+              effects: Sequence[tuple[Point, Any]] = ()) -> tuple[list[PhaseReport], tuple[Point | None, Any]]:
     """Resolve phases from (`point`, `state`) up to `until` (exclusive; None: as far as the revealed orders go)
     the way replay does (protocol.replay: the powers owing at the phase, their revealed orders, the press sent
     during it recognised in the order of the commits that added it, then the phase), and tell what each did. Stops early at a phase whose
@@ -516,20 +517,22 @@ def chronicle(game: Game, point: Point | None, state: Any, until: Point | None
     ruleset = game.manifest.ruleset
     inputs: Inputs = game.inputs
     reports: list[PhaseReport] = []
+    due = sorted(effects, key=lambda e: e[0])  # resignations and seats taken, at their points (results.py)
     while point is not None and (until is None or point < until) and not ruleset.is_over(state):
+        while due and due[0][0] <= point:
+            state = due.pop(0)[1](state)
         when = ruleset.format_time(point)
-        owing = tuple(ruleset.owing_players(state, point)) if ruleset.sealed(point) else ()
-        revealed = {p: inputs.sealed[(when, p)] for p in owing if (when, p) in inputs.sealed}
-        if len(revealed) < len(owing) or not all(s.revealed for s in revealed.values()):
+        actions = closed.sealed_actions(ruleset, state, point, inputs)
+        if actions is None:
             break
+        owing = tuple(a.by for a in actions)
         press = []
         for message in inputs.press.get(when, ()):
             before = state
             state, refusal = ruleset.recognise(state, message.body, message.by)
             changes = ruleset.relations(before).recognised.changes_to(ruleset.relations(state).recognised)
             press.append(PressLine(message.body, str(refusal) if refusal else None, tuple(changes)))
-        orders = {p: tuple(revealed[p].value.get("orders", ())) for p in owing}
-        actions = [Action(point, p, None, revealed[p].value, "sealed") for p in owing]
+        orders = {a.by: tuple(a.do.get("orders", ())) for a in actions}
         before = state
         state, events = ruleset.apply(state, point, actions)
         units = _unit_changes(ruleset.position(before), ruleset.position(state)) if point[2] in (2, 3) else ()
@@ -569,7 +572,8 @@ def results(ws: Workspace, phase: str | None = None) -> list[PhaseReport]:
             raise PbemError("usage.bad-phase", f"{phase!r}: {err}") from None
     start = start_checkpoint(ruleset, game.manifest.setup, game.manifest.players)
     until = None if head.stop.over else head.stop.checkpoint.point
-    reports, _ = chronicle(game, start.point, start.state, until)
+    game, effects = closed.as_resolved(head)
+    reports, _ = chronicle(game, start.point, start.state, until, effects)
     if wanted is not None:
         reports = [r for r in reports if r.phase == wanted]
         if not reports:

@@ -97,14 +97,17 @@ def join(ws: Workspace, seat_id: str, me: Identity, code: str | None = None) -> 
         raise PbemError("setup.seat-taken", f"your key already holds seat {mine!r}", exit_code=1)
     seat = dict(seats[index])
     seat["key"] = me.public.to_line()
+    claim = _invite_proof(doc.data, seat_id, seat["key"], code)
+    if claim is not None:
+        seat["invite"] = claim  # the verifier checks it (verify/invitation.py)
     files[GAME] = _replace_seat_line(files[GAME], doc.line_of(("players", index)), seat, doc.data)
     return ws.commit(files, me, f"join: {seat_id} takes a seat")
 
 
 def check_invite(invite_hash: object, code: str | None) -> None:
     """Refuse a join without the right invite code when the game has one (stored salted and hashed, so the
-    public repository does not give it away; see pbem.rulesets.dow.invite). The code never enters the repository:
-    this is the game's door, checked by the joining player's pbem, not a rule the verifier can re-check."""
+    public repository does not give it away; see pbem.rulesets.dow.invite). The code never enters the repository;
+    with an invite hash of the ed25519 form the join carries the code's signature, which every verifier checks."""
     if invite_hash is None:
         return
     from pbem.rulesets.dow import invite
@@ -115,6 +118,16 @@ def check_invite(invite_hash: object, code: str | None) -> None:
     if not invite.matches(str(invite_hash), code):
         raise PbemError("setup.bad-invite-code", "that is not this game's invite code (read the game description)",
                         file=GAME, exit_code=1)
+
+
+def _invite_proof(data: dict, seat_id: str, key_line: str, code: str | None) -> str | None:
+    """The code's signature over this claim, where the game's invite hash is one the verifier checks."""
+    invite_hash = (data.get("setup") or {}).get("invite_hash")
+    if invite_hash is None or code is None:
+        return None
+    from pbem.rulesets.dow import invite
+
+    return invite.proof(str(invite_hash), code, str(data.get("id")), seat_id, key_line)
 
 
 def _same_key(line: str, me: Identity) -> bool:

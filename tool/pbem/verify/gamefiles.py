@@ -64,6 +64,7 @@ class Manifest:
     raw: Mapping[str, Any] = field(repr=False)
     escrow_key: PublicKey | None = None
     digest: str = ""  # sha256 hex of game.yaml's bytes: what the players consent to start (DESIGN §2 Setup)
+    seat_lines: Mapping[str, int] = field(default_factory=dict, repr=False, compare=False)  # seat id -> its line
 
     @property
     def keys(self) -> dict[str, PublicKey]:
@@ -221,7 +222,8 @@ def read_manifest(data: bytes) -> Manifest:
     escrow = (raw.get("dice") or {}).get("escrow_key")
     return Manifest(raw["id"], raw.get("title", raw["id"]), raw["ruleset"], tuple(seats), setup,
                     raw.get("pbem"), raw, PublicKey.from_line(escrow) if escrow else None,
-                    hashlib.sha256(data).hexdigest())
+                    hashlib.sha256(data).hexdigest(),
+                    {seat["id"]: doc.line_of(("players", i)) for i, seat in enumerate(raw["players"])})
 
 
 def parse_time(ruleset: Ruleset, text: str, file: str, line: int) -> Any:

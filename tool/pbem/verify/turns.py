@@ -47,6 +47,7 @@ from pbem.verify.agreementfile import AGREEMENT_RE
 from pbem.verify.erratafile import ERRATUM_RE
 from pbem.verify.gamefiles import (CODEOWNERS, DICE_RE, GAME, PLAYERS_RE, PRESS_RE, README, REPORT_RE, SECRET_RE,
                                    STATUS, WORKFLOW, Game, in_commit_order, press_added)
+from pbem.verify.invitation import join_findings
 
 PROTECTED = (GAME, WORKFLOW, README, CODEOWNERS)
 SETUP_FILES = {GAME, WORKFLOW, README, CODEOWNERS}
@@ -437,6 +438,8 @@ def _setup(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> 
         if not is_join:
             findings.append(Finding("signature.unknown-key", f"signed by {signer.fingerprint()}, which holds no "
                                     "seat: a new key may only claim one open seat (pbem join)", file=GAME))
+        else:
+            findings += join_findings(new, claimed[0].id)  # the invite code, where the verifier can check it
         actor = claimed[0].id if claimed else None
     elif actor is None:
         now = new.seat_of_key(signer)
@@ -541,11 +544,12 @@ def _only(by_file: Mapping[str, agreements.Agreement], changed: set[str]) -> dic
 
 
 def _same_but_key(old: dict, new: dict, seat_id: str) -> bool:
-    """game.yaml unchanged except for `key` (and `name`) of one seat: what `pbem join` writes."""
+    """game.yaml unchanged except for `key` (and `name`, `invite`) of one seat: what `pbem join` writes."""
     def strip(raw: dict) -> dict:
         copy = dict(raw)
         copy["players"] = [
-            {k: v for k, v in s.items() if not (s["id"] == seat_id and k in ("key", "name"))} for s in raw["players"]
+            {k: v for k, v in s.items() if not (s["id"] == seat_id and k in ("key", "name", "invite"))}
+            for s in raw["players"]
         ]
         return copy
     return strip(old) == strip(new)
@@ -895,13 +899,17 @@ def _press_refusals(prev: Verified, game: Game) -> list[Finding]:
         return []
     state = prev.stop.checkpoint.state
     new = {id(m) for m in press_added(prev.game.press, game.press) or ()}  # a changed file: press.changed
-    found = []
-    for message in game.inputs.press.get(prev.status.firm, ()):
-        state, refusal = recognise(state, message.body, message.by)
-        if refusal is not None and id(message) in new:
-            found.append(Finding(getattr(refusal, "rule", "press.refused"), str(refusal), file=message.file,
-                                 line=message.line))
-    return found
+    messages = game.inputs.press.get(prev.status.firm, ())
+    recognise_all = getattr(ruleset, "recognise_all", None)  # linear over the commits of a step (dow/1)
+    if recognise_all is not None:
+        refusals = list(recognise_all(state, messages)[1])
+    else:
+        refusals = []
+        for message in messages:
+            state, refusal = recognise(state, message.body, message.by)
+            refusals.append(refusal)
+    return [Finding(getattr(refusal, "rule", "press.refused"), str(refusal), file=message.file, line=message.line)
+            for message, refusal in zip(messages, refusals) if refusal is not None and id(message) in new]
 
 
 def _progress(prev: Verified, game: Game, player: str, turn: bool, mine: list[Break],

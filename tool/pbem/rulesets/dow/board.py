@@ -8,7 +8,8 @@ result codes). Everything is immutable and sorted, so two boards are equal exact
   the engine computed them ("BEL", "SPA/NC", ...);
 * `centres`: (power, supply centres) for every power, also powers that own none;
 * `influence`: (power, provinces) for every power: the provinces coloured the power's colour (the engine keeps
-  the colour of the last power whose unit stood there; DESIGN §7.2 "territory" reads it).
+  the colour of the last power whose unit stood there; DESIGN §7.2 "territory" reads it); always provinces,
+  also where the engine writes a coast.
 
 Provinces are three upper-case letters ("PAR", "STP"); a unit's province is its location without the coast.
 """
@@ -59,7 +60,9 @@ class Board:
                 for p in names for u, options in (dislodged or {}).get(p, {}).items()
             )),
             centres=tuple((p, tuple(sorted(set(centres.get(p, ()))))) for p in names),
-            influence=tuple((p, tuple(sorted(set(influence.get(p, ()))))) for p in names),
+            # provinces, never coasts: after a fleet retreats onto a coast the engine colours "STP/SC", which it
+            # then refuses in the next phase (docs/dow.md, the engine corrections)
+            influence=tuple((p, tuple(sorted({province_of(c) for c in influence.get(p, ())}))) for p in names),
         )
 
     # --- reading ---------------------------------------------------------------------------------------------

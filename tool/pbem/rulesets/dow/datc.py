@@ -123,6 +123,26 @@ def no_land_fallback(orders: Mapping[str, Sequence[str]], carried: Callable[[str
     return out
 
 
+def carried(orders: Mapping[str, Sequence[str]], start: str, end: str, near: Mapping[str, Iterable[str]],
+            at_sea: Callable[[str], bool]) -> bool:
+    """Whether the convoy orders given make a route of fleets at sea for an army from `start` to `end`
+    (`near`: the neighbours of each province; `at_sea(province)`: a sea province)."""
+    wanted = f"C A {start} - {end}"
+    seas = {o.split()[1] for given in orders.values() for o in given
+            if o.startswith("F ") and o.endswith(wanted) and at_sea(o.split()[1])}
+    reached = [s for s in seas if start in near.get(s, ())]
+    seen = set(reached)
+    while reached:
+        here = reached.pop()
+        if end in near.get(here, ()):
+            return True
+        for there in near.get(here, ()):
+            if there in seas and there not in seen:
+                seen.add(there)
+                reached.append(there)
+    return False
+
+
 def civil_disorder_disbands(units: Sequence[str], owned: Iterable[str], count: int,
                             neighbours: Mapping[str, Iterable[str]], name: Callable[[str], str]) -> list[str]:
     """DATC 6.J.3-6.J.11 (4.D.8, 2023 rules): the `count` units to remove from `units` ("A PRU", "F STP/NC"):

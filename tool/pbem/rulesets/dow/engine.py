@@ -25,11 +25,10 @@ in, so this module wraps it tightly and hands the rest of pbem only immutable da
 
 Unknown names are refused before they reach the engine (`set_centers` drops unknown centres silently).
 
-Where the engine departs from the DATC v3.0 preferred rulings (2023 rulebook), the orders it is given are
-corrected first (datc.py: 6.B.9 support coasts, 6.G.8 no land fallback via convoy, 6.J civil disorder by
-distance to owned centres), each only when its situation applies; a game's `edition: "2000"` skips them. A
-support the engine would read for another coast than the one written is refused by `check_orders`
-(`Checked.rewritten`), never silently carried out.
+Where the engine departs from DATC v3.0 (2023 rulebook), its orders are corrected first where their situation
+applies (datc.py: 6.B.9, 6.G.8, 6.J; skipped by `edition: "2000"`), and its wrong movement steps are replaced
+inside its Game (corrections.py: 6.D.12, 6.F.4, 6.F.5, 6.G.11, 6.H.6 after convoys). A support it would read
+for another coast is refused by `check_orders` (`Checked.rewritten`), never silently carried out.
 """
 
 from __future__ import annotations
@@ -45,7 +44,7 @@ from functools import lru_cache
 from types import MappingProxyType, ModuleType
 from typing import Any, Iterable, Mapping, Sequence
 
-from pbem.rulesets.dow import convoys, datc, standard
+from pbem.rulesets.dow import convoys, corrections, datc, standard
 from pbem.rulesets.dow.board import Board, province_of, unit_province
 
 PINNED = "1.1.2"
@@ -114,12 +113,16 @@ def _package() -> Any:
             from diplomacy import version
             from diplomacy.engine.game import Game
             from diplomacy.engine.map import Map
+            from diplomacy.utils import order_results
             _quiet(_lazy_map_class(Map), MAP_NAME)  # the engine's map cache now holds it: every game uses it
     finally:
         if collecting:
             gc.enable()
     _silence_logger()
-    return version.PACKAGE_VERSION, Game, Map
+    codes = {str(c): c for c in vars(order_results).values() if isinstance(c, order_results.OrderResult)}
+    # the engine's Game with its movement steps corrected to DATC v3.0 where they are wrong (corrections.py)
+    corrected = type("CorrectedGame", (corrections.Corrected, Game), {"codes": codes})
+    return version.PACKAGE_VERSION, corrected, Map
 
 
 def _silence_logger() -> None:
@@ -502,6 +505,7 @@ def _adjudicate(
     info = standard_map()
     game = _take_position(board, phase)
     game.win = victory
+    game.land_fallback = edition == "2000"  # 6.G.11: the 2023 rulebook has none
     for power, _given in orders:
         if power not in info.powers:
             raise EngineError(f"orders for unknown power {power!r}")
@@ -562,22 +566,20 @@ def _corrected(board: Board, phase: str, orders: dict[str, Sequence[str]], editi
 
 
 def _carried(orders: Mapping[str, Sequence[str]], start: str, end: str) -> bool:
-    """Whether the convoy orders given make a route of fleets at sea for an army from `start` to `end`."""
-    wanted = f"C A {start} - {end}"
-    seas = {o.split()[1] for given in orders.values() for o in given
-            if o.startswith("F ") and o.endswith(wanted) and _map().area_type(o.split()[1]) == "WATER"}
-    near = _neighbours()
-    reached = [s for s in seas if start in near.get(s, ())]
-    seen = set(reached)
-    while reached:
-        here = reached.pop()
-        if end in near.get(here, ()):
-            return True
-        for there in near.get(here, ()):
-            if there in seas and there not in seen:
-                seen.add(there)
-                reached.append(there)
-    return False
+    return datc.carried(orders, start, end, _neighbours(), lambda place: _map().area_type(place) == "WATER")
+
+
+def unit_locations() -> tuple[str, ...]:
+    """Every unit the standard map allows where it stands, as the engine writes it ("A PAR", "F STP/SC")."""
+    board_map = _map()
+    return tuple(sorted({unit for loc in board_map.locs for unit in (f"A {loc.upper()}", f"F {loc.upper()}")
+                         if board_map.is_valid_unit(unit)}))
+
+
+def possible_orders(board: Board, phase: str) -> Mapping[str, tuple[str, ...]]:
+    """Every order the engine would take at `phase`, by the location of the unit (random play, benchmarks)."""
+    game = _position(board, phase)
+    return {loc: tuple(sorted(o)) for loc, o in _quiet(game.get_all_possible_orders).items() if o}
 
 
 def build_sites(board: Board, power: str) -> tuple[str, ...]:

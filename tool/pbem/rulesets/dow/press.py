@@ -33,8 +33,9 @@ not in civil disorder; after the game is over only `say` is recognised.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from pbem.rulesets.dow import engine, phases, relations
 from pbem.rulesets.dow.refusal import Refusal
@@ -73,6 +74,37 @@ def recognise(state: DowState, message: Mapping[str, Any], by: str) -> tuple[Dow
         return (after if "whisper" in message else after.with_said(by)), None
     except PressRefused as refused:
         return state, Refusal(refused.rule, refused.message)
+
+
+KEPT = 4  # recognitions remembered: a verifier walks one phase at a time, from one or two starting states
+_recognised: "OrderedDict[int, tuple[DowState, tuple[Any, ...], DowState, tuple[Refusal | None, ...]]]" = \
+    OrderedDict()
+
+
+def recognise_all(state: DowState, messages: Sequence[Any]) -> tuple[DowState, tuple[Refusal | None, ...]]:
+    """The state after recognising `messages` (each with `.body` and `.by`, in recognition order) from `state`,
+    and each message's refusal (None when recognised).
+
+    Linear in a phase's messages however many commits post them: a verifier recognises the phase's press at
+    every press commit, from the same state at the phase's start and with the messages of the commit before
+    as a prefix; that prefix is taken from the last recognitions (`KEPT`, keyed by their starting state) and
+    only the messages after it are recognised."""
+    messages = tuple(messages)  # the verifier's tuple itself: no copy
+    end, done, refusals = state, 0, ()
+    for begun, seen, after, refused in _recognised.values():
+        # the same message objects at both ends of the prefix: messages are only ever appended to a phase's press
+        if (done < len(seen) <= len(messages) and seen[0] is messages[0] and seen[-1] is messages[len(seen) - 1]
+                and (begun is state or begun == state)):
+            end, done, refusals = after, len(seen), refused
+    found = list(refusals)
+    for message in messages[done:]:
+        end, refusal = recognise(end, message.body, message.by)
+        found.append(refusal)
+    _recognised[id(state)] = (state, messages, end, tuple(found))
+    _recognised.move_to_end(id(state))
+    while len(_recognised) > KEPT:
+        _recognised.popitem(last=False)
+    return end, tuple(found)
 
 
 def ready_owed(state: DowState, point: Any) -> list[str]:

@@ -163,6 +163,11 @@ class DowRuleset:
         """Recognise one press message signed by `by`."""
         return press.recognise(game, message, by)
 
+    def recognise_all(self, game: state.DowState, messages: Sequence[Any]
+                      ) -> tuple[state.DowState, tuple[Refusal | None, ...]]:
+        """Recognise a step's messages in order, linear in them across commits (press.recognise_all)."""
+        return press.recognise_all(game, messages)
+
     def relations(self, game: state.DowState) -> Relations:
         """The relationship matrices in force and recognised, and the standing proposals."""
         return game.relations
