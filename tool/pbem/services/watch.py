@@ -315,7 +315,8 @@ def _round(ws: Workspace, me: Identity, notifier: Notifier, remote: str | None, 
         try:
             pushed = push(ws, me, remote, git)
             say(pushed.message.splitlines()[0] if pushed.code == 0 else
-                "not pushed: " + " ".join([f.text() for f in pushed.findings] + [pushed.message]).replace("\n", " "))
+                " ".join([pushed.message.splitlines()[0], *(f.text() for f in pushed.findings),
+                          *pushed.message.splitlines()[1:]]))
             out.refused = out.refused or pushed.code != 0
         except PbemError as exc:
             say(f"not pushed: {exc}")

@@ -1,0 +1,189 @@
+"""The one GitHub flow (docs/github.md): `main` protected, the gate run from the default branch posting
+`pbem/verify` on each pull request's head, and pbem doing the chores. `pbem push` and `pbem watch` find that
+`main` refuses direct pushes (GitHub's GH006), push the player's commits to his own branch `pbem/<seat>`, open
+the pull request and have GitHub merge it once the check passed: nobody opens or merges anything by hand.
+
+GitHub is tests/fakegithub.py: its API on 127.0.0.1, over the race's bare repository (tests/test_push.py: after
+fed's turn the escrow owes its signature of fed-0001 and kli his contribution to fed-0002).
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from conftest import PBEM, Table
+from fakegithub import FakeGitHub
+from pbem.services import turn
+from pbem.services.workspace import Workspace
+from test_push import Race, base_race, identity, race, server_main, signer_of  # noqa: F401 (fixtures)
+
+TOKENS = {"t-fed": "alice", "t-kli": "bob", "t-escrow": "escrow-bot", "t-carol": "carol"}
+TOKEN_OF = {"fed": "t-fed", "kli": "t-kli", "escrow": "t-escrow"}
+
+
+@pytest.fixture
+def hub(race: Race, tmp_path: Path) -> Iterator[FakeGitHub]:
+    """The race's server as GitHub's copy (main protected), every clone pointed at it (`pbem.github`)."""
+    fed, kli, escrow, server = race
+    home = tmp_path / "github-home"
+    home.mkdir()
+    with FakeGitHub(server, "alice", "race-1", home, TOKENS) as fake:
+        for table in (fed, kli, escrow):
+            table.git("config", "pbem.github", "alice/race-1")
+        yield fake
+
+
+def env(table: Table, who: str, hub: FakeGitHub, token: str | None = None) -> dict[str, str]:
+    return table.env(who, hub.env(token or TOKEN_OF[who]))
+
+
+def push(table: Table, who: str, hub: FakeGitHub, *args: str) -> subprocess.CompletedProcess[str]:
+    return table.pbem("push", *args, env=env(table, who, hub))
+
+
+def transparent(server: Path, merge: str) -> bool:
+    tree = subprocess.run(["git", "rev-parse", f"{merge}^{{tree}}", f"{merge}^2^{{tree}}"], cwd=server,
+                          capture_output=True, text=True).stdout.split()
+    return len(tree) == 2 and tree[0] == tree[1]
+
+
+def contribute(table: Table, who: str) -> str:
+    turn.yield_turn(Workspace.open(table.repo_dir), identity(table, who))
+    return table.head()
+
+
+# --- a contribution, by `pbem push` --------------------------------------------------------------------------------
+
+def test_a_contribution_lands_through_a_pull_request_nobody_opens_or_merges(race: Race, hub: FakeGitHub) -> None:
+    _fed, kli, _escrow, server = race
+    mine = contribute(kli, "kli")
+    done = push(kli, "kli", hub)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "pull request #1" in done.stdout and "merged" in done.stdout
+    assert hub.pulls[1].head == "pbem/kli" and hub.pulls[1].user == "bob" and hub.pulls[1].merged
+    main = server_main(server)
+    assert subprocess.run(["git", "rev-parse", f"{main}^2"], cwd=server, capture_output=True,
+                          text=True).stdout.strip() == mine
+    assert transparent(server, main)
+    assert kli.head() == main  # the clone follows the merge: nothing to pull by hand
+    assert kli.git("config", "pbem.flow").stdout.decode().strip() == "pull-request"  # remembered from GH006
+    assert kli.pbem("verify", who="kli").returncode == 0
+    again = push(kli, "kli", hub)
+    assert again.returncode == 0 and "nothing to push" in again.stdout
+
+
+def test_two_players_at_once_both_land(race: Race, hub: FakeGitHub) -> None:
+    """kli's contribution and the escrow's signature on the same state, pushed at the same moment: GitHub
+    merges one; the other pull request is then behind `main` (branches must be up to date), and its `pbem push`
+    replays it onto the new `main`, re-signed, and GitHub merges that too."""
+    _fed, kli, escrow, server = race
+    contribute(kli, "kli")
+    me = identity(escrow, "escrow")
+    from pbem.services import chance
+
+    turn.commit_escrow(Workspace.open(escrow.repo_dir), me, chance.private_key(me))
+    both = [subprocess.Popen([str(PBEM), "push"], cwd=t.repo_dir, env=env(t, who, hub), text=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE) for t, who in ((kli, "kli"),
+                                                                                            (escrow, "escrow"))]
+    said = [p.communicate(timeout=300) for p in both]
+    assert [p.returncode for p in both] == [0, 0], said
+    assert len(hub.merges) == 2 and all(transparent(server, m) for m in hub.merges)
+    assert "rebased" in " ".join(out for out, _err in said) or len(hub.pulls) == 2
+    fresh = kli.pbem("pull", who="kli")
+    assert fresh.returncode == 0, fresh.stderr
+    assert "kli" in kli.data("dice/fed-0002.yaml")["contributions"] and kli.data("dice/fed-0001.yaml")["results"]
+    assert kli.head() == server_main(server) and kli.pbem("verify", who="kli").returncode == 0
+
+
+# --- the watches: contribution, signature and reveal --------------------------------------------------------------
+
+def test_the_watches_land_the_whole_shot_through_pull_requests(race: Race, hub: FakeGitHub) -> None:
+    """After fed's turn, the watches alone: kli's contribution, the escrow's signature, then fed's reveal, each
+    through a pull request of its own that GitHub merged; the watch never waits for GitHub, its next round
+    pulls the merge."""
+    fed, kli, escrow, server = race
+    turned = server_main(server)
+    for _round in range(6):
+        for table, who in ((kli, "kli"), (escrow, "escrow"), (fed, "fed")):
+            done = table.pbem("watch", "--once", env=env(table, who, hub))
+            assert "Traceback" not in done.stderr and "not pushed" not in done.stdout, done.stdout + done.stderr
+        hub.settled()
+        revealed = fed.pbem("pull", env=env(fed, "fed", hub))
+        if fed.data("dice/fed-0002.yaml").get("results") and fed.head() == server_main(server):
+            break
+    assert revealed.returncode == 0
+    assert fed.data("dice/fed-0002.yaml").get("results"), "the reveal did not land"
+    assert {p.head for p in hub.pulls.values()} == {"pbem/kli", "pbem/escrow", "pbem/fed"}
+    assert all(p.merged for p in hub.pulls.values() if p.state == "closed")
+    signers = {signer_of(fed, c) for c in fed.git("rev-list", "--no-merges", f"{turned}..HEAD").stdout.decode().split()}
+    assert signers == {"kli", "escrow", "fed"}
+    assert fed.pbem("verify", who="fed").returncode == 0
+
+
+# --- review, and the advice when a remote refuses ----------------------------------------------------------------
+
+def test_review_opens_the_pull_request_without_merging_it(race: Race, hub: FakeGitHub) -> None:
+    _fed, kli, _escrow, server = race
+    landed = server_main(server)
+    contribute(kli, "kli")
+    done = push(kli, "kli", hub, "--review")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "open for review" in done.stdout and "#1" in done.stdout
+    hub.settled()
+    assert not hub.pulls[1].auto_merge and hub.pulls[1].state == "open" and server_main(server) == landed
+    assert hub.passed(kli.head())  # the check ran on the head: a player merges once he has read it
+
+
+def test_without_a_token_one_line_says_what_to_set(race: Race, hub: FakeGitHub) -> None:
+    _fed, kli, _escrow, server = race
+    landed = server_main(server)
+    contribute(kli, "kli")
+    before = kli.head()
+    extra = {"PBEM_GITHUB_API": hub.url, "GH_TOKEN": "", "GITHUB_TOKEN": "", "PATH": "/usr/bin:/bin"}
+    done = kli.pbem("push", env=kli.env("kli", extra))
+    assert done.returncode == 2
+    lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    assert len(lines) == 1 and "[github.no-token]" in lines[0] and "GH_TOKEN" in lines[0], lines
+    assert "run `pbem push` again" not in lines[0]
+    assert kli.head() == before and server_main(server) == landed
+
+
+def test_a_bad_token_is_one_line(race: Race, hub: FakeGitHub) -> None:
+    _fed, kli, _escrow, _server = race
+    contribute(kli, "kli")
+    done = kli.pbem("push", env=env(kli, "kli", hub, token="t-forged"))
+    assert done.returncode == 2 and "[github.token]" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_no_write_access_is_said_as_such(race: Race, hub: FakeGitHub) -> None:
+    _fed, kli, _escrow, server = race
+    hub.read_only("t-kli")
+    kli.git("config", "--unset", "pbem.github")
+    mine = contribute(kli, "kli")
+    done = push(kli, "kli", hub)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "no write access" in done.stderr and "Collaborators" in done.stderr
+    assert "run `pbem push` again" not in done.stderr
+    assert kli.head() == mine  # kept, unpublished: nothing about the commit was judged
+
+
+def test_watch_says_not_pushed_once(race: Race, hub: FakeGitHub) -> None:
+    _fed, kli, _escrow, _server = race
+    hub.read_only("t-kli")
+    done = kli.pbem("watch", "--once", env=env(kli, "kli", hub))
+    assert done.returncode == 1
+    assert "not pushed: not pushed" not in done.stdout and "not pushed:" in done.stdout
+
+
+def test_a_plain_remote_keeps_the_direct_push(race: Race) -> None:
+    """A bare repository with the pbem hook is no GitHub: `pbem push` pushes straight to main, no flow remembered."""
+    _fed, kli, _escrow, server = race
+    contribute(kli, "kli")
+    done = kli.pbem("push", who="kli")
+    assert done.returncode == 0 and f"pushed {kli.head()[:10]} to origin/main" in done.stdout
+    assert server_main(server) == kli.head()
+    assert kli.git("config", "pbem.flow", check=False).returncode != 0
