@@ -84,6 +84,8 @@ class FakeGitHub:
         self.statuses: dict[str, list[dict[str, str]]] = {}
         self.merges: list[str] = []
         self.paused = False  # while True, no check runs and nothing merges
+        self.verdict: str | None = None  # when set, the check fails with this line (a gate that knows more
+        # than the player's clone, e.g. its own clock: the commit verifies at home and is refused here)
         self.lock = threading.RLock()
         self.checks = home / "fake-github-checks"
         self._stop = threading.Event()
@@ -176,6 +178,8 @@ class FakeGitHub:
         done = subprocess.run([str(PBEM), "verify"], cwd=self.checks, capture_output=True, text=True,
                               env=clean_env(self.home), check=False)
         said = (done.stdout + done.stderr).strip().splitlines()
+        if self.verdict is not None:
+            done.returncode, said = 1, [self.verdict]
         with self.lock:
             self.post_status(sha, "success" if done.returncode == 0 else "failure", ACTIONS,
                              said[0][:140] if said else "")

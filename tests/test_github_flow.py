@@ -187,3 +187,71 @@ def test_a_plain_remote_keeps_the_direct_push(race: Race) -> None:
     assert done.returncode == 0 and f"pushed {kli.head()[:10]} to origin/main" in done.stdout
     assert server_main(server) == kli.head()
     assert kli.git("config", "pbem.flow", check=False).returncode != 0
+
+
+# --- a refusal leaves no false state --------------------------------------------------------------------------------
+
+def test_a_failed_check_puts_the_clone_back_where_the_game_is(race: Race, hub: FakeGitHub) -> None:
+    """The gate refuses what the clone's own verification accepted (here a stand-in for a judgement only the gate
+    can make, such as its clock): `pbem push` says the check failed, keeps the commit on `pbem-saved-<id>` and
+    puts main back at the shared game's tip, so `pbem status` and `pbem pull` tell the truth."""
+    _fed, kli, _escrow, server = race
+    hub.verdict = "[clock.not-overdue] the gate accepted the owed item 2 days ago, 7 are needed"
+    landed = server_main(server)
+    mine = contribute(kli, "kli")
+    done = push(kli, "kli", hub)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "pbem/verify failed on pull request #1" in done.stderr and "clock.not-overdue" in done.stderr
+    saved = f"pbem-saved-{mine[:10]}"
+    assert f"kept on branch {saved}" in done.stderr
+    assert kli.head() == landed == server_main(server)
+    assert kli.git("rev-parse", saved).stdout.decode().strip() == mine
+    pulled = kli.pbem("pull", env=env(kli, "kli", hub))
+    assert pulled.returncode == 0 and "up to date" in pulled.stdout
+
+
+# --- Diplomacy: a seal and press ---------------------------------------------------------------------------------
+
+from test_dow_flow import Dow, base_first_half, base_second_half, second_half  # noqa: E402,F401
+
+
+def test_a_seal_and_press_land_through_pull_requests(second_half: Dow, tmp_path: Path) -> None:
+    """Two powers act at once on a GitHub game: england seals his orders, france says something in global press;
+    each runs `pbem push`; both land, each through his own pull request, merged by GitHub."""
+    from gitutil import clean_env
+    from test_sync import clone
+
+    server = tmp_path / "dow.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(server)], check=True)
+    home = second_half.root / "home"
+    for args in (["remote", "add", "origin", str(server)], ["push", "-q", "-u", "origin", "main"]):
+        subprocess.run(["git", *args], cwd=second_half.repo_dir, env=clean_env(home), check=True, capture_output=True)
+    github_home = tmp_path / "github-home"
+    github_home.mkdir()
+    with FakeGitHub(server, "alice", "dow-1", github_home, {"t-eng": "eng", "t-fra": "fra"}) as fake:
+        seats = {power: clone(server, tmp_path / power, second_half.me(power)) for power in ("england", "france")}
+
+        def pbem(power: str, *args: str) -> subprocess.Popen[str]:
+            seat = seats[power]
+            seat.git("config", "pbem.github", "alice/dow-1")
+            extra = {"PBEM_KEY": str(seat.me.path), **fake.env(f"t-{power[:3]}")}
+            return subprocess.Popen([str(PBEM), *args], cwd=seat.repo_dir, env=clean_env(seat.home, extra),
+                                    text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+        orders = tmp_path / "orders.yaml"
+        orders.write_text("orders: []\n")
+        for power, args in (("england", ("orders", str(orders))), ("france", ("say", "Peace in the west"))):
+            acted = pbem(power, *args)
+            out, err = acted.communicate(timeout=120)
+            assert acted.returncode == 0, out + err
+        pushes = [pbem(power, "push") for power in seats]
+        said = [p.communicate(timeout=300) for p in pushes]
+        assert [p.returncode for p in pushes] == [0, 0], said
+        assert sorted(p.head for p in fake.pulls.values()) == ["pbem/england", "pbem/france"]
+        assert all(transparent(server, m) for m in fake.merges) and len(fake.merges) == 2
+        tree = subprocess.run(["git", "ls-tree", "-r", "--name-only", "main"], cwd=server, capture_output=True,
+                              text=True).stdout.split()
+        log = subprocess.run(["git", "log", "-p", "main"], cwd=server, capture_output=True, text=True).stdout
+        assert "orders for S1901M sealed" in log and "Peace in the west" in log
+        reader = clone(server, tmp_path / "reader", second_half.me("austria"))
+        assert reader.pbem("verify").returncode == 0
