@@ -72,6 +72,8 @@ def test_a_contribution_lands_through_a_pull_request_nobody_opens_or_merges(race
     assert kli.head() == main  # the clone follows the merge: nothing to pull by hand
     assert kli.git("config", "pbem.flow").stdout.decode().strip() == "pull-request"  # remembered from GH006
     assert kli.pbem("verify", who="kli").returncode == 0
+    status = kli.pbem("status", who="kli")  # HEAD is GitHub's merge commit: no turn, and no signature of a seat
+    assert status.returncode == 0 and "control: escrow" in status.stdout, status.stdout + status.stderr
     again = push(kli, "kli", hub)
     assert again.returncode == 0 and "nothing to push" in again.stdout
 
