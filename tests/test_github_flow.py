@@ -257,3 +257,59 @@ def test_a_seal_and_press_land_through_pull_requests(second_half: Dow, tmp_path:
         assert "orders for S1901M sealed" in log and "Peace in the west" in log
         reader = clone(server, tmp_path / "reader", second_half.me("austria"))
         assert reader.pbem("verify").returncode == 0
+
+
+# --- the API client --------------------------------------------------------------------------------------------------
+
+from pbem.errors import PbemError  # noqa: E402
+from pbem.services import github  # noqa: E402
+
+
+@pytest.mark.parametrize("url, api, slug", [
+    ("git@github.com:alice/duel-1.git", "", "alice/duel-1"),
+    ("https://github.com/alice/duel-1", "", "alice/duel-1"),
+    ("https://x-access-token@github.com/alice/duel-1.git/", "", "alice/duel-1"),
+    ("ssh://git@ssh.github.com:443/alice/duel-1.git", "", "alice/duel-1"),
+    ("git@ghe.example.org:club/dow-3.git", "https://ghe.example.org/api/v3", "club/dow-3"),
+    ("git@gitlab.com:alice/duel-1.git", "", None),
+    ("/srv/git/duel-1.git", "", None),
+    ("git@ghe.example.org:club/dow-3.git", "", None),
+])
+def test_the_github_repository_is_read_from_the_remote_url(url: str, api: str, slug: str | None) -> None:
+    found = github.repository(url, None, {"PBEM_GITHUB_API": api} if api else {})
+    assert (found.slug if found else None) == slug
+    if found is not None and api:
+        assert found.graphql == "https://ghe.example.org/api/graphql" and found.host == "ghe.example.org"
+    if found is not None and not api:
+        assert found.graphql == "https://api.github.com/graphql" and found.host == "github.com"
+
+
+def test_pbem_github_names_the_repository_and_a_bad_value_is_one_line() -> None:
+    assert github.repository("/srv/x.git", "club/dow-3", {}).slug == "club/dow-3"  # type: ignore[union-attr]
+    with pytest.raises(PbemError) as refused:
+        github.repository("/srv/x.git", "just-a-name", {})
+    assert refused.value.finding.rule == "github.config" and refused.value.exit_code == 2
+
+
+def test_a_pull_request_that_passed_already_is_merged_at_once(race: Race, hub: FakeGitHub) -> None:
+    """GitHub refuses auto-merge for a pull request that may merge now ("clean status"): pbem merges it itself."""
+    _fed, kli, _escrow, server = race
+    hub.paused = True
+    mine = contribute(kli, "kli")
+    kli.git("push", "-q", "origin", f"{mine}:refs/heads/pbem/kli", env=hub.env("t-kli"))
+    hub.post_status(mine, "success", "github-actions")
+    client = github.Client(github.Repository("alice", "race-1", hub.url), "t-kli")
+    pull = client.create_pull("pbem/kli", "main", "kli", "")
+    assert client.auto_merge(pull) is False
+    assert client.merge(pull["number"], mine) is True
+    assert subprocess.run(["git", "rev-parse", "main^2"], cwd=server, capture_output=True,
+                          text=True).stdout.strip() == mine
+
+
+def test_auto_merge_turned_off_is_one_line(race: Race, hub: FakeGitHub) -> None:
+    _fed, kli, _escrow, _server = race
+    hub.allow_auto_merge = False
+    contribute(kli, "kli")
+    done = push(kli, "kli", hub)
+    assert done.returncode == 2 and "[github.auto-merge-off]" in done.stderr and "Allow auto-merge" in done.stderr
+    assert "Traceback" not in done.stderr
