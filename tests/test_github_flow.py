@@ -313,3 +313,15 @@ def test_auto_merge_turned_off_is_one_line(race: Race, hub: FakeGitHub) -> None:
     done = push(kli, "kli", hub)
     assert done.returncode == 2 and "[github.auto-merge-off]" in done.stderr and "Allow auto-merge" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_review_on_a_plain_remote_pushes_the_branch_and_says_how_it_lands(race: Race) -> None:
+    _fed, kli, _escrow, server = race
+    landed = server_main(server)
+    mine = contribute(kli, "kli")
+    done = kli.pbem("push", "--review", who="kli")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "origin/pbem/kli for review" in done.stdout and "git merge --no-ff" in done.stdout
+    assert server_main(server) == landed
+    assert subprocess.run(["git", "rev-parse", "pbem/kli"], cwd=server, capture_output=True,
+                          text=True).stdout.strip() == mine

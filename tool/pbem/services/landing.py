@@ -125,15 +125,19 @@ def via_pull_request(ws: Workspace, up: Upstream, tip: str, theirs: str | None, 
     to merge it once the check passed (not with `review`), and wait up to `wait` seconds for the merge."""
     remote_url = ws.repo.config_value(f"remote.{up.remote}.url")
     repo = github.repository(remote_url, ws.repo.config_value(github.REPO_CONFIG), environ)
-    if repo is None:
+    if repo is None and not review:
         return refused(ws, up, "protected", "", tip, theirs)
-    token = github.token(environ, repo.host)
-    if token is None:
-        raise github.no_token(repo, f"{up.where} takes no direct pushes")
+    token = github.token(environ, repo.host) if repo is not None else None
+    if repo is not None and token is None:
+        raise github.no_token(repo, f"{up.where} takes no direct pushes" if not review else "--review")
     pushed = git(["push", "--porcelain", "--force", up.remote, f"{tip}:refs/heads/{branch}"], ws.root)
     if pushed.returncode != 0:
         said = _said(pushed.stdout + pushed.stderr)
         return refused(ws, up, refusal(said), said, tip, theirs)
+    if repo is None or token is None:  # a plain remote: the branch is the pull request
+        return Landed(f"pushed {tip[:10]} to {up.remote}/{branch} for review: the others read it "
+                      f"(`git log -p {up.where}..{up.remote}/{branch}`) and one of them merges it with "
+                      f"`git merge --no-ff {up.remote}/{branch}` and `git push` (a transparent merge)")
     client = github.Client(repo, token)
     pull = client.open_pull(branch, up.target) or client.create_pull(
         branch, up.target, title, f"Commits of `{branch}`, landed by `pbem push`: GitHub merges them once the "
