@@ -102,8 +102,8 @@ def set_aside(ws: Workspace, up: Upstream, tip: str, theirs: str | None) -> str:
     from pbem.services.push import save  # push imports this module
 
     saved = save(ws, tip)
-    keep = f"your commits are kept on branch {saved} (`git log -p {up.where}..{saved}`; `git checkout {saved} -- FILE` " \
-           "takes a file back)"
+    keep = (f"your commits are kept on branch {saved} (`git log -p {up.where}..{saved}`; `git checkout {saved} -- "
+            "FILE` takes a file back)")
     if theirs is None:
         return keep
     if ws.worktree_files() != ws.head_files():

@@ -11,9 +11,12 @@ side by side. If the changes overlap, if a commit is not mine, or if anything wo
 to do and changes neither branch nor working tree; a commit it cannot replay is kept on a `pbem-saved-<id>`
 branch the message names, so following its advice (`git reset --hard origin/main`) loses nothing.
 
-Never a forced push: when someone pushed between our fetch and our push, git refuses and we fetch and replay
-again (MAX_TRIES), after a short pause of random length: when every player's `pbem watch` reveals at the same
-moment, the pushes that lost the race spread out instead of colliding again. A remote that no longer contains
+Where the shared branch takes no direct pushes (GitHub's protected `main`), the commits land through the player's
+own branch and a pull request GitHub merges (services/landing.py); a refusal is said as what it is there too.
+
+Never a forced push to the shared branch: when someone pushed between our fetch and our push, git refuses and we
+fetch and replay again (MAX_TRIES), after a short pause of random length: when every player's `pbem watch`
+reveals at the same moment, the pushes that lost the race spread out instead of colliding again. A remote that no longer contains
 what this clone had fetched was rewritten: refused (`push.rewritten`, services/gitstate.py).
 """
 

@@ -409,7 +409,8 @@ def watch(root: Path, me: Identity, notifier: Notifier, *, once: bool = False, i
           remote: str | None = None, sleep: Callable[[float], None] = time.sleep,
           rounds: int | None = None, git: Git = run_git) -> int:
     """Run rounds until Ctrl-C or SIGTERM (or once; services/stopping.py); returns the exit code: 0, or 1 when
-    `once` and something it tried was refused. After a failure the wait doubles, up to MAX_BACKOFF; a good round brings it back to `interval`."""
+    `once` and something it tried was refused. After a failure the wait doubles, up to MAX_BACKOFF; a good round
+    brings it back to `interval`."""
     failures = 0
     done = 0
     seen = Seen()
