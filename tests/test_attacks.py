@@ -4537,3 +4537,181 @@ def test_invite__pbem_join_with_the_code_passes_every_verifier(tmp_path: Path) -
     assert dow.pbem("join", "--as", "france", "--code", CODE, who="france").returncode == 0
     assert "invite" in next(s for s in dow.data("game.yaml")["players"] if s["id"] == "france")
     assert dow.pbem("verify").returncode == 0
+# === The GitHub flow: pull requests opened and merged by pbem, and refusals (docs/github.md, The one flow) =========
+# A game on GitHub as docs/github.md sets it up (tests/fakegithub.py stands for GitHub: main protected, the gate's
+# `pbem/verify` posted by the app github-actions, auto-merge only with the branch up to date), over the race of
+# tests/test_push.py (kli owes a contribution, the escrow a signature). What would a player do with the flow?
+# Push to another player's branch, send a pull request that edits the workflow, have a stale branch merged with
+# content nobody signed, post the check's status himself; and a refused push must not leave a clone claiming a
+# state the shared game does not have.
+
+from fakegithub import ACTIONS, FakeGitHub  # noqa: E402
+from pbem.services import github as github_api  # noqa: E402
+from test_push import base_race, race  # noqa: E402,F401 (fixtures)
+
+GITHUB_TOKENS = {"t-fed": "alice", "t-kli": "bob", "t-escrow": "escrow-bot"}
+
+
+@pytest.fixture
+def on_github(race: Any, tmp_path: Path) -> Any:
+    fed, kli, escrow, server = race
+    home = tmp_path / "github-home"
+    home.mkdir()
+    with FakeGitHub(server, "alice", "race-1", home, GITHUB_TOKENS) as fake:
+        for table in (fed, kli, escrow):
+            table.git("config", "pbem.github", "alice/race-1")
+        yield fed, kli, escrow, server, fake
+
+
+def _gh_env(table: Table, who: str, fake: FakeGitHub) -> dict[str, str]:
+    return table.env(who, fake.env(f"t-{who}"))
+
+
+def _main(server: Path) -> str:
+    return subprocess.run(["git", "rev-parse", "main"], cwd=server, capture_output=True, text=True).stdout.strip()
+
+
+def _reachable(server: Path, oid: str) -> bool:
+    return subprocess.run(["git", "merge-base", "--is-ancestor", oid, "main"], cwd=server).returncode == 0
+
+
+def _contribute(table: Table, who: str) -> str:
+    from pbem.services import turn
+    from pbem.services.workspace import Workspace
+    from test_push import identity
+
+    turn.yield_turn(Workspace.open(table.repo_dir), identity(table, who))
+    return table.head()
+
+
+def _open_by_hand(fake: FakeGitHub, token: str, branch: str) -> dict[str, Any]:
+    """A pull request opened with the API directly (not by pbem), auto-merge asked for."""
+    client = github_api.Client(github_api.Repository("alice", "race-1", fake.url), token)
+    pull = client.open_pull(branch, "main") or client.create_pull(branch, "main", "by hand", "")
+    client.auto_merge(pull)
+    return pull
+
+
+def test_github_flow__a_player_pushes_to_another_players_branch(on_github: Any) -> None:
+    """Threat: fed force-pushes a commit of his own onto kli's branch `pbem/kli` while kli's pull request waits
+    for its check, hoping it lands under kli's pull request. Defence: the gate judges the head whoever pushed it
+    (the commit is fed's, signed by fed, and not his to make: the check fails and nothing merges), and kli's next
+    `pbem push` puts his own commits back on his branch; fed's commit never reaches main."""
+    fed, kli, _escrow, server, fake = on_github
+    landed = _main(server)
+    fake.paused = True
+    mine = _contribute(kli, "kli")
+    done = kli.pbem("push", "--no-wait", env=_gh_env(kli, "kli", fake))
+    assert done.returncode == 0, done.stdout + done.stderr
+    fed.write("players/kli.yaml", "through: 1.12.damage\n")
+    bad = fed.sneak("fed", "fed: kli's horizon, by fed")
+    fed.git("push", "-q", "--force", "origin", f"{bad}:refs/heads/pbem/kli", env=fake.env("t-fed"))
+    fake.paused = False
+    fake.settled()
+    assert _main(server) == landed and fake.pulls[1].state == "open"
+    assert not fake.passed(bad)
+    again = kli.pbem("push", env=_gh_env(kli, "kli", fake))
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert _reachable(server, mine) and not _reachable(server, bad)
+    assert kli.head() == _main(server)
+
+
+def test_github_flow__a_pull_request_edits_the_workflow(on_github: Any) -> None:
+    """Threat: kli sends, by hand, a pull request whose commit also turns the workflow's check into
+    `pbem verify || true`, asking auto-merge. Defence: the gate runs from the default branch and reads the branch
+    as data: the edit itself is a finding (protected.changed), the check fails, GitHub merges nothing."""
+    _fed, kli, _escrow, server, fake = on_github
+    landed = _main(server)
+    workflow = ".github/workflows/pbem.yml"
+    kli.write(workflow, kli.read(workflow).replace("pbem verify", "pbem verify || true"))
+    bad = kli.sneak("kli", "kli: a friendlier check")
+    kli.git("push", "-q", "origin", f"{bad}:refs/heads/pbem/kli", env=fake.env("t-kli"))
+    _open_by_hand(fake, "t-kli", "pbem/kli")
+    fake.settled()
+    assert _main(server) == landed and not fake.passed(bad)
+    assert any("protected.changed" in s["description"] or s["state"] == "failure" for s in fake.statuses[bad])
+    done = kli.pbem("push", env=_gh_env(kli, "kli", fake))
+    assert done.returncode == 1 and "[protected.changed]" in done.stderr  # pbem itself never publishes it
+
+
+def test_github_flow__a_branch_not_up_to_date_merged_with_content_nobody_signed(on_github: Any) -> None:
+    """Threat: a pull request behind main is merged anyway (a host left "Require branches to be up to date"
+    off), so the merge commit holds content that no player's signed commit has. Defence: with the documented
+    setting GitHub waits and pbem replays the branch onto main (tests/test_github_flow.py, two players at once);
+    a content-changing merge that landed nonetheless is refused by every clone (history.bad-merge): `pbem pull`
+    builds nothing on it, for the other players and for the branch's own author alike."""
+    fed, kli, _escrow, server, fake = on_github
+    fake.paused = True
+    landed = _main(server)
+    mine = _contribute(kli, "kli")
+    kli.git("push", "-q", "origin", f"{mine}:refs/heads/pbem/kli", env=fake.env("t-kli"))
+    tree = fake.git("rev-parse", f"{landed}^{{tree}}")  # a merge that keeps main's tree: kli's change is lost
+    merge = fake.git("commit-tree", tree, "-p", landed, "-p", mine, "-m", "Merge pull request #9 from alice/pbem/kli")
+    fake.git("update-ref", "refs/heads/main", merge, landed)
+    before = fed.snapshot()
+    pulled = fed.pbem("pull", env=_gh_env(fed, "fed", fake))
+    assert pulled.returncode == 1 and "[pull.remote-invalid]" in pulled.stderr and "history.bad-merge" in pulled.stderr
+    assert fed.snapshot().head == before.head and fed.head() == landed
+    pulled = kli.pbem("pull", env=_gh_env(kli, "kli", fake))  # kli too: his commit is in it, his move is not
+    assert pulled.returncode == 1 and "history.bad-merge" in pulled.stderr and kli.head() == mine
+
+
+@pytest.mark.parametrize("required_source", [ACTIONS, None], ids=["source-required", "any-source"])
+def test_github_flow__a_forged_status_context(on_github: Any, required_source: str | None) -> None:
+    """Threat: kli posts the status `pbem/verify: success` on his own illegal pull request with his own token
+    (any collaborator may post statuses). Defence: branch protection requires the check from the app
+    github-actions (docs/github.md), so GitHub ignores his; and where a host allowed any source and the commit
+    landed, every clone refuses to build on the invalid main (pull.remote-invalid)."""
+    fed, kli, _escrow, server, fake = on_github
+    fake.required_source = required_source
+    landed = _main(server)
+    kli.edit("kli", through="1.12.damage")  # kli's turn waits: he only owes a contribution now
+    bad = kli.sneak("kli", "kli: too early")
+    kli.git("push", "-q", "origin", f"{bad}:refs/heads/pbem/kli", env=fake.env("t-kli"))
+    _open_by_hand(fake, "t-kli", "pbem/kli")
+    fake.settled()
+    import json as json_
+    import urllib.request
+
+    request = urllib.request.Request(f"{fake.url}/repos/alice/race-1/statuses/{bad}", method="POST",
+                                     data=json_.dumps({"state": "success", "context": "pbem/verify"}).encode(),
+                                     headers={"Authorization": "Bearer t-kli", "Content-Type": "application/json"})
+    urllib.request.urlopen(request, timeout=10).close()
+    fake.settled()
+    if required_source is not None:
+        assert _main(server) == landed and fake.pulls[1].state == "open"
+        return
+    assert _reachable(server, bad)  # the misconfigured host merged it ...
+    pulled = fed.pbem("pull", env=_gh_env(fed, "fed", fake))
+    assert pulled.returncode == 1 and "[pull.remote-invalid]" in pulled.stderr  # ... and nobody builds on it
+    assert fed.head() == landed
+
+
+def test_github_flow__a_refused_push_leaves_no_false_local_state(race: Any) -> None:
+    """Threat (to the player himself): the host's hook refuses a commit his own clone accepted (the gate judges
+    what the clone cannot, e.g. by its own clock: a forfeit asked too early), and the clone keeps saying the game is
+    in the refused state (`pbem status`: "the game is over"), while `pbem pull` answers `pbem push`, refused again.
+    Defence: a verdict of the gate puts the game branch back at the remote's tip and keeps the refused commit on
+    `pbem-saved-<id>`; `pbem pull` is then up to date. A refusal that says nothing about the commits (no write
+    access, another hook) keeps them, unpublished. The hook here prints the pbem hook's verdict line."""
+    _fed, kli, _escrow, server = race
+    hook = server / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\ncat >/dev/null\necho 'clock.not-overdue: kli owes since 2 days, 7 are needed' >&2\n"
+                    "echo 'pbem: refs/heads/main: REFUSED, 1 finding(s) in 1 new commit(s); nothing was changed' >&2\n"
+                    "exit 1\n")
+    landed = _main(server)
+    mine = _contribute(kli, "kli")
+    done = kli.pbem("push", who="kli")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "pbem hook refused your commits" in done.stderr and "clock.not-overdue" in done.stderr
+    assert "run `pbem push` again" not in done.stderr
+    assert kli.head() == landed and kli.git("status", "--porcelain").stdout == b""
+    assert kli.git("rev-parse", f"pbem-saved-{mine[:10]}").stdout.decode().strip() == mine
+    pulled = kli.pbem("pull", who="kli")
+    assert pulled.returncode == 0 and "up to date" in pulled.stdout
+    # another hook's refusal (maintenance) says nothing about the commit: it stays, unpublished
+    hook.write_text("#!/bin/sh\ncat >/dev/null\necho 'closed for maintenance' >&2\nexit 1\n")
+    again = _contribute(kli, "kli")
+    done = kli.pbem("push", who="kli")
+    assert done.returncode == 1 and "closed for maintenance" in done.stderr and "tell the host" in done.stderr
+    assert kli.head() == again

@@ -10,7 +10,10 @@ from __future__ import annotations
 import re
 import subprocess
 import textwrap
+from contextlib import ExitStack
 from pathlib import Path
+
+import pytest
 
 from conftest import PBEM
 from gitutil import clean_env
@@ -30,7 +33,11 @@ def blocks(text: str) -> list[tuple[str, str]]:
     return [(m.group(2), textwrap.dedent(m.group(3))) for m in found]
 
 
-def test_the_readme_walkthrough_works_verbatim_in_fresh_homes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("host", ["hook", "github"])
+def test_the_readme_walkthrough_works_verbatim_in_fresh_homes(tmp_path: Path, host: str) -> None:
+    """`hook`: the shared repository is a bare one with pbem's hook. `github`: it stands for GitHub's
+    (tests/fakegithub.py), protected once Alice's first push made `main`, as the README says; each player has
+    GH_TOKEN set, and the same commands land every commit through a pull request GitHub merges."""
     shared = tmp_path / "shared.git"
     subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(shared)], check=True)
     assert subprocess.run([str(PBEM), "hook", "install", str(shared)], capture_output=True).returncode == 0
@@ -38,6 +45,16 @@ def test_the_readme_walkthrough_works_verbatim_in_fresh_homes(tmp_path: Path) ->
     where = {name: home for name, home in homes.items()}
     for home in homes.values():
         home.mkdir()
+    with ExitStack() as stack:
+        _walk(tmp_path, shared, homes, where, host, stack)
+
+
+def _walk(tmp_path: Path, shared: Path, homes: dict[str, Path], where: dict[str, Path], host: str,
+          stack: ExitStack) -> None:
+    github: dict[str, str] = {}
+    if host == "github":
+        for home in homes.values():  # the shared repository's URL is a path here: name the GitHub repository
+            (home / ".gitconfig").write_text("[pbem]\n\tgithub = alice/duel-1\n")
     found = blocks(walkthrough())
     yaml = [body for lang, body in found if lang == "yaml"]
     assert len(yaml) == 2, "step 4 shows players/fed.yaml, then report/turn-01.yaml"
@@ -53,7 +70,7 @@ def test_the_readme_walkthrough_works_verbatim_in_fresh_homes(tmp_path: Path) ->
             (where[player] / "report").mkdir(exist_ok=True)
             (where[player] / "report" / "turn-01.yaml").write_text(yaml[1])
         env = clean_env(homes[player], {"SHARED": str(shared), "PATH": f"{PBEM.parent}:" + clean_env(homes[player])
-                                        ["PATH"]})
+                                        ["PATH"], **github, **({"GH_TOKEN": f"t-{player}"} if github else {})})
         for name in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
             env.pop(name)  # a fresh machine: git knows no name yet
         state = tmp_path / f"{player}.pwd"
@@ -62,6 +79,14 @@ def test_the_readme_walkthrough_works_verbatim_in_fresh_homes(tmp_path: Path) ->
         assert done.returncode == 0, f"{player}:\n{body}\n{done.stdout}{done.stderr}"
         where[player] = Path(state.read_text().strip())
         ran += 1
+        if host == "github" and ran == 1:  # Alice's first push made main: now she protects it
+            from fakegithub import FakeGitHub
+
+            (tmp_path / "github-home").mkdir()
+            fake = stack.enter_context(FakeGitHub(shared, "alice", "duel-1", tmp_path / "github-home",
+                                                  {f"t-{name}": name.lower() for name in homes}))
+            github = fake.env("")
+            github.pop("GH_TOKEN")
     assert ran >= 5
     fresh = tmp_path / "check"
     subprocess.run(["git", "clone", "-q", str(shared), str(fresh)], check=True)
@@ -69,6 +94,9 @@ def test_the_readme_walkthrough_works_verbatim_in_fresh_homes(tmp_path: Path) ->
     assert verified.returncode == 0, verified.stdout + verified.stderr
     log = subprocess.run(["git", "log", "--format=%s"], cwd=fresh, capture_output=True, text=True).stdout
     assert "fed: closing" in log and "join: kli takes a seat" in log
-    shown = subprocess.run(["git", "log", "-1", "--show-signature"], cwd=where["Alice"], capture_output=True,
-                           text=True, env=clean_env(homes["Alice"]))
+    shown = subprocess.run(["git", "log", "-1", "--no-merges", "--show-signature"], cwd=where["Alice"],
+                           capture_output=True, text=True, env=clean_env(homes["Alice"]))
     assert "Good" in shown.stdout + shown.stderr  # plain git checks Alice's own commit with her config
+    if host == "github":
+        assert len(fake.merges) >= 4 and all(p.merged for p in fake.pulls.values()), fake.pulls
+        assert {p.head for p in fake.pulls.values()} == {"pbem/fed", "pbem/kli"}

@@ -10,9 +10,11 @@ his contribution to fed-0002; once both landed, fed owes the reveal of fed-0002.
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import stat
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -175,6 +177,70 @@ def test_ctrl_c_on_the_real_command_exits_0_with_one_line(race: Race) -> None:
     out, err = process.communicate(timeout=60)
     assert process.returncode == 0, err
     assert out.splitlines()[-1] == "pbem watch stopped" and "Traceback" not in err
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_watch_started_with_sigint_ignored_still_stops_on_sigint_and_sigterm(race: Race, stop: int) -> None:
+    """A shell's background job (`pbem watch &`, nohup, some service managers) starts with SIGINT ignored, and
+    Python then installs no handler of its own: the watch installs its own, for SIGINT and SIGTERM alike."""
+    _fed, kli, _escrow, _server = race
+    from conftest import PBEM
+
+    def ignore_sigint() -> None:  # what the background shell did before starting the watch
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    process = subprocess.Popen([str(PBEM), "watch", "--interval", "3600"], cwd=kli.repo_dir, env=kli.env("kli"),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ignore_sigint)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and "kli" not in kli.data("dice/fed-0002.yaml").get("contributions", {}):
+            time.sleep(0.2)
+        time.sleep(0.5)  # the round ends; the watch sleeps for an hour
+        process.send_signal(stop)
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 0, err
+    assert out.splitlines()[-1] == "pbem watch stopped" and "Traceback" not in err
+
+
+def test_a_stop_asked_during_a_round_lets_the_round_finish(race: Race) -> None:
+    """SIGTERM in the middle of a round: the round's commit and push complete, then the watch stops."""
+    _fed, kli, _escrow, server = race
+    said = Lines()
+    real = watch.locked_round
+
+    def round_then_signal(*args, **kwargs):  # type: ignore[no-untyped-def]
+        os.kill(os.getpid(), signal.SIGTERM)  # delivered now: the round has not started its work yet
+        return real(*args, **kwargs)
+
+    watch.locked_round = round_then_signal  # type: ignore[assignment]
+    try:
+        code = watch.watch(kli.repo_dir, identity(kli, "kli"), watch.Notifier(said, desktop=False), interval=3600)
+    finally:
+        watch.locked_round = real  # type: ignore[assignment]
+    assert code == 0 and said.said[-1] == "pbem watch stopped"
+    assert server_main(server) == kli.head() and "kli" in kli.data("dice/fed-0002.yaml")["contributions"]
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL  # the previous handler is back
+
+
+def test_the_settings_file_is_read_without_tomllib(tmp_path: Path) -> None:
+    """Python 3.10 has no tomllib: the watch reads its settings with tomli there (pyproject.toml declares it for
+    < 3.11). Run with tomllib absent and tomli standing for it."""
+    config = tmp_path / "watch.toml"
+    config.write_text('[smtp]\nhost = "mail.example.org"\nto = "me@example.org"\nport = 587\n')
+    code = ("import sys, tomllib; sys.modules['tomli'] = tomllib; sys.modules['tomllib'] = None\n"
+            "from pbem.services import watch\n"
+            f"c = watch.smtp_config({{}}, __import__('pathlib').Path({str(config)!r}))\n"
+            "assert 'tomllib' not in sys.modules or sys.modules['tomllib'] is None\n"
+            "print(c.host, c.port)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["mail.example.org", "587"]
+    pyproject = (Path(__file__).parents[1] / "pyproject.toml").read_text()
+    assert "\"tomli>=1.1; python_version < '3.11'\"" in pyproject
 
 
 # --- telling -------------------------------------------------------------------------------------------------------

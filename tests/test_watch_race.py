@@ -152,7 +152,7 @@ def test_a_push_that_keeps_losing_gives_up_after_max_tries_with_nothing_changed(
     git = Losing()
     pauses: list[float] = []
     done = push(Workspace.open(kli.repo_dir), identity(kli, "kli"), git=git, pause=pauses.append)
-    assert done.code == 1 and done.message.startswith("not pushed: the remote refused")
+    assert done.code == 1 and done.message.startswith("not pushed: origin/main kept moving while pbem replayed")
     assert git.commands().count("push") == MAX_TRIES and len(pauses) == MAX_TRIES - 1
     assert all(0 <= p <= MAX_PAUSE for p in pauses)
     assert kli.head() == mine and server_main(server) == landed

@@ -71,16 +71,24 @@ def hook_post_receive() -> None:
 @commands.command()
 def push(remote: Optional[str] = typer.Option(None, "--remote", help="the git remote (default: the "
                                                                       "branch's, else origin)"),
+         review: bool = typer.Option(False, "--review", help="open a pull request for the other players to "
+                                     "review and merge, instead of landing the commits at once"),
+         no_wait: bool = typer.Option(False, "--no-wait", help="on GitHub, do not wait for the pull request's "
+                                      "merge (GitHub still merges it once the check passed)"),
          key: Optional[str] = KeyOption) -> None:
     """Fetch, and push your commits; if another player's out-of-turn commit landed first and touches other
-    parts of the game, rebase yours onto it, re-sign and verify them first. Otherwise say what to do.
+    parts of the game, rebase yours onto it, re-sign and verify them first. Otherwise say what to do. Where
+    `main` is protected on GitHub, the commits go to your branch `pbem/<seat>` and a pull request that GitHub
+    merges once the check `pbem/verify` passed (docs/github.md).
 
     Example: pbem yield -m "contributing" && pbem push
     """
+    from pbem.services.landing import WAIT
     from pbem.services.push import push as service
 
     def go() -> int:
-        outcome = service(workspace(), lambda: identity(key), remote)
+        outcome = service(workspace(), lambda: identity(key), remote, review=review,
+                          wait=0.0 if no_wait else WAIT)
         for finding in outcome.findings:
             typer.echo(finding.text(), err=True)
         typer.echo(outcome.message, err=outcome.code != 0)

@@ -19,7 +19,6 @@ from pbem.render.html_log import DiceRow, EntryRow, GameLog, HandoffView, PressR
 from pbem.render.status_screen import StatusView
 from pbem.protocol.model import ROLL
 from pbem.services import gitstate, report, results
-from pbem.store.commits import parse_commit
 from pbem.store.repo import GameRepo
 from pbem.verify import history
 from pbem.verify.history import HistoryResult
@@ -318,7 +317,8 @@ def status_view(ws: Any, me: str | None) -> StatusView:
     to_sign = tuple(e.id for e in waiting if me in e.unsigned(manifest.players))
     to_apply = tuple(e.id for e in waiting if not e.unsigned(manifest.players))
     oid = ws.repo.head_oid()
-    message = parse_commit(ws.repo.raw_commit(oid)).message.decode("utf-8", "replace").strip() if oid else ""
+    # the raw message, not the strict parse of a turn: HEAD may be a pull request's merge commit (DESIGN §3)
+    message = ws.repo.repo[oid].raw_message.decode("utf-8", "replace").strip() if oid else ""
     last = f"{oid[:10]} {message.splitlines()[0]}" if oid and message else ""
     return StatusView(
         title=manifest.title, game_id=manifest.id, ruleset=manifest.ruleset_name, status=status, me=me,

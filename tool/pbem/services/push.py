@@ -11,20 +11,25 @@ side by side. If the changes overlap, if a commit is not mine, or if anything wo
 to do and changes neither branch nor working tree; a commit it cannot replay is kept on a `pbem-saved-<id>`
 branch the message names, so following its advice (`git reset --hard origin/main`) loses nothing.
 
-Never a forced push: when someone pushed between our fetch and our push, git refuses and we fetch and replay
-again (MAX_TRIES), after a short pause of random length: when every player's `pbem watch` reveals at the same
-moment, the pushes that lost the race spread out instead of colliding again. A remote that no longer contains
+Where the shared branch takes no direct pushes (GitHub's protected `main`), the commits land through the player's
+own branch and a pull request GitHub merges (services/landing.py); a refusal is said as what it is there too.
+
+Never a forced push to the shared branch: when someone pushed between our fetch and our push, git refuses and we
+fetch and replay again (MAX_TRIES), after a short pause of random length: when every player's `pbem watch`
+reveals at the same moment, the pushes that lost the race spread out instead of colliding again. A remote that no longer contains
 what this clone had fetched was rewritten: refused (`push.rewritten`, services/gitstate.py).
 """
 
 from __future__ import annotations
 
 import difflib
+import hashlib
+import os
 import random
 import re
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import pygit2
 
@@ -33,7 +38,7 @@ from pbem.errors import ILLEGAL, Finding, PbemError
 from pbem.formats import yamlsafe
 from pbem.formats.writer import dump_mapping
 from pbem.protocol.model import Status
-from pbem.services import gitstate
+from pbem.services import gitstate, landing
 from pbem.services.gitstate import Git, run_git
 from pbem.services.workspace import Identity, Workspace
 from pbem.store.commits import parse_commit
@@ -60,10 +65,13 @@ MAX_PAUSE = 4.0
 
 
 def push(ws: Workspace, me: Identity | Callable[[], Identity], remote: str | None = None,
-         git: Git = run_git, pause: Callable[[float], None] = time.sleep) -> PushOutcome:
-    """Fetch the remote branch; push my commits, replayed onto it when it moved (see the module docstring).
-    `me` may be a loader: the key is needed only to re-sign. Never a forced push: git refuses a push that
-    is not a fast-forward of the remote, and then this pauses, fetches and replays again (at most MAX_TRIES
+         git: Git = run_git, pause: Callable[[float], None] = time.sleep, *, review: bool = False,
+         wait: float = 0.0, environ: Mapping[str, str] = os.environ) -> PushOutcome:
+    """Fetch the remote branch; push my commits, replayed onto it when it moved (see the module docstring),
+    straight onto it or through a pull request GitHub merges (services/landing.py; `review`: opened for review,
+    not merged by GitHub; `wait`: seconds to wait for GitHub's merge). `me` may be a loader: the key is needed
+    only to re-sign and to name my branch. Never a forced push to the shared branch: git refuses a push that is
+    not a fast-forward of the remote, and then this pauses, fetches and replays again (at most MAX_TRIES
     times)."""
     repo = ws.repo
     up = gitstate.upstream(repo, remote)
@@ -72,7 +80,13 @@ def push(ws: Workspace, me: Identity | Callable[[], Identity], remote: str | Non
     local = repo.head_oid()
     assert local is not None
     identity: Identity | None = me if isinstance(me, Identity) else None
-    said = ""
+
+    def mine() -> Identity:
+        nonlocal identity
+        if identity is None:
+            identity = me() if callable(me) else me
+        return identity
+
     for attempt in range(MAX_TRIES):
         if attempt:
             pause(random.uniform(0, min(MAX_PAUSE, RETRY_PAUSE * 2 ** attempt)))
@@ -88,26 +102,52 @@ def push(ws: Workspace, me: Identity | Callable[[], Identity], remote: str | Non
             return PushOutcome(f"nothing to push: {where} is ahead of you; `pbem pull` brings you up to date")
         tip, rebased = local, 0
         if theirs is not None and not gitstate.contains(repo, local, theirs):
-            if identity is None:
-                identity = me() if callable(me) else me
-            tip, rebased = rebase(ws, identity, local, theirs, where)
+            tip, rebased = rebase(ws, mine(), local, theirs, where)
         findings = _new_findings(ws, tip, theirs)
         if findings:
             return PushOutcome(f"not pushed: your commits do not verify; fix them (`pbem verify {where}..HEAD`) "
                                "and push again", findings, ILLEGAL)
-        done = git(["push", "--porcelain", up.remote, f"{tip}:refs/heads/{up.target}"], ws.root)
-        if done.returncode == 0:
-            repo.update_ref(up.tracking, tip)
-            if rebased:
-                repo.update_branch_and_worktree(tip)
-                return PushOutcome(f"{where} had moved: rebased and re-signed {rebased} commit(s) of yours "
-                                   f"onto it, pushed {tip[:10]}", rebased=rebased)
-            return PushOutcome(f"pushed {tip[:10]} to {where}")
-        said = "\n".join(line for line in (done.stderr + done.stdout).splitlines() if line.strip())
-        if gitstate.remote_tip(ws.root, up, git) == theirs:
-            break  # the remote refused this push itself (its hook): trying again would not help
-    return PushOutcome(f"not pushed: the remote refused; nothing changed here (run `pbem push` again if "
-                       f"someone pushed meanwhile)\n{said}", [], ILLEGAL)
+        if not (review or landing.pull_request_flow(ws)):
+            done = git(["push", "--porcelain", up.remote, f"{tip}:refs/heads/{up.target}"], ws.root)
+            if done.returncode == 0:
+                repo.update_ref(up.tracking, tip)
+                if rebased:
+                    repo.update_branch_and_worktree(tip)
+                    return PushOutcome(f"{where} had moved: rebased and re-signed {rebased} commit(s) of yours "
+                                       f"onto it, pushed {tip[:10]}", rebased=rebased)
+                return PushOutcome(f"pushed {tip[:10]} to {where}")
+            if gitstate.remote_tip(ws.root, up, git) != theirs:
+                continue  # someone pushed between our fetch and our push: replay onto it
+            said = "\n".join(line for line in (done.stderr + done.stdout).splitlines() if line.strip())
+            kind = landing.refusal(said)
+            if kind != "protected":
+                landed = landing.refused(ws, up, kind, said, tip, theirs)
+                return PushOutcome(landed.message, code=landed.code)
+            landing.remember_pull_request_flow(ws)  # GitHub's protected main: from now on, pull requests
+        if rebased:
+            repo.update_branch_and_worktree(tip)
+            local = tip
+        branch = _branch(ws, mine(), tip)
+        landed = landing.via_pull_request(ws, up, tip, theirs, branch, f"{branch[len('pbem/'):]}: "
+                                          f"{_subject(ws, tip)}", review=review, wait=wait, git=git, pause=pause,
+                                          environ=environ)
+        if landed.moved:
+            continue
+        if landed.merged:
+            from pbem.services.pull import pull
+
+            return PushOutcome(f"{landed.message}; {pull(Workspace.open(ws.root), remote, git).message}",
+                               rebased=rebased)
+        return PushOutcome(landed.message, code=landed.code, rebased=rebased)
+    return PushOutcome(f"not pushed: {where} kept moving while pbem replayed your commits onto it ({MAX_TRIES} "
+                       "tries); nothing changed here: `pbem push` again", [], ILLEGAL)
+
+
+def _branch(ws: Workspace, me: Identity, tip: str) -> str:
+    """My own branch on the remote: `pbem/<seat>`, or before I hold a seat `pbem/key-<12 hex digits>`."""
+    last = verify_history(ws.repo, tip, cached=True).last
+    seat = who(last.game, me.public) if last is not None else None
+    return landing.seat_branch(seat, hashlib.sha256(me.public.blob()).hexdigest()[:12])
 
 
 def _new_findings(ws: Workspace, tip: str, published: str | None) -> list[Finding]:

@@ -9,7 +9,7 @@ signatures on agreements: what it commits is computed from HEAD alone, never fro
 uncommitted edits are put back as they were.
 
 The loop (`watch`) is `one_round` repeated, with the clock, the sleep and the notifier injected; a network
-error or a refused push is said and retried later with a bounded backoff; Ctrl-C ends it.
+error or a refused push is said and retried later with a bounded backoff; Ctrl-C or SIGTERM ends it.
 """
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ import time
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from pbem.errors import PbemError
 from pbem.protocol.dice import ESCROW
 from pbem.protocol.model import Status
-from pbem.services import clonelock, gitstate, turn
+from pbem.services import clonelock, gitstate, stopping, turn
 from pbem.services.gitstate import Git, run_git
 from pbem.services.pull import pull
 from pbem.services.push import push
@@ -102,11 +102,10 @@ def smtp_config(environ: Mapping[str, str], path: Path | None = None) -> SmtpCon
     recipient (no e-mail)."""
     values: dict[str, object] = {}
     if path is not None and path.is_file():
-        import tomllib
-
+        toml = _toml()
         try:
-            values.update(tomllib.loads(path.read_text()).get("smtp", {}))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            values.update(toml.loads(path.read_text()).get("smtp", {}))
+        except (toml.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise PbemError("watch.config", f"{path}: not a TOML file ({exc})") from None
     for name in ("host", "port", "user", "password", "to", "from", "starttls", "cafile"):
         if environ.get(f"PBEM_SMTP_{name.upper()}"):
@@ -124,6 +123,16 @@ def smtp_config(environ: Mapping[str, str], path: Path | None = None) -> SmtpCon
                       str(values["from"]) if values.get("from") else None,
                       flag if isinstance(flag, bool) else str(flag).lower() in ("1", "true", "yes", "on"),
                       str(values["cafile"]) if values.get("cafile") else None)
+
+
+def _toml() -> Any:
+    """The TOML reader: the standard library's from Python 3.11, else tomli (the same code, a declared dependency
+    for 3.10)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:
+        import tomli as tomllib  # type: ignore[no-redef]
+    return tomllib
 
 
 @dataclass
@@ -306,7 +315,8 @@ def _round(ws: Workspace, me: Identity, notifier: Notifier, remote: str | None, 
         try:
             pushed = push(ws, me, remote, git)
             say(pushed.message.splitlines()[0] if pushed.code == 0 else
-                "not pushed: " + " ".join([f.text() for f in pushed.findings] + [pushed.message]).replace("\n", " "))
+                " ".join([pushed.message.splitlines()[0], *(f.text() for f in pushed.findings),
+                          *pushed.message.splitlines()[1:]]))
             out.refused = out.refused or pushed.code != 0
         except PbemError as exc:
             say(f"not pushed: {exc}")
@@ -398,24 +408,27 @@ def tell(ws: Workspace, me: Identity, notifier: Notifier, out: Round) -> None:
 def watch(root: Path, me: Identity, notifier: Notifier, *, once: bool = False, interval: float = 60.0,
           remote: str | None = None, sleep: Callable[[float], None] = time.sleep,
           rounds: int | None = None, git: Git = run_git) -> int:
-    """Run rounds until Ctrl-C (or once); returns the exit code: 0, or 1 when `once` and something it tried was
-    refused. After a failure the wait doubles, up to MAX_BACKOFF; a good round brings it back to `interval`."""
+    """Run rounds until Ctrl-C or SIGTERM (or once; services/stopping.py); returns the exit code: 0, or 1 when
+    `once` and something it tried was refused. After a failure the wait doubles, up to MAX_BACKOFF; a good round
+    brings it back to `interval`."""
     failures = 0
     done = 0
     seen = Seen()
     try:
-        while True:
-            result = locked_round(root, me, notifier, remote, git, seen)
-            done += 1
-            if once:
-                return 1 if result.refused else 0
-            failures = failures + 1 if result.refused else 0
-            wait = min(interval * (2 ** failures), max(MAX_BACKOFF, interval)) if failures else interval
-            if failures:
-                notifier.say(f"trying again in {wait:.0f} s")
-            if rounds is not None and done >= rounds:
-                return 0
-            sleep(wait)
+        with stopping.handled() as stopper:
+            while True:
+                with stopper.round():
+                    result = locked_round(root, me, notifier, remote, git, seen)
+                done += 1
+                if once:
+                    return 1 if result.refused else 0
+                failures = failures + 1 if result.refused else 0
+                wait = min(interval * (2 ** failures), max(MAX_BACKOFF, interval)) if failures else interval
+                if failures:
+                    notifier.say(f"trying again in {wait:.0f} s")
+                if rounds is not None and done >= rounds:
+                    return 0
+                sleep(wait)
     except KeyboardInterrupt:
         notifier.say("pbem watch stopped")
         return 0
