@@ -1356,7 +1356,9 @@ def test_dice_bound__a_die_rolled_before_the_shot_is_declared_is_refused(armed: 
     server = serve(armed)
     before = server_ref(server)
     armed.edit("fed", through="1.8.damage")
-    cli(armed, "roll", "--for", "CA ph1 at D7, before I decide", "--ref", SHOT, who="fed")
+    refused(armed, "roll", "--for", "CA ph1 at D7, before I decide", "--ref", SHOT, who="fed",
+            rule="dice.unbound-ref")  # `pbem roll` itself refuses a ref nothing owes
+    write_batch(armed, hand_batch(armed, "fed", "fed-0001", [SHOT]))
     line = refused(armed, "yield", who="fed", rule="dice.unbound-ref", where=ANY_LINE(FED_DIE))
     assert "never before it is declared" in line
     bad = sneak_as(armed, "fed", "fed: a die for later")
@@ -4246,3 +4248,41 @@ def test_table_order__the_start_skips_the_agreed_dice(base_order_signed: Table, 
     table.write("status.yaml", dump_mapping(status.to_data()))
     bad = table.sneak("fed", "start: fed has control", status="keep")
     rejected(table, bad, "setup.no-consent", "status.yaml")
+
+
+# === fair-tactical: who rolls, secret allocations, sealed pursuit, advice (DESIGN §5 "Who rolls", §4.7, §7.1) =====
+# The tactical duel of tests/test_tactical_cli_bad_input.py at `fire_owed`: fed's CA and kli's D7 both declared ph1
+# at 1.4.fire, the auction is over, and each firer owes the die for his own shot (fed holds control).
+
+KLI_SHOT = "1.4.fire/D7/ph1"
+
+
+def test_who_rolls__the_target_announces_the_firer_s_die_through_pbem(fire_owed: Table) -> None:
+    """Threat: kli, the target, announces the die of fed's shot: once fed contributes kli knows it, withholds
+    the reveal, and under an nmr fed's shot misses. Defence: only the firer rolls for his shot
+    (dice.wrong-roller): `pbem roll` refuses it for the player out of control (kli, for fed's shot) and for
+    the one in control (fed, for kli's), and nothing is written."""
+    assert fire_owed.data("status.yaml")["control"] == "fed"
+    line = refused(fire_owed, "roll", "--for", "CA ph1", "--ref", SHOT, who="kli", rule="dice.wrong-roller")
+    assert "fed" in line
+    refused(fire_owed, "roll", "--for", "D7 ph1", "--ref", KLI_SHOT, who="fed", rule="dice.wrong-roller")
+    cli(fire_owed, "roll", "--for", "CA ph1", "--ref", SHOT, who="fed")  # his own: fine
+    cli(fire_owed, "yield", who="fed")
+
+
+@pytest.mark.parametrize("roller, ref, first", [("kli", SHOT, "signature.not-in-control"),
+                                                 ("fed", KLI_SHOT, "dice.wrong-roller")])
+def test_who_rolls__another_s_die_written_by_hand_is_refused_by_yield_verify_and_the_hook(
+        fire_owed: Table, roller: str, ref: str, first: str) -> None:
+    """Threat: the same by plain git, by kli out of control or by fed in control: a batch in his own name for
+    the other's shot. Defence: `pbem yield` refuses it (kli's first for acting out of turn), `pbem verify`
+    finds dice.wrong-roller in the batch, the hook refuses the push, and the game goes on."""
+    server = serve(fire_owed)
+    before = server_ref(server)
+    path = f"dice/{roller}-0001.yaml"
+    write_batch(fire_owed, hand_batch(fire_owed, roller, f"{roller}-0001", [ref]))
+    refused(fire_owed, "yield", who=roller, rule=first, where=ANY_LINE(path) if first.startswith("dice") else "status.yaml")
+    bad = sneak_as(fire_owed, roller, f"{roller}: I roll the other's shot")
+    assert "dice.wrong-roller" in rejected(fire_owed, bad, "dice.wrong-roller", path)
+    push_refused(push(fire_owed), "dice.wrong-roller")
+    assert server_ref(server) == before

@@ -34,12 +34,13 @@ def roll(purposes: List[str] = typer.Option(..., "--for", help="what a roll is f
 
     Example: pbem roll --for "CA ph1 at D7, range 3" --for "CA ph2 at D7, range 3" && pbem yield -m "firing"
     """
-    from pbem.services import chance
+    from pbem.services import chance, turn
 
     def go() -> None:
         ws, me = workspace(), identity(key)
         player = _seat(ws, me)
         files = ws.worktree_files()
+        turn.check_roll(ws, files, player, list(refs))
         batch = chance.announce(files, ws.game_of(files), me, player, purposes, refs, sides, mode)
         ws.write_files(files)
         typer.echo(f"announced dice {batch} (d{sides} x{len(purposes)}): now `pbem yield`; the others contribute, "

@@ -11,6 +11,7 @@ from pbem.protocol.model import Status, Void
 from pbem.crypto.keys import PrivateKey
 from pbem.protocol import secrets
 from pbem.protocol.dice import ESCROW
+from pbem.protocol.serving import START_REF
 from pbem.services import chance, errata, results, setup
 from pbem.services.workspace import Identity, PlannedCommit, Workspace
 from pbem.verify.gamefiles import STATUS
@@ -336,6 +337,32 @@ def _computed(ws: Workspace, head: Verified, files: dict[str, bytes], me: Identi
         return None
     game = ws.game_of(files)
     return expected_after(head, game, player, note)[1]
+
+
+def check_roll(ws: Workspace, files: dict[str, bytes], player: str, refs: list[str]) -> None:
+    """Refuse at once, as `pbem roll`, what the verifier refuses when the batch is yielded (DESIGN §5 "Binding",
+    "Who rolls"): a ref nothing owes once my working tree is committed (`dice.unbound-ref`: a mistyped ref, a
+    shot not declared yet, a step resolved already), and a ref whose die another player rolls
+    (`dice.wrong-roller`: the firer rolls for his own shot). The start's dice are judged by `pbem start`."""
+    head = ws.head()
+    refs = [r for r in refs if not r.startswith(START_REF)]
+    if head is None or not head.started or head.stop is None or not refs:
+        return
+    game = ws.game_of(files)
+    stop, _status = expected_after(head, game, player)
+    owed = list(dict.fromkeys(stop.dice_refs))
+    roller = getattr(game.manifest.ruleset, "dice_roller", None)
+    for ref in refs:
+        if ref not in owed:
+            raise PbemError("dice.unbound-ref", f"--ref {ref}: nothing owes a die for it now (dice are rolled for "
+                            "a declared shot of the step being resolved)", exit_code=ILLEGAL,
+                            hint=("owed now: " + ", ".join(owed)) if owed else "declare the shot first (an entry "
+                            "{fire: {weapon, target}} at its fire step), then roll")
+        firer = roller(stop.checkpoint.state, ref) if roller is not None else None
+        if firer is not None and firer != player:
+            raise PbemError("dice.wrong-roller", f"--ref {ref}: that die is {firer}'s to roll, not yours: only the "
+                            "player whose action a die resolves announces it", exit_code=ILLEGAL,
+                            hint=f"{firer} rolls it (`pbem roll … --ref {ref}`); you contribute with `pbem yield`")
 
 
 def commit_escrow(ws: Workspace, me: Identity, key: PrivateKey) -> list[str]:

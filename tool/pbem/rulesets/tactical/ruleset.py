@@ -164,6 +164,11 @@ class TacticalRuleset:
         """Every die of tactical/1 is a d6."""
         return DIE_SIDES
 
+    def dice_roller(self, game: state.TacticalState, ref: str) -> str | None:
+        """The firer: the owner of the unit of "T.I.fire/UNIT/WEAPON" (DESIGN §5 "Who rolls")."""
+        parts = ref.split("/")
+        return self.owner_of(game, parts[1]) if len(parts) == 3 else None
+
     def reply_key(self, event: Event) -> tuple[Any, ...]:
         """What identifies a `damage` event across resolutions of a held step: the shot, not its outcome (a
         reinforcement given in reply changes what the shield and internals take, not which shot it is)."""
