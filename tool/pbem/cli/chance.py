@@ -74,7 +74,8 @@ def seal(kind: Optional[str] = typer.Argument(None, help="the secret's kind, e.g
         owed = [b.at for b in head.status.pending if b.player == player and b.kind == "sealed"] \
             if head is not None and head.status is not None else []
         sid = chance.seal_secret(files, ws.game_of(files), me, player, kind, source.read_bytes(), reveal_at,
-                                 concerns, owed[0] if owed else None)  # answers the sealed step he owes, if any
+                                 concerns, owed[0] if owed else None,  # answers the sealed step he owes, if any
+                                 source=str(source))
         ws.write_files(files)
         typer.echo(f"sealed secret {sid} ({kind}); due at {reveal_at}: now `pbem yield`")
 

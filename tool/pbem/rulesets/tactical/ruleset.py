@@ -233,10 +233,11 @@ class TacticalRuleset:
         """Whether replay stopped at `point` (None: the game's end) is past the end of `turn`."""
         return point is None or point[0] > turn
 
-    def audit_plot(self, setup: Mapping[str, Any], allocation: Mapping[str, Any]) -> list[str]:
-        """What a revealed allocation gets wrong before its turn is played (power, and with sealed speeds a speed
-        above max_speed; energy.py): judged on the commit that reveals it."""
-        return energy.plot_errors(setup, allocation)
+    def seal_errors(self, setup: Mapping[str, Any], kind: str, player: str, value: Mapping[str, Any]
+                    ) -> list[tuple[str, str]]:
+        """(unit, reason) for what is wrong with a secret of `kind` its owner can know before sealing it: an
+        allocation's units not his, over power (every line counted) or over max_speed (energy.seal_errors)."""
+        return energy.seal_errors(setup, player, value) if kind == energy.KIND else []
 
     def audit_allocation(self, setup: Mapping[str, Any], record: energy.TurnRecord,
                          allocation: Mapping[str, Any]) -> list[str]:
