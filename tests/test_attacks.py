@@ -2885,19 +2885,24 @@ def test_speed_shown_first__a_speed_entry_in_a_sealed_speed_game(base_secret_spe
 
 def test_speed_shown_first__an_allocation_whose_speed_does_not_pay(base_secret_speeds: Table, tmp_path: Path) -> None:
     """Threat: with speeds sealed, fed plots speed 12 on a ship of power 10, revealed before the turn is played,
-    hoping the audit only looks at the turn's end. Defence: what is wrong before the turn is played is judged on
-    the revealing commit (rules.allocation, at the reveal's key line)."""
+    hoping the audit only looks at the turn's end. Defence: `pbem seal` refuses it (every line counted, at its
+    line); sealed by hand, its reveal lands and the line is void whole (docs/tactical.md "A bad allocation found
+    when opened"): the CA stops and pays for nothing, and nobody's commit is refused for it."""
+    from test_tactical_secret_speeds import hand_seal, speeds
+
     table = copy_table(base_secret_speeds, tmp_path / "table")
     table.turn("fed", through="1.32.final")
     table.turn("kli", through="1.32.final", breaks=[{"at": "1.2.move"}])
     seal_allocation(table, "kli", {"turn": 1, "units": {"D7": {"speed": 2}}})
-    seal_allocation(table, "fed", {"turn": 1, "units": {"CA": {"speed": 12}}})
-    cli(table, "yield", who="kli")  # kli reveals his
-    error = cheat_refused(table, "yield", who="fed", rule="rules.allocation")
+    source = table.root / "too-fast.json"
+    source.write_text(json.dumps({"turn": 1, "units": {"CA": {"speed": 12}}}))
+    error = cheat_refused(table, "seal", "allocation", str(source), who="fed", rule="rules.allocation")
     assert "allocates 12 energy" in error and "its power is 10" in error, error
-    cli(table, "reveal", "fed-0001", who="fed")
-    bad = table.sneak("fed", "fed: my allocation shown", status="keep")
-    assert "rules.allocation" in rejected(table, bad, "rules.allocation", "secrets/fed-0001.yaml")
+    hand_seal(table, "fed", {"turn": 1, "units": {"CA": {"speed": 12}}})
+    cli(table, "yield", who="kli")  # kli reveals his
+    cli(table, "yield", who="fed")  # fed's reveal lands
+    assert speeds(table) == {"CA": 0, "D7": 2}
+    assert_clean(table)
 
 
 def test_dummy_claimed_real__a_second_target_after_the_launch(base_sealed_duel: Table, tmp_path: Path) -> None:
@@ -4287,3 +4292,30 @@ def test_who_rolls__another_s_die_written_by_hand_is_refused_by_yield_verify_and
     rejected(fire_owed, bad, first, path if first.startswith("dice") else "status.yaml")
     push_refused(push(fire_owed), first)
     assert server_ref(server) == before
+
+
+def test_advice__a_player_who_owes_a_contribution_and_must_roll_pastes_what_status_says(fire_owed: Table) -> None:
+    """Right advice: kli owes his contribution to fed's die and must roll for his own shot; `pbem status` tells
+    him what to paste, and pasted it works (one commit: the contribution and his announcement together)."""
+    cli(fire_owed, "roll", "--for", "CA ph1", "--ref", SHOT, who="fed")
+    cli(fire_owed, "yield", who="fed")
+    said = cli(fire_owed, "status", who="kli")
+    assert "pbem roll" in said, said
+    cli(fire_owed, "roll", "--for", "D7 ph1", "--ref", KLI_SHOT, who="kli")
+    cli(fire_owed, "yield", who="kli")
+    assert_clean(fire_owed)
+
+
+def test_advice__a_wrong_batch_not_yet_committed_is_withdrawn_with_one_command(fire_owed: Table) -> None:
+    """Right advice: fed announced a batch with the wrong purpose; `pbem dice withdraw ID` takes it out of his
+    working tree (nothing committed), and he rolls again. kli cannot withdraw fed's; nobody withdraws a committed
+    batch (dice.changed: it is voided whole instead, seed §2.D)."""
+    cli(fire_owed, "roll", "--for", "CA ph2 (wrong weapon)", "--ref", SHOT, who="fed")
+    assert (fire_owed.repo_dir / FED_DIE).exists()
+    refused(fire_owed, "dice", "withdraw", "fed-0001", who="kli", rule="dice.wrong-roller", where=FED_DIE)
+    said = cli(fire_owed, "dice", "withdraw", "fed-0001", who="fed")
+    assert "withdrew fed-0001" in said and not (fire_owed.repo_dir / FED_DIE).exists()
+    cli(fire_owed, "roll", "--for", "CA ph1", "--ref", SHOT, who="fed")
+    cli(fire_owed, "yield", who="fed")
+    refused(fire_owed, "dice", "withdraw", "fed-0001", who="fed", rule="dice.changed", where=FED_DIE)
+    assert_clean(fire_owed)

@@ -158,6 +158,26 @@ def dice_void(batch: str = typer.Argument(...), reason: str = typer.Option(..., 
     run(go)
 
 
+@dice_app.command("withdraw")
+def withdraw(batch: str = typer.Argument(..., help="the batch id, e.g. fed-0003"),
+             key: Optional[str] = KeyOption) -> None:
+    """Take back a batch you announced and have not yielded yet (a wrong --ref, --for or --sides): its file
+    leaves your working tree, nothing is committed. A batch already committed is voided instead (pbem dice
+    void).
+
+    Example: pbem dice withdraw fed-0003
+    """
+    from pbem.services import chance
+
+    def go() -> None:
+        ws, me = workspace(), identity(key)
+        path = chance.withdrawable(ws.head_files(), ws.worktree_files(), batch, _seat(ws, me))
+        (ws.root / path).unlink()
+        typer.echo(f"withdrew {batch}: {path} is gone from your working tree; roll again (pbem roll)")
+
+    run(go)
+
+
 @escrow_app.command("sign")
 def escrow_sign(key: Optional[str] = KeyOption) -> None:
     """Sign every open escrow batch and commit the results, as the game's escrow key (run by the neutral

@@ -167,6 +167,23 @@ def void(files: Files, game: Game, batch_id: str, reason: str, cosign: Mapping[s
     files[batch.file] = dump_mapping(_ordered(raw)).encode()
 
 
+def withdrawable(committed: Files, worktree: Files, batch_id: str, player: str) -> str:
+    """The path of `player`'s announced batch `batch_id` that is in his working tree only (never committed), for
+    `pbem dice withdraw`; refused with the way on otherwise: a committed batch is voided (seed §2.D), never
+    taken back."""
+    path = f"dice/{batch_id}.yaml"
+    if path not in worktree:
+        raise PbemError("usage.no-batch", f"no dice batch {batch_id!r} in your working tree")
+    if path in committed:
+        raise PbemError("dice.changed", f"{batch_id} is committed: it can no longer be withdrawn, only voided whole "
+                        "with a reason", file=path, exit_code=ILLEGAL,
+                        hint=f'pbem dice void {batch_id} --reason "…" (co-signed once its results are knowable)')
+    roller = yamlsafe.load(worktree[path], path).data
+    if not isinstance(roller, Mapping) or roller.get("roller") != player:
+        raise PbemError("dice.wrong-roller", f"{batch_id} is not your batch", file=path, exit_code=ILLEGAL)
+    return path
+
+
 def cosign(game: Game, batch_id: str, reason: str, me: Identity) -> str:
     """My signature agreeing that `batch_id` be voided for `reason` (give it to the roller)."""
     check_text(reason, "the reason")

@@ -31,6 +31,7 @@ class Outlook:
     setup: str | None = None  # before the start: what I owe towards it (services.setup.before_start)
     positions: tuple[str, ...] = ()  # where the units stand where replay would stop (services/results.py)
     outcome: str | None = None  # who would have won, if the commit ends the game
+    warnings: tuple[str, ...] = ()  # where my own orders lead, as far as I alone can see (protocol.ahead)
 
     def owes(self) -> str:
         """What *I* must do next, in one sentence with the command."""
@@ -70,7 +71,21 @@ def outlook(ws: Workspace, me: Identity | None) -> Outlook:
     player = whoami(ws, me)
     if head is not None and not head.started:
         return Outlook(None, player, setup=setup.before_start(head.game, player))
-    return Outlook(head.game.status if head else None, player, voids=voids_of(head, player))
+    return Outlook(head.game.status if head else None, player, voids=voids_of(head, player),
+                   warnings=warnings_of(head, player))
+
+
+def warnings_of(verified: Verified | None, player: str | None) -> tuple[str, ...]:
+    """Where `player`'s own orders lead from the firm point of `verified`, as far as he alone can see: a unit
+    taken off the map, a shot that will be void, a seeking weapon launched with no way to reach its target
+    (protocol.ahead). Nothing once the game is over."""
+    if verified is None or verified.stop is None or verified.stop.over or player is None:
+        return ()
+    from pbem.protocol import ahead
+
+    manifest = verified.game.manifest
+    return tuple(ahead.warnings(manifest.ruleset, manifest.setup, verified.game.inputs, verified.stop.checkpoint,
+                                player))
 
 
 SHOWN_VOIDS = 5
@@ -230,8 +245,9 @@ def check(ws: Workspace, me: Identity) -> Outlook:
     status = head.game.status if head is not None else None
     last = plan.commits[-1].verified if plan.commits else plan.judged
     shown = last if last is not None and last.stop is not None else None
-    return Outlook(status, whoami(ws, me), plan.findings, plan.status, plan, positions=tuple(results.positions(shown)),
-                   outcome=results.outcome(shown))
+    player = whoami(ws, me)
+    return Outlook(status, player, plan.findings, plan.status, plan, positions=tuple(results.positions(shown)),
+                   outcome=results.outcome(shown), warnings=warnings_of(shown, player))
 
 
 def check_note(note: str) -> None:

@@ -125,6 +125,11 @@ class TacticalRuleset:
         commit. What only others' later actions make impossible is left to `legal` at replay (void)."""
         return foresight.own_legality(view, action)
 
+    def own_warnings(self, before: foresight.OwnView, after: foresight.OwnView, point: Point,
+                     given: Sequence[Action], plans: Sequence[Mapping[str, Any]]) -> list[str]:
+        """Warnings from the author's own view at `point` (foresight.own_warnings; protocol.ahead)."""
+        return foresight.own_warnings(before, after, point, given, plans)
+
     def spend(self, judged: state.TacticalState | foresight.OwnView, action: Action
               ) -> state.TacticalState | foresight.OwnView:
         """What the next action of the same step is judged against once `action` is accepted there (a state, or
