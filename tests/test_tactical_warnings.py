@@ -60,3 +60,25 @@ def test_a_launch_without_a_pursue_plan_is_warned_at_launch(game: Table) -> None
 
     game.write("players/kli.yaml", dump_mapping(players))
     assert "has no pursue plan" not in cli(game, "check", who="kli")
+
+
+def test_a_shot_void_at_the_step_waiting_for_its_dice_says_so_instead_of_dropping_out() -> None:
+    """A void shot owes no die, so it drops out of "dice owed"; `pbem status` says why (protocol.ahead.void_here):
+    fed's `aft` phaser (arc D) at the D7 ahead of him, at the fire step replay waits at."""
+    import yaml
+
+    from pbem.protocol.ahead import void_here
+    from pbem.protocol.model import Checkpoint, Entry, Inputs, PlayerInputs
+    from pbem.rulesets.tactical.ruleset import TacticalRuleset
+    from test_tactical_cli_bad_input import TEMPLATE
+
+    rules = TacticalRuleset()
+    setup = yaml.safe_load(TEMPLATE)["setup"]
+    state = rules.initial_state(setup, ["fed", "kli"])
+    at = rules.parse_time("1.4.fire")
+    shots = [Entry(at, "1.4.fire", "fed", "CA", {"fire": {"weapon": w, "target": "D7"}}, "report/turn-01.yaml", i)
+             for i, w in ((2, "ph1"), (3, "aft"))]
+    inputs = Inputs.of_entries(("fed", "kli"), tuple(shots), {"fed": PlayerInputs(), "kli": PlayerInputs()})
+    lines = void_here(rules, Checkpoint(at, state), inputs, "fed")
+    assert len(lines) == 1 and "report/turn-01.yaml:3" in lines[0] and "owes no die" in lines[0], lines
+    assert void_here(rules, Checkpoint(at, state), inputs, "kli") == []

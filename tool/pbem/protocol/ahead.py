@@ -23,16 +23,34 @@ from pbem.rulesets.base import Action, Ruleset
 LIMIT = 600  # steps walked at most: a little over three turns of tactical/1
 
 
+def void_here(ruleset: Ruleset, firm: Checkpoint, inputs: Inputs, player: str) -> list[str]:
+    """`player`'s entries at the step replay stopped at that are void there (the public state already says so),
+    while the step still waits (for dice, an auction, a reply): a void shot owes no die, so it drops out of the
+    dice owed; this says why instead of letting it vanish. Replay logs it once the step resolves."""
+    if firm.point is None:
+        return []
+    out = []
+    for entry in inputs.at(firm.point):
+        if entry.by != player:
+            continue
+        reason = ruleset.legal(firm.state, Action(entry.at, entry.by, entry.unit, entry.do, "entry", entry.file,
+                                                  entry.line))
+        if reason is not None:
+            out.append(f"void: your entry at {entry.at_text} ({entry.file}:{entry.line}) will be void when this step "
+                       f"resolves, and owes no die: {reason}")
+    return out
+
+
 def warnings(ruleset: Ruleset, setup: Mapping[str, Any], inputs: Inputs, firm: Checkpoint,
              player: str) -> list[str]:
     """What `player`'s own orders lead to, as far as he alone can see, up to his horizon: one line each, in game
-    time order, each once."""
+    time order, each once (first what is void at the step replay stopped at, `void_here`)."""
     own = getattr(ruleset, "own_warnings", None)
     point, through = firm.point, inputs.of(player).through
+    out: list[str] = void_here(ruleset, firm, inputs, player)
     if own is None or not judges_ahead(ruleset) or point is None or through is None:
-        return []
+        return out
     view = ruleset.own_view(firm.state, player)  # type: ignore[attr-defined]
-    out: list[str] = []
     steps = 0
     while point is not None and point <= through and steps < LIMIT:
         state = ruleset.own_state(view)  # type: ignore[attr-defined]
