@@ -4296,13 +4296,24 @@ def test_who_rolls__another_s_die_written_by_hand_is_refused_by_yield_verify_and
 
 def test_advice__a_player_who_owes_a_contribution_and_must_roll_pastes_what_status_says(fire_owed: Table) -> None:
     """Right advice: kli owes his contribution to fed's die and must roll for his own shot; `pbem status` tells
-    him what to paste, and pasted it works (one commit: the contribution and his announcement together)."""
+    him to paste `pbem roll … && pbem yield`, and pasted it works: the yield commits his contribution and keeps
+    his batch in the working tree until his turn (after fed's reveal), when his next `pbem yield` announces it."""
+    import shlex
+
     cli(fire_owed, "roll", "--for", "CA ph1", "--ref", SHOT, who="fed")
     cli(fire_owed, "yield", who="fed")
     said = cli(fire_owed, "status", who="kli")
-    assert "pbem roll" in said, said
-    cli(fire_owed, "roll", "--for", "D7 ph1", "--ref", KLI_SHOT, who="kli")
-    cli(fire_owed, "yield", who="kli")
+    pasted = next(line.strip()[2:] for line in said.splitlines() if line.strip().startswith("$ pbem roll"))
+    for command in pasted.split(" && "):
+        out = cli(fire_owed, *shlex.split(command)[1:], who="kli")
+    assert "kept in your working tree" in out, out
+    kept = fire_owed.repo_dir / "dice/kli-0001.yaml"
+    aside = fire_owed.root / "kli-0001.yaml"
+    kept.rename(aside)  # one working tree for both seats here: fed's clone would not have kli's file
+    cli(fire_owed, "yield", who="fed")  # fed reveals: his shot is rolled
+    aside.rename(kept)
+    cli(fire_owed, "yield", who="kli")  # kli's turn: his batch is announced now
+    assert "dice/kli-0001.yaml" in fire_owed.git("ls-files", "dice/").stdout.decode()
     assert_clean(fire_owed)
 
 

@@ -121,6 +121,14 @@ def errata_lines(ws: Workspace) -> list[str]:
 
 
 TURN_FILES = ("players/", "report/")  # what only a turn changes: these may wait in the working tree for it
+# what refuses a turn's files only because it is not his turn yet (a batch of his own is announced in his turn)
+WAITING = {"signature.not-in-control", "dice.bad-batch"}
+
+
+def _announced(base: dict[str, bytes], path: str, player: str) -> bool:
+    """Whether `path` is a batch of `player`'s own that `pbem roll` announced and no commit holds yet: it waits
+    for his turn like his entries (DESIGN §5: dice are announced in the firer's turn)."""
+    return path.startswith(f"dice/{player}-") and path not in base
 
 
 @dataclass
@@ -187,8 +195,9 @@ def plan_yield(ws: Workspace, me: Identity, note: str = "") -> YieldPlan:
             settled = _edited(base, first.commit.files)
             if not second.findings:
                 plan.commits = [first, second]
-            elif (all(f.rule == "signature.not-in-control" for f in second.findings)
-                  and all(p.startswith(TURN_FILES) for p in edited) and not edited & settled):
+            elif (all(f.rule in WAITING for f in second.findings)
+                  and all(p.startswith(TURN_FILES) or _announced(base, p, player) for p in edited)
+                  and not edited & settled):
                 # only a turn's own files (his players file, his entries) can wait for his turn: anything else
                 # that is refused here is refused whole, with what the one commit would have been refused for
                 held = first.status.pending[0] if first.status.pending else None
