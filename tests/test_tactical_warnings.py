@@ -82,3 +82,20 @@ def test_a_shot_void_at_the_step_waiting_for_its_dice_says_so_instead_of_droppin
     lines = void_here(rules, Checkpoint(at, state), inputs, "fed")
     assert len(lines) == 1 and "report/turn-01.yaml:3" in lines[0] and "owes no die" in lines[0], lines
     assert void_here(rules, Checkpoint(at, state), inputs, "kli") == []
+
+
+def test_status_tells_only_the_owner_that_his_sealed_allocation_does_not_pay(game: Table) -> None:
+    """With allocations sealed until the end (public speeds), kli plots speed 4 and seals speed 2: nobody else can
+    see it, and at the end his reveal would be refused (rules.allocation). His own `pbem status` opens his box
+    with his key and says so while he can still keep within it; fed's says nothing of it."""
+    from test_tactical_cli_bad_input import seal
+
+    game.turn("fed", through="1.32.final")
+    game.turn("kli", through="1.32.final", breaks=[{"at": "1.2.move"}],
+              entries=[{"at": "1.0.alloc", "unit": "D7", "do": {"speed": 4}}])
+    seal(game, "kli", {"turn": 1, "units": {"D7": {"speed": 2}}})
+    seal(game, "fed", {"turn": 1, "units": {"CA": {"speed": 0}}})
+    said = cli(game, "status", who="kli")
+    assert "warning: your sealed allocation kli-0001 does not pay for what you did" in said, said
+    assert "speed 4 used" in said, said
+    assert "sealed allocation" not in cli(game, "status", who="fed")

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import base64
+import json
 from dataclasses import dataclass, field
 
 from pbem.errors import ILLEGAL, Finding, PbemError
 from pbem.formats.escape import first_control, terminal
 from pbem.formats.writer import dump_mapping
 from pbem.protocol.model import Status, Void
+from pbem.crypto import seal
 from pbem.crypto.keys import PrivateKey
 from pbem.protocol import secrets
 from pbem.protocol.dice import ESCROW
@@ -72,7 +75,33 @@ def outlook(ws: Workspace, me: Identity | None) -> Outlook:
     if head is not None and not head.started:
         return Outlook(None, player, setup=setup.before_start(head.game, player))
     return Outlook(head.game.status if head else None, player, voids=voids_of(head, player),
-                   warnings=warnings_of(head, player))
+                   warnings=warnings_of(head, player) + own_audit(head, me, player))
+
+
+def own_audit(verified: Verified | None, me: Identity | None, player: str | None) -> tuple[str, ...]:
+    """Seed §2.C: my allocations still sealed, opened with my own key and audited against what my units did so
+    far (from the firm point's state): what one does not pay for now, its reveal at the end will be refused
+    for. Only I can see inside, so only I am told, while my later orders can still keep within it."""
+    ruleset = verified.game.manifest.ruleset if verified is not None else None
+    if verified is None or verified.stop is None or me is None or player is None \
+            or getattr(ruleset, "audit_allocation", None) is None:
+        return ()
+    out: list[str] = []
+    for secret in sorted(verified.game.secrets.values(), key=lambda s: s.id):
+        if secret.owner != player or secret.revealed or secret.raw["kind"] != "allocation" or "step" not in secret.raw:
+            continue
+        try:
+            key = seal.recover_key(base64.b64decode(secret.raw["owner_box"]), chance.private_key(me))
+            value = json.loads(seal.open_sealed(base64.b64decode(secret.raw["box"]), key,
+                                                bytes.fromhex(secret.raw["commit"])))
+        except (PbemError, ValueError, OSError):
+            continue  # not openable with this key file (an agent-held key): nothing to say
+        turn = ruleset.turn_of(ruleset.parse_time(secret.raw["step"]))
+        record = ruleset.turn_record(verified.stop.checkpoint.state, player, turn)
+        for reason in ruleset.audit_allocation(verified.game.manifest.setup, record, {**value, "turn": turn}):
+            out.append(f"warning: your sealed allocation {secret.id} does not pay for what you did: {reason} (its "
+                       "reveal at the end is refused for it: keep your orders within it)")
+    return tuple(out)
 
 
 def warnings_of(verified: Verified | None, player: str | None) -> tuple[str, ...]:
@@ -256,7 +285,7 @@ def check(ws: Workspace, me: Identity) -> Outlook:
     shown = last if last is not None and last.stop is not None else None
     player = whoami(ws, me)
     return Outlook(status, player, plan.findings, plan.status, plan, positions=tuple(results.positions(shown)),
-                   outcome=results.outcome(shown), warnings=warnings_of(shown, player))
+                   outcome=results.outcome(shown), warnings=warnings_of(shown, player) + own_audit(shown, me, player))
 
 
 def check_note(note: str) -> None:
