@@ -13,9 +13,10 @@ The allocation: {turn: T, units: {UNIT: {speed, het, weapons, systems, reserve}}
   turn's allocation step and every mid-turn change), its HETs, its shots and launches, its system uses. What a
   line lacks may be paid from the reserve (SFB reserve power): the allocation fails only when the lines' total
   shortfall exceeds the reserve, and then each short line is named.
-* With `speeds: sealed` the allocation is also the turn's speed plot, revealed at its step and used at once:
-  `plot_errors` judges what is wrong before the turn is played (a total above power, a speed above max_speed:
-  the unit does not move) on the revealing commit; the rest waits for the turn's end as above.
+* With `speeds: sealed` the allocation is also the turn's speed plot, revealed at its step and used at once.
+  What is wrong before the turn is played (a total above power, every line counted; a speed above max_speed)
+  `plot_errors` names, and `pbem seal` refuses before sealing (`seal_errors`); one sealed by hand is void
+  when opened (actions.sealed_speeds: the unit does not move and pays for nothing), never a finding.
 * A unit without an allocation is audited as if it allocated nothing (so only a unit that did something costly
   fails); a unit in the allocation that is not the player's is an error; seeking weapons in flight need none.
 
@@ -177,9 +178,9 @@ def audit_allocation(setup: Mapping[str, Any], record: TurnRecord, allocation: M
 
 
 def plot_errors(setup: Mapping[str, Any], allocation: Mapping[str, Any]) -> list[str]:
-    """What is wrong with an allocation before anything is done with it: a unit allocating more than its power,
-    or (with `speeds: sealed`) a speed above max_speed. With sealed speeds the allocation is revealed at its
-    step, so this part is judged on the revealing commit, by its owner (seed §2.C)."""
+    """What is wrong with an allocation before anything is done with it: a unit allocating more than its power
+    (every line counted), or (with `speeds: sealed`) a speed above max_speed (seed §2.C): what `seal_errors`
+    refuses before sealing."""
     reasons: list[str] = []
     turn = allocation.get("turn")
     costs = setup.get("costs") or {}
