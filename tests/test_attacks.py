@@ -1356,7 +1356,9 @@ def test_dice_bound__a_die_rolled_before_the_shot_is_declared_is_refused(armed: 
     server = serve(armed)
     before = server_ref(server)
     armed.edit("fed", through="1.8.damage")
-    cli(armed, "roll", "--for", "CA ph1 at D7, before I decide", "--ref", SHOT, who="fed")
+    refused(armed, "roll", "--for", "CA ph1 at D7, before I decide", "--ref", SHOT, who="fed",
+            rule="dice.unbound-ref")  # `pbem roll` itself refuses a ref nothing owes
+    write_batch(armed, hand_batch(armed, "fed", "fed-0001", [SHOT]))
     line = refused(armed, "yield", who="fed", rule="dice.unbound-ref", where=ANY_LINE(FED_DIE))
     assert "never before it is declared" in line
     bad = sneak_as(armed, "fed", "fed: a die for later")
@@ -2883,19 +2885,24 @@ def test_speed_shown_first__a_speed_entry_in_a_sealed_speed_game(base_secret_spe
 
 def test_speed_shown_first__an_allocation_whose_speed_does_not_pay(base_secret_speeds: Table, tmp_path: Path) -> None:
     """Threat: with speeds sealed, fed plots speed 12 on a ship of power 10, revealed before the turn is played,
-    hoping the audit only looks at the turn's end. Defence: what is wrong before the turn is played is judged on
-    the revealing commit (rules.allocation, at the reveal's key line)."""
+    hoping the audit only looks at the turn's end. Defence: `pbem seal` refuses it (every line counted, at its
+    line); sealed by hand, its reveal lands and the line is void whole (docs/tactical.md "A bad allocation found
+    when opened"): the CA stops and pays for nothing, and nobody's commit is refused for it."""
+    from test_tactical_secret_speeds import hand_seal, speeds
+
     table = copy_table(base_secret_speeds, tmp_path / "table")
     table.turn("fed", through="1.32.final")
     table.turn("kli", through="1.32.final", breaks=[{"at": "1.2.move"}])
     seal_allocation(table, "kli", {"turn": 1, "units": {"D7": {"speed": 2}}})
-    seal_allocation(table, "fed", {"turn": 1, "units": {"CA": {"speed": 12}}})
-    cli(table, "yield", who="kli")  # kli reveals his
-    error = cheat_refused(table, "yield", who="fed", rule="rules.allocation")
+    source = table.root / "too-fast.json"
+    source.write_text(json.dumps({"turn": 1, "units": {"CA": {"speed": 12}}}))
+    error = cheat_refused(table, "seal", "allocation", str(source), who="fed", rule="rules.allocation")
     assert "allocates 12 energy" in error and "its power is 10" in error, error
-    cli(table, "reveal", "fed-0001", who="fed")
-    bad = table.sneak("fed", "fed: my allocation shown", status="keep")
-    assert "rules.allocation" in rejected(table, bad, "rules.allocation", "secrets/fed-0001.yaml")
+    hand_seal(table, "fed", {"turn": 1, "units": {"CA": {"speed": 12}}})
+    cli(table, "yield", who="kli")  # kli reveals his
+    cli(table, "yield", who="fed")  # fed's reveal lands
+    assert speeds(table) == {"CA": 0, "D7": 2}
+    assert_clean(table)
 
 
 def test_dummy_claimed_real__a_second_target_after_the_launch(base_sealed_duel: Table, tmp_path: Path) -> None:
@@ -4715,3 +4722,78 @@ def test_github_flow__a_refused_push_leaves_no_false_local_state(race: Any) -> N
     done = kli.pbem("push", who="kli")
     assert done.returncode == 1 and "closed for maintenance" in done.stderr and "tell the host" in done.stderr
     assert kli.head() == again
+# === fair-tactical: who rolls, secret allocations, sealed pursuit, advice (DESIGN §5 "Who rolls", §4.7, §7.1) =====
+# The tactical duel of tests/test_tactical_cli_bad_input.py at `fire_owed`: fed's CA and kli's D7 both declared ph1
+# at 1.4.fire, the auction is over, and each firer owes the die for his own shot (fed holds control).
+
+KLI_SHOT = "1.4.fire/D7/ph1"
+
+
+def test_who_rolls__the_target_announces_the_firer_s_die_through_pbem(fire_owed: Table) -> None:
+    """Threat: kli, the target, announces the die of fed's shot: once fed contributes kli knows it, withholds
+    the reveal, and under an nmr fed's shot misses. Defence: only the firer rolls for his shot
+    (dice.wrong-roller): `pbem roll` refuses it for the player out of control (kli, for fed's shot) and for
+    the one in control (fed, for kli's), and nothing is written."""
+    assert fire_owed.data("status.yaml")["control"] == "fed"
+    line = refused(fire_owed, "roll", "--for", "CA ph1", "--ref", SHOT, who="kli", rule="dice.wrong-roller")
+    assert "fed" in line
+    refused(fire_owed, "roll", "--for", "D7 ph1", "--ref", KLI_SHOT, who="fed", rule="dice.wrong-roller")
+    cli(fire_owed, "roll", "--for", "CA ph1", "--ref", SHOT, who="fed")  # his own: fine
+    cli(fire_owed, "yield", who="fed")
+
+
+@pytest.mark.parametrize("roller, ref, first", [("kli", SHOT, "signature.not-in-control"),
+                                                 ("fed", KLI_SHOT, "dice.wrong-roller")])
+def test_who_rolls__another_s_die_written_by_hand_is_refused_by_yield_verify_and_the_hook(
+        fire_owed: Table, roller: str, ref: str, first: str) -> None:
+    """Threat: the same by plain git, by kli out of control or by fed in control: a batch in his own name for
+    the other's shot. Defence: `pbem yield` refuses it (kli's first for acting out of turn), `pbem verify`
+    finds dice.wrong-roller in the batch, the hook refuses the push, and the game goes on."""
+    server = serve(fire_owed)
+    before = server_ref(server)
+    path = f"dice/{roller}-0001.yaml"
+    write_batch(fire_owed, hand_batch(fire_owed, roller, f"{roller}-0001", [ref]))
+    refused(fire_owed, "yield", who=roller, rule=first, where=ANY_LINE(path) if first.startswith("dice") else "status.yaml")
+    bad = sneak_as(fire_owed, roller, f"{roller}: I roll the other's shot")
+    # out of control the batch is a turn made out of turn: refused for that before anything else is judged
+    rejected(fire_owed, bad, first, path if first.startswith("dice") else "status.yaml")
+    push_refused(push(fire_owed), first)
+    assert server_ref(server) == before
+
+
+def test_advice__a_player_who_owes_a_contribution_and_must_roll_pastes_what_status_says(fire_owed: Table) -> None:
+    """Right advice: kli owes his contribution to fed's die and must roll for his own shot; `pbem status` tells
+    him to paste `pbem roll … && pbem yield`, and pasted it works: the yield commits his contribution and keeps
+    his batch in the working tree until his turn (after fed's reveal), when his next `pbem yield` announces it."""
+    import shlex
+
+    cli(fire_owed, "roll", "--for", "CA ph1", "--ref", SHOT, who="fed")
+    cli(fire_owed, "yield", who="fed")
+    said = cli(fire_owed, "status", who="kli")
+    pasted = next(line.strip()[2:] for line in said.splitlines() if line.strip().startswith("$ pbem roll"))
+    for command in pasted.split(" && "):
+        out = cli(fire_owed, *shlex.split(command)[1:], who="kli")
+    assert "kept in your working tree" in out, out
+    kept = fire_owed.repo_dir / "dice/kli-0001.yaml"
+    aside = fire_owed.root / "kli-0001.yaml"
+    kept.rename(aside)  # one working tree for both seats here: fed's clone would not have kli's file
+    cli(fire_owed, "yield", who="fed")  # fed reveals: his shot is rolled
+    aside.rename(kept)
+    cli(fire_owed, "yield", who="kli")  # kli's turn: his batch is announced now
+    assert "dice/kli-0001.yaml" in fire_owed.git("ls-files", "dice/").stdout.decode()
+    assert_clean(fire_owed)
+
+
+def test_advice__a_wrong_batch_not_yet_committed_is_withdrawn_with_one_command(fire_owed: Table) -> None:
+    """Right advice: fed announced a batch with the wrong purpose; `pbem dice withdraw ID` takes it out of his
+    working tree (nothing committed), and he rolls again. kli cannot withdraw fed's; nobody withdraws a committed
+    batch (dice.changed: it is voided whole instead, seed §2.D)."""
+    cli(fire_owed, "roll", "--for", "CA ph2 (wrong weapon)", "--ref", SHOT, who="fed")
+    assert (fire_owed.repo_dir / FED_DIE).exists()
+    refused(fire_owed, "dice", "withdraw", "fed-0001", who="kli", rule="dice.wrong-roller", where=FED_DIE)
+    said = cli(fire_owed, "dice", "withdraw", "fed-0001", who="fed")
+    assert "withdrew fed-0001" in said and not (fire_owed.repo_dir / FED_DIE).exists()
+    cli(fire_owed, "roll", "--for", "CA ph1", "--ref", SHOT, who="fed")
+    cli(fire_owed, "yield", who="fed")
+    refused(fire_owed, "dice", "withdraw", "fed-0001", who="fed", rule="dice.changed", where=FED_DIE)
+    assert_clean(fire_owed)

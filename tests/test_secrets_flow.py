@@ -162,7 +162,7 @@ def test_seal_refuses_what_is_not_of_its_kind_and_writes_nothing(sealed: Table, 
     weapons do not seek)."""
     bad = tmp_path / "bad.yaml"
     bad.write_text("orders: fire everything\n")
-    refused(sealed, "seal", "note", str(bad), who="kli", rule="schema.invalid", where="the secret")
+    refused(sealed, "seal", "note", str(bad), who="kli", rule="schema.invalid", where=str(bad))  # named by its file
     line = refused(sealed, "seal", who="kli", rule="usage.secret-kind", code=2)
     assert "Which kind of secret? You can seal: note (free text" in line, line
     for kind in ("no_such_kind", "allocation", "target"):

@@ -258,7 +258,7 @@ def base_clarify(base_game: Table, tmp_path_factory: pytest.TempPathFactory) -> 
     table.write("players/fed.yaml", table.read("players/fed.yaml") + f"plans: [{json.dumps(plan)}]\n")
     table.turn("fed", note="pursuing the D7")
     table.turn("kli", through="1.32.final")
-    seal(table, "fed", {"turn": 1, "units": {"CA": {"speed": 16}}})
+    seal(table, "fed", {"turn": 1, "units": {"CA": {"speed": 10}}})  # within its power (pbem seal checks it)
     seal(table, "kli", {"turn": 1, "units": {"D7": {"speed": 0}}})
     held = table.data("status.yaml")["pending"][0]
     assert (held["player"], held["kind"], held["at"]) == ("fed", "clarify", "1.2.move"), held

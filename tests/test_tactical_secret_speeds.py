@@ -9,6 +9,7 @@ facing B, kli's D7 at 0810 facing E, both at speed 0, power 10.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -109,17 +110,75 @@ PLOTS = [
     ("speed-above-power", {"CA": {"speed": 8, "weapons": 3}},
      "allocates 11 energy (speed 8 × 1 and 3 more), its power is 10"),
     ("speed-above-max", {"CA": {"speed": 32}}, "speed 32 allocated, above max_speed 31"),
+    # every line counts: one point over power in `reinforce` is over power
+    ("reinforce-above-power", {"CA": {"speed": 5, "weapons": 1, "reinforce": 5}},
+     "allocates 11 energy (speed 5 × 1 and 6 more), its power is 10"),
 ]
 
 
 @pytest.mark.parametrize("name, units, says", PLOTS, ids=[p[0] for p in PLOTS])
-def test_rules_allocation__speeds_that_do_not_pay_are_refused_at_the_reveal(ordered: Table, name: str,
-                                                                          units: dict, says: str) -> None:
-    seal(ordered, "kli", {"turn": 1, "units": {"D7": {"speed": 0}}})
-    seal(ordered, "fed", {"turn": 1, "units": units})
+def test_rules_allocation__pbem_seal_refuses_an_allocation_over_power_with_its_line(ordered: Table, name: str,
+                                                                                  units: dict, says: str) -> None:
+    """What the verifier can see only once it is opened is checked before it is sealed, every line counted:
+    `pbem seal allocation` refuses it at the unit's line of the file, and nothing is written."""
+    source = ordered.root / "fed-allocation.yaml"
+    source.write_text("turn: 1\nunits:\n" + "".join(f"  {u}: {json.dumps(line)}\n" for u, line in units.items()))
+    error = refused(ordered, "seal", "allocation", str(source), who="fed", rule="rules.allocation",
+                    where=f"{source}:3")
+    assert says in error, error
+    other = _write(ordered, {"turn": 1, "units": {"D7": {"speed": 1}}})
+    error = refused(ordered, "seal", "allocation", str(other), who="fed", rule="rules.allocation", where=f"{other}:1")
+    assert "D7 is not a unit of fed" in error, error
+
+
+def _write(table: Table, value: dict) -> Path:
+    source = table.root / "allocation.json"
+    source.write_text(json.dumps(value))
+    return source
+
+
+def hand_seal(table: Table, who: str, value: dict, step: str = "1.0.alloc") -> str:
+    """A sealed allocation written by hand (plain git, no pbem to check it first): the verifier sees only the
+    box until it is opened. Committed with `pbem yield`, which cannot see inside either."""
+    import base64
+
+    from pbem.crypto import seal as sealing
+    from pbem.crypto.keys import load_private_key
+    from pbem.formats.canonical import dumps
+    from pbem.formats.writer import dump_mapping
+
+    sealed = sealing.seal(dumps(value), load_private_key(table.key(who)).public)
+    sid = f"{who}-0001"
+    table.write(f"secrets/{sid}.yaml", dump_mapping({
+        "id": sid, "owner": who, "kind": "allocation", "step": step, "end": "end",
+        "box": base64.b64encode(sealed.box).decode(), "commit": sealed.commit.hex(),
+        "owner_box": base64.b64encode(sealed.owner_box).decode()}))
+    cli(table, "yield", who=who)
+    return sid
+
+
+def test_a_bad_allocation_found_when_opened_voids_what_it_did_not_pay_for_and_the_game_goes_on(
+        ordered: Table) -> None:
+    """docs/tactical.md "A bad allocation found when opened": fed seals by hand one point over power (in
+    `reinforce`). Its reveal lands (refusing it would let a cheater hold the game); his line is void whole: the
+    CA does not move and nothing of its turn is paid (each costly action is refused as rules.unpaid-action);
+    and the game goes on to the turn's end (here the game's), no rules.allocation on whoever ends it."""
+    from pbem.services.workspace import Workspace
+
+    seal(ordered, "kli", {"turn": 1, "units": {"D7": {"speed": 2}}})
+    hand_seal(ordered, "fed", {"turn": 1, "units": {"CA": {"speed": 5, "weapons": 1, "reinforce": 5}}})
     cli(ordered, "yield", who="kli")
-    error = refused(ordered, "yield", who="fed", rule="rules.allocation", where="secrets/fed-0001.yaml:9")
-    assert says in error, error  # the turn is not played yet: the reveal itself is refused
+    cli(ordered, "yield", who="fed")  # the reveal lands
+    assert findings(ordered) == []
+    assert speeds(ordered) == {"CA": 0, "D7": 2}
+    last = Workspace.open(ordered.repo_dir).history().last
+    assert last is not None and last.stop is not None
+    turn, lines = last.stop.checkpoint.state.budgets
+    assert turn == 1 and dict(lines["CA"]) == {} and dict(lines["D7"]) == {"speed": 2}
+    assert pending(ordered)[0][0] == "kli"
+    ordered.turn("kli", through="1.32.final", breaks=[])  # on to the turn's end: the game's (one turn)
+    assert ordered.data("status.yaml")["over"] is True, ordered.data("status.yaml")
+    assert findings(ordered) == []
 
 
 UNPAID = [

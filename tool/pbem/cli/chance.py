@@ -34,12 +34,13 @@ def roll(purposes: List[str] = typer.Option(..., "--for", help="what a roll is f
 
     Example: pbem roll --for "CA ph1 at D7, range 3" --for "CA ph2 at D7, range 3" && pbem yield -m "firing"
     """
-    from pbem.services import chance
+    from pbem.services import chance, turn
 
     def go() -> None:
         ws, me = workspace(), identity(key)
         player = _seat(ws, me)
         files = ws.worktree_files()
+        turn.check_roll(ws, files, player, list(refs))
         batch = chance.announce(files, ws.game_of(files), me, player, purposes, refs, sides, mode)
         ws.write_files(files)
         typer.echo(f"announced dice {batch} (d{sides} x{len(purposes)}): now `pbem yield`; the others contribute, "
@@ -73,7 +74,8 @@ def seal(kind: Optional[str] = typer.Argument(None, help="the secret's kind, e.g
         owed = [b.at for b in head.status.pending if b.player == player and b.kind == "sealed"] \
             if head is not None and head.status is not None else []
         sid = chance.seal_secret(files, ws.game_of(files), me, player, kind, source.read_bytes(), reveal_at,
-                                 concerns, owed[0] if owed else None)  # answers the sealed step he owes, if any
+                                 concerns, owed[0] if owed else None,  # answers the sealed step he owes, if any
+                                 source=str(source))
         ws.write_files(files)
         typer.echo(f"sealed secret {sid} ({kind}); due at {reveal_at}: now `pbem yield`")
 
@@ -152,6 +154,26 @@ def dice_void(batch: str = typer.Argument(...), reason: str = typer.Option(..., 
         chance.void(files, ws.game_of(files), batch, reason, signatures)
         ws.write_files(files)
         typer.echo(f"voided {batch}: now `pbem yield`, and roll it again whole")
+
+    run(go)
+
+
+@dice_app.command("withdraw")
+def withdraw(batch: str = typer.Argument(..., help="the batch id, e.g. fed-0003"),
+             key: Optional[str] = KeyOption) -> None:
+    """Take back a batch you announced and have not yielded yet (a wrong --ref, --for or --sides): its file
+    leaves your working tree, nothing is committed. A batch already committed is voided instead (pbem dice
+    void).
+
+    Example: pbem dice withdraw fed-0003
+    """
+    from pbem.services import chance
+
+    def go() -> None:
+        ws, me = workspace(), identity(key)
+        path = chance.withdrawable(ws.head_files(), ws.worktree_files(), batch, _seat(ws, me))
+        (ws.root / path).unlink()
+        typer.echo(f"withdrew {batch}: {path} is gone from your working tree; roll again (pbem roll)")
 
     run(go)
 

@@ -49,6 +49,7 @@ def status(key: Optional[str] = KeyOption,
                                    "me": view.me,
                                    "you_owe": "; ".join(f"{t.text}: `{t.command}`" for t in todo) or view.owes(),
                                    "errata": errata, "withheld": withheld, "behind": behind, "void": [v.text() for v in view.voids],
+                                   "warnings": list(view.warnings),
                                    "todo": [{"do": t.text, "command": t.command} for t in todo],
                                    "waits": waits, "result": result}, indent=2))
             return
@@ -64,6 +65,8 @@ def status(key: Optional[str] = KeyOption,
         for line in withheld:
             typer.echo(f"withheld: {terminal(line)}")
         for line in turn.void_lines(view):
+            typer.echo(terminal(line))
+        for line in view.warnings:
             typer.echo(terminal(line))
         if behind:
             typer.echo(f"behind:  {terminal(behind)}")
@@ -103,6 +106,7 @@ def check(key: Optional[str] = KeyOption) -> None:
 
     Example: pbem check
     """
+    from pbem.formats.escape import terminal
     from pbem.services import turn
 
     def go() -> int:
@@ -115,6 +119,8 @@ def check(key: Optional[str] = KeyOption) -> None:
             typer.echo(f"behind: {behind}")
         for f in view.findings:
             typer.echo(f.text())
+        for line in view.warnings:
+            typer.echo(terminal(line))
         if view.plan is not None and not view.findings:
             typer.echo("pbem yield would make:\n" + "\n".join(f"  {line}" for line in view.plan.lines()))
         if view.would_be is not None:

@@ -479,12 +479,17 @@ def _void(game_id: str, players: Sequence[str], keys: Mapping[str, PublicKey], o
 
 
 def binding_findings(before: Mapping[str, Batch], after: Mapping[str, Batch], owed_refs: Collection[str],
-                     sides_of: Callable[[str], int | None], resolved: Callable[[str], bool]) -> list[Finding]:
+                     sides_of: Callable[[str], int | None], resolved: Callable[[str], bool],
+                     rollers_of: Callable[[str], Collection[str] | None] = lambda ref: None) -> list[Finding]:
     """DESIGN §5 "Binding": a batch announced (or re-announced) by this commit rolls only for refs owed now
     (`owed_refs`: the declared, unresolved actions of the step being resolved, or "start" before the start;
     `dice.unbound-ref`), with the die the rules name for each (`sides_of`; `dice.bad-sides`), and no ref is
     rolled by two batches that stand (`dice.rebound-ref`): a batch is replaced only through a void.
-    `resolved(ref)` says whether the ref's step is already behind the firm point (only for the message)."""
+    `resolved(ref)` says whether the ref's step is already behind the firm point (only for the message).
+
+    DESIGN §5 "Who rolls": only the player whose action a die resolves announces it (`rollers_of(ref)`: the
+    players who may, None where the rules do not say; `dice.wrong-roller`). Anybody else could announce the
+    firer's die, learn it once the firer contributed, and withhold the reveal so that the shot is lost."""
     live: dict[str, list[str]] = {}
     for batch in sorted(after.values(), key=lambda b: b.id):
         if not batch.voided:
@@ -498,6 +503,13 @@ def binding_findings(before: Mapping[str, Batch], after: Mapping[str, Batch], ow
         if batch.voided:
             continue
         for ref in dict.fromkeys(batch.refs):
+            allowed = rollers_of(ref)
+            if allowed is not None and batch.roller not in allowed:
+                out.append(Finding("dice.wrong-roller", f"batch {batch.id} rolls for {ref}, which is "
+                                   f"{' or '.join(sorted(allowed)) or 'nobody'}'s to roll, not {batch.roller}'s: "
+                                   "only the player whose action a die resolves announces it (the firer; for the "
+                                   "start, who proposed to roll for it)", file=batch.file,
+                                   line=batch.line_of("roller")))
             wanted, rolled = sides_of(ref), batch.sides_of(ref)
             if wanted is not None and rolled != wanted:
                 out.append(Finding("dice.bad-sides", f"batch {batch.id} rolls a d{rolled} for {ref}, which "
@@ -520,6 +532,11 @@ def binding_findings(before: Mapping[str, Batch], after: Mapping[str, Batch], ow
                                        "re-roll, void the first whole (pbem dice void, co-signed once its results "
                                        "are knowable)", file=batch.file, line=batch.line_of("rolls")))
     return out
+
+
+def only(player: str | None) -> tuple[str, ...] | None:
+    """The rollers `binding_findings` allows for a ref whose rules name one player (None: not said)."""
+    return None if player is None else (player,)
 
 
 def void_binding_findings(before: Mapping[str, Batch], after: Mapping[str, Batch],

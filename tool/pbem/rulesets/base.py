@@ -126,6 +126,10 @@ class Ruleset(Protocol):
     def dice_sides(self, ref: str) -> int:
         """How many sides the die for `ref` has (6 in tactical/1)."""
 
+    def dice_roller(self, state: State, ref: str) -> str | None:
+        """The player whose action the die for `ref` resolves, who alone announces its batch (DESIGN §5 "Who
+        rolls"; tactical/1: the owner of the firing unit); None where the rules do not say."""
+
     def declared_events(self, state: State, point: Point, actions: Sequence[Action]) -> list[Event]:
         """Events known as soon as this simultaneous step's actions are declared, before anything is resolved
         (e.g. `fire` declared): they can trigger an action auction (seed §7)."""

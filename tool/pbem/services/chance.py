@@ -167,6 +167,23 @@ def void(files: Files, game: Game, batch_id: str, reason: str, cosign: Mapping[s
     files[batch.file] = dump_mapping(_ordered(raw)).encode()
 
 
+def withdrawable(committed: Files, worktree: Files, batch_id: str, player: str) -> str:
+    """The path of `player`'s announced batch `batch_id` that is in his working tree only (never committed), for
+    `pbem dice withdraw`; refused with the way on otherwise: a committed batch is voided (seed §2.D), never
+    taken back."""
+    path = f"dice/{batch_id}.yaml"
+    if path not in worktree:
+        raise PbemError("usage.no-batch", f"no dice batch {batch_id!r} in your working tree")
+    if path in committed:
+        raise PbemError("dice.changed", f"{batch_id} is committed: it can no longer be withdrawn, only voided whole "
+                        "with a reason", file=path, exit_code=ILLEGAL,
+                        hint=f'pbem dice void {batch_id} --reason "…" (co-signed once its results are knowable)')
+    roller = yamlsafe.load(worktree[path], path).data
+    if not isinstance(roller, Mapping) or roller.get("roller") != player:
+        raise PbemError("dice.wrong-roller", f"{batch_id} is not your batch", file=path, exit_code=ILLEGAL)
+    return path
+
+
 def cosign(game: Game, batch_id: str, reason: str, me: Identity) -> str:
     """My signature agreeing that `batch_id` be voided for `reason` (give it to the roller)."""
     check_text(reason, "the reason")
@@ -192,16 +209,31 @@ def show(game: Game, batch_id: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _check_sealable(game: Game, owner: str, kind: str, value: Any, document: yamlsafe.Document) -> None:
+    """Check what the verifier can check only once it is opened, before it is sealed: an allocation whose units
+    are not the owner's, or that spends more than a unit's power (every line counted, `reinforce` too), or
+    plots a speed above max_speed, is refused here with its line (rules.allocation; seed §2.C). Sealed, nobody
+    could see the mistake before the reveal, when it can no longer be taken back."""
+    errors = getattr(game.manifest.ruleset, "seal_errors", None)
+    if errors is None or not isinstance(value, Mapping):
+        return
+    for unit, reason in errors(game.manifest.setup, kind, owner, value):
+        raise PbemError("rules.allocation", reason, file=document.file,
+                        line=document.line_of(("units", unit)), exit_code=ILLEGAL)
+
+
 def seal_secret(files: Files, game: Game, me: Identity, owner: str, kind: str, content: bytes, end: str,
-                concerns: str = "", step: str | None = None) -> str:
+                concerns: str = "", step: str | None = None, source: str = "the secret") -> str:
     """Seal `content` (YAML or JSON of the secret's kind) into secrets/<owner>-NNNN.yaml (DESIGN §6); a kind this
     game does not offer is refused with the list of those it does (services.secret_kinds)."""
     from pbem.services import secret_kinds
 
     check_text(concerns, "what the secret concerns (--concerns)")
     secret_kinds.require(game, kind)
-    value = yamlsafe.load(content, "the secret").data
-    schemas.validate(f"pbem/secret/{kind}/1", value, file="the secret")
+    document = yamlsafe.load(content, source)
+    value = document.data
+    schemas.validate(f"pbem/secret/{kind}/1", value, file=source)
+    _check_sealable(game, owner, kind, value, document)
     sealed = seal.seal(canonical(value), me.public)
     secret_id = secrets.next_secret_id(game.secrets, owner)  # the owner's own id: sealing at once never collides
     raw: dict[str, Any] = {"id": secret_id, "owner": owner, "kind": kind}

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import base64
+import json
 from dataclasses import dataclass, field
 
 from pbem.errors import ILLEGAL, Finding, PbemError
 from pbem.formats.escape import first_control, terminal
 from pbem.formats.writer import dump_mapping
 from pbem.protocol.model import Status, Void
+from pbem.crypto import seal
 from pbem.crypto.keys import PrivateKey
 from pbem.protocol import secrets
 from pbem.protocol.dice import ESCROW
+from pbem.protocol.serving import START_REF
 from pbem.services import chance, errata, results, setup
 from pbem.services.workspace import Identity, PlannedCommit, Workspace
 from pbem.verify.gamefiles import STATUS
@@ -30,6 +34,7 @@ class Outlook:
     setup: str | None = None  # before the start: what I owe towards it (services.setup.before_start)
     positions: tuple[str, ...] = ()  # where the units stand where replay would stop (services/results.py)
     outcome: str | None = None  # who would have won, if the commit ends the game
+    warnings: tuple[str, ...] = ()  # where my own orders lead, as far as I alone can see (protocol.ahead)
 
     def owes(self) -> str:
         """What *I* must do next, in one sentence with the command."""
@@ -69,7 +74,47 @@ def outlook(ws: Workspace, me: Identity | None) -> Outlook:
     player = whoami(ws, me)
     if head is not None and not head.started:
         return Outlook(None, player, setup=setup.before_start(head.game, player))
-    return Outlook(head.game.status if head else None, player, voids=voids_of(head, player))
+    return Outlook(head.game.status if head else None, player, voids=voids_of(head, player),
+                   warnings=warnings_of(head, player) + own_audit(head, me, player))
+
+
+def own_audit(verified: Verified | None, me: Identity | None, player: str | None) -> tuple[str, ...]:
+    """Seed §2.C: my allocations still sealed, opened with my own key and audited against what my units did so
+    far (from the firm point's state): what one does not pay for now, its reveal at the end will be refused
+    for. Only I can see inside, so only I am told, while my later orders can still keep within it."""
+    ruleset = verified.game.manifest.ruleset if verified is not None else None
+    if verified is None or verified.stop is None or me is None or player is None \
+            or getattr(ruleset, "audit_allocation", None) is None:
+        return ()
+    out: list[str] = []
+    for secret in sorted(verified.game.secrets.values(), key=lambda s: s.id):
+        if secret.owner != player or secret.revealed or secret.raw["kind"] != "allocation" or "step" not in secret.raw:
+            continue
+        try:
+            key = seal.recover_key(base64.b64decode(secret.raw["owner_box"]), chance.private_key(me))
+            value = json.loads(seal.open_sealed(base64.b64decode(secret.raw["box"]), key,
+                                                bytes.fromhex(secret.raw["commit"])))
+        except (PbemError, ValueError, OSError):
+            continue  # not openable with this key file (an agent-held key): nothing to say
+        turn = ruleset.turn_of(ruleset.parse_time(secret.raw["step"]))
+        record = ruleset.turn_record(verified.stop.checkpoint.state, player, turn)
+        for reason in ruleset.audit_allocation(verified.game.manifest.setup, record, {**value, "turn": turn}):
+            out.append(f"warning: your sealed allocation {secret.id} does not pay for what you did: {reason} (its "
+                       "reveal at the end is refused for it: keep your orders within it)")
+    return tuple(out)
+
+
+def warnings_of(verified: Verified | None, player: str | None) -> tuple[str, ...]:
+    """Where `player`'s own orders lead from the firm point of `verified`, as far as he alone can see: a unit
+    taken off the map, a shot that will be void, a seeking weapon launched with no way to reach its target
+    (protocol.ahead). Nothing once the game is over."""
+    if verified is None or verified.stop is None or verified.stop.over or player is None:
+        return ()
+    from pbem.protocol import ahead
+
+    manifest = verified.game.manifest
+    return tuple(ahead.warnings(manifest.ruleset, manifest.setup, verified.game.inputs, verified.stop.checkpoint,
+                                player))
 
 
 SHOWN_VOIDS = 5
@@ -105,6 +150,14 @@ def errata_lines(ws: Workspace) -> list[str]:
 
 
 TURN_FILES = ("players/", "report/")  # what only a turn changes: these may wait in the working tree for it
+# what refuses a turn's files only because it is not his turn yet (a batch of his own is announced in his turn)
+WAITING = {"signature.not-in-control", "dice.bad-batch"}
+
+
+def _announced(base: dict[str, bytes], path: str, player: str) -> bool:
+    """Whether `path` is a batch of `player`'s own that `pbem roll` announced and no commit holds yet: it waits
+    for his turn like his entries (DESIGN §5: dice are announced in the firer's turn)."""
+    return path.startswith(f"dice/{player}-") and path not in base
 
 
 @dataclass
@@ -171,8 +224,9 @@ def plan_yield(ws: Workspace, me: Identity, note: str = "") -> YieldPlan:
             settled = _edited(base, first.commit.files)
             if not second.findings:
                 plan.commits = [first, second]
-            elif (all(f.rule == "signature.not-in-control" for f in second.findings)
-                  and all(p.startswith(TURN_FILES) for p in edited) and not edited & settled):
+            elif (all(f.rule in WAITING for f in second.findings)
+                  and all(p.startswith(TURN_FILES) or _announced(base, p, player) for p in edited)
+                  and not edited & settled):
                 # only a turn's own files (his players file, his entries) can wait for his turn: anything else
                 # that is refused here is refused whole, with what the one commit would have been refused for
                 held = first.status.pending[0] if first.status.pending else None
@@ -229,8 +283,9 @@ def check(ws: Workspace, me: Identity) -> Outlook:
     status = head.game.status if head is not None else None
     last = plan.commits[-1].verified if plan.commits else plan.judged
     shown = last if last is not None and last.stop is not None else None
-    return Outlook(status, whoami(ws, me), plan.findings, plan.status, plan, positions=tuple(results.positions(shown)),
-                   outcome=results.outcome(shown))
+    player = whoami(ws, me)
+    return Outlook(status, player, plan.findings, plan.status, plan, positions=tuple(results.positions(shown)),
+                   outcome=results.outcome(shown), warnings=warnings_of(shown, player) + own_audit(shown, me, player))
 
 
 def check_note(note: str) -> None:
@@ -336,6 +391,32 @@ def _computed(ws: Workspace, head: Verified, files: dict[str, bytes], me: Identi
         return None
     game = ws.game_of(files)
     return expected_after(head, game, player, note)[1]
+
+
+def check_roll(ws: Workspace, files: dict[str, bytes], player: str, refs: list[str]) -> None:
+    """Refuse at once, as `pbem roll`, what the verifier refuses when the batch is yielded (DESIGN §5 "Binding",
+    "Who rolls"): a ref nothing owes once my working tree is committed (`dice.unbound-ref`: a mistyped ref, a
+    shot not declared yet, a step resolved already), and a ref whose die another player rolls
+    (`dice.wrong-roller`: the firer rolls for his own shot). The start's dice are judged by `pbem start`."""
+    head = ws.head()
+    refs = [r for r in refs if not r.startswith(START_REF)]
+    if head is None or not head.started or head.stop is None or not refs:
+        return
+    game = ws.game_of(files)
+    stop, _status = expected_after(head, game, player)
+    owed = list(dict.fromkeys(stop.dice_refs))
+    roller = getattr(game.manifest.ruleset, "dice_roller", None)
+    for ref in refs:
+        if ref not in owed:
+            raise PbemError("dice.unbound-ref", f"--ref {ref}: nothing owes a die for it now (dice are rolled for "
+                            "a declared shot of the step being resolved)", exit_code=ILLEGAL,
+                            hint=("owed now: " + ", ".join(owed)) if owed else "declare the shot first (an entry "
+                            "{fire: {weapon, target}} at its fire step), then roll")
+        firer = roller(stop.checkpoint.state, ref) if roller is not None else None
+        if firer is not None and firer != player:
+            raise PbemError("dice.wrong-roller", f"--ref {ref}: that die is {firer}'s to roll, not yours: only the "
+                            "player whose action a die resolves announces it", exit_code=ILLEGAL,
+                            hint=f"{firer} rolls it (`pbem roll … --ref {ref}`); you contribute with `pbem yield`")
 
 
 def commit_escrow(ws: Workspace, me: Identity, key: PrivateKey) -> list[str]:

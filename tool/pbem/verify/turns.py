@@ -812,9 +812,11 @@ def _binding(prev: Verified, game: Game, stop: Stop) -> list[Finding]:
         return firm is None or point < firm
 
     owed = set(stop.dice_refs)
+    roller = getattr(ruleset, "dice_roller", None)  # DESIGN §5 "Who rolls": the firer
     found = dice.binding_findings(prev.game.batches, game.batches, owed,
                                   lambda ref: sides(ref) if sides is not None and ref != START_REF else None,
-                                  resolved)
+                                  resolved, lambda ref: dice.only(roller(stop.checkpoint.state, ref))
+                                  if roller is not None and ref in owed else None)
     return found + dice.void_binding_findings(prev.game.batches, game.batches, owed | set(prev.stop.dice_refs))
 
 

@@ -376,6 +376,7 @@ def resolve(state: TacticalState, point: Point, actions: Sequence[Action],
     plotted = sealed_speeds(state, point, actions)
     if plotted:
         state = replace(state, budgets=(point[0], _budgets(state, actions)))
+        events.extend(Event("allocation_void", u.owner, u.id, {"why": why}) for u, why in _over_power(state, actions))
     for unit in state.units:
         if not unit.active:
             continue
@@ -430,11 +431,43 @@ def sealed_speeds(state: TacticalState, point: Point, actions: Sequence[Action])
             speed = line.get("speed") if isinstance(line, Mapping) else None
             legal_speed = isinstance(speed, int) and not isinstance(speed, bool) and 0 <= speed <= state.max_speed
             out[unit.id] = speed if legal_speed else 0
+    for unit, _why in _over_power(state, actions):
+        out[unit.id] = 0  # a line over power is void whole: the ship does not move
+    return out
+
+
+def _lines(state: TacticalState, actions: Sequence[Action]) -> dict[str, Mapping[str, Any]]:
+    """Each ship's line of its owner's revealed allocation, as sealed (a line for another's unit counts for
+    nothing)."""
+    out: dict[str, Mapping[str, Any]] = {}
+    for action in actions:
+        if action.source == "sealed" and isinstance(action.do, Mapping):
+            given = action.do.get("units")
+            for unit_id, line in (given if isinstance(given, Mapping) else {}).items():
+                unit = state.unit(unit_id) if isinstance(unit_id, str) else None
+                if isinstance(line, Mapping) and unit is not None and unit.owner == action.by:
+                    out[unit_id] = line
+    return out
+
+
+def _over_power(state: TacticalState, actions: Sequence[Action]) -> list[tuple[Unit, str]]:
+    """The ships whose revealed line spends more than their power (every line counted): the whole line is void,
+    the ship stops and nothing of its turn is paid (docs/tactical.md "A bad allocation found when opened")."""
+    speed_point = energy._number((state.tables.get("costs") or {}).get("speed_point", 1))
+    lines = _lines(state, actions)
+    out = []
+    for unit in state.units:
+        line = lines.get(unit.id)
+        why = energy.over_power(line, unit.extra.get("power"), speed_point) if line is not None else None
+        if why and unit.active and unit.seeking is None:
+            out.append((unit, why))
     return out
 
 
 def _budgets(state: TacticalState, actions: Sequence[Action]) -> FrozenDict:
-    """Each plotted ship's revealed allocation line (empty where its owner gave none): what its turn must fit in."""
+    """Each plotted ship's revealed allocation line (empty where its owner gave none, or where it is over power:
+    void): what its turn must fit in."""
+    void = {u.id for u, _ in _over_power(state, actions)}
     lines: dict[str, Any] = {}
     for action in actions:
         if action.source != "sealed" or not isinstance(action.do, Mapping):
@@ -444,7 +477,7 @@ def _budgets(state: TacticalState, actions: Sequence[Action]) -> FrozenDict:
         for unit in state.units:
             if unit.owner == action.by and unit.active and unit.seeking is None:
                 line = given.get(unit.id)
-                lines[unit.id] = freeze(line if isinstance(line, Mapping) else {})
+                lines[unit.id] = freeze(line if isinstance(line, Mapping) and unit.id not in void else {})
     return FrozenDict(lines)
 
 

@@ -13,9 +13,10 @@ The allocation: {turn: T, units: {UNIT: {speed, het, weapons, systems, reserve}}
   turn's allocation step and every mid-turn change), its HETs, its shots and launches, its system uses. What a
   line lacks may be paid from the reserve (SFB reserve power): the allocation fails only when the lines' total
   shortfall exceeds the reserve, and then each short line is named.
-* With `speeds: sealed` the allocation is also the turn's speed plot, revealed at its step and used at once:
-  `plot_errors` judges what is wrong before the turn is played (a total above power, a speed above max_speed:
-  the unit does not move) on the revealing commit; the rest waits for the turn's end as above.
+* With `speeds: sealed` the allocation is also the turn's speed plot, revealed at its step and used at once.
+  What is wrong before the turn is played (a total above power, every line counted; a speed above max_speed)
+  `plot_errors` names, and `pbem seal` refuses before sealing (`seal_errors`); one sealed by hand is void
+  when opened (actions.sealed_speeds: the unit does not move and pays for nothing), never a finding.
 * A unit without an allocation is audited as if it allocated nothing (so only a unit that did something costly
   fails); a unit in the allocation that is not the player's is an error; seeking weapons in flight need none.
 
@@ -33,7 +34,8 @@ from pbem.rulesets.base import Point
 from pbem.rulesets.tactical.gametime import ACTIVITY, ALLOC, format_time
 from pbem.rulesets.tactical.state import MAX_SPEED, TacticalState, Unit
 
-LINES = ("speed", "het", "weapons", "systems", "reserve")
+LINES = ("speed", "het", "weapons", "systems", "reserve")  # the lines this module audits
+ENERGY = ("het", "weapons", "systems", "reinforce", "reserve")  # every line that is energy: all count to power
 KIND = "allocation"  # the secret kind (schemas/secret-allocation.json)
 
 
@@ -161,16 +163,24 @@ def audit_allocation(setup: Mapping[str, Any], record: TurnRecord, allocation: M
     speed_point, het_cost = _number(costs.get("speed_point", 1)), _number(costs.get("het", 0))
     table = _setup_units(setup)
     for unit_turn in record.units:
-        lines = {k: _number((allocated.get(unit_turn.unit) or {}).get(k, 0)) for k in LINES}
+        line = allocated.get(unit_turn.unit) or {}
+        excess = over_power(line, table.get(unit_turn.unit, {}).get("power"), speed_point)
+        if excess and setup.get("speeds") == "sealed":
+            # opened at its turn's start, a line over power was void from then on (speed 0, nothing paid:
+            # actions.sealed_speeds); what the unit did with nothing is all the audit can still judge
+            line = {}
+        elif excess:
+            reasons.append(f"{where}, {unit_turn.unit}: {excess}")
+        lines = {k: _number(line.get(k, 0)) for k in LINES}
         reasons.extend(_audit_unit(f"{where}, {unit_turn.unit}", unit_turn, lines, table.get(unit_turn.unit, {}),
                                    setup, speed_point, het_cost))
     return reasons
 
 
 def plot_errors(setup: Mapping[str, Any], allocation: Mapping[str, Any]) -> list[str]:
-    """What is wrong with an allocation before anything is done with it: a unit allocating more than its power,
-    or (with `speeds: sealed`) a speed above max_speed. With sealed speeds the allocation is revealed at its
-    step, so this part is judged on the revealing commit, by its owner (seed §2.C)."""
+    """What is wrong with an allocation before anything is done with it: a unit allocating more than its power
+    (every line counted), or (with `speeds: sealed`) a speed above max_speed (seed §2.C): what `seal_errors`
+    refuses before sealing."""
     reasons: list[str] = []
     turn = allocation.get("turn")
     costs = setup.get("costs") or {}
@@ -181,7 +191,7 @@ def plot_errors(setup: Mapping[str, Any], allocation: Mapping[str, Any]) -> list
         if not isinstance(line, Mapping):
             continue
         lines = {k: _number(line.get(k, 0)) for k in LINES}
-        total = lines["speed"] * speed_point + sum(lines[k] for k in LINES if k != "speed")
+        total = total_energy(line, speed_point)
         if setup.get("speeds") == "sealed" and lines["speed"] > top:
             reasons.append(f"turn {turn}, {unit_id}: speed {_show(lines['speed'])} allocated, above max_speed {top} "
                            "(the unit does not move)")
@@ -193,13 +203,37 @@ def plot_errors(setup: Mapping[str, Any], allocation: Mapping[str, Any]) -> list
     return reasons
 
 
+def total_energy(line: Mapping[str, Any], speed_point: float) -> float:
+    """What one unit's allocation line spends of its power: its speed × costs.speed_point and every energy
+    line, `reinforce` included (every line counted: one point over power anywhere is over power)."""
+    return _number(line.get("speed", 0)) * speed_point + sum(_number(line.get(k, 0)) for k in ENERGY)
+
+
+def over_power(line: Mapping[str, Any], power: Any, speed_point: float) -> str | None:
+    """Why one unit's revealed line spends more than its power (every line counted), or None."""
+    total = total_energy(line, speed_point)
+    if isinstance(power, (int, float)) and not isinstance(power, bool) and total > power:
+        return f"allocates {_show(total)} energy, its power is {_show(power)}"
+    return None
+
+
+def seal_errors(setup: Mapping[str, Any], player: str, allocation: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(unit, reason) for everything wrong with `player`'s allocation that he can know when he seals it: a unit
+    that is not his, a total over its power (every line counted), a speed above max_speed with sealed speeds.
+    `pbem seal allocation` refuses it before anything is sealed (seed §2.C: the cheat is found only at the
+    reveal otherwise, when it can no longer be taken back)."""
+    table = _setup_units(setup)
+    out = [(u, f"{u} is not a unit of {player}") for u in allocation.get("units") or {}
+           if (table.get(u) or {}).get("owner") != player]
+    for reason in plot_errors(setup, allocation):
+        unit = reason.split(", ", 1)[1].split(":", 1)[0] if ", " in reason else ""
+        out.append((unit, reason))
+    return out
+
+
 def _audit_unit(where: str, done: UnitTurn, lines: Mapping[str, float], unit: Mapping[str, Any],
                 setup: Mapping[str, Any], speed_point: float, het_cost: float) -> list[str]:
     reasons: list[str] = []
-    total = lines["speed"] * speed_point + sum(lines[k] for k in LINES if k != "speed")
-    power = unit.get("power")
-    if isinstance(power, (int, float)) and total > power:
-        reasons.append(f"{where}: allocates {_show(total)} energy, its power is {_show(power)}")
     top = max(done.speeds)
     weapons = sum(_weapon_energy(setup, unit, w) for w in done.fired)
     systems = sum(_number(setup.get("costs", {}).get(name, 0)) for name in done.systems)

@@ -21,12 +21,12 @@ guess) has only its impulse chart judged from then on, not its turn and slip cou
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 from pbem.rulesets.base import Action, Point
-from pbem.rulesets.tactical import actions, movement
-from pbem.rulesets.tactical.gametime import ACTIVITY, ALLOC, FIRE, MOVE
-from pbem.rulesets.tactical.state import TacticalState
+from pbem.rulesets.tactical import actions, movement, seeking
+from pbem.rulesets.tactical.gametime import ACTIVITY, ALLOC, FIRE, MOVE, format_time
+from pbem.rulesets.tactical.state import DISENGAGED, TacticalState
 
 
 @dataclass(frozen=True)
@@ -77,3 +77,31 @@ def own_legality(view: OwnView, action: Action) -> str | None:
         return actions.legal(view.state, action)
     return actions.own_legal(view.state, action, course_known=action.unit not in view.guessed,
                              speed_known=not view.speeds_sealed)
+
+
+def own_warnings(before: OwnView, after: OwnView, point: Point, given: Sequence[Action],
+                 plans: Sequence[Mapping[str, Any]]) -> list[str]:
+    """What a player's own orders lead to at `point`, as far as he alone can see (protocol.ahead): a unit of his
+    that leaves the map (out of the battle for good), a shot of his that is void in his own view, a seeking weapon
+    launched without a pursue plan (it flies straight on and, once its target is revealed, can never hit)."""
+    when = format_time(point)
+    out = []
+    for unit in before.state.units:
+        now = after.state.unit(unit.id)
+        if unit.owner == before.player and unit.active and now is not None and now.status == DISENGAGED:
+            out.append(f"warning: your orders take {unit.id} off the map at {when}: it leaves the battle for good "
+                       "(disengaged); change its course or plan before then")
+    for action in given:
+        if action.source != "entry" or not isinstance(action.do, Mapping):
+            continue
+        if "fire" in action.do:
+            why = own_legality(before, action)
+            if why:
+                out.append(f"warning: your shot at {when} by {action.unit} will be void as far as you can see: {why}")
+        name = seeking.launched_name(action.do)
+        if name is not None and not any(isinstance(p, Mapping) and p.get("unit") == name and isinstance(
+                p.get("do"), Mapping) and "pursue" in p["do"] for p in plans):
+            out.append(f"warning: {name}, launched at {when}, has no pursue plan: it flies straight on (F), and once "
+                       "its target is revealed every move that did not pursue it is rules.pursuit, so it can never "
+                       f"hit; add a plan {{unit: {name}, from: …, until: …, do: {{pursue: TARGET}}}} or its moves")
+    return out

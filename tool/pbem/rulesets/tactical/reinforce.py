@@ -52,6 +52,13 @@ def why_not(state: TacticalState, unit: Unit, value: Any, at: Point) -> str | No
         return f"{unit.id} has no shields to reinforce"
     power = _power(unit)
     spent = used_in(unit, at[0])
+    turn, budgets = state.budgets
+    line = budgets.get(unit.id) if turn == at[0] else None
+    if line is not None and spent + points > _number(line.get(VERB, 0)):
+        # a revealed allocation (secret speeds) pays for reinforcement from its `reinforce` line alone: refused
+        # as given, never left to a turn-end audit on whoever's commit ends the turn (seed §6.C.2)
+        return (f"its revealed allocation cannot pay for it: {unit.id} would reinforce {spent + points} points in "
+                f"turn {at[0]}, {_show(_number(line.get(VERB, 0)))} allocated")
     if power is not None and spent + points > power:
         return (f"{unit.id} would reinforce {spent + points} points in turn {at[0]}, more than its power "
                 f"{power}")
@@ -82,23 +89,11 @@ def turn_record(state: TacticalState, player: str, turn: int) -> energy.TurnReco
 
 
 def audit(setup: Mapping[str, Any], record: energy.TurnRecord, allocation: Mapping[str, Any]) -> list[str]:
-    """The reinforcement of a turn against its allocation's `reinforce` lines (seed §6.C.2), and each unit's whole
-    allocation with its `reinforce` line against its power (energy.audit_allocation counts the other lines)."""
+    """The reinforcement of a turn against its allocation's `reinforce` lines (seed §6.C.2); the whole allocation,
+    `reinforce` line included, against power is energy.audit_allocation's."""
     reasons: list[str] = []
     allocated: Mapping[str, Mapping[str, Any]] = allocation.get("units") or {}
     spent = dict(getattr(record, "reinforced", ()))
-    units = {u.get("id"): u for u in setup.get("units") or () if isinstance(u, Mapping)}
-    speed_point = ((setup.get("costs") or {}).get("speed_point", 1))
-    for unit_id, lines in allocated.items():
-        if not isinstance(lines, Mapping):
-            continue
-        line = _number(lines.get(VERB, 0))
-        rest = _number(lines.get("speed", 0)) * _number(speed_point) + sum(
-            _number(lines.get(k, 0)) for k in energy.LINES if k != "speed")
-        power = (units.get(unit_id) or {}).get("power")
-        if line and isinstance(power, (int, float)) and rest <= power < rest + line:
-            reasons.append(f"turn {record.turn}, {unit_id}: allocates {_show(rest + line)} energy with its "
-                           f"reinforcement, its power is {_show(power)}")
     for unit_id, points in sorted(spent.items()):
         line = _number((allocated.get(unit_id) or {}).get(VERB, 0))
         if points > line:

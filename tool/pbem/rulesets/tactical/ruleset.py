@@ -125,6 +125,11 @@ class TacticalRuleset:
         commit. What only others' later actions make impossible is left to `legal` at replay (void)."""
         return foresight.own_legality(view, action)
 
+    def own_warnings(self, before: foresight.OwnView, after: foresight.OwnView, point: Point,
+                     given: Sequence[Action], plans: Sequence[Mapping[str, Any]]) -> list[str]:
+        """Warnings from the author's own view at `point` (foresight.own_warnings; protocol.ahead)."""
+        return foresight.own_warnings(before, after, point, given, plans)
+
     def spend(self, judged: state.TacticalState | foresight.OwnView, action: Action
               ) -> state.TacticalState | foresight.OwnView:
         """What the next action of the same step is judged against once `action` is accepted there (a state, or
@@ -163,6 +168,11 @@ class TacticalRuleset:
     def dice_sides(self, ref: str) -> int:
         """Every die of tactical/1 is a d6."""
         return DIE_SIDES
+
+    def dice_roller(self, game: state.TacticalState, ref: str) -> str | None:
+        """The firer: the owner of the unit of "T.I.fire/UNIT/WEAPON" (DESIGN §5 "Who rolls")."""
+        parts = ref.split("/")
+        return self.owner_of(game, parts[1]) if len(parts) == 3 else None
 
     def reply_key(self, event: Event) -> tuple[Any, ...]:
         """What identifies a `damage` event across resolutions of a held step: the shot, not its outcome (a
@@ -228,10 +238,11 @@ class TacticalRuleset:
         """Whether replay stopped at `point` (None: the game's end) is past the end of `turn`."""
         return point is None or point[0] > turn
 
-    def audit_plot(self, setup: Mapping[str, Any], allocation: Mapping[str, Any]) -> list[str]:
-        """What a revealed allocation gets wrong before its turn is played (power, and with sealed speeds a speed
-        above max_speed; energy.py): judged on the commit that reveals it."""
-        return energy.plot_errors(setup, allocation)
+    def seal_errors(self, setup: Mapping[str, Any], kind: str, player: str, value: Mapping[str, Any]
+                    ) -> list[tuple[str, str]]:
+        """(unit, reason) for what is wrong with a secret of `kind` its owner can know before sealing it: an
+        allocation's units not his, over power (every line counted) or over max_speed (energy.seal_errors)."""
+        return energy.seal_errors(setup, player, value) if kind == energy.KIND else []
 
     def audit_allocation(self, setup: Mapping[str, Any], record: energy.TurnRecord,
                          allocation: Mapping[str, Any]) -> list[str]:
