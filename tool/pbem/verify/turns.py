@@ -773,23 +773,44 @@ def _by_file(game: Game, path: str) -> dice.Batch | secrets.Secret | None:
 
 def _auction_dice(prev: Verified, game: Game, stop: Stop) -> list[Finding]:
     """Seed 000 §7.B: no die rolled or revealed, no secret revealed, while an action auction is open
-    (`dice.auction-open`, pbem.protocol.auction.dice_findings)."""
+    (`dice.auction-open`, pbem.protocol.auction.dice_findings).
+
+    What resolves a step before the auction's is no part of it: the auction opens only once that step is
+    resolved, so its dice and the reveals owed there must land (DESIGN §4.2: else the player who owes them could
+    never commit). Those are the batches whose every ref is at an earlier step, and the reveals owed before this
+    commit while the firm point was before the auction's step."""
+    assert prev.stop is not None
     point = stop.checkpoint.point
     if not auctions.is_open(stop.checkpoint.auction, point):
         return []
+    ruleset = game.manifest.ruleset
+    before = prev.stop.checkpoint.point
+    earlier = before is not None and point is not None and before < point
     changed: list[tuple[str, int | None]] = []
     for batch_id in sorted(game.batches):
         batch, old = game.batches[batch_id], prev.game.batches.get(batch_id)
+        if earlier and point is not None and _all_before(ruleset, batch, point):
+            continue
         if old is None or old.raw != batch.raw:
             key = "rolls" if old is None else next((k for k in batch.raw if batch.raw.get(k) != old.raw.get(k)),
                                                    None)
             changed.append((batch.file, batch.line_of(key)))
+    owed = {sid for p in game.manifest.players for sid in secrets_owed(prev, p, False)} if earlier else set()
     for sid in sorted(game.secrets):
         new, old_secret = game.secrets[sid], prev.game.secrets.get(sid)
-        if new.revealed and (old_secret is None or not old_secret.revealed):
+        if new.revealed and (old_secret is None or not old_secret.revealed) and sid not in owed:
             changed.append((new.file, new.line_of("key")))
-    when = game.manifest.ruleset.format_time(point) if point is not None else None
+    when = ruleset.format_time(point) if point is not None else None
     return auctions.dice_findings(True, changed, when)
+
+
+def _all_before(ruleset: Ruleset, batch: dice.Batch, point: Point) -> bool:
+    """Whether every die of `batch` resolves a step before `point` (its refs name their step first, DESIGN §5)."""
+    refs = [roll.get("ref") for roll in batch.raw.get("rolls") or ()]
+    try:
+        return bool(refs) and all(ruleset.parse_time(str(ref).split("/", 1)[0]) < point for ref in refs)
+    except (ValueError, TypeError, KeyError, IndexError):
+        return False
 
 
 def _binding(prev: Verified, game: Game, stop: Stop) -> list[Finding]:
