@@ -172,7 +172,8 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
         stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, absent), absent, absent,
                       fresh={absent: ()}, effects=effects)
         return stop, full_status(game, stop, absent, note)
-    elif takes_turn(prev, player) and prev.game.errata == game.errata and not agreed:
+    elif takes_turn(prev, player) and prev.game.errata == game.errata and not agreed \
+            and not only_out_of_turn(prev.game, game):
         stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, player),
                       back_to(prev, player), player, fresh={player: new_conditions(prev.game, game, player)},
                       effects=effects)
@@ -180,6 +181,18 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
         stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, None), prev.last_yielder,
                       effects=effects)
     return stop, full_status(game, stop, player, note)
+
+
+def only_out_of_turn(before: Game, after: Game) -> bool:
+    """Whether a commit only proposes or signs agreements, or only posts press (DESIGN §4.8, last lines): no
+    turn, whoever makes it; control, the firm point and every owed break stay as they were. A commit that
+    changes nothing at all is a turn: the pass of the player in control."""
+    if after.agreements is not before.agreements and after.agreements != before.agreements:
+        return True
+    if after.press is before.press or after.press == before.press:
+        return False
+    return (after.inputs.files == before.inputs.files and after.inputs.per_player == before.inputs.per_player
+            and after.batches == before.batches and after.secrets == before.secrets)
 
 
 def clarifies(prev: Verified, player: str) -> bool:
@@ -583,9 +596,10 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
         return findings, unchanged
     erratum = any(ERRATUM_RE.match(p) for p in changed)
     agreement = not erratum and any(AGREEMENT_RE.match(p) for p in changed)
-    turn = takes_turn(prev, player) and not erratum and not agreement
-    mine = [] if erratum or agreement else [b for b in prev.status.pending if b.player == player and b.kind in OWED]
     press_only = bool(changed - {STATUS}) and all(PRESS_RE.match(p) for p in changed - {STATUS})
+    # DESIGN §4.8: signing, proposing and press are no turn, also for the player in control (expected_after)
+    turn = takes_turn(prev, player) and not erratum and not agreement and not press_only
+    mine = [] if erratum or agreement else [b for b in prev.status.pending if b.player == player and b.kind in OWED]
     settled = settled_now(prev, game) if agreement else {}
     if agreement:
         # an agreement is signed out of turn, in a commit of its own; each kind says when it is open (a start
