@@ -229,7 +229,8 @@ def without_orders(game: Game, absent: Mapping[str, object]) -> Game:
         per_player[player] = replace(game.inputs.of(player), through=FOREVER, breaks=())
     for player, point in absent.items():
         mine = game.inputs.of(player)
-        if mine.through is None or mine.through < point:  # type: ignore[operator]
+        # past the last step (a reveal owed at the end) there is no step to cover him through
+        if point is not None and (mine.through is None or mine.through < point):  # type: ignore[operator]
             per_player[player] = replace(mine, through=point)
     gone = frozenset(resigned) | frozenset(absent)
     return replace(game, inputs=replace(game.inputs, per_player=per_player, gone=gone))
