@@ -120,13 +120,14 @@ class Play:
     log: list[str] = field(default_factory=list)
 
     @classmethod
-    def open(cls, table_root: Path) -> "Play":
+    def open(cls, table_root: Path, key_of: Callable[[str], Path] | None = None) -> "Play":
+        """The game at HEAD of `table_root`/game; each seat's key at `key_of(seat)` (else keys/<seat>_ed25519)."""
         ws = Workspace.open(table_root / "game")
         head = ws.head()
         assert head is not None and head.started
         keys = {}
         for seat in head.game.manifest.players:
-            path = table_root / "keys" / f"{seat}_ed25519"
+            path = key_of(seat) if key_of is not None else table_root / "keys" / f"{seat}_ed25519"
             signer = signer_for(path)
             keys[seat] = Identity(path, signer, signer.public)
         return cls(ws.head_files(), head, keys)
@@ -339,3 +340,79 @@ def sign_agreement(play: Play, player: str, kind: str, content: dict[str, Any]) 
 def resigned(play: Play) -> frozenset[str]:
     return agreements.resigned(play.game.agreements, play.game.manifest.keys) if play.game.agreements \
         else frozenset()
+
+
+def new_key(play: Play, folder: Path, seed: int) -> Identity:
+    """A fresh key (for a replacement player), written as `pbem keygen` would."""
+    from pbem.crypto.keys import PrivateKey, write_keypair
+
+    path = folder / f"new-{seed}_ed25519"
+    if not path.exists():
+        write_keypair(path, PrivateKey.from_seed(seed.to_bytes(32, "big"), f"new-{seed}@pbem.test"))
+    signer = signer_for(path)
+    return Identity(path, signer, signer.public)
+
+
+def active(play: Play) -> list[str]:
+    return [p for p in play.game.manifest.players if p not in resigned(play)]
+
+
+@dataclass
+class Figures:
+    """What the search ran and found, for the report."""
+
+    games: int = 0
+    commits: int = 0
+    refused: int = 0
+    agreements: int = 0
+    kinds: set[str] = field(default_factory=set)  # the break kinds the games met
+    stuck: list[str] = field(default_factory=list)
+
+    def line(self) -> str:
+        return (f"{self.games} games, {self.commits} commits ({self.agreements} agreement commits, {self.refused} "
+                f"random moves refused and replaced by the least move), break kinds met: "
+                f"{', '.join(sorted(self.kinds))}; stuck states: {len(self.stuck)}")
+
+
+def play_step(play: Play, rng: random.Random, figures: Figures, keys_folder: Path) -> None:
+    """One random step of an honest table: mostly a move of a player who holds control or owes something;
+    sometimes a resignation, an nmr against a player who owes something (signed by every other active player,
+    one commit each) or a vacant seat given to a replacement."""
+    status = play.head.status
+    assert status is not None
+    figures.kinds |= {b.kind for b in status.pending}
+    roll = rng.random()
+    before = play.commits
+    if roll < 0.03 and len(active(play)) > 1:
+        who = rng.choice(active(play))
+        assert not sign_agreement(play, who, agreements.RESIGN, {}), "pbem resign must always land"
+    elif roll < 0.06:
+        from pbem.verify.turns import consent_table
+
+        table = consent_table(play.game, True, status)
+        owing = sorted(p for p in table.owing if p in active(play))
+        if owing:
+            absent = rng.choice(owing)
+            for signer in [p for p in active(play) if p != absent]:
+                if sign_agreement(play, signer, agreements.NMR, {"player": absent}):
+                    break  # e.g. he settled before the last signature: the nmr is moot
+    elif roll < 0.08 and resigned(play):
+        seat = rng.choice(sorted(resigned(play)))
+        key = new_key(play, keys_folder, rng.randrange(1, 1 << 30))
+        content = {"seat": seat, "key": key.public.to_line().split(" ", 2)[0] + " "
+                   + key.public.to_line().split(" ", 2)[1], "why": "replacement"}
+        for signer in [p for p in active(play) if p != seat]:
+            if sign_agreement(play, signer, agreements.SEAT, content):
+                break
+        else:
+            play.keys[seat] = key
+    else:
+        acting = play.acting()
+        who = rng.choice(acting)
+        edit, _notes = honest(play, who, rng)
+        if play.commit(who, edit, "honest move"):
+            figures.refused += 1
+            assert not play.commit(who, lambda files: least(play, who, files), "least move"), \
+                f"{who}'s least move is refused"
+    if play.commits > before and play.log and not play.log[-1].endswith("move"):
+        figures.agreements += play.commits - before

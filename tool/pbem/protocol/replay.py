@@ -59,6 +59,9 @@ def replay(
     `effects`: (point, change of state) of agreements that took effect at that game point (a resignation: the
     ruleset's `resigned`); each changes the state before the step at its point is resolved, so a replay from
     an earlier point (after an erratum) meets it at the same point again (DESIGN §4.8)."""
+    if start.carried and inputs.gone & {b.player for b in start.carried}:
+        # a seat that left (a resign) or whose turn an nmr settles is served at once: his breaks go (DESIGN §4.8)
+        start = replace(start, carried=tuple(b for b in start.carried if b.player not in inputs.gone))
     if start.carried:
         kept = replace(start, armed=tuple(sorted(_arm(ruleset, inputs, start, fresh)))) if fresh else start
         return Stop(kept, serving_order(start.carried, inputs.players, after), over=False)
@@ -339,7 +342,7 @@ def _auction(ruleset: Ruleset, inputs: Inputs, state: Any, point: Point, previou
         return [b.player for b in serving_order(breaks, inputs.players, initiator)]
 
     return open_or_go_on(previous if previous is not None and previous.at == point else None, point,
-                         inputs.at(point), served, initiator, triggered, order)
+                         inputs.at(point), served, initiator, triggered, order, inputs.gone)
 
 
 def _covers(inputs: Inputs, player: str, point: Point) -> bool:
