@@ -134,3 +134,30 @@ def test_resign_in_auction__a_seat_further_down_the_queue_resigns(three: Path) -
     assert not play.commit("bob", lambda files: None, "passes")
     assert all(b.player != "carol" for b in play.head.status.pending), play.head.status.pending
     assert not stuck(play)
+
+
+def test_lost_batch__the_roller_resigns_before_anyone_contributes(base_armed: Table, tmp_path: Path) -> None:
+    """`contribution-to-a-lost-batch` (found by tests/test_stuck_search.py): fed announces the die of his shot and
+    resigns before kli contributes; the batch is lost (its roller's reveal withheld by his resign). When kli next
+    yields (his allocation's reveal is owed at the end), `pbem yield` contributed to the lost batch as well and
+    was refused (dice.withheld): kli could never commit again. A lost batch is owed nothing."""
+    from stuck_game import Play, announce, sign_agreement, stuck
+
+    table = copy_table(base_armed, tmp_path / "table")
+    play = Play.open(table.root, table.key)
+    orders = {"through": "1.8.damage", "breaks": [{"fire": {}}]}
+
+    def fire(files: dict[str, bytes]) -> None:
+        files["report/turn-01.yaml"] = dump_report([{**SHOT_1, "by": "fed"}]).encode()
+        files["players/fed.yaml"] = dump_mapping(orders).encode()
+
+    assert not play.commit("fed", fire, "fires")
+    assert not play.commit("kli", lambda files: None, "passes")
+    assert [(b.player, b.kind) for b in play.head.status.pending] == [("fed", "roll")]
+    assert not play.commit("fed", lambda files: announce(play, "fed", files), "rolls")
+    assert [(b.player, b.kind) for b in play.head.status.pending][:1] == [("kli", "dice")]
+    assert not sign_agreement(play, "fed", "resign", {})
+    assert play.game.batches["fed-0001"].lost() is not None
+    assert not stuck(play)
+    while not play.over:
+        assert not play.commit("kli", lambda files: None, "yields"), play.head.status.pending
