@@ -410,9 +410,9 @@ def play_step(play: Play, rng: random.Random, figures: Figures, keys_folder: Pat
         acting = play.acting()
         who = rng.choice(acting)
         edit, _notes = honest(play, who, rng)
-        if play.commit(who, edit, "honest move"):
+        if play.commit(who, edit, "move: " + "; ".join(_notes)):
             figures.refused += 1
             assert not play.commit(who, lambda files: least(play, who, files), "least move"), \
                 f"{who}'s least move is refused"
-    if play.commits > before and play.log and not play.log[-1].endswith("move"):
-        figures.agreements += play.commits - before
+    made = play.log[len(play.log) - (play.commits - before):] if play.commits > before else []
+    figures.agreements += sum(1 for line in made if line.endswith(("(proposes)", "(signs)")))

@@ -165,7 +165,8 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
         manifest = game.manifest
         start = start_checkpoint(ruleset, manifest.setup, manifest.players)
         stop = replay(ruleset, manifest.setup, covered_by_nmr(game, prev.gone_at).inputs, start, prev.last_yielder,
-                      quiet_before=corrected, effects=effects)
+                      quiet_before=corrected, effects=effects,
+                      settled_before=None if prev.stop.over else prev.stop.checkpoint.point)
     elif absent is not None and takes_turn(prev, absent):
         # DESIGN §4.8: the nmr's last signature serves the absent player's turn with no new orders (his part
         # settled by default), as if he had yielded without a word
@@ -618,6 +619,9 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
                                                        corrections))
         if settled:  # its dice and secrets: only the withheld marks of what it settles (DESIGN §4.8)
             findings.extend(_settlement(prev, game, changed, player, settled))
+        findings.extend(_new_actions(prev.game, [errata.of_agreement(a) for a in _only(game.agreements,
+                                                                                      changed).values()
+                                                 if a.kind == agreements.ERRATUM]))
         # judged against the table before the commit: the keys that sign, who owes, who resigned
         findings.extend(agreements.agreement_findings(consent_table(prev.game, True, prev.status),
                                                       _only(prev.game.agreements, changed),
@@ -784,6 +788,31 @@ def _withheld_touched(prev: Verified, game: Game, changed: set[str], player: str
 def _by_file(game: Game, path: str) -> dice.Batch | secrets.Secret | None:
     """The dice batch or secret that lives at `path` in `game`, or None."""
     return next((x for x in (*game.batches.values(), *game.secrets.values()) if x.file == path), None)
+
+
+def _new_actions(game: Game, corrections: Iterable[errata.Erratum]) -> list[Finding]:
+    """DESIGN §4.8, errata correct and never re-open: an erratum may change what a unit did at a step (another
+    target, another speed), but adds no action of a unit and slot it did not correct there, at a step whose dice
+    are known already (a new shot there would be decided knowing every die of the step: erratum.new-action)."""
+    ruleset = game.manifest.ruleset
+    slot_of = getattr(ruleset, "slot_of", None)
+
+    def slot(entry: Any) -> tuple[Any, ...]:
+        return (entry.at, entry.by, entry.unit, (slot_of(entry.do) if slot_of is not None else None)
+                or next(iter(entry.do), ""))
+
+    known = {ref.split("/", 1)[0] for ref, rolled in game.inputs.dice.items()
+             if rolled.result is not None or rolled.lost is not None}
+    out = []
+    for erratum in corrections:
+        corrected = {slot(e) for e in erratum.removed}
+        for entry in erratum.added:
+            if slot(entry) not in corrected and entry.at_text in known:
+                out.append(Finding("erratum.new-action", f"erratum {erratum.id} adds {entry.by}'s {dict(entry.do)} "
+                                   f"for {entry.unit} at {entry.at_text}, whose dice are known: an erratum corrects "
+                                   "what was done there, it adds no new action (DESIGN §4.8)", file=erratum.file,
+                                   line=entry.line))
+    return out
 
 
 def _auction_dice(prev: Verified, game: Game, stop: Stop) -> list[Finding]:
