@@ -570,9 +570,17 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
     assert prev.stop is not None and prev.status is not None
     findings: list[Finding] = []
     agreed = False  # game.yaml changed as an amend or seat agreement completed in this commit says (DESIGN §4.8)
-    if GAME in changed and any(AGREEMENT_RE.match(p) for p in changed):
+    effect = None
+    if any(AGREEMENT_RE.match(p) for p in changed) and not prev.status.over:
         effect = agreement_effect(prev, game, changed, who(prev.game, signer) or "")
-        agreed = effect is not None and effect == game.manifest.raw
+        agreed = GAME in changed and effect is not None and effect == game.manifest.raw
+    if effect is not None and GAME not in changed:
+        # its last signature landed (two signers at once: the later one's commit completes it) without the
+        # change: refused, or the group's agreed change would be listed in effect and silently lost
+        findings.append(Finding("agreement.effect", "this commit completes an amend or seat agreement, but "
+                                "game.yaml does not change as it says (the commit adding its last signature writes "
+                                "exactly the agreed change: pbem sign, and pbem push when it rebases, do)",
+                                file=GAME))
     if game.manifest is not prev.game.manifest and game.manifest.raw != prev.game.manifest.raw and not agreed:
         # game.yaml is frozen from the start: a change is refused below (protected.changed) and never takes
         # effect, at this commit or any later one, or an accomplice's key swapped in would play on unchecked
