@@ -39,3 +39,22 @@ def test_a_replacement_who_loses_his_key_keeps_the_seat(tmp_path: Path) -> None:
     assert vacant(table) == frozenset(), "the old resignation was applied again and locked the new key out"
     assert "kli" in cli(table, "status", "--plain", who="kli-new")
     assert findings(table) == []
+
+
+def test_a_seat_agreement_shows_the_new_key_before_anyone_signs(tmp_path: Path) -> None:
+    """A co-signer must see whose key he seats: `pbem agreements`, `pbem status` and `pbem sign` show the new
+    key's fingerprint and comment (`ssh-keygen -l` spelling), so a proposer cannot slip his own key in unseen."""
+    from pbem.crypto.keys import PublicKey
+
+    table = _melee(tmp_path / "melee")
+    cli(table, "resign", who="kli")
+    line = Path(carol_pub(table)).read_text().strip()
+    fingerprint = PublicKey.from_line(line).fingerprint()
+    cli(table, "agree", "seat", "--seat", "kli", "--new-key", carol_pub(table), "--why", "replacement", who="fed")
+    assert fingerprint in cli(table, "agreements", who="rom") and "carol@pbem.test" in cli(table, "agreements",
+                                                                                            who="rom")
+    assert fingerprint in cli(table, "status", "--plain", who="rom")
+    said = cli(table, "sign", newest(table, "fed"), who="rom")
+    assert fingerprint in said and "carol@pbem.test" in said
+    assert table.data("game.yaml")["players"][1]["key"] == " ".join(line.split()[:2])
+    assert findings(table) == []

@@ -394,9 +394,20 @@ def applied(agreement: Agreement, game: Mapping[str, Any]) -> dict[str, Any]:
                 raw[key] = value
     elif agreement.kind == SEAT:
         c = agreement.content
-        raw["players"] = [{**p, "key": c["key"], **({"name": c["name"]} if "name" in c else {})}
+        key = " ".join(str(c["key"]).split()[:2])  # game.yaml holds the key itself; the comment is for review
+        raw["players"] = [{**p, "key": key, **({"name": c["name"]} if "name" in c else {})}
                           if p.get("id") == c["seat"] else p for p in raw["players"]]
     return raw
+
+
+def key_words(text: str) -> str:
+    """A public key as a co-signer checks it before he signs: its fingerprint (`ssh-keygen -l`) and comment."""
+    try:
+        key = PublicKey.from_line(text)
+    except (PbemError, ValueError):
+        return "(not a readable public key)"
+    parts = text.split(None, 2)
+    return key.fingerprint() + (f" {parts[2]!r}" if len(parts) > 2 else " (no comment)")
 
 
 def describe(agreement: Agreement) -> str:
@@ -408,7 +419,7 @@ def describe(agreement: Agreement) -> str:
         return "game.yaml: " + ", ".join(f"{k} = {v!r}" if v is not None else f"{k} removed"
                                          for k, v in (c.get("changes") or {}).items())
     if agreement.kind == SEAT:
-        return f"seat {c.get('seat')} to a new key ({c.get('why')})"
+        return f"seat {c.get('seat')} to the new key {key_words(str(c.get('key', '')))} ({c.get('why')})"
     if agreement.kind == RESIGN:
         return f"{agreement.by} resigns"
     if agreement.kind == NMR:

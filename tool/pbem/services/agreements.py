@@ -240,7 +240,10 @@ def _key_text(value: str) -> str:
 
     path = Path(value).expanduser()
     text = path.read_text().strip() if not value.startswith("ssh-") and path.is_file() else value.strip()
-    return " ".join(text.split()[:2])
+    # the comment stays in the agreement, for the co-signers to check with the fingerprint (describe)
+    words = text.split(None, 2)
+    comment = [" ".join(words[2].split())[:200]] if len(words) > 2 else []
+    return " ".join([*words[:2], *comment])
 
 
 def ended(game: Game) -> Agreement | None:
