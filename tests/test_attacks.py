@@ -4797,3 +4797,78 @@ def test_advice__a_wrong_batch_not_yet_committed_is_withdrawn_with_one_command(f
     cli(fire_owed, "yield", who="fed")
     refused(fire_owed, "dice", "withdraw", "fed-0001", who="fed", rule="dice.changed", where=FED_DIE)
     assert_clean(fire_owed)
+# === fair-protocol: only turns move control, no honest deadlock, errata never re-open, agreed changes kept ========
+# (docs/protocol.md "No honest deadlock, only turns move control"; docs/threats.md, the section of the same name).
+# From `armed` (tests/test_tactical_cli_bad_input.py): fed holds control at 1.4.move; kli breaks on any fire.
+
+from test_no_deadlock import SHOT_1 as FP_SHOT_1, SHOT_2 as FP_SHOT_2, roll_through as fp_roll_through  # noqa: E402
+
+
+def _fp_hand_on(table: Table, who: str, to: str, message: str) -> str:
+    """Commit the working tree as `who` by plain git with a status.yaml that hands control to `to` (what a
+    signature, proposal or press counted as his turn would write)."""
+    table.write_status(who, message)
+    table.write("status.yaml", table.read("status.yaml").replace(f"control: {who}", f"control: {to}"))
+    return table.sneak(who, message, status="keep")
+
+
+def test_fp_a_signature_counted_as_the_pass_in_an_auction(armed: Table) -> None:
+    """Threat: kli, asked in fed's auction at 1.4.fire, signs an agreement by plain git and writes a status in
+    which his signature was his pass (the auction goes on without his answer). Defence: a signature is no turn
+    (DESIGN §4.8): replay leaves him asked; the status that says otherwise is found (status.mismatch)."""
+    armed.turn("fed", through="1.8.damage", entries=[FP_SHOT_1])
+    cli(armed, "agree", "amend", "--deadline", "96h", who="fed")
+    newest = max(p.stem for p in (armed.repo_dir / "agreements").glob("fed-*.yaml"))
+    cli(armed, "sign", newest, who="kli")
+    assert asked(armed)[0] == ("kli", "auction")  # through pbem: still his answer to give
+    armed.git("reset", "-q", "--hard", "HEAD~1")
+    cli(armed, "sign", newest, who="kli")
+    armed.git("reset", "-q", "--soft", "HEAD~1")
+    bad = _fp_hand_on(armed, "kli", "fed", "kli: signs, and that was my pass")
+    assert "status.mismatch" in rejected(armed, bad, "status.mismatch", "status.yaml")
+
+
+def test_fp_press_by_a_player_not_in_control_that_takes_control(armed: Table) -> None:
+    """Threat: kli (not in control) posts press by plain git with a status that hands control to himself.
+    Defence: press is no turn, whoever posts it: status.mismatch."""
+    post_in(armed, "press/kli.yaml", {"by": "kli", "at": "1.4.move", "say": "your move"})
+    armed.write_status("kli", "press")
+    armed.write("status.yaml", armed.read("status.yaml").replace("control: fed", "control: kli"))
+    bad = armed.sneak("kli", "press, and control", status="keep")
+    assert "status.mismatch" in rejected(armed, bad, "status.mismatch", "status.yaml")
+
+
+def test_fp_a_roll_of_the_auction_step_smuggled_in_with_an_earlier_reveal(armed: Table) -> None:
+    """Threat: fed owes the reveal of his 1.4.fire die, which opens the auction of his shot plotted at 1.5.fire;
+    he reveals and rolls for the 1.5.fire shot in the same commit, so kli would decide knowing that die. Defence:
+    only what resolves an earlier step lands while the auction is open: the new batch is refused."""
+    armed.turn("fed", through="1.8.damage", entries=[FP_SHOT_1, FP_SHOT_2])
+    armed.turn("kli")
+    for _ in range(4):  # up to fed's reveal: the die announced, kli's contribution in
+        who, kind = asked(armed)[0]
+        if who == "fed" and kind == "dice":
+            break
+        if kind == "roll":
+            cli(armed, "roll", "--for", "CA ph1", "--ref", "1.4.fire/CA/ph1", who=who)
+        cli(armed, "yield", who=who)
+    assert asked(armed)[0] == ("fed", "dice")
+    cli(armed, "roll", "--for", "CA ph2", "--ref", "1.5.fire/CA/ph2", who="fed")
+    done = armed.cli("yield", who="fed")
+    assert done.exit_code == 1 and ("dice.auction-open" in done.output or "dice.bad-batch" in done.output)
+    armed.git("checkout", "-q", "--", ".")
+    armed.git("clean", "-qfd")
+    fp_roll_through(armed, "auction")  # the honest reveal alone lands
+    assert asked(armed) == [("kli", "auction")]
+
+
+def test_fp_the_last_signature_of_an_amend_without_its_change(armed: Table) -> None:
+    """Threat: the last signer of an amend commits his signature by plain git without writing game.yaml as
+    agreed, so the amend is listed "signed by all, in effect" and its change lost. Defence: the commit that
+    completes an amend or a seat must carry its change (agreement.effect)."""
+    cli(armed, "agree", "amend", "--deadline", "96h", who="fed")
+    newest = max(p.stem for p in (armed.repo_dir / "agreements").glob("fed-*.yaml"))
+    cli(armed, "sign", newest, who="kli")
+    armed.git("reset", "-q", "--soft", "HEAD~1")
+    armed.git("checkout", "-q", "HEAD", "--", "game.yaml")
+    bad = armed.sneak("kli", "kli: signs (and keeps game.yaml)")
+    assert "agreement.effect" in rejected(armed, bad, "agreement.effect", "game.yaml")

@@ -25,7 +25,15 @@ def sign(agreement: str = typer.Argument(..., help="the agreement's id, e.g. fed
     from pbem.services import agreements
 
     def go() -> None:
-        done = agreements.sign(workspace(), identity(key), agreement)
+        ws = workspace()
+        head = ws.head()
+        if head is not None:  # what he signs, in words (a seat: the new key's fingerprint and comment)
+            from pbem.protocol.agreements import describe
+
+            found = agreements.by_id(head.game).get(agreement)
+            if found is not None:
+                typer.echo(f"{agreement}: {describe(found)}")
+        done = agreements.sign(ws, identity(key), agreement)
         waiting = f"waiting for {', '.join(done.unsigned)}" if done.unsigned else "every signer has signed"
         start = done.kind == "start" and not done.unsigned
         extra = " (start the game with `pbem start`, as proposed)" if start else ""

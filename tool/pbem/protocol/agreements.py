@@ -363,18 +363,25 @@ def signed_by_all(agreement: Agreement, table: Table) -> bool:
 
 
 def resigned(agreements_: Mapping[str, Agreement], keys: Mapping[str, PublicKey]) -> frozenset[str]:
-    """The seats vacant by agreement: left by a resign (signed by the player himself; it takes effect at once),
-    and not given since to a replacement, i.e. game.yaml does not hold the key of a `replacement` seat agreement
-    for it (the commit that completes a seat writes the new key there)."""
+    """The seats vacant by agreement: left by a resign signed by the player himself (it takes effect at once)
+    with the key the seat holds now. A seat given since to another key (a replacement, and any lost-key change
+    after it: the commit that completes a seat writes the new key into game.yaml) is held by that key, and the
+    resign signed with an earlier key is spent."""
     out = set()
-    for seat in sorted({a.by for a in agreements_.values() if a.kind == RESIGN and a.by in a.signatures}):
-        resigns = sum(1 for a in agreements_.values() if a.kind == RESIGN and a.by == seat)
-        filled = sum(1 for a in agreements_.values() if a.kind == SEAT and a.content.get("seat") == seat
-                     and a.content.get("why") == "replacement" and seat in keys
-                     and _same_key_text(keys[seat], a.content.get("key", "")))
-        if resigns > filled:
+    for agreement in agreements_.values():
+        seat = agreement.by
+        if agreement.kind == RESIGN and seat in agreement.signatures and seat in keys \
+                and _signed_with(agreement.signatures[seat], keys[seat]):
             out.add(seat)
     return frozenset(out)
+
+
+def _signed_with(signature: str, key: PublicKey) -> bool:
+    """Whether an SSH signature names `key` as its signer (whether it is valid is the agreement's own check)."""
+    try:
+        return sshsig.decode(signature).key_blob == key.blob()
+    except PbemError:
+        return False
 
 
 def ended_by(agreements_: Mapping[str, Agreement], table: Table) -> Agreement | None:
@@ -395,9 +402,20 @@ def applied(agreement: Agreement, game: Mapping[str, Any]) -> dict[str, Any]:
                 raw[key] = value
     elif agreement.kind == SEAT:
         c = agreement.content
-        raw["players"] = [{**p, "key": c["key"], **({"name": c["name"]} if "name" in c else {})}
+        key = " ".join(str(c["key"]).split()[:2])  # game.yaml holds the key itself; the comment is for review
+        raw["players"] = [{**p, "key": key, **({"name": c["name"]} if "name" in c else {})}
                           if p.get("id") == c["seat"] else p for p in raw["players"]]
     return raw
+
+
+def key_words(text: str) -> str:
+    """A public key as a co-signer checks it before he signs: its fingerprint (`ssh-keygen -l`) and comment."""
+    try:
+        key = PublicKey.from_line(text)
+    except (PbemError, ValueError):
+        return "(not a readable public key)"
+    parts = text.split(None, 2)
+    return key.fingerprint() + (f" {parts[2]!r}" if len(parts) > 2 else " (no comment)")
 
 
 def describe(agreement: Agreement) -> str:
@@ -409,7 +427,7 @@ def describe(agreement: Agreement) -> str:
         return "game.yaml: " + ", ".join(f"{k} = {v!r}" if v is not None else f"{k} removed"
                                          for k, v in (c.get("changes") or {}).items())
     if agreement.kind == SEAT:
-        return f"seat {c.get('seat')} to a new key ({c.get('why')})"
+        return f"seat {c.get('seat')} to the new key {key_words(str(c.get('key', '')))} ({c.get('why')})"
     if agreement.kind == RESIGN:
         return f"{agreement.by} resigns"
     if agreement.kind == NMR:

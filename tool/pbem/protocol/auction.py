@@ -43,27 +43,36 @@ Triggered = Callable[[Sequence[Entry]], list[str]]  # the players whose conditio
 
 def open_or_go_on(previous: Auction | None, at: Point, entries: Sequence[Entry], served: str | None,
                   initiator: str | None, triggered: Triggered,
-                  order: Callable[[Sequence[str]], list[str]]) -> Auction | None:
+                  order: Callable[[Sequence[str]], list[str]], gone: frozenset[str] = frozenset()) -> Auction | None:
     """The auction after the latest commit, or None when the step may resolve. `served` is the player who just
-    committed (the head of the queue when an auction was open), `initiator` who held control when it opened."""
+    committed (the head of the queue when an auction was open), `initiator` who held control when it opened.
+    `gone`: the seats that left the game (a resign) or whose turn an nmr settles: each is out of the auction at
+    once, as if he had passed, wherever he stands in its queue (DESIGN §4.8)."""
     seen = previous.seen if previous is not None and previous.at == at else frozenset()
     new = [e for e in entries if e.key not in seen]
     every = frozenset(e.key for e in entries)
     if previous is None or previous.at != at or previous.closed:
         if not new:
             return previous if previous is not None and previous.at == at else None
-        woken = triggered(new)  # a player's own events never trigger him (unless `by: any`)
+        woken = [p for p in triggered(new) if p not in gone]  # own events never trigger (unless `by: any`)
         if not woken:
             return Auction(at, initiator, 0, (), frozenset(), seen=every, closed=True)
         queue = tuple(order(woken))
         return Auction(at, initiator, 1, queue, frozenset(queue), seen=every)
     auction = previous
+    left = gone & (set(auction.queue) | (auction.members - auction.passed))
+    if left:
+        auction = replace(auction, queue=tuple(p for p in auction.queue if p not in left),
+                          passed=auction.passed | left)
+        if not auction.queue:
+            return _round_over(auction, set(auction.added), set(auction.passed), set(auction.members), every,
+                               order)
     if served != auction.queue[0]:
         return auction  # someone else settled something he owed; the same player is still asked
     mine = [e for e in new if e.by == served]
     added = auction.added | ({served} if mine else set())
     passed = auction.passed | (set() if mine else {served})
-    woken = set(triggered(mine)) - {served} if mine else set()
+    woken = set(triggered(mine)) - {served} - gone if mine else set()
     passed -= woken
     queue = list(auction.queue[1:])
     queue += [p for p in order(sorted(woken)) if p not in queue]
@@ -71,6 +80,13 @@ def open_or_go_on(previous: Auction | None, at: Point, entries: Sequence[Entry],
     if queue:
         return replace(auction, queue=tuple(queue), added=frozenset(added), passed=frozenset(passed),
                        members=frozenset(members), seen=every)
+    return _round_over(auction, set(added), set(passed), set(members), every, order)
+
+
+def _round_over(auction: Auction, added: set[str], passed: set[str], members: set[str], every: frozenset[bytes],
+                order: Callable[[Sequence[str]], list[str]]) -> Auction:
+    """The auction once its round's queue is empty: another round while anyone but the initiator added, else
+    closed (DESIGN §4.6)."""
     if added - {auction.initiator}:
         again = [p for p in order(sorted(members)) if p not in passed]
         if again:

@@ -44,6 +44,7 @@ def replay(
     quiet_before: Point | None = None,
     fresh: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
     effects: Sequence[tuple[Point, Callable[[Any], Any]]] = (),
+    settled_before: Point | None = None,
 ) -> Stop:
     """Replay from `start` to the next break; pending breaks are served in table order after `after`.
     `served` is the player whose turn was just taken (it moves an open action auction on).
@@ -58,7 +59,14 @@ def replay(
 
     `effects`: (point, change of state) of agreements that took effect at that game point (a resignation: the
     ruleset's `resigned`); each changes the state before the step at its point is resolved, so a replay from
-    an earlier point (after an erratum) meets it at the same point again (DESIGN §4.8)."""
+    an earlier point (after an erratum) meets it at the same point again (DESIGN §4.8).
+
+    `settled_before`: the simultaneous steps before this point had their action auctions and damage replies
+    (the firm point before an erratum): resolved again with the corrected entries, never auctioned or held for
+    replies again, so that an erratum corrects a step and never re-opens it (DESIGN §4.8)."""
+    if start.carried and inputs.gone & {b.player for b in start.carried}:
+        # a seat that left (a resign) or whose turn an nmr settles is served at once: his breaks go (DESIGN §4.8)
+        start = replace(start, carried=tuple(b for b in start.carried if b.player not in inputs.gone))
     if start.carried:
         kept = replace(start, armed=tuple(sorted(_arm(ruleset, inputs, start, fresh)))) if fresh else start
         return Stop(kept, serving_order(start.carried, inputs.players, after), over=False)
@@ -125,8 +133,9 @@ def replay(
             return Stop(checkpoint(point, state), serving_order(unclear, inputs.players, after),
                         over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps - 1)
         quiet = quiet_before is not None and point < quiet_before
+        settled = quiet or (settled_before is not None and point < settled_before)
         declared = _declaring(ruleset, point)
-        if declared and not quiet:
+        if declared and not settled:
             auction = _auction(ruleset, inputs, state, point, auction, served, after)
             if auction is not None and not auction.closed:
                 return Stop(checkpoint(point, state, auction=auction), auction_breaks(auction, when),
@@ -145,7 +154,7 @@ def replay(
                              else ruleset.apply(state, point, actions))
         if declared:  # checked when declared (the auction); resolution must not trigger them twice
             events = [e for e in events if e.kind not in getattr(ruleset, "declared_kinds", ())]
-        if declared and not quiet:
+        if declared and not settled:
             # seed §6.C.1: at a simultaneous step the damage is known but not yet scored; whoever it meets may
             # still act in this step, so the step is held (resolved again once each has answered or passed)
             replied = start.replied if start.point == point else ()
@@ -159,6 +168,7 @@ def replay(
                             serving_order(replies, inputs.players, after), over=False, problems=tuple(problems),
                             voids=tuple(voids[known:]), steps=steps - 1,
                             dice_refs=tuple(_needed(ruleset, state, point, actions)))
+        if declared:
             events = [e for e in events if e.kind not in reply_kinds]  # shown while the step was held
         voids.extend(step_voids)
         _record_moves(ruleset, inputs, tracks, point, state, events)
@@ -341,7 +351,7 @@ def _auction(ruleset: Ruleset, inputs: Inputs, state: Any, point: Point, previou
         return [b.player for b in serving_order(breaks, inputs.players, initiator)]
 
     return open_or_go_on(previous if previous is not None and previous.at == point else None, point,
-                         inputs.at(point), served, initiator, triggered, order)
+                         inputs.at(point), served, initiator, triggered, order, inputs.gone)
 
 
 def _covers(inputs: Inputs, player: str, point: Point) -> bool:

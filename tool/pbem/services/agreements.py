@@ -134,19 +134,7 @@ def _commit(ws: Workspace, head: Verified, me: Identity, player: str, files: dic
     the status replay computes (an agreement commit is no turn)."""
     message = f"{player}: {summary}"
     if head.started:
-        effect = agreement_effect(head, ws.game_of(files), {f"agreements/{agreement_id}.yaml"}, player)
-        if effect is not None:  # the last signature of an amend or seat: its commit writes game.yaml as agreed
-            files[GAME] = dump_mapping(effect).encode()
-            message += " (takes effect: game.yaml as agreed)"
-        for erratum in errata_agreed(head, ws.game_of(files)):  # an erratum's: the report as corrected
-            from pbem.services.errata import correct
-
-            correct(files, erratum, head.game)
-            message += f" (takes effect: the report corrected from {erratum.corrected_from_text()})"
-        settled = settled_now(head, ws.game_of(files))
-        if settled:  # an nmr's last signature, or a resign: what its player owed and never gave is withheld
-            marks = chance.withhold(files, head.game, settlement_parts(head, settled), settled)
-            message += "\n\n" + "\n".join(marks) if marks else ""
+        message += completion(ws, head, files, player, {f"agreements/{agreement_id}.yaml"})
         _stop, status = expected_after(head, ws.game_of(files), player)
         files[STATUS] = dump_mapping(status.to_data()).encode()
         message += f"\n\nnext: {status.control or 'game over'}"
@@ -154,6 +142,29 @@ def _commit(ws: Workspace, head: Verified, me: Identity, player: str, files: dic
     game = ws.game_of(files)
     agreement = find(game, agreement_id)
     return Done(agreement_id, agreement.kind, unsigned(game, agreement), oid)
+
+
+def completion(ws: Workspace, head: Verified, files: dict[str, bytes], player: str, changed: set[str]) -> str:
+    """Write into `files` what the agreements among `changed` that this commit completes do (DESIGN §4.8: in
+    effect in the commit that adds the last required signature): game.yaml as an amend or seat says, the report
+    as an erratum corrects it, the withheld marks of what an nmr or resign settles. The words for the commit
+    message (empty when none completes). `pbem sign` and `pbem push` (which may turn a signature into the last
+    one when it rebases onto another signer's) both write it so."""
+    message = ""
+    effect = agreement_effect(head, ws.game_of(files), changed, player)
+    if effect is not None:  # the last signature of an amend or seat: its commit writes game.yaml as agreed
+        files[GAME] = dump_mapping(effect).encode()
+        message += " (takes effect: game.yaml as agreed)"
+    for erratum in errata_agreed(head, ws.game_of(files)):  # an erratum's: the report as corrected
+        from pbem.services.errata import correct
+
+        correct(files, erratum, head.game)
+        message += f" (takes effect: the report corrected from {erratum.corrected_from_text()})"
+    settled = settled_now(head, ws.game_of(files))
+    if settled:  # an nmr's last signature, or a resign: what its player owed and never gave is withheld
+        marks = chance.withhold(files, head.game, settlement_parts(head, settled), settled)
+        message += "\n\n" + "\n".join(marks) if marks else ""
+    return message
 
 
 def listing(game: Game) -> list[str]:
@@ -229,7 +240,10 @@ def _key_text(value: str) -> str:
 
     path = Path(value).expanduser()
     text = path.read_text().strip() if not value.startswith("ssh-") and path.is_file() else value.strip()
-    return " ".join(text.split()[:2])
+    # the comment stays in the agreement, for the co-signers to check with the fingerprint (describe)
+    words = text.split(None, 2)
+    comment = [" ".join(words[2].split())[:200]] if len(words) > 2 else []
+    return " ".join([*words[:2], *comment])
 
 
 def ended(game: Game) -> Agreement | None:

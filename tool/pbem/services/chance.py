@@ -108,8 +108,10 @@ def settle_dice(files: Files, game: Game, me: Identity, player: str) -> list[str
     done = []
     players = game.manifest.players
     for batch in sorted(game.batches.values(), key=lambda b: b.id):
-        if batch.voided or batch.results is not None or batch.mode != "commit-reveal" or player in batch.withheld:
-            continue  # a part withheld and settled by an agreement is never given afterwards (DESIGN §4.8)
+        if (batch.voided or batch.results is not None or batch.mode != "commit-reveal" or player in batch.withheld
+                or batch.lost() is not None):
+            continue  # a part withheld and settled by an agreement is never given afterwards, nor one to a batch
+            # whose roller's reveal was (its rolls are lost, DESIGN §4.8)
         raw = dict(batch.raw)
         if player == batch.roller:
             if not batch.knowable(players):

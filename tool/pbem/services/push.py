@@ -192,7 +192,7 @@ def rebase(ws: Workspace, me: Identity, local: str, onto: str, where: str) -> tu
             exc.finding = replace(exc.finding, message=exc.finding.message + f" (your work is kept on branch "
                                   f"{saved})")
             raise
-        files, status = _with_status(ws, head, files, old, me)
+        files, status = _with_status(ws, head, files, old, me, parent_files)
         changed = {p for p in set(files) | set(parent_files) if files.get(p) != parent_files.get(p)}
         findings, head = judge(head, ws.game_of(files), changed, me.public)
         if findings:
@@ -284,7 +284,7 @@ def _apply(base: Files, mine: Files, theirs: Files, oid: str, where: str) -> Fil
 
 
 def _with_status(ws: Workspace, head: Verified, files: Files, old: Files,
-                 me: Identity) -> tuple[Files, Status | None]:
+                 me: Identity, parent: Files | None = None) -> tuple[Files, Status | None]:
     """status.yaml as `pbem yield` (or `pbem start`) would write it on the new parent, keeping my note."""
     if STATUS not in old:
         files.pop(STATUS, None)
@@ -296,6 +296,12 @@ def _with_status(ws: Workspace, head: Verified, files: Files, old: Files,
     game = ws.game_of(files)
     if head.started:
         player = who(head.game, me.public) or ""
+        signed = {p for p in files if p.startswith("agreements/") and files.get(p) != (parent or {}).get(p)}
+        if signed:  # my signature may be the last one now, on top of another signer's (DESIGN §4.8, §4.9)
+            from pbem.services.agreements import completion
+
+            completion(ws, head, files, player, signed)
+            game = ws.game_of(files)
         status = expected_after(head, game, player, written.note if written else "")[1]
     else:
         if written is None or written.control is None:

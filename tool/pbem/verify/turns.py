@@ -166,14 +166,16 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
         manifest = game.manifest
         start = start_checkpoint(ruleset, manifest.setup, manifest.players)
         stop = replay(ruleset, manifest.setup, covered_by_nmr(game, prev.gone_at).inputs, start, prev.last_yielder,
-                      quiet_before=corrected, effects=effects)
+                      quiet_before=corrected, effects=effects,
+                      settled_before=None if prev.stop.over else prev.stop.checkpoint.point)
     elif absent is not None and takes_turn(prev, absent):
         # DESIGN §4.8: the nmr's last signature serves the absent player's turn with no new orders (his part
         # settled by default), as if he had yielded without a word
         stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, absent), absent, absent,
                       fresh={absent: ()}, effects=effects)
         return stop, full_status(game, stop, absent, note)
-    elif takes_turn(prev, player) and prev.game.errata == game.errata and not agreed:
+    elif takes_turn(prev, player) and prev.game.errata == game.errata and not agreed \
+            and not only_out_of_turn(prev.game, game):
         stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, player),
                       back_to(prev, player), player, fresh={player: new_conditions(prev.game, game, player)},
                       effects=effects)
@@ -181,6 +183,18 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
         stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, None), prev.last_yielder,
                       effects=effects)
     return stop, full_status(game, stop, player, note)
+
+
+def only_out_of_turn(before: Game, after: Game) -> bool:
+    """Whether a commit only proposes or signs agreements, or only posts press (DESIGN §4.8, last lines): no
+    turn, whoever makes it; control, the firm point and every owed break stay as they were. A commit that
+    changes nothing at all is a turn: the pass of the player in control."""
+    if after.agreements is not before.agreements and after.agreements != before.agreements:
+        return True
+    if after.press is before.press or after.press == before.press:
+        return False
+    return (after.inputs.files == before.inputs.files and after.inputs.per_player == before.inputs.per_player
+            and after.batches == before.batches and after.secrets == before.secrets)
 
 
 def clarifies(prev: Verified, player: str) -> bool:
@@ -217,7 +231,8 @@ def without_orders(game: Game, absent: Mapping[str, object]) -> Game:
         per_player[player] = replace(game.inputs.of(player), through=FOREVER, breaks=())
     for player, point in absent.items():
         mine = game.inputs.of(player)
-        if mine.through is None or mine.through < point:  # type: ignore[operator]
+        # past the last step (a reveal owed at the end) there is no step to cover him through
+        if point is not None and (mine.through is None or mine.through < point):  # type: ignore[operator]
             per_player[player] = replace(mine, through=point)
     gone = frozenset(resigned) | frozenset(absent)
     return replace(game, inputs=replace(game.inputs, per_player=per_player, gone=gone))
@@ -559,9 +574,17 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
     assert prev.stop is not None and prev.status is not None
     findings: list[Finding] = []
     agreed = False  # game.yaml changed as an amend or seat agreement completed in this commit says (DESIGN §4.8)
-    if GAME in changed and any(AGREEMENT_RE.match(p) for p in changed):
+    effect = None
+    if any(AGREEMENT_RE.match(p) for p in changed) and not prev.status.over:
         effect = agreement_effect(prev, game, changed, who(prev.game, signer) or "")
-        agreed = effect is not None and effect == game.manifest.raw
+        agreed = GAME in changed and effect is not None and effect == game.manifest.raw
+    if effect is not None and GAME not in changed:
+        # its last signature landed (two signers at once: the later one's commit completes it) without the
+        # change: refused, or the group's agreed change would be listed in effect and silently lost
+        findings.append(Finding("agreement.effect", "this commit completes an amend or seat agreement, but "
+                                "game.yaml does not change as it says (the commit adding its last signature writes "
+                                "exactly the agreed change: pbem sign, and pbem push when it rebases, do)",
+                                file=GAME))
     if game.manifest is not prev.game.manifest and game.manifest.raw != prev.game.manifest.raw and not agreed:
         # game.yaml is frozen from the start: a change is refused below (protected.changed) and never takes
         # effect, at this commit or any later one, or an accomplice's key swapped in would play on unchecked
@@ -587,9 +610,10 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
         return findings, unchanged
     erratum = any(ERRATUM_RE.match(p) for p in changed)
     agreement = not erratum and any(AGREEMENT_RE.match(p) for p in changed)
-    turn = takes_turn(prev, player) and not erratum and not agreement
-    mine = [] if erratum or agreement else [b for b in prev.status.pending if b.player == player and b.kind in OWED]
     press_only = bool(changed - {STATUS}) and all(PRESS_RE.match(p) for p in changed - {STATUS})
+    # DESIGN §4.8: signing, proposing and press are no turn, also for the player in control (expected_after)
+    turn = takes_turn(prev, player) and not erratum and not agreement and not press_only
+    mine = [] if erratum or agreement else [b for b in prev.status.pending if b.player == player and b.kind in OWED]
     settled = settled_now(prev, game) if agreement else {}
     if agreement:
         # an agreement is signed out of turn, in a commit of its own; each kind says when it is open (a start
@@ -607,6 +631,9 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
                                                        corrections))
         if settled:  # its dice and secrets: only the withheld marks of what it settles (DESIGN §4.8)
             findings.extend(_settlement(prev, game, changed, player, settled))
+        findings.extend(_new_actions(prev.game, [errata.of_agreement(a) for a in _only(game.agreements,
+                                                                                      changed).values()
+                                                 if a.kind == agreements.ERRATUM]))
         # judged against the table before the commit: the keys that sign, who owes, who resigned
         findings.extend(agreements.agreement_findings(consent_table(prev.game, True, prev.status),
                                                       _only(prev.game.agreements, changed),
@@ -775,25 +802,71 @@ def _by_file(game: Game, path: str) -> dice.Batch | secrets.Secret | None:
     return next((x for x in (*game.batches.values(), *game.secrets.values()) if x.file == path), None)
 
 
+def _new_actions(game: Game, corrections: Iterable[errata.Erratum]) -> list[Finding]:
+    """DESIGN §4.8, errata correct and never re-open: an erratum may change what a unit did at a step (another
+    target, another speed), but adds no action of a unit and slot it did not correct there, at a step whose dice
+    are known already (a new shot there would be decided knowing every die of the step: erratum.new-action)."""
+    ruleset = game.manifest.ruleset
+    slot_of = getattr(ruleset, "slot_of", None)
+
+    def slot(entry: Any) -> tuple[Any, ...]:
+        return (entry.at, entry.by, entry.unit, (slot_of(entry.do) if slot_of is not None else None)
+                or next(iter(entry.do), ""))
+
+    known = {ref.split("/", 1)[0] for ref, rolled in game.inputs.dice.items()
+             if rolled.result is not None or rolled.lost is not None}
+    out = []
+    for erratum in corrections:
+        corrected = {slot(e) for e in erratum.removed}
+        for entry in erratum.added:
+            if slot(entry) not in corrected and entry.at_text in known:
+                out.append(Finding("erratum.new-action", f"erratum {erratum.id} adds {entry.by}'s {dict(entry.do)} "
+                                   f"for {entry.unit} at {entry.at_text}, whose dice are known: an erratum corrects "
+                                   "what was done there, it adds no new action (DESIGN §4.8)", file=erratum.file,
+                                   line=entry.line))
+    return out
+
+
 def _auction_dice(prev: Verified, game: Game, stop: Stop) -> list[Finding]:
     """Seed 000 §7.B: no die rolled or revealed, no secret revealed, while an action auction is open
-    (`dice.auction-open`, pbem.protocol.auction.dice_findings)."""
+    (`dice.auction-open`, pbem.protocol.auction.dice_findings).
+
+    What resolves a step before the auction's is no part of it: the auction opens only once that step is
+    resolved, so its dice and the reveals owed there must land (DESIGN §4.2: else the player who owes them could
+    never commit). Those are the batches whose every ref is at an earlier step, and the reveals owed before this
+    commit while the firm point was before the auction's step."""
+    assert prev.stop is not None
     point = stop.checkpoint.point
     if not auctions.is_open(stop.checkpoint.auction, point):
         return []
+    ruleset = game.manifest.ruleset
+    before = prev.stop.checkpoint.point
+    earlier = before is not None and point is not None and before < point
     changed: list[tuple[str, int | None]] = []
     for batch_id in sorted(game.batches):
         batch, old = game.batches[batch_id], prev.game.batches.get(batch_id)
+        if earlier and point is not None and _all_before(ruleset, batch, point):
+            continue
         if old is None or old.raw != batch.raw:
             key = "rolls" if old is None else next((k for k in batch.raw if batch.raw.get(k) != old.raw.get(k)),
                                                    None)
             changed.append((batch.file, batch.line_of(key)))
+    owed = {sid for p in game.manifest.players for sid in secrets_owed(prev, p, False)} if earlier else set()
     for sid in sorted(game.secrets):
         new, old_secret = game.secrets[sid], prev.game.secrets.get(sid)
-        if new.revealed and (old_secret is None or not old_secret.revealed):
+        if new.revealed and (old_secret is None or not old_secret.revealed) and sid not in owed:
             changed.append((new.file, new.line_of("key")))
-    when = game.manifest.ruleset.format_time(point) if point is not None else None
+    when = ruleset.format_time(point) if point is not None else None
     return auctions.dice_findings(True, changed, when)
+
+
+def _all_before(ruleset: Ruleset, batch: dice.Batch, point: Point) -> bool:
+    """Whether every die of `batch` resolves a step before `point` (its refs name their step first, DESIGN §5)."""
+    refs = [roll.get("ref") for roll in batch.raw.get("rolls") or ()]
+    try:
+        return bool(refs) and all(ruleset.parse_time(str(ref).split("/", 1)[0]) < point for ref in refs)
+    except (ValueError, TypeError, KeyError, IndexError):
+        return False
 
 
 def _binding(prev: Verified, game: Game, stop: Stop) -> list[Finding]:
