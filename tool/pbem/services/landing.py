@@ -96,11 +96,17 @@ def refused(ws: Workspace, up: Upstream, kind: str, said: str, tip: str, theirs:
                   f"commits stay unpublished; tell the host, then `pbem push` again\n{said}", ILLEGAL)
 
 
+def save(ws: Workspace, oid: str) -> str:
+    """Keep my unpublished commits on a branch of their own, `pbem-saved-<id>`, before telling the player to
+    reset: a refusal never loses work. Returns the branch name."""
+    name = f"pbem-saved-{oid[:10]}"
+    ws.repo.update_ref(f"refs/heads/{name}", oid)
+    return name
+
+
 def set_aside(ws: Workspace, up: Upstream, tip: str, theirs: str | None) -> str:
     """Keep `tip` on a `pbem-saved-<id>` branch and put the game branch back at the remote's tip (when the working
     tree holds no uncommitted edits, which a reset would lose). Returns the sentence that says so."""
-    from pbem.services.push import save  # push imports this module
-
     saved = save(ws, tip)
     keep = (f"your commits are kept on branch {saved} (`git log -p {up.where}..{saved}`; `git checkout {saved} -- "
             "FILE` takes a file back)")

@@ -39,6 +39,7 @@ from pbem.formats import yamlsafe
 from pbem.formats.writer import dump_mapping
 from pbem.protocol.model import Status
 from pbem.services import gitstate, landing
+from pbem.services.landing import save
 from pbem.services.gitstate import Git, run_git
 from pbem.services.workspace import Identity, Workspace
 from pbem.store.commits import parse_commit
@@ -212,14 +213,6 @@ def rebase(ws: Workspace, me: Identity, local: str, onto: str, where: str) -> tu
     for files, message, author in planned:
         parent = repo.commit_tree(files, [parent], message, me.signer, author, now)
     return parent, len(planned)
-
-
-def save(ws: Workspace, oid: str) -> str:
-    """Keep my unpublished commits on a branch of their own, `pbem-saved-<id>`, before telling the player to
-    reset: a refusal never loses work. Returns the branch name."""
-    name = f"pbem-saved-{oid[:10]}"
-    ws.repo.update_ref(f"refs/heads/{name}", oid)
-    return name
 
 
 def _subject(ws: Workspace, oid: str) -> str:
