@@ -213,15 +213,14 @@ def check_updates(repo: GameRepo, updates: list[RefUpdate]) -> list[RefVerdict]:
     """Judge each ref update against the repository as it is before the push (see the module docstring): the
     policy per ref, then the commits new to the server, each verified once for the whole push."""
     game = guarded_branch(repo)
-    judge = _PushJudge(repo, _ref_tips(repo))
-    verdicts = []
-    for update in updates:
-        verdict = RefVerdict(update)
-        tip = _policy(repo, update, game, verdict)
+    verdicts = [RefVerdict(update) for update in updates]
+    tips = {id(v): _policy(repo, v.update, game, v) for v in verdicts}
+    judge = _PushJudge(repo, _ref_tips(repo), [tip for tip in tips.values() if tip is not None])
+    for verdict in verdicts:
+        tip = tips[id(verdict)]
         if tip is not None:
-            verdict.new_commits, findings, verdict.same_as = judge.findings(tip, update.ref)
+            verdict.new_commits, findings, verdict.same_as = judge.findings(tip, verdict.update.ref)
             verdict.findings.extend(findings)
-        verdicts.append(verdict)
     return verdicts
 
 
@@ -245,25 +244,24 @@ def _policy(repo: GameRepo, update: RefUpdate, game: str, verdict: RefVerdict) -
 
 
 class _PushJudge:
-    """The verification of one push, shared by its refs: each distinct new tip is verified at most once, and a
-    tip that lies on the turns of a tip verified before takes its commits' verdicts from there (a commit's
-    verdict depends only on the turns before it, DESIGN §3 History), so every new commit is judged once."""
+    """The verification of one push, shared by its refs: each distinct new tip is verified at most once, the
+    tips that bring the most commits first, and a tip that lies on the turns of a tip verified before takes its
+    commits' verdicts from there (a commit's verdict depends only on the turns before it, DESIGN §3 History), so
+    every new commit is judged once."""
 
-    def __init__(self, repo: GameRepo, existing: list[str]) -> None:
-        self.repo, self.existing = repo, existing
-        self.done: dict[str, tuple[int, list[Finding], str]] = {}  # tip -> its answer
+    def __init__(self, repo: GameRepo, existing: list[str], tips: list[str]) -> None:
+        self.repo = repo
         self.results: list[tuple[HistoryResult, dict[str, int]]] = []  # verified, with its turns' positions
+        self.new = {tip: set(_reachable(repo, tip, existing)) for tip in tips}
+        self.judged = {tip: self._judged(tip, self.new[tip]) if self.new[tip] else []
+                       for tip in sorted(self.new, key=lambda t: -len(self.new[t]))}
+        self.first: dict[str, str] = {}  # tip -> the first ref that printed its verdict
 
     def findings(self, tip: str, ref: str) -> tuple[int, list[Finding], str | None]:
         """How many commits `tip` brings that the server lacks, their findings, and the ref an identical
         verdict was printed for already (None for the first)."""
-        if tip in self.done:
-            count, findings, first = self.done[tip]
-            return count, findings, first
-        new = set(_reachable(self.repo, tip, self.existing))
-        findings = self._judged(tip, new) if new else []
-        self.done[tip] = (len(new), findings, ref)
-        return len(new), findings, None
+        first = self.first.setdefault(tip, ref)
+        return len(self.new[tip]), list(self.judged[tip]), None if first == ref else first
 
     def _judged(self, tip: str, new: set[str]) -> list[Finding]:
         for result, position in self.results:
@@ -290,10 +288,8 @@ def _with_deadlines(repo: GameRepo, found: list[Finding], new: set[str]) -> list
     verifier refused already cannot be read for it, and needs no second refusal)."""
     try:
         return [*found, *_deadlines(repo, new)]
-    except PbemError:
-        if found:
-            return found
-        raise
+    except PbemError as exc:
+        return found or [exc.finding]
 
 
 def _deadlines(repo: GameRepo, commits: set[str]) -> list[Finding]:
