@@ -143,8 +143,8 @@ def test_a_folder_written_as_040000_is_refused(played: Table) -> None:
 
 def test_the_workflow_as_a_submodule_for_git_is_refused_by_every_gate(played: Table) -> None:
     """The frozen workflow's entry rewritten as mode 150000, same blob: libgit2 still reads the same file, git
-    reads a submodule (so GitHub would run no workflow). `pbem verify`, its GitHub format (what the workflow
-    runs) and the hook all refuse it (tree.bad-mode on .github/workflows/pbem.yml)."""
+    reads a submodule (so GitHub would run no workflow). `pbem verify` (its trees read in this process or by
+    the fetching one), its GitHub format (what the workflow runs) and the hook all refuse it (tree.bad-mode on .github/workflows/pbem.yml)."""
     server = serve(played)
     before = server_ref(server)
     honest = legal_turn(played)
@@ -152,6 +152,8 @@ def test_the_workflow_as_a_submodule_for_git_is_refused_by_every_gate(played: Ta
     assert ls_tree(played, bad, WORKFLOW)[1] == "commit"
     assert played.git("ls-tree", "-r", "--name-only", bad).stdout.decode().count("pbem.yml") == 1
     assert rejected(played, bad, "tree.bad-mode", WORKFLOW) == {"tree.bad-mode"}
+    piped = played.pbem("verify", env=played.env(extra={"PBEM_PIPELINE_MIN": "1"}))  # trees read by verify.fetch
+    assert piped.returncode == 1 and f"{WORKFLOW}: [tree.bad-mode]" in piped.stdout + piped.stderr, piped.stdout
     github = played.cli("verify", "--format", "github")
     assert github.exit_code == 1
     assert f"::error file={WORKFLOW},line=1,title=tree.bad-mode::" in github.output
