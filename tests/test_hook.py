@@ -371,8 +371,12 @@ def test_one_verification_per_push_for_many_refs_and_for_a_chain_of_new_tips(ope
     opened.git("update-ref", "refs/heads/main", main)  # the new commits are on no ref: new to this "server"
     repo = GameRepo.open(opened.repo_dir)
     calls = _counting(monkeypatch)
+    walks: list[str] = []
+    real_walk = hook._reachable
+    monkeypatch.setattr(hook, "_reachable", lambda repo, tip, hidden: walks.append(tip) or real_walk(repo, tip,
+                                                                                                     hidden))
     verdicts = hook.check_updates(repo, [hook.RefUpdate(ZERO, bad, f"refs/heads/b{i}") for i in range(200)])
-    assert calls == [bad]
+    assert calls == [bad] and walks == [bad]  # one verification, one walk of what is new
     assert all(v.findings and v.findings[0].rule == "signature.not-in-control" for v in verdicts)
     assert all(v.findings[0].commit == bad and v.new_commits == 2 for v in verdicts)
     calls.clear()

@@ -12,10 +12,10 @@ how git itself reads it.
 
 from __future__ import annotations
 
-import re
-
 import pygit2
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from pygit2.enums import ObjectType
 
 from conftest import Table
@@ -89,15 +89,6 @@ def repo_read(table: Table, oid: str) -> bytes:
     return bytes(pygit2.Repository(str(table.repo_dir)).odb.read(oid)[1])
 
 
-def git_reading(mode: str) -> str:
-    """What git's canon_mode makes of a mode (regular file, link, folder, or else a submodule)."""
-    value = int(mode, 8)
-    kind = value & 0o170000
-    if kind == 0o100000:
-        return "100755" if value & 0o100 else "100644"
-    return {0o120000: "120000", 0o040000: "040000"}.get(kind, "160000")
-
-
 def ls_tree(table: Table, commit: str, path: str) -> tuple[str, str]:
     """git's own reading of one entry: (mode, type) as `git ls-tree` prints them."""
     line = table.git("ls-tree", commit, "--", path.rstrip("/")).stdout.decode().strip()
@@ -160,3 +151,39 @@ def test_the_workflow_as_a_submodule_for_git_is_refused_by_every_gate(played: Ta
     done = push(played)
     refused(done, "tree.bad-mode")
     assert server_ref(server) == before
+
+
+@settings(max_examples=60)
+@given(mode=st.text(alphabet="01234567", max_size=7))
+@example(mode="100644")
+@example(mode="40000")
+@example(mode="150000")
+@example(mode="0100644")
+@example(mode="")
+def test_any_mode_written_is_read_as_git_writes_it_or_refused(tmp_path_factory: pytest.TempPathFactory,
+                                                              mode: str) -> None:
+    """Whatever digits a tree entry's mode holds, the strict reader lists the entry only when they are one of
+    the five spellings git writes (the layout check then judges the mode), and otherwise names the entry
+    (tree.bad-mode), or the folder when libgit2 cannot read the tree at all (tree.malformed); a folder's mode
+    on a blob is repo.wrong-type. Never a crash, never libgit2's normalised guess."""
+    from pbem.errors import PbemError
+    from pbem.store.repo import CANONICAL_MODES, GameRepo
+
+    path = tmp_path_factory.mktemp("modes")
+    repo = pygit2.init_repository(str(path), bare=True)
+    blob = repo.create_blob(b"x: 1\n")
+    tree = repo.odb.write(ObjectType.TREE, mode.encode() + b" game.yaml\0" + blob.raw)
+    who = b"t <t@example.org> 0 +0000"
+    commit = str(repo.odb.write(ObjectType.COMMIT, b"tree %s\nauthor %s\ncommitter %s\n\nm\n" % (
+        str(tree).encode(), who, who)))
+    try:
+        files = GameRepo(repo).tree_files(commit)
+    except PbemError as exc:
+        assert exc.finding.rule in ("tree.bad-mode", "tree.malformed", "repo.wrong-type")
+        assert (exc.finding.rule == "repo.wrong-type") == (mode == "40000")
+        assert exc.finding.rule != "tree.bad-mode" or mode.encode() not in CANONICAL_MODES
+        if exc.finding.rule == "tree.bad-mode":
+            assert exc.finding.file == "game.yaml" and mode in exc.finding.message
+    else:
+        assert mode.encode() in CANONICAL_MODES and mode != "40000"
+        assert files["game.yaml"][1] == int(mode, 8)

@@ -252,7 +252,7 @@ class _PushJudge:
     def __init__(self, repo: GameRepo, existing: list[str], tips: list[str]) -> None:
         self.repo = repo
         self.results: list[tuple[HistoryResult, dict[str, int]]] = []  # verified, with its turns' positions
-        self.new = {tip: set(_reachable(repo, tip, existing)) for tip in tips}
+        self.new = {tip: set(_reachable(repo, tip, existing)) for tip in dict.fromkeys(tips)}  # each walked once
         self.judged = {tip: self._judged(tip, self.new[tip]) if self.new[tip] else []
                        for tip in sorted(self.new, key=lambda t: -len(self.new[t]))}
         self.first: dict[str, str] = {}  # tip -> the first ref that printed its verdict
