@@ -4872,3 +4872,86 @@ def test_fp_the_last_signature_of_an_amend_without_its_change(armed: Table) -> N
     armed.git("checkout", "-q", "HEAD", "--", "game.yaml")
     bad = armed.sneak("kli", "kli: signs (and keeps game.yaml)")
     assert "agreement.effect" in rejected(armed, bad, "agreement.effect", "game.yaml")
+# === the hook: refs, tree modes (DESIGN §3 Trees, §9; docs/github.md "The hook's policy") ======================
+# What would a player do to get a commit past a self-hosted server, or to take back what landed there? Push the
+# same bad commit under many refs (one verdict for all, and it costs one verification), delete the game branch,
+# force-push a history whose firm past he rewrote, park a bad commit under a tag, or write an entry in a mode git
+# reads as a submodule and pbem's libgit2 as a file, so the players' clones lose a file pbem still reads.
+
+def test_hook__200_refs_to_one_bad_commit_with_one_legal_ref_land_nothing(played: Table) -> None:
+    """Threat: a push of the legal turn to main and of a bad commit to 200 other refs, hoping one slips through
+    or the hook gives up. Defence: one verdict per new commit, shared by every ref; any refusal refuses the whole
+    push (git's pre-receive), so nothing lands, the legal turn neither."""
+    server = serve(played)
+    before = server_ref(server)
+    honest = legal_turn(played)
+    played.edit("fed", through="1.20.damage")  # kli holds control after fed's turn
+    bad = played.sneak("fed", "fed: out of turn")
+    specs = [f"{honest}:refs/heads/main", *(f"{bad}:refs/heads/t{i:03d}" for i in range(200))]
+    done = push(played, *specs)
+    push_refused(done, "signature.not-in-control")
+    assert done.stderr.count("[signature.not-in-control]") == 1
+    assert server_ref(server) == before
+    assert subprocess.run(["git", "for-each-ref", "refs/heads/t*"], cwd=server, capture_output=True,
+                          text=True).stdout == ""
+
+
+def test_hook__deleting_the_game_branch_alone_or_with_a_replacement(played: Table) -> None:
+    """Threat: delete main (the record of play), alone, or in one push with a branch of the same content under
+    another name, or delete it and push it again from an older commit in the next push. Defence: the game branch
+    is never deleted (history.rewritten), whatever else the push carries."""
+    server = serve(played)
+    landed = server_ref(server)
+    push_refused(push(played, ":main"), "history.rewritten")
+    push_refused(push(played, ":main", "HEAD:refs/heads/main-too"), "history.rewritten")
+    assert server_ref(server) == landed and server_ref(server, "refs/heads/main-too") is None
+
+
+def test_hook__a_force_push_of_a_history_whose_firm_past_was_rewritten(played: Table) -> None:
+    """Threat: fed rewrites his own first turn (the firm speed 12 becomes 10), re-signs it, and force-pushes
+    that history to main, where kli's turn on top of the old one had landed. Defence: the game branch only moves
+    forward (history.rewritten); as a branch of its own it may exist, main is untouched."""
+    server = serve(played)
+    landed = server_ref(server)
+    played.git("reset", "-q", "--hard", "HEAD~2")  # before fed's first turn; kli's turn on it had landed
+    played.edit("fed", through="1.8.damage", breaks=[{"range": 8}],
+                entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 10}}])
+    rewritten = played.sneak("fed", "speed 10, closing")
+    push_refused(push(played, f"+{rewritten}:refs/heads/main"), "history.rewritten")
+    assert push(played, f"{rewritten}:refs/heads/rewrite").returncode == 0  # a consistent history of its own
+    assert server_ref(server) == landed
+
+
+def test_hook__a_tag_at_a_bad_commit_or_a_tag_moved_onto_one(played: Table) -> None:
+    """Threat: the bad commit parked on the server under a tag (lightweight or annotated), where the game
+    branch's guard does not look, or an existing tag moved onto it. Defence: a new tag's commits are verified
+    like a branch's (signature.not-in-control), and tags never move (ref.tag-moved)."""
+    server = serve(played)
+    played.git("tag", "turn-2")
+    assert push(played, "refs/tags/turn-2").returncode == 0
+    played.edit("kli", through="1.24.damage")
+    bad = played.sneak("kli", "kli: out of turn")
+    played.git("tag", "-a", "-m", "mine", "annotated", bad)
+    played.git("tag", "light", bad)
+    push_refused(push(played, "refs/tags/annotated"), "signature.not-in-control")
+    push_refused(push(played, "refs/tags/light"), "signature.not-in-control")
+    played.git("tag", "-f", "turn-2", bad)
+    push_refused(push(played, "+refs/tags/turn-2"), "ref.tag-moved")
+    assert bad not in subprocess.run(["git", "rev-list", "--all"], cwd=server, capture_output=True,
+                                     text=True).stdout
+
+
+def test_hook__an_odd_mode_hides_a_report_from_git(played: Table) -> None:
+    """Threat: fed's turn writes report/turn-01.yaml (same blob) as mode 150000: libgit2 reads the same regular
+    file, git a submodule, so kli's clone checks out no report and GitHub shows none, while a reader trusting
+    libgit2 sees no change. Defence: only modes git writes, read from the tree's bytes (tree.bad-mode), in
+    `pbem verify` and through the hook."""
+    from test_tree_modes import ls_tree, with_mode
+
+    server = serve(played)
+    before = server_ref(server)
+    bad = with_mode(played, legal_turn(played), "report/turn-01.yaml", b"150000", "mktree")
+    assert ls_tree(played, bad, "report/turn-01.yaml") == ("160000", "commit")
+    assert rejected(played, bad, "tree.bad-mode", "report/turn-01.yaml") == {"tree.bad-mode"}
+    push_refused(push(played), "tree.bad-mode")
+    assert server_ref(server) == before

@@ -316,3 +316,193 @@ def test_hook_install_refuses_a_branch_name_git_would_refuse(base_started: Table
         assert done.exit_code == 2 and "[hook.bad-branch]" in done.output, done.output
         assert "\x1b" not in done.output
         assert not (server / "hooks" / "pre-receive").exists()
+
+
+# --- one verification per push, whatever the number of refs ------------------------------------------------------
+
+def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every tip the hook hands to the verifier, in order (the real verifier still runs)."""
+    calls: list[str] = []
+    real = hook.verify_history
+
+    def counted(repo, tip, **options):  # type: ignore[no-untyped-def]
+        calls.append(tip)
+        return real(repo, tip, **options)
+
+    monkeypatch.setattr(hook, "verify_history", counted)
+    return calls
+
+
+def test_a_push_of_200_refs_to_one_bad_commit_verifies_it_once_and_prints_its_findings_once(opened: Table) -> None:
+    """200 refs to one commit fed signed out of turn: all refused (no ref appears on the server), the finding
+    printed once, each other ref one line naming the first."""
+    server = serve(opened)
+    before = server_ref(server)
+    opened.edit("fed", through="1.16.damage")
+    bad = opened.sneak("fed")
+    specs = ["main", *(f"HEAD:refs/heads/b{i:03d}" for i in range(1, 200))]
+    done = push(opened, *specs)
+    refused(done, "signature.not-in-control")
+    assert server_ref(server) == before
+    assert subprocess.run(["git", "for-each-ref", "refs/heads/b*"], cwd=server, capture_output=True,
+                          text=True).stdout == ""
+    lines = done.stderr.splitlines()
+    assert sum("[signature.not-in-control]" in line for line in lines) == 1, done.stderr
+    same = [line for line in lines if "REFUSED, the same 1 finding(s) as refs/heads/main above" in line]
+    assert len(same) == 199 and any("refs/heads/b199:" in line for line in same)
+    assert bad not in subprocess.run(["git", "rev-list", "--all"], cwd=server, capture_output=True,
+                                     text=True).stdout
+
+
+def test_one_verification_per_push_for_many_refs_and_for_a_chain_of_new_tips(opened: Table,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """In-process: 200 updates to one new commit call the verifier once; three refs to three new commits of one
+    line of play (each the parent of the next) call it once too, for the longest, and each ref gets the verdicts
+    of its own commits: the clean ones pass, the refs that bring the bad commit are refused."""
+    from pbem.store.repo import GameRepo
+
+    main = opened.head()
+    opened.turn("kli", **KLI_TURN_1)
+    good = opened.head()
+    opened.edit("kli", through="1.16.damage")  # kli again, but fed holds control now
+    bad = opened.sneak("kli")
+    opened.edit("kli", through="1.20.damage")
+    after = opened.sneak("kli")
+    opened.git("update-ref", "refs/heads/main", main)  # the new commits are on no ref: new to this "server"
+    repo = GameRepo.open(opened.repo_dir)
+    calls = _counting(monkeypatch)
+    walks: list[str] = []
+    real_walk = hook._reachable
+    monkeypatch.setattr(hook, "_reachable", lambda repo, tip, hidden: walks.append(tip) or real_walk(repo, tip,
+                                                                                                     hidden))
+    verdicts = hook.check_updates(repo, [hook.RefUpdate(ZERO, bad, f"refs/heads/b{i}") for i in range(200)])
+    assert calls == [bad] and walks == [bad]  # one verification, one walk of what is new
+    assert all(v.findings and v.findings[0].rule == "signature.not-in-control" for v in verdicts)
+    assert all(v.findings[0].commit == bad and v.new_commits == 2 for v in verdicts)
+    calls.clear()
+    chain = [hook.RefUpdate(main, good, "refs/heads/main"), hook.RefUpdate(ZERO, bad, "refs/heads/two"),
+             hook.RefUpdate(ZERO, after, "refs/heads/three")]
+    verdicts = hook.check_updates(repo, chain)
+    assert calls == [after]
+    assert [v.new_commits for v in verdicts] == [1, 2, 3]
+    assert verdicts[0].findings == [] and "ok, 1 new commit verified" in verdicts[0].text()
+    assert {f.commit for f in verdicts[1].findings} == {bad}
+    assert {f.commit for f in verdicts[2].findings} >= {bad}
+
+
+# --- the ref policy (services/refpolicy.py, docs/github.md "The hook's policy"): one test per kind ---------------
+
+def _landed_and_bad(table: Table) -> tuple[str, str]:
+    """kli's legal turn pushed to main (the server has two commits on main), then fed's out-of-turn commit on
+    top, not pushed; returns (landed, bad) and leaves main at `landed`."""
+    table.turn("kli", **KLI_TURN_1)
+    assert push(table).returncode == 0
+    landed = table.head()
+    table.edit("kli", through="1.16.damage")
+    bad = table.sneak("kli")
+    table.git("reset", "-q", "--hard", landed)
+    return landed, bad
+
+
+def test_policy_game_branch_created_verified_moved_forward_only(started: Table, tmp_path: Path) -> None:
+    """The game branch: created by a push whose history verifies (serve), moved forward by a legal turn; a
+    forward move to a bad commit is refused by its finding, a move that drops a landed turn by history.rewritten."""
+    server = serve(started)
+    started.turn("fed", **{**KLI_TURN_1, "through": "1.8.damage", "entries": [
+        {"at": "1.0.alloc", "unit": "CA", "do": {"speed": 12}}]})
+    assert push(started).returncode == 0
+    landed = server_ref(server)
+    started.edit("fed", through="1.16.damage")
+    started.sneak("fed")
+    refused(push(started), "signature.not-in-control")
+    started.git("reset", "-q", "--hard", "HEAD~2")
+    refused(push(started, "+main"), "history.rewritten")
+    assert server_ref(server) == landed
+
+
+def test_policy_other_branches_take_verified_commits_move_freely_and_may_be_deleted(opened: Table) -> None:
+    """Other branches: created and moved (also backwards, a force push) when what they bring verifies; a bad
+    commit on one is refused all the same; deleting one is allowed."""
+    server = serve(opened)
+    landed, bad = _landed_and_bad(opened)
+    done = push(opened, f"{landed}:refs/heads/turns")
+    assert done.returncode == 0 and "refs/heads/turns: ok, 0 new commits verified" in done.stderr
+    refused(push(opened, f"{bad}:refs/heads/turns"), "signature.not-in-control")
+    assert server_ref(server, "refs/heads/turns") == landed
+    done = push(opened, f"+{landed}~1:refs/heads/turns")  # backwards: allowed on a branch that is no game branch
+    assert done.returncode == 0 and server_ref(server, "refs/heads/turns") == server_ref(server, "main~1")
+    done = push(opened, ":turns")
+    assert done.returncode == 0 and server_ref(server, "refs/heads/turns") is None
+
+
+def test_policy_tags_are_created_verified_and_never_move(opened: Table) -> None:
+    """Tags: a lightweight or annotated tag at a verified commit is created; a tag at a bad commit is refused by
+    its finding; moving a tag is ref.tag-moved, deleting one ref.tag-deleted; an annotated tag of a tree is
+    hook.not-a-commit."""
+    server = serve(opened)
+    landed, bad = _landed_and_bad(opened)
+    opened.git("tag", "turn-1", landed)
+    opened.git("tag", "-a", "-m", "after kli's first turn", "annotated", landed)
+    done = push(opened, "refs/tags/turn-1", "refs/tags/annotated")
+    assert done.returncode == 0, done.stderr
+    assert server_ref(server, "refs/tags/turn-1") == landed
+    opened.git("tag", "bad", bad)
+    refused(push(opened, "refs/tags/bad"), "signature.not-in-control")
+    assert server_ref(server, "refs/tags/bad") is None
+    opened.git("tag", "-f", "turn-1", f"{landed}~1")
+    refused(push(opened, "+refs/tags/turn-1"), "ref.tag-moved")
+    refused(push(opened, ":refs/tags/turn-1"), "ref.tag-deleted")
+    assert server_ref(server, "refs/tags/turn-1") == landed
+    tree = opened.git("rev-parse", f"{landed}^{{tree}}").stdout.decode().strip()
+    opened.git("tag", "-a", "-m", "a tree", "tree-tag", tree)
+    refused(push(opened, "refs/tags/tree-tag"), "hook.not-a-commit")
+
+
+def test_policy_other_refs_are_refused(opened: Table) -> None:
+    """Any ref that is neither a branch nor a tag (notes, refs/pbem/…, refs/pull/…): ref.not-allowed, even at
+    a commit the server holds."""
+    server = serve(opened)
+    opened.git("notes", "add", "-m", "a note", "HEAD")
+    refused(push(opened, "refs/notes/commits"), "ref.not-allowed")
+    for ref in ("refs/pbem/clock", "refs/pull/1/head", "refs/meta/config"):
+        refused(push(opened, f"HEAD:{ref}"), "ref.not-allowed")
+        assert server_ref(server, ref) is None
+
+
+@pytest.mark.parametrize("ref, rule", [("main", "history.rewritten"), ("turns", None),
+                                       ("refs/tags/turn-1", "ref.tag-deleted")], ids=["game", "branch", "tag"])
+def test_policy_deletions(opened: Table, ref: str, rule: str | None) -> None:
+    """Deleting: the game branch never (history.rewritten), another branch always, a tag never
+    (ref.tag-deleted)."""
+    server = serve(opened)
+    full = ref if ref.startswith("refs/") else f"refs/heads/{ref}"
+    if ref != "main":
+        assert push(opened, f"HEAD:{full}").returncode == 0
+    held = server_ref(server, full)
+    assert held is not None
+    done = push(opened, f":{full}")
+    if rule is None:
+        assert done.returncode == 0 and f"{full}: deleted" in done.stderr
+        assert server_ref(server, full) is None
+    else:
+        refused(done, rule)
+        assert server_ref(server, full) == held
+
+
+@pytest.mark.parametrize("ref, rule", [("main", "history.rewritten"), ("turns", None),
+                                       ("refs/tags/turn-1", "ref.tag-moved")], ids=["game", "branch", "tag"])
+def test_policy_force_pushes(opened: Table, ref: str, rule: str | None) -> None:
+    """A non-fast-forward move: refused for the game branch (history.rewritten) and for a tag (ref.tag-moved),
+    allowed for another branch when what it points at verifies."""
+    server = serve(opened)
+    full = ref if ref.startswith("refs/") else f"refs/heads/{ref}"
+    opened.turn("kli", **KLI_TURN_1)
+    assert push(opened, f"HEAD:{full}", *(["main"] if ref != "main" else [])).returncode == 0
+    held = server_ref(server, full)
+    done = push(opened, f"+HEAD~1:{full}")
+    if rule is None:
+        assert done.returncode == 0, done.stderr
+        assert server_ref(server, full) == server_ref(server, "main~1")
+    else:
+        refused(done, rule)
+        assert server_ref(server, full) == held

@@ -11,14 +11,14 @@ repository's own config (`pbem.branch`), which a pusher cannot change. It is gua
 repository's HEAD says: `git init --bare` without `-b` leaves HEAD naming `master`, and a hook that guarded HEAD's
 branch would let a force-push take back the turns landed on `main`.
 
-Per ref update:
-  1. deleting a ref is allowed, except the game branch;
-  2. the new tip must be a commit (an annotated tag is peeled to its commit);
-  3. the game branch only moves forward: its old tip must be an ancestor of the new one (`history.rewritten`),
-     so a turn once landed can never be taken back by a force-push;
-  4. the whole history to the new tip is verified, and the findings of the commits new to this repository (not
-     reachable from any of its refs) refuse the push; findings of commits it already holds do not (as
-     `pbem verify BASE..HEAD`).
+Per push:
+  1. each ref update meets the ref policy first (services.refpolicy: the game branch only moves forward and is
+     never deleted, tags never move, other branches are free, other refs are refused); the new tip must be a
+     commit (an annotated tag is peeled to its commit);
+  2. the commits new to this repository (not reachable from any of its refs) are verified, each against the
+     whole history before it, and their findings refuse the push; findings of commits it already holds do not
+     (as `pbem verify BASE..HEAD`). Each new commit is judged once for the whole push, whatever the number of
+     refs that bring it: 200 refs to one commit cost one verification.
 """
 
 from __future__ import annotations
@@ -35,12 +35,13 @@ import pygit2
 import pbem
 from pbem.errors import ILLEGAL, USAGE, Finding, PbemError
 from pbem.formats import escape
+from pbem.services.refpolicy import ZERO, policy_finding
 from pbem.services.report import findings_text
 from pbem.store.repo import GameRepo
-from pbem.verify.history import verify_history
+from pbem.verify import cache as verified_cache
+from pbem.verify.history import HistoryResult, turn_sequence, verify_history
 
 HOOK_MARK = "# pbem pre-receive hook"
-ZERO = "0" * 40
 BRANCH_KEY = "pbem.branch"  # git config of the guarded repository: the game branch's short name
 DEFAULT_BRANCH = "main"
 
@@ -61,19 +62,19 @@ class RefVerdict:
     update: RefUpdate
     new_commits: int = 0
     findings: list[Finding] = field(default_factory=list)
+    same_as: str | None = None  # the ref of this push whose identical verdict was printed in full already
 
     def text(self) -> str:
         """The lines the pusher reads (git prefixes each with `remote: `)."""
         ref, count = escape.terminal(self.update.ref), self.new_commits
-        if self.update.new == ZERO:
-            return f"pbem: {ref}: deleted\n" if not self.findings else self._refused()
+        if self.update.new == ZERO and not self.findings:
+            return f"pbem: {ref}: deleted\n"
         if not self.findings:
             return f"pbem: {ref}: ok, {count} new commit{'s' if count != 1 else ''} verified\n"
-        return self._refused()
-
-    def _refused(self) -> str:
+        if self.same_as is not None:
+            return (f"pbem: {ref}: REFUSED, the same {len(self.findings)} finding(s) as "
+                    f"{escape.terminal(self.same_as)} above; nothing was changed\n")
         body = findings_text(self.findings, self.new_commits).splitlines()[:-1]  # our own closing line instead
-        ref = escape.terminal(self.update.ref)
         return "\n".join([*body, f"pbem: {ref}: REFUSED, {len(self.findings)} finding(s) in "
                                   f"{self.new_commits} new commit(s); nothing was changed"]) + "\n"
 
@@ -215,46 +216,89 @@ def open_pushed(git_dir: str | os.PathLike[str], env: Mapping[str, str]) -> Game
 
 
 def check_updates(repo: GameRepo, updates: list[RefUpdate]) -> list[RefVerdict]:
-    """Judge each ref update against the repository as it is before the push (see the module docstring)."""
+    """Judge each ref update against the repository as it is before the push (see the module docstring): the
+    policy per ref, then the commits new to the server, each verified once for the whole push."""
     game = guarded_branch(repo)
-    existing = _ref_tips(repo)
-    return [_check(repo, update, game, existing) for update in updates]
+    verdicts = [RefVerdict(update) for update in updates]
+    tips = {id(v): _policy(repo, v.update, game, v) for v in verdicts}
+    judge = _PushJudge(repo, _ref_tips(repo), [tip for tip in tips.values() if tip is not None])
+    for verdict in verdicts:
+        tip = tips[id(verdict)]
+        if tip is not None:
+            verdict.new_commits, findings, verdict.same_as = judge.findings(tip, verdict.update.ref)
+            if verdict.update.ref == game:
+                # on arrival on the game branch, even of commits another branch brought before (services.gateclock)
+                findings = _with_deadlines(repo, findings, verdict.update.old, tip)
+            verdict.findings.extend(findings)
+    return verdicts
 
 
-def _check(repo: GameRepo, update: RefUpdate, game: str, existing: list[str]) -> RefVerdict:
-    verdict = RefVerdict(update)
-    if update.new == ZERO:
-        if update.ref == game:
-            verdict.findings.append(Finding("history.rewritten", f"{update.ref} holds the game and may not be "
-                                            "deleted"))
-        return verdict
+def _policy(repo: GameRepo, update: RefUpdate, game: str, verdict: RefVerdict) -> str | None:
+    """The ref policy's refusal of `update` into `verdict` (services.refpolicy); the commit to verify when the
+    policy lets it through and it brings one."""
+    tip = None
+    if update.new != ZERO:
+        try:
+            tip = repo.resolve(update.new)
+        except PbemError:
+            verdict.findings.append(Finding("hook.not-a-commit", f"{update.ref} would point at {update.new[:10]}, "
+                                            "which is no commit"))
+            return None
+    refusal = policy_finding(update.ref, update.old, update.new, game,
+                             lambda: tip is not None and _contains(repo, tip, update.old))
+    if refusal is not None:
+        verdict.findings.append(refusal)
+        return None
+    return tip
+
+
+class _PushJudge:
+    """The verification of one push, shared by its refs: each distinct new tip is verified at most once, the
+    tips that bring the most commits first, and a tip that lies on the turns of a tip verified before takes its
+    commits' verdicts from there (a commit's verdict depends only on the turns before it, DESIGN §3 History), so
+    every new commit is judged once."""
+
+    def __init__(self, repo: GameRepo, existing: list[str], tips: list[str]) -> None:
+        self.repo = repo
+        self.results: list[tuple[HistoryResult, dict[str, int]]] = []  # verified, with its turns' positions
+        self.new = {tip: set(_reachable(repo, tip, existing)) for tip in dict.fromkeys(tips)}  # each walked once
+        self.judged = {tip: self._judged(tip, self.new[tip]) if self.new[tip] else []
+                       for tip in sorted(self.new, key=lambda t: -len(self.new[t]))}
+        self.first: dict[str, str] = {}  # tip -> the first ref that printed its verdict
+
+    def findings(self, tip: str, ref: str) -> tuple[int, list[Finding], str | None]:
+        """How many commits `tip` brings that the server lacks, their findings, and the ref an identical
+        verdict was printed for already (None for the first)."""
+        first = self.first.setdefault(tip, ref)
+        return len(self.new[tip]), list(self.judged[tip]), None if first == ref else first
+
+    def _judged(self, tip: str, new: set[str]) -> list[Finding]:
+        for result, position in self.results:
+            if tip in position and self._same_turns(tip, result, position[tip]):
+                return result.findings(new)
+        try:
+            # the state kept after the last clean push (verify.cache, in the bare repository): a push of one
+            # turn on a long game costs one turn
+            result = verify_history(self.repo, tip, cached=True, statuses=False)
+        except PbemError as exc:
+            return [exc.finding]
+        self.results.append((result, {oid: i for i, oid in enumerate(result.sequence)}))
+        return result.findings(new)
+
+    def _same_turns(self, tip: str, result: HistoryResult, at: int) -> bool:
+        """Whether the turns to `tip` are those `result` judged up to it (its own walk back from `tip` reaches
+        the same turns, however far back it needs to go)."""
+        own, findings = turn_sequence(self.repo, tip, verified_cache.kept(self.repo.git_dir).__contains__)
+        return not findings and bool(own) and result.sequence[max(at + 1 - len(own), 0):at + 1] == own[-(at + 1):]
+
+
+def _with_deadlines(repo: GameRepo, found: list[Finding], old: str, tip: str) -> list[Finding]:
+    """The verifier's findings, then the gate's deadline check of what arrives on the game branch (a commit whose
+    tree the verifier refused already cannot be read for it, and needs no second refusal)."""
     try:
-        tip = repo.resolve(update.new)
-    except PbemError:
-        verdict.findings.append(Finding("hook.not-a-commit", f"{update.ref} would point at {update.new[:10]}, "
-                                        "which is no commit"))
-        return verdict
-    if update.ref == game and update.old != ZERO and not _contains(repo, tip, update.old):
-        verdict.findings.append(Finding(
-            "history.rewritten", f"{update.ref} would move from {update.old[:10]} to {tip[:10]}, which does not "
-            "contain it: a force-push takes back turns that have landed",
-            hint="fetch, rebase your own commits on top (`pbem push`) and push again"))
-        return verdict
-    # on arrival on the game branch, even of commits another branch brought before (services.gateclock)
-    verdict.findings.extend(_deadlines(repo, update.old, tip) if update.ref == game else [])
-    new = set(_reachable(repo, tip, existing))
-    verdict.new_commits = len(new)
-    if not new:
-        return verdict
-    try:
-        # the state kept after the last clean push (verify.cache, in the bare repository): a push of one turn on
-        # a long game costs one turn
-        result = verify_history(repo, tip, cached=True, statuses=False)
+        return [*found, *_deadlines(repo, old, tip)]
     except PbemError as exc:
-        verdict.findings.append(exc.finding)
-        return verdict
-    verdict.findings.extend(result.findings(new))
-    return verdict
+        return found or [exc.finding]
 
 
 def _deadlines(repo: GameRepo, old: str, tip: str) -> list[Finding]:

@@ -7,6 +7,7 @@ Nothing here knows the rules. Ids cross this boundary as 40-hex strings, file co
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -29,6 +30,29 @@ FileList = tuple[tuple[str, str, int], ...]
 
 
 MAX_DEPTH = 3  # folders deeper than .github/workflows/ hold nothing a game may have
+
+
+# How git itself writes the modes of a tree's entries. Any other spelling is read differently by git and by
+# libgit2: mode 150000 is a regular file to libgit2 and a submodule to git (git's canon_mode), so a game file
+# could vanish for git and GitHub while pbem reads it unchanged; 100664 and a zero-padded 040000 are the same to
+# both, but git fsck flags them and no honest tool writes them (DESIGN §3 Trees: never more lenient than git).
+CANONICAL_MODES = (b"100644", b"40000", b"100755", b"120000", b"160000")
+_RAW_ENTRY = re.compile(rb"([0-9]*) ([^\0]*)\0.{20}", re.S)
+
+
+def _canonical_modes(raw: bytes, names: Sequence[str], where: str) -> None:
+    """Rule `tree.bad-mode` for an entry whose mode git never writes, read from the tree's own bytes (libgit2
+    hands out its normalised reading only); `tree.malformed` when those bytes list other names than libgit2."""
+    found = [(mode, name.decode("utf-8", errors="surrogateescape")) for mode, name in _RAW_ENTRY.findall(raw)]
+    if [name for _, name in found] != list(names):
+        raise PbemError("tree.malformed", f"the tree of {where or 'the top folder'} cannot be read: its entries "
+                        "do not parse as git writes them", file=where or None, exit_code=ILLEGAL)
+    for mode, name in found:
+        if mode not in CANONICAL_MODES:
+            shown = mode.decode("ascii", errors="replace")
+            raise PbemError("tree.bad-mode", f"{where}{name} has mode {shown}, which git does not write (only "
+                            "regular files, 100644, and folders, 040000, belong in a game; git and pbem would "
+                            "read this entry differently)", file=f"{where}{name}", exit_code=ILLEGAL)
 
 
 class GameRepo:
@@ -219,7 +243,7 @@ class GameRepo:
         cached = self._trees.get((tree_oid, depth))
         if cached is not None:
             return cached
-        self._read(tree_oid, ObjectType.TREE)  # repo.wrong-type / repo.object-missing, not an assertion
+        raw = self._read(tree_oid, ObjectType.TREE)  # repo.wrong-type / repo.object-missing, not an assertion
         try:
             tree = self.repo[tree_oid]
             listing = [((entry.raw_name or b"").decode("utf-8", errors="surrogateescape"), entry.filemode,
@@ -229,6 +253,7 @@ class GameRepo:
             # entry cut short, bytes after the last one): a finding naming the folder, never a crash (DESIGN §3)
             raise PbemError("tree.malformed", f"the tree of {where or 'the top folder'} cannot be read: {exc}",
                             file=where or None, exit_code=ILLEGAL) from None
+        _canonical_modes(raw, [name for name, _, _ in listing], where)
         entries: list[tuple[str, str, int]] = []
         for name, filemode, oid in listing:
             if filemode == FileMode.TREE and depth >= MAX_DEPTH:
