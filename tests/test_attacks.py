@@ -4726,7 +4726,7 @@ def test_github_flow__a_refused_push_leaves_no_false_local_state(race: Any) -> N
 # The tactical duel of tests/test_tactical_cli_bad_input.py at `fire_owed`: fed's CA and kli's D7 both declared ph1
 # at 1.4.fire, the auction is over, and each firer owes the die for his own shot (fed holds control).
 
-KLI_SHOT = "1.4.fire/D7/ph1"
+KLI_REF = "1.4.fire/D7/ph1"  # the ref of kli's shot
 
 
 def test_who_rolls__the_target_announces_the_firer_s_die_through_pbem(fire_owed: Table) -> None:
@@ -4737,13 +4737,13 @@ def test_who_rolls__the_target_announces_the_firer_s_die_through_pbem(fire_owed:
     assert fire_owed.data("status.yaml")["control"] == "fed"
     line = refused(fire_owed, "roll", "--for", "CA ph1", "--ref", SHOT, who="kli", rule="dice.wrong-roller")
     assert "fed" in line
-    refused(fire_owed, "roll", "--for", "D7 ph1", "--ref", KLI_SHOT, who="fed", rule="dice.wrong-roller")
+    refused(fire_owed, "roll", "--for", "D7 ph1", "--ref", KLI_REF, who="fed", rule="dice.wrong-roller")
     cli(fire_owed, "roll", "--for", "CA ph1", "--ref", SHOT, who="fed")  # his own: fine
     cli(fire_owed, "yield", who="fed")
 
 
 @pytest.mark.parametrize("roller, ref, first", [("kli", SHOT, "signature.not-in-control"),
-                                                 ("fed", KLI_SHOT, "dice.wrong-roller")])
+                                                 ("fed", KLI_REF, "dice.wrong-roller")])
 def test_who_rolls__another_s_die_written_by_hand_is_refused_by_yield_verify_and_the_hook(
         fire_owed: Table, roller: str, ref: str, first: str) -> None:
     """Threat: the same by plain git, by kli out of control or by fed in control: a batch in his own name for
