@@ -58,12 +58,13 @@ def workflow_text(spec: str | None = None, lock: str | None = None) -> str:
     indent = " " * 10
     body = "".join(f"{indent}{line}\n" if line else "\n" for line in lock.splitlines())
     script = (f"|\n{indent}cat > \"$RUNNER_TEMP/pbem.lock\" <<'LOCK'\n{body}{indent}LOCK\n"
-              f"{indent}python -I -m pip install --require-hashes --no-deps --only-binary :all: "
+              f"{indent}python -I -m pip install --require-hashes --no-deps "
               f"-r \"$RUNNER_TEMP/pbem.lock\"")
     return text.replace("{install}", script)
 
 
-def init(directory: Path, template: str, game_id: str, me: Identity, pbem_spec: str | None = None) -> Workspace:
+def init(directory: Path, template: str, game_id: str, me: Identity, pbem_spec: str | None = None,
+         lock: str | None = None) -> Workspace:
     """Create a new game repository from a template, with README and workflow, as one signed commit."""
     if not ID_RE.match(game_id):
         raise PbemError("usage.bad-id", f"game id {game_id!r}: use lower-case letters, digits and '-'")
@@ -80,7 +81,7 @@ def init(directory: Path, template: str, game_id: str, me: Identity, pbem_spec: 
     files = {
         GAME: game_text.encode(),
         README: readme.replace("{id}", game_id).encode(),
-        WORKFLOW: workflow_text(pbem_spec).encode(),
+        WORKFLOW: workflow_text(pbem_spec, lock).encode(),
     }
     directory.mkdir(parents=True, exist_ok=True)
     ws = Workspace(GameRepo.init(directory))
