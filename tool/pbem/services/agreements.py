@@ -11,11 +11,11 @@ from typing import Any, Mapping
 
 from pbem.errors import ILLEGAL, PbemError
 from pbem.formats.writer import dump_mapping
-from pbem.protocol import agreements
+from pbem.protocol import agreements, upgrade
 from pbem.protocol.agreements import Agreement
 from pbem.services.workspace import Identity, Workspace
 from pbem.verify.agreementfile import read_agreement
-from pbem.verify.gamefiles import GAME, STATUS, Game
+from pbem.verify.gamefiles import GAME, STATUS, WORKFLOW, Game
 from pbem.services import chance
 from pbem.verify.turns import (Verified, agreement_effect, consent_table, errata_agreed, expected_after,
                                settled_now, settlement_parts, who)
@@ -138,6 +138,11 @@ def _commit(ws: Workspace, head: Verified, me: Identity, player: str, files: dic
         if effect is not None:  # the last signature of an amend or seat: its commit writes game.yaml as agreed
             files[GAME] = dump_mapping(effect).encode()
             message += " (takes effect: game.yaml as agreed)"
+        signed = find(ws.game_of(files), agreement_id)
+        if signed.kind == upgrade.UPGRADE and agreements.signed_by_all(signed, consent_table(head.game, True,
+                                                                                           head.status)):
+            files[WORKFLOW] = upgrade.agreed_workflow(signed)[0].encode()  # the last signature: the new gate
+            message += f" (takes effect: the workflow of pbem {signed.content['pbem']})"
         for erratum in errata_agreed(head, ws.game_of(files)):  # an erratum's: the report as corrected
             from pbem.services.errata import correct
 
@@ -174,7 +179,8 @@ def listing(game: Game) -> list[str]:
 
 def agree(ws: Workspace, me: Identity, kind: str, *, changes: Mapping[str, Any] | None = None,
           seat_id: str | None = None, new_key: str | None = None, why: str | None = None, name: str | None = None,
-          player: str | None = None, result: str | None = None, note: str | None = None) -> Done:
+          player: str | None = None, result: str | None = None, note: str | None = None,
+          lock: str | None = None) -> Done:
     """Propose an agreement of `kind` (`pbem agree KIND`), signed by me; refused before anything is written
     when its content or its time is wrong (the verifier's own rules, protocol.agreements)."""
     content: dict[str, Any]
@@ -201,9 +207,15 @@ def agree(ws: Workspace, me: Identity, kind: str, *, changes: Mapping[str, Any] 
             raise PbemError("usage.agree", f"an end states its result: --result {'|'.join(agreements.RESULTS)}")
         content = {"result": result, **({"player": player} if player else {})}
         summary = f"the game ends: {result}" + (f" ({player})" if player else "")
+    elif kind == upgrade.UPGRADE:  # the gate this pbem writes: its version, pinned by `lock` when given
+        import pbem
+        from pbem.services.setup import workflow_text
+
+        content = {"pbem": pbem.__version__, "workflow": workflow_text(None, lock)}
+        summary = f"the workflow of pbem {pbem.__version__}"
     else:
         raise PbemError("usage.agree", f"no agreement kind {kind!r} to propose (kinds: amend, seat, resign, nmr, "
-                        "end, erratum)")
+                        "end, erratum, upgrade)")
     if note:
         content["note"] = note
     head, me_id = seat(ws, me)
