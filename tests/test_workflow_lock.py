@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import http.server
+import shutil
 import subprocess
 import sys
 import threading
@@ -23,7 +24,7 @@ from typing import Iterator
 import pytest
 
 import pbem
-from actions_runner import FakeGitHub, Runner, push_event
+from actions_runner import FakeGitHub, Runner, load, push_event
 from conftest import Table
 from pbem.errors import PbemError
 from pbem.services import gatelock
@@ -130,6 +131,12 @@ def test_init_with_an_index_writes_the_lock_into_the_workflow(tmp_path: Path, se
     text = (tmp_path / "new" / ".github" / "workflows" / "pbem.yml").read_text()
     assert "--require-hashes --no-deps" in text and f"--index-url {url}" in text
     assert text.count("--hash=sha256:") == 2 * len(gatelock.pinned_versions())
+    install = next(s for s in load(text)["jobs"]["verify"]["steps"] if s.get("name", "").startswith("install"))
+    assert "${{" not in install["run"] and "working-directory" not in install
+    assert subprocess.run(["bash", "-n", "-c", install["run"]]).returncode == 0
+    if shutil.which("shellcheck"):
+        done = subprocess.run(["shellcheck", "-s", "bash", "-"], input=install["run"], capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout
     plain = started.pbem("init", str(tmp_path / "plain"), "--id", "plain", who="fed", cwd=tmp_path)
     assert plain.returncode == 0 and "not by hash: give --index-url" in plain.stderr
     both = started.pbem("init", str(tmp_path / "both"), "--id", "both", "--index-url", url, "--pbem-spec", "x",
