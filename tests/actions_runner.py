@@ -40,8 +40,8 @@ from typing import Any, Mapping, Sequence
 
 import yaml
 
-from actions_expr import (Annotation, Unsupported, condition, evaluate, interpolate, read_commands,  # noqa: F401
-                          read_env_file, _text)
+from actions_expr import (Annotation, Unsupported, _text, condition, evaluate, interpolate,  # noqa: F401
+                          read_commands, read_env_file)
 
 ZERO = "0" * 40
 REPOSITORY = "players/game"  # owner/name of the repository the fake GitHub hosts

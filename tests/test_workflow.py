@@ -1,21 +1,17 @@
-"""The GitHub workflow that `pbem init` writes (DESIGN §9; issue 6 part 1): it pins the pbem that made the game,
-checks out the whole history, verifies every commit with `::error` annotations at the offending YAML lines and
-writes a Markdown job summary of the new commits.
-
-Checked three ways: actionlint (when installed), its shape read as data, and its `run:` commands executed here,
-as the runner would (`bash -e`), against a real game with GITHUB_STEP_SUMMARY pointing at a temp file; the
-`${{ … }}` expressions of its `env:` are evaluated from the event as GitHub would fill them.
+"""The GitHub workflow that `pbem init` writes (DESIGN §9), and this repository's own workflows, read as files:
+the pbem it pins, its triggers and permissions, actions pinned by commit, the commit status on a pull request's
+head, a checkout that stays data, no expression in a script; and linted by actionlint and zizmor. Running it,
+as a runner would, is tests/test_workflow_runs.py.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import pytest
 import yaml
@@ -23,7 +19,6 @@ import yaml
 import pbem
 from pbem.services.setup import workflow_text
 
-ZERO = "0" * 40
 REPO_WORKFLOWS = Path(__file__).resolve().parents[1] / ".github" / "workflows"
 BIN = Path(sys.executable).parent  # where the console script `pbem` of this installation lives
 
