@@ -4363,3 +4363,23 @@ def test_an_upgrade_whose_workflow_pins_another_pbem_than_it_names(started: Tabl
     content = {"pbem": "0.2.0", "workflow": written_workflow().replace('"pbem==0.1.0"', '"pbem-evil==0.2.0"')}
     bad = _propose(started, "fed", 2, "upgrade", content)
     assert "agreement.malformed" in rejected(started, bad, "agreement.malformed", "agreements/fed-0002.yaml")
+
+
+def test_an_upgrade_with_a_workflow_no_pbem_writes_is_not_signed_by_pbem(started: Table,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Threat: fed proposes by hand an "upgrade" to pbem 0.1.0 whose workflow skips the verify step, hoping kli
+    signs without reading 5 kB of YAML. Defence: `pbem sign` of an upgrade re-writes the workflow with the pbem
+    it runs and refuses to sign another text (upgrade.not-ours), or one that names another pbem than it is
+    (upgrade.other-version); nothing is written."""
+    weak = written_workflow().replace("run: pbem verify --format github", "run: echo fine")
+    _propose(started, "fed", 2, "upgrade", {"pbem": "0.1.0", "workflow": weak})
+    refused(started, "sign", "fed-0002", who="kli", rule="upgrade.not-ours", where="agreements/fed-0002.yaml",
+            real=False)
+    import pbem
+
+    monkeypatch.setattr(pbem, "__version__", "0.2.0")
+    _propose(started, "fed", 3, "upgrade", _upgrade_content("0.2.0"))
+    monkeypatch.setattr(pbem, "__version__", "0.1.0")
+    refused(started, "sign", "fed-0003", who="kli", rule="upgrade.other-version", where="agreements/fed-0003.yaml",
+            real=False)
+

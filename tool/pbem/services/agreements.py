@@ -100,11 +100,32 @@ def sign(ws: Workspace, me: Identity, agreement_id: str) -> Done:
     table = consent_table(head.game, started=head.started, status=head.status)
     for finding in agreements.KINDS[agreement.kind].open_findings(agreement, table):
         raise PbemError.from_finding(finding)
+    if agreement.kind == upgrade.UPGRADE:
+        _check_upgrade(agreement)
     raw = dict(agreement.raw)
     raw["signatures"] = {**agreement.signatures, player: signature(head.game, raw, me)}
     files = ws.head_files()
     files[agreement.file] = dump(raw)
     return _commit(ws, head, me, player, files, agreement_id, f"signs {agreement_id}")
+
+
+def _check_upgrade(agreement: Agreement) -> None:
+    """What the verifier cannot know, the signer's pbem checks: the workflow signed is the one it writes itself
+    (with the lock the text carries), so an upgrade is signed only with the pbem it installs (DESIGN §4.8)."""
+    import pbem
+    from pbem.services.setup import workflow_text
+
+    version, text = agreement.content["pbem"], agreement.content["workflow"]
+    if version != pbem.__version__:
+        raise PbemError("upgrade.other-version", f"upgrade {agreement.id} installs pbem {version}, and this is pbem "
+                        f"{pbem.__version__}: sign it with pbem {version}, which checks that the workflow is the one "
+                        "it writes", file=agreement.file, exit_code=ILLEGAL, hint=f"pip install pbem=={version}")
+    m = re.search(r"<<'LOCK'\n(.*?)\n *LOCK\n", text, re.S)
+    lock = "\n".join(line[10:] for line in m.group(1).split("\n")) + "\n" if m else None
+    if text != workflow_text(None, lock):
+        raise PbemError("upgrade.not-ours", f"upgrade {agreement.id}: its workflow is not the one pbem {version} "
+                        "writes; do not sign it (read the difference: pbem agreements, git show)",
+                        file=agreement.file, exit_code=ILLEGAL)
 
 
 def find(game: Game, agreement_id: str) -> Agreement:
