@@ -240,10 +240,12 @@ class Runner:
         data = load(text)
         if not triggers(data, event):
             raise Unsupported(f"the workflow does not run on {event.name} {event.ref}")
+        for key in set(data) - {"name", "on", "permissions", "concurrency", "env", "jobs"}:
+            raise Unsupported(f"workflow key {key!r} is not emulated")
         spec = data["jobs"][job]
         if not str(spec.get("runs-on", "")).startswith("ubuntu-"):
             raise Unsupported(f"runs-on {spec.get('runs-on')!r}: only ubuntu runners are emulated")
-        for key in set(spec) - {"runs-on", "steps", "permissions", "timeout-minutes", "env", "name", "if"}:
+        for key in set(spec) - {"runs-on", "steps", "permissions", "timeout-minutes", "env", "name"}:
             raise Unsupported(f"job key {key!r} is not emulated")
         run_dir = self.tmp / f"run-{len(list(self.tmp.glob('run-*')))}"
         workspace, temp, tool = run_dir / "work" / "game-repo", run_dir / "temp", run_dir / "tool"
@@ -276,7 +278,7 @@ class Runner:
         summary_parts: list[str] = []
         seen: dict[str, dict[str, str]] = {}
         for index, step in enumerate(spec["steps"]):
-            name = step.get("name") or step.get("uses") or step.get("run", "").splitlines()[0]
+            name = step.get("name") or step.get("uses") or str(step.get("run", "")).splitlines()[0]
             for key in set(step) - {"name", "id", "if", "uses", "with", "run", "env", "working-directory",
                                     "shell", "continue-on-error", "timeout-minutes"}:
                 raise Unsupported(f"step {name!r}: key {key!r} is not emulated")

@@ -63,6 +63,14 @@ def test_an_action_that_is_not_emulated_fails_the_run(played: Table, tmp_path: P
     runner = Runner(hub, tmp_path / "run", home=played.home)
     with pytest.raises(Unsupported, match="not emulated"):
         runner.run(_one_step_workflow("      - uses: actions/cache@v4\n"), push_event("0" * 40, hub.tip() or ""))
+    for unknown in ("defaults:\n  run:\n    shell: sh\n", ):  # a key that would change how steps run
+        with pytest.raises(Unsupported, match="workflow key 'defaults'"):
+            runner.run(unknown + _one_step_workflow("      - run: exit 0\n"), push_event("0" * 40, hub.tip() or ""))
+    with pytest.raises(Unsupported, match="job key 'if'"):
+        runner.run(_one_step_workflow("      - run: exit 0\n").replace("    runs-on", "    if: false\n    runs-on"),
+                   push_event("0" * 40, hub.tip() or ""))
+    with pytest.raises(Unsupported, match="shell 'pwsh'"):
+        runner.run(_one_step_workflow("      - run: exit 0\n        shell: pwsh\n"), push_event("0" * 40, hub.tip() or ""))
 
 
 def test_checkout_by_default_leaves_the_token_in_the_git_config_and_fetches_one_commit(played: Table,
