@@ -114,6 +114,7 @@ def test_a_push_of_an_illegal_turn_fails_with_annotations_at_the_yaml_line(playe
     hub.push(played.repo_dir, "HEAD", "refs/heads/main")
     job = run(played, hub, push_event(before, bad), tmp_path)
     assert job.status == "failure"
+    assert [s.exit_code for s in job.steps] == [None, 0, 0, 0, 0, 1, 1, (0 if CLOCK else 2), None]
     assert job.step("verify every commit").exit_code == 1
     assert job.step("summary of the new commits").exit_code == 1  # still written, with the findings
     errors = [a for a in job.annotations if a.level == "error"]
@@ -151,6 +152,7 @@ def test_a_pull_request_is_verified_at_its_head_and_the_status_lands_there(opene
     if fork is None:
         hub.push(opened.repo_dir, "HEAD", "refs/heads/kli-turn")
     job = run(opened, hub, pull_request_event(hub, 1, head, "kli-turn", fork=fork), tmp_path)
+    assert [s.exit_code for s in job.steps] == [0, 0, 0, 0, 0, 0, 0, (0 if CLOCK else 2), 0]
     assert job.step("fetch the commits").exit_code == 0
     assert job.step("verify every commit").exit_code == 0, job.step("verify every commit").stdout
     assert job.step("the commits to judge").outputs == {"range": f"{base}..{head}"}
@@ -212,6 +214,7 @@ def test_the_scheduled_run_verifies_main_and_judges_deadlines_without_a_summary_
         played: Table, tmp_path: Path) -> None:
     hub = hub_for(played, tmp_path)
     job = run(played, hub, schedule_event(hub, CRON), tmp_path)
+    assert [s.exit_code for s in job.steps] == [None, 0, 0, 0, 0, 0, None, (0 if CLOCK else 2), None]
     assert job.step("verify every commit").exit_code == 0
     assert job.step("summary of the new commits").outcome == "skipped"
     assert job.step("the commits to judge").outputs == {"range": hub.tip()}
