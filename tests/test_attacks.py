@@ -2323,7 +2323,7 @@ def test_agreement_file_and_id_disagree__a_signed_proposal_copied_to_another_fil
 
 from test_escape import DANGEROUS, runner_parse  # noqa: E402
 from test_hook import plain_server  # noqa: E402
-from test_workflow import pull_request_event, run_workflow  # noqa: E402
+from actions_runner import FakeGitHub, Runner, pull_request_event  # noqa: E402
 
 
 def test_rollback__on_a_server_whose_head_names_master_main_still_only_moves_forward(played: Table) -> None:
@@ -2359,12 +2359,18 @@ def test_gate__a_branch_that_edits_its_own_check_is_judged_by_the_base_s_check(p
     refused(played, "yield", who="fed", rule="protected.changed", where=WORKFLOW)
     head = played.sneak("fed", "fed: straight on")
     assert "|| true" in played.read(WORKFLOW)  # the branch's copy would pass: it is not the one that runs
-    job = run_workflow(played, pull_request_event(base, head), tmp_path)
-    verify = job["steps"]["verify every commit"]
-    assert verify.returncode == 1
+    hub = FakeGitHub.hosting(played.repo_dir, tmp_path / "github")  # main as it was: `base`
+    assert hub.tip() == base
+    hub.push(played.repo_dir, "HEAD", "refs/pull/1/head")
+    main_copy = played.git("show", f"{base}:{WORKFLOW}").stdout.decode()
+    job = Runner(hub, tmp_path / "runner", home=played.home).run(main_copy, pull_request_event(
+        hub, 1, head, "fed-turn"))
+    verify = job.step("verify every commit")
+    assert verify.exit_code == 1
     assert f"::error file={WORKFLOW},line=1,title=protected.changed::" in verify.stdout
-    assert job["steps"]["summary of the new commits"].returncode == 1
-    assert "**protected.changed**" in job["summary"]
+    assert job.step("summary of the new commits").exit_code == 1
+    assert "**protected.changed**" in job.summary
+    assert [s["state"] for s in hub.posted_statuses()] == ["pending", "failure"]
 
 
 INJECTED_NAME = b"x\n::stop-commands::pbem\n::error::all fine.yaml"  # one tree entry: hides later annotations
@@ -4955,3 +4961,132 @@ def test_hook__an_odd_mode_hides_a_report_from_git(played: Table) -> None:
     assert rejected(played, bad, "tree.bad-mode", "report/turn-01.yaml") == {"tree.bad-mode"}
     push_refused(push(played), "tree.bad-mode")
     assert server_ref(server) == before
+# === The gate's own repair: the `upgrade` agreement (DESIGN §4.8, §9; docs/github.md "Repairing the gate") ====
+# What would a player who wants an easier check do? Replace the workflow alone, or with a signature of his own
+# only; complete a real upgrade and slip another change into the same commit; write a workflow other than the one
+# signed; or take the game back to an older pbem, or one whose gate has a known hole.
+
+from pbem.protocol import upgrade as upgrade_kind  # noqa: E402
+from pbem.services.setup import workflow_text as written_workflow  # noqa: E402
+
+WORKFLOW_FILE = ".github/workflows/pbem.yml"
+
+
+def _upgrade_content(version: str = "0.1.0", text: str | None = None) -> dict[str, Any]:
+    body = written_workflow() if text is None else text
+    return {"pbem": version, "workflow": body.replace("pbem==0.1.0", f"pbem=={version}")}
+
+
+def test_an_upgrade_signed_by_every_player_replaces_the_workflow_and_nothing_else(
+        started: Table, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The legal path, end to end, as run by a newer pbem (0.2.0): fed proposes (`pbem agree upgrade`), kli
+    signs, and kli's signing commit writes the workflow exactly as signed, pinning 0.2.0; the game verifies."""
+    import pbem
+
+    old = started.read(WORKFLOW_FILE)
+    monkeypatch.setattr(pbem, "__version__", "0.2.0")
+    cli(started, "agree", "upgrade", who="fed")
+    raw = dict(started.data("agreements/fed-0002.yaml"))
+    assert raw["kind"] == "upgrade" and raw["content"] == {"pbem": "0.2.0", "workflow": written_workflow()}
+    assert started.read(WORKFLOW_FILE) == old  # nothing changes until every player signed
+    cli(started, "sign", "fed-0002", who="kli")
+    assert started.read(WORKFLOW_FILE) == written_workflow() != old
+    assert '"pbem==0.2.0"' in started.read(WORKFLOW_FILE)
+    changed = started.git("show", "--name-only", "--format=", "HEAD").stdout.decode().split()
+    assert sorted(changed) == [WORKFLOW_FILE, "agreements/fed-0002.yaml", "status.yaml"]
+    assert verdict(started)[0] == 0
+
+
+def test_the_workflow_changed_without_an_upgrade_agreement(started: Table) -> None:
+    """Threat: the player in control weakens the check in his turn (`pbem verify || true`). Defence: the file is
+    frozen from the start (protected.changed); only an upgrade's last signature may write it."""
+    started.write(WORKFLOW_FILE, started.read(WORKFLOW_FILE).replace("pbem verify --format github",
+                                                                     "pbem verify --format github || true"))
+    control = started.data("status.yaml")["control"]
+    bad = started.sneak(control, "a friendlier check")
+    assert "protected.changed" in rejected(started, bad, "protected.changed", WORKFLOW_FILE)
+
+
+def test_an_upgrade_by_one_player_alone(started: Table) -> None:
+    """Threat: fed proposes an upgrade and writes the new workflow in the same commit, with only his own
+    signature. Defence: an upgrade needs every active player's signature; until then the file is frozen
+    (protected.changed)."""
+    content = _upgrade_content(text=written_workflow().replace("pbem verify --format github",
+                                                               "pbem verify --format github || true"))
+    started.write(WORKFLOW_FILE, content["workflow"])
+    bad = _propose(started, "fed", 2, "upgrade", content)
+    got = rejected(started, bad, "protected.changed", WORKFLOW_FILE)
+    assert "agreement.mixed" in got
+
+
+def test_an_upgrade_that_also_edits_something_else(started: Table) -> None:
+    """Threat: kli adds the last signature to a real upgrade and, in the same commit, edits game.yaml's deadline
+    and the README. Defence: the completing commit writes the workflow as agreed and nothing else
+    (agreement.mixed for every other file; game.yaml's change never takes effect)."""
+    cli(started, "agree", "upgrade", who="fed")
+    raw = dict(started.data("agreements/fed-0002.yaml"))
+    raw["signatures"] = {**raw["signatures"], "kli": agreement_sign(raw, "kli")}
+    started.write("agreements/fed-0002.yaml", dump_mapping(raw))
+    started.write(WORKFLOW_FILE, raw["content"]["workflow"])
+    started.write("README.md", started.read("README.md") + "\nkli wins ties.\n")
+    bad = started.sneak("kli", "kli: signs fed-0002")
+    got = rejected(started, bad, "agreement.mixed", "README.md")
+    assert "protected.changed" in got  # README.md is frozen too
+
+
+def test_an_upgrade_completed_with_another_workflow_than_signed(started: Table) -> None:
+    """Threat: kli signs fed's upgrade, and his signing commit writes a workflow of his own making. Defence: the
+    file written must be byte for byte the signed text (by its git blob id: agreement.effect), else the change
+    is a protected.changed."""
+    cli(started, "agree", "upgrade", who="fed")
+    raw = dict(started.data("agreements/fed-0002.yaml"))
+    raw["signatures"] = {**raw["signatures"], "kli": agreement_sign(raw, "kli")}
+    started.write("agreements/fed-0002.yaml", dump_mapping(raw))
+    started.write(WORKFLOW_FILE, raw["content"]["workflow"].replace("timeout-minutes: 20", "timeout-minutes: 1"))
+    bad = started.sneak("kli", "kli: signs fed-0002")
+    got = rejected(started, bad, "agreement.effect", WORKFLOW_FILE)
+    assert "protected.changed" in got
+
+
+def test_an_upgrade_back_to_an_older_pbem(started: Table) -> None:
+    """Threat: a player talks the table into "upgrading" to an older pbem, before a hole was fixed. Defence: an
+    upgrade never goes below the pbem that made the game (agreement.downgrade)."""
+    bad = _propose(started, "fed", 2, "upgrade", _upgrade_content("0.0.9"))
+    assert "agreement.downgrade" in rejected(started, bad, "agreement.downgrade", "agreements/fed-0002.yaml")
+
+
+def test_an_upgrade_to_a_version_with_a_known_hole(started: Table, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Threat: an upgrade to a release whose gate is known to let a rule be broken. Defence: pbem carries the
+    list of such versions (protocol/upgrade.KNOWN_HOLES), and an upgrade to one is refused (agreement.known-hole)
+    by the verifier and before anything is written by `pbem agree upgrade`."""
+    monkeypatch.setitem(upgrade_kind.KNOWN_HOLES, "0.3.1", "its hook trusted commit dates")  # type: ignore[index]
+    bad = _propose(started, "fed", 2, "upgrade", _upgrade_content("0.3.1"))
+    assert "agreement.known-hole" in rejected(started, bad, "agreement.known-hole", "agreements/fed-0002.yaml")
+
+
+def test_an_upgrade_whose_workflow_pins_another_pbem_than_it_names(started: Table) -> None:
+    """Threat: the agreement says pbem 0.2.0 (which the players trust) while its workflow installs another
+    requirement. Defence: the workflow must install exactly the version named (agreement.malformed)."""
+    content = {"pbem": "0.2.0", "workflow": written_workflow().replace('"pbem==0.1.0"', '"pbem-evil==0.2.0"')}
+    bad = _propose(started, "fed", 2, "upgrade", content)
+    assert "agreement.malformed" in rejected(started, bad, "agreement.malformed", "agreements/fed-0002.yaml")
+
+
+def test_an_upgrade_with_a_workflow_no_pbem_writes_is_not_signed_by_pbem(started: Table,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Threat: fed proposes by hand an "upgrade" to pbem 0.1.0 whose workflow skips the verify step, hoping kli
+    signs without reading 5 kB of YAML. Defence: `pbem sign` of an upgrade re-writes the workflow with the pbem
+    it runs and refuses to sign another text (upgrade.not-ours), or one that names another pbem than it is
+    (upgrade.other-version); nothing is written."""
+    weak = written_workflow().replace("run: pbem verify --format github", "run: echo fine")
+    _propose(started, "fed", 2, "upgrade", {"pbem": "0.1.0", "workflow": weak})
+    refused(started, "sign", "fed-0002", who="kli", rule="upgrade.not-ours", where="agreements/fed-0002.yaml",
+            real=False)
+    import pbem
+
+    monkeypatch.setattr(pbem, "__version__", "0.2.0")
+    _propose(started, "fed", 3, "upgrade", _upgrade_content("0.2.0"))
+    monkeypatch.setattr(pbem, "__version__", "0.1.0")
+    refused(started, "sign", "fed-0003", who="kli", rule="upgrade.other-version", where="agreements/fed-0003.yaml",
+            real=False)
+

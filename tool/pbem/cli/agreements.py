@@ -50,7 +50,7 @@ def _done(done) -> None:  # type: ignore[no-untyped-def]
 
 
 @commands.command()
-def agree(kind: str = typer.Argument(..., help="amend, seat, resign, nmr, end or erratum"),
+def agree(kind: str = typer.Argument(..., help="amend, seat, resign, nmr, end, erratum or upgrade"),
           deadline: Optional[str] = typer.Option(None, "--deadline", help="amend: the new deadline, e.g. 72h"),
           pause_until: Optional[str] = typer.Option(None, "--pause-until", help="amend: pause until YYYY-MM-DD"),
           resume: bool = typer.Option(False, "--resume", help="amend: end a pause"),
@@ -66,12 +66,15 @@ def agree(kind: str = typer.Argument(..., help="amend, seat, resign, nmr, end or
           note: Optional[str] = typer.Option(None, "--note", help="why, in words"),
           reason: Optional[str] = typer.Option(None, "--reason", help="erratum: what was wrong (the correction "
                                                "is your edit of the report files, as `pbem erratum propose`)"),
+          index_url: Optional[str] = typer.Option(None, "--index-url", help="upgrade: pin the new gate by hash, "
+                                                  "read from this package index"),
           key: Optional[str] = KeyOption) -> None:
     """Propose an agreement, signed by you, in one commit; the others sign it with `pbem sign ID`, and it takes
     effect in the commit that adds its last required signature.
 
     Examples: pbem agree amend --deadline 96h; pbem agree nmr --player kli; pbem agree seat --seat kli
     --new-key kli-new.pub --why lost-key; pbem agree end --result forfeit --player kli;
+    pbem agree upgrade --index-url https://pypi.org/simple/ (the workflow of this pbem);
     (edit the firm report) pbem agree erratum --reason "CA turned TR, not TL"
     """
     from pbem.formats import yamlsafe
@@ -100,8 +103,13 @@ def agree(kind: str = typer.Argument(..., help="amend, seat, resign, nmr, end or
             changes[k.strip()] = yamlsafe.load(v.encode(), "--set").data
         for k in unset:
             changes[k] = None
+        lock = None
+        if kind == "upgrade" and index_url:
+            from pbem.services import gatelock
+
+            lock = gatelock.lock(index_url)
         _done(agreements.agree(workspace(), identity(key), kind, changes=changes, seat_id=seat, new_key=new_key,
-                               why=why, name=name, player=player, result=result, note=note))
+                               why=why, name=name, player=player, result=result, note=note, lock=lock))
 
     run(go)
 

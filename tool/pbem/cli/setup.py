@@ -9,6 +9,7 @@ import typer
 
 from pbem import __version__
 from pbem.cli.options import KeyOption, identity, run, workspace
+from pbem.errors import PbemError
 
 commands = typer.Typer()
 
@@ -67,16 +68,25 @@ def init(directory: Path = typer.Argument(..., help="new folder for the game rep
          pbem_spec: Optional[str] = typer.Option(None, "--pbem-spec",
                                                  help="pip requirement the workflow installs (default: this "
                                                       "version)"),
+         index_url: Optional[str] = typer.Option(None, "--index-url",
+                                                 help="pin pbem and its dependencies by hash, read from this "
+                                                      "package index (e.g. https://pypi.org/simple/)"),
          key: Optional[str] = KeyOption) -> None:
     """Create a game repository from a template, with README and the enforcing workflow.
 
-    Example: pbem init duel-1 --template tactical-duel --id duel-1
+    Example: pbem init duel-1 --template tactical-duel --id duel-1 --index-url https://pypi.org/simple/
     """
-    from pbem.services import setup
+    from pbem.services import gatelock, setup
 
     def go() -> None:
-        setup.init(directory, template, game_id, identity(key), pbem_spec)
+        if index_url and pbem_spec:
+            raise PbemError("usage.conflict", "--index-url pins this pbem by hash; --pbem-spec names another one")
+        lock = gatelock.lock(index_url) if index_url else None
+        setup.init(directory, template, game_id, identity(key), pbem_spec, lock)
         typer.echo(f"created {directory} ({game_id}); players now run `pbem join --as ID` there")
+        if lock is None:
+            typer.echo("the workflow installs pbem by version only, not by hash: give --index-url to pin it "
+                       "(docs/github.md)", err=True)
 
     run(go)
 

@@ -11,11 +11,11 @@ from typing import Any, Mapping
 
 from pbem.errors import ILLEGAL, PbemError
 from pbem.formats.writer import dump_mapping
-from pbem.protocol import agreements
+from pbem.protocol import agreements, upgrade
 from pbem.protocol.agreements import Agreement
 from pbem.services.workspace import Identity, Workspace
 from pbem.verify.agreementfile import read_agreement
-from pbem.verify.gamefiles import GAME, STATUS, Game
+from pbem.verify.gamefiles import GAME, STATUS, WORKFLOW, Game
 from pbem.services import chance
 from pbem.verify.turns import (Verified, agreement_effect, consent_table, errata_agreed, expected_after,
                                settled_now, settlement_parts, who)
@@ -100,11 +100,32 @@ def sign(ws: Workspace, me: Identity, agreement_id: str) -> Done:
     table = consent_table(head.game, started=head.started, status=head.status)
     for finding in agreements.KINDS[agreement.kind].open_findings(agreement, table):
         raise PbemError.from_finding(finding)
+    if agreement.kind == upgrade.UPGRADE:
+        _check_upgrade(agreement)
     raw = dict(agreement.raw)
     raw["signatures"] = {**agreement.signatures, player: signature(head.game, raw, me)}
     files = ws.head_files()
     files[agreement.file] = dump(raw)
     return _commit(ws, head, me, player, files, agreement_id, f"signs {agreement_id}")
+
+
+def _check_upgrade(agreement: Agreement) -> None:
+    """What the verifier cannot know, the signer's pbem checks: the workflow signed is the one it writes itself
+    (with the lock the text carries), so an upgrade is signed only with the pbem it installs (DESIGN §4.8)."""
+    import pbem
+    from pbem.services.setup import workflow_text
+
+    version, text = agreement.content["pbem"], agreement.content["workflow"]
+    if version != pbem.__version__:
+        raise PbemError("upgrade.other-version", f"upgrade {agreement.id} installs pbem {version}, and this is pbem "
+                        f"{pbem.__version__}: sign it with pbem {version}, which checks that the workflow is the one "
+                        "it writes", file=agreement.file, exit_code=ILLEGAL, hint=f"pip install pbem=={version}")
+    m = re.search(r"<<'LOCK'\n(.*?)\n *LOCK\n", text, re.S)
+    lock = "\n".join(line[10:] for line in m.group(1).split("\n")) + "\n" if m else None
+    if text != workflow_text(None, lock):
+        raise PbemError("upgrade.not-ours", f"upgrade {agreement.id}: its workflow is not the one pbem {version} "
+                        "writes; do not sign it (read the difference: pbem agreements, git show)",
+                        file=agreement.file, exit_code=ILLEGAL)
 
 
 def find(game: Game, agreement_id: str) -> Agreement:
@@ -160,6 +181,12 @@ def completion(ws: Workspace, head: Verified, files: dict[str, bytes], player: s
 
         correct(files, erratum, head.game)
         message += f" (takes effect: the report corrected from {erratum.corrected_from_text()})"
+    game = ws.game_of(files)
+    for signed in game.agreements.values():
+        if f"agreements/{signed.id}.yaml" in changed and signed.kind == upgrade.UPGRADE and \
+                agreements.signed_by_all(signed, consent_table(head.game, True, head.status)):
+            files[WORKFLOW] = upgrade.agreed_workflow(signed)[0].encode()  # the last signature: the new gate
+            message += f" (takes effect: the workflow of pbem {signed.content['pbem']})"
     settled = settled_now(head, ws.game_of(files))
     if settled:  # an nmr's last signature, or a resign: what its player owed and never gave is withheld
         marks = chance.withhold(files, head.game, settlement_parts(head, settled), settled)
@@ -185,7 +212,8 @@ def listing(game: Game) -> list[str]:
 
 def agree(ws: Workspace, me: Identity, kind: str, *, changes: Mapping[str, Any] | None = None,
           seat_id: str | None = None, new_key: str | None = None, why: str | None = None, name: str | None = None,
-          player: str | None = None, result: str | None = None, note: str | None = None) -> Done:
+          player: str | None = None, result: str | None = None, note: str | None = None,
+          lock: str | None = None) -> Done:
     """Propose an agreement of `kind` (`pbem agree KIND`), signed by me; refused before anything is written
     when its content or its time is wrong (the verifier's own rules, protocol.agreements)."""
     content: dict[str, Any]
@@ -212,9 +240,15 @@ def agree(ws: Workspace, me: Identity, kind: str, *, changes: Mapping[str, Any] 
             raise PbemError("usage.agree", f"an end states its result: --result {'|'.join(agreements.RESULTS)}")
         content = {"result": result, **({"player": player} if player else {})}
         summary = f"the game ends: {result}" + (f" ({player})" if player else "")
+    elif kind == upgrade.UPGRADE:  # the gate this pbem writes: its version, pinned by `lock` when given
+        import pbem
+        from pbem.services.setup import workflow_text
+
+        content = {"pbem": pbem.__version__, "workflow": workflow_text(None, lock)}
+        summary = f"the workflow of pbem {pbem.__version__}"
     else:
         raise PbemError("usage.agree", f"no agreement kind {kind!r} to propose (kinds: amend, seat, resign, nmr, "
-                        "end, erratum)")
+                        "end, erratum, upgrade)")
     if note:
         content["note"] = note
     head, me_id = seat(ws, me)

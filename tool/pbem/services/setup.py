@@ -41,8 +41,9 @@ def template_dir(template: str) -> Path:
     return path
 
 
-def workflow_text(spec: str | None = None) -> str:
-    """The enforcing workflow (DESIGN §9), pinned to this pbem version."""
+def workflow_text(spec: str | None = None, lock: str | None = None) -> str:
+    """The enforcing workflow (DESIGN §9), pinned to this pbem version: by the hashes of `lock` (a requirements
+    file with `--hash` for every package, services.gatelock), else by the version (or `spec`) alone."""
     here = Path(pbem.__file__).parent
     for candidate in (here / "github" / "pbem.yml", here.parents[1] / ".github" / "game-template" / "pbem.yml"):
         if candidate.is_file():
@@ -50,11 +51,20 @@ def workflow_text(spec: str | None = None) -> str:
             break
     else:  # pragma: no cover - a broken installation
         raise PbemError("install.broken", "the workflow template is missing from this pbem installation")
-    text = text.replace("install pbem {version}", f"install pbem {pbem.__version__}")
-    return text.replace('"pbem=={version}"', f'"{spec or f"pbem=={pbem.__version__}"}"')
+    text = text.replace("install pbem {version}", f"install pbem {pbem.__version__}"
+                        + (" and its dependencies, each pinned by its hash" if lock else ""))
+    if lock is None:
+        return text.replace("{install}", f'python -I -m pip install "{spec or f"pbem=={pbem.__version__}"}"')
+    indent = " " * 10
+    body = "".join(f"{indent}{line}\n" if line else "\n" for line in lock.splitlines())
+    script = (f"|\n{indent}cat > \"$RUNNER_TEMP/pbem.lock\" <<'LOCK'\n{body}{indent}LOCK\n"
+              f"{indent}python -I -m pip install --require-hashes --no-deps "
+              f"-r \"$RUNNER_TEMP/pbem.lock\"")
+    return text.replace("{install}", script)
 
 
-def init(directory: Path, template: str, game_id: str, me: Identity, pbem_spec: str | None = None) -> Workspace:
+def init(directory: Path, template: str, game_id: str, me: Identity, pbem_spec: str | None = None,
+         lock: str | None = None) -> Workspace:
     """Create a new game repository from a template, with README and workflow, as one signed commit."""
     if not ID_RE.match(game_id):
         raise PbemError("usage.bad-id", f"game id {game_id!r}: use lower-case letters, digits and '-'")
@@ -71,7 +81,7 @@ def init(directory: Path, template: str, game_id: str, me: Identity, pbem_spec: 
     files = {
         GAME: game_text.encode(),
         README: readme.replace("{id}", game_id).encode(),
-        WORKFLOW: workflow_text(pbem_spec).encode(),
+        WORKFLOW: workflow_text(pbem_spec, lock).encode(),
     }
     directory.mkdir(parents=True, exist_ok=True)
     ws = Workspace(GameRepo.init(directory))

@@ -106,6 +106,7 @@ class Game:
     press: Mapping[str, PressFile] = field(default_factory=dict)  # file -> its messages
     errata: Mapping[str, Erratum] = field(default_factory=dict)  # erratum id -> erratum (DESIGN §4.8)
     agreements: Mapping[str, Agreement] = field(default_factory=dict)  # file -> agreement (DESIGN §4.8)
+    workflow: str | None = None  # the git blob id of WORKFLOW, which only an upgrade agreement changes
 
 
 FILE_BYTES = 16  # memory a parsed file holds per byte of YAML it was read from (measured on report files)
@@ -729,7 +730,8 @@ def read_game(
     table = table_order(manifest, agreements, book)
     inputs = Inputs(table or manifest.players, reports, per_player, book, sealed_book(secrets),
                     press_book(press), target_book(secrets), ruleset.period_of, ordered_by_dice=table is not None)
-    return Game(manifest, inputs, status, batches, secrets, press, errata, agreements)
+    return Game(manifest, inputs, status, batches, secrets, press, errata, agreements,
+                files[WORKFLOW][0] if WORKFLOW in files else None)
 
 
 def table_order(manifest: Manifest, agreements: Mapping[str, Agreement],
@@ -845,7 +847,8 @@ def read_changes(
                     ordered_by_dice=by_dice)
     if agreements is not base.agreements:
         agreements = dict(sorted(agreements.items()))  # in path order, as read_game gives them
-    return Game(manifest, inputs, status, batches, secrets, press, errata, agreements)
+    return Game(manifest, inputs, status, batches, secrets, press, errata, agreements,
+                files[WORKFLOW][0] if WORKFLOW in files else None)
 
 
 def _seated(manifest: Manifest, files: Mapping[str, tuple[str, int]], changed: set[str], base: Game) -> None:

@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
-from pbem.protocol import agreements, dice, errata, secrets
+from pbem.protocol import agreements, dice, errata, secrets, upgrade
 from pbem.protocol import auction as auctions
 from pbem.protocol.control import progress_error, resume_from, status_of
 from pbem.protocol.history import entry_changes, firm_findings, ownership_findings
@@ -585,13 +585,16 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
                                 "game.yaml does not change as it says (the commit adding its last signature writes "
                                 "exactly the agreed change: pbem sign, and pbem push when it rebases, do)",
                                 file=GAME))
+    upgrades = _completed(prev, game, upgrade.UPGRADE, consent_table(prev.game, True, prev.status)) \
+        if any(AGREEMENT_RE.match(p) for p in changed) else []  # the workflow changes only by one (DESIGN §4.8)
+    upgraded = bool(upgrades) and not upgrade.effect_findings(upgrades, game.workflow)
     if game.manifest is not prev.game.manifest and game.manifest.raw != prev.game.manifest.raw and not agreed:
         # game.yaml is frozen from the start: a change is refused below (protected.changed) and never takes
         # effect, at this commit or any later one, or an accomplice's key swapped in would play on unchecked
         game = replace(game, manifest=prev.game.manifest)
     unchanged = Verified(game, prev.stop, prev.founder, None, prev.status, prev.last_yielder, gone_at=prev.gone_at)
     for path in PROTECTED:
-        if path in changed and not (path == GAME and agreed):
+        if path in changed and not (path == GAME and agreed) and not (path == WORKFLOW and upgraded):
             findings.append(Finding("protected.changed", f"{path} is frozen once the game has started "
                                     "(a turn must not be able to change the game or disable its own check)",
                                     file=path))
@@ -624,6 +627,7 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
                                 file=path)
                         for path in sorted(changed - {STATUS}) if not AGREEMENT_RE.match(path)
                         and not (path == GAME and agreed) and not (corrections and REPORT_RE.match(path))
+                        and not (path == WORKFLOW and upgraded)
                         and not (settled and (DICE_RE.match(path) or SECRET_RE.match(path))))
         if corrections:  # by exactly their entries: what everybody signed, so neither firm.* nor ownership.*
             reports = {p for p in changed if REPORT_RE.match(p)}
@@ -638,6 +642,7 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
         findings.extend(agreements.agreement_findings(consent_table(prev.game, True, prev.status),
                                                       _only(prev.game.agreements, changed),
                                                       _only(game.agreements, changed), player))
+        findings.extend(upgrade.effect_findings(upgrades, game.workflow))
         if GAME in changed and not agreed:
             findings.append(Finding("agreement.effect", "game.yaml changed, but not as an amend or seat agreement "
                                     "completed by this commit says (the commit adding its last signature writes "
