@@ -24,17 +24,6 @@ ACTIVITY = "repos/players/game/activity?ref=refs/heads/main&per_page=100"
 CRON = "23 */6 * * *"
 
 
-def clock_option() -> bool:
-    """Whether this pbem has `pbem deadlines --clock FILE` (the times GitHub recorded, services/deadlines.py)."""
-    done = subprocess.run([str(PBEM), "deadlines", "--help"], capture_output=True, text=True)
-    return "--clock" in done.stdout
-
-
-# TODO(lead): remove once `pbem deadlines --clock` is merged: every deadlines assertion is then unconditional.
-CLOCK = clock_option()
-NO_CLOCK = "`pbem deadlines --clock` (gate-clock's option) is not in this branch yet"
-
-
 def hub_for(table: Table, tmp_path: Path) -> FakeGitHub:
     return FakeGitHub.hosting(table.repo_dir, tmp_path / "github")
 
@@ -57,14 +46,7 @@ def assert_deadlines_ran_in_the_checkout(job: JobResult, hub: FakeGitHub) -> Non
     assert asked == [{"argv": ["api", "--paginate", ACTIVITY], "token": True}]
     activity = Path(job.env_seen[step.name]["RUNNER_TEMP"]) / "activity.json"
     assert activity.read_text().startswith("[")
-    if CLOCK:
-        assert step.exit_code == 0, step.stdout + step.stderr
-    else:  # TODO(lead): gone with CLOCK
-        assert step.exit_code == 2 and "No such option" in step.stderr and "clock" in step.stderr, step.stderr
-
-
-def expected_job() -> str:
-    return "success" if CLOCK else "failure"  # TODO(lead): "success" once CLOCK is gone
+    assert step.exit_code == 0, step.stdout + step.stderr
 
 
 # --- push to main -------------------------------------------------------------------------------------------
@@ -77,7 +59,7 @@ def test_a_push_of_a_legal_turn_to_main_runs_green(played: Table, tmp_path: Path
     after = hub.push(played.repo_dir, "HEAD", "refs/heads/main")
     job = run(played, hub, push_event(before, after), tmp_path)
     # pending status, checkout, setup-python, install, range, verify, summary, deadlines, result status
-    assert [s.exit_code for s in job.steps] == [None, 0, 0, 0, 0, 0, 0, 0 if CLOCK else 2, None]
+    assert [s.exit_code for s in job.steps] == [None, 0, 0, 0, 0, 0, 0, 0, None]
     assert job.step("the commits to judge").outputs == {"range": f"{before}..{after}"}
     assert job.step("verify every commit").stdout == "pbem verify: 9 commits, 0 finding(s)\n"
     assert job.annotations == []
@@ -86,7 +68,7 @@ def test_a_push_of_a_legal_turn_to_main_runs_green(played: Table, tmp_path: Path
     assert "**Now:** kli holds control" in job.summary
     assert_deadlines_ran_in_the_checkout(job, hub)
     assert hub.posted_statuses() == []  # a push lands on main: its check is the run itself
-    assert job.status == expected_job()
+    assert job.status == "success"
 
 
 def test_the_checkout_holds_the_pushed_commit_with_its_whole_history_and_no_token(played: Table,
@@ -114,7 +96,7 @@ def test_a_push_of_an_illegal_turn_fails_with_annotations_at_the_yaml_line(playe
     hub.push(played.repo_dir, "HEAD", "refs/heads/main")
     job = run(played, hub, push_event(before, bad), tmp_path)
     assert job.status == "failure"
-    assert [s.exit_code for s in job.steps] == [None, 0, 0, 0, 0, 1, 1, (0 if CLOCK else 2), None]
+    assert [s.exit_code for s in job.steps] == [None, 0, 0, 0, 0, 1, 1, 0, None]
     assert job.step("verify every commit").exit_code == 1
     assert job.step("summary of the new commits").exit_code == 1  # still written, with the findings
     errors = [a for a in job.annotations if a.level == "error"]
@@ -152,7 +134,7 @@ def test_a_pull_request_is_verified_at_its_head_and_the_status_lands_there(opene
     if fork is None:
         hub.push(opened.repo_dir, "HEAD", "refs/heads/kli-turn")
     job = run(opened, hub, pull_request_event(hub, 1, head, "kli-turn", fork=fork), tmp_path)
-    assert [s.exit_code for s in job.steps] == [0, 0, 0, 0, 0, 0, 0, (0 if CLOCK else 2), 0]
+    assert [s.exit_code for s in job.steps] == [0, 0, 0, 0, 0, 0, 0, 0, 0]
     assert job.step("fetch the commits").exit_code == 0
     assert job.step("verify every commit").exit_code == 0, job.step("verify every commit").stdout
     assert job.step("the commits to judge").outputs == {"range": f"{base}..{head}"}
@@ -160,7 +142,7 @@ def test_a_pull_request_is_verified_at_its_head_and_the_status_lands_there(opene
     assert_deadlines_ran_in_the_checkout(job, hub)
     statuses = hub.posted_statuses()
     assert [(s["sha"], s["context"], s["state"]) for s in statuses] == [
-        (head, CONTEXT, "pending"), (head, CONTEXT, expected_job())]
+        (head, CONTEXT, "pending"), (head, CONTEXT, "success")]
     assert statuses[1]["target_url"] == "https://github.com/players/game/actions/runs/4242"
     assert job.step("the result on the").exit_code == 0
 
@@ -214,20 +196,18 @@ def test_the_scheduled_run_verifies_main_and_judges_deadlines_without_a_summary_
         played: Table, tmp_path: Path) -> None:
     hub = hub_for(played, tmp_path)
     job = run(played, hub, schedule_event(hub, CRON), tmp_path)
-    assert [s.exit_code for s in job.steps] == [None, 0, 0, 0, 0, 0, None, (0 if CLOCK else 2), None]
+    assert [s.exit_code for s in job.steps] == [None, 0, 0, 0, 0, 0, None, 0, None]
     assert job.step("verify every commit").exit_code == 0
     assert job.step("summary of the new commits").outcome == "skipped"
     assert job.step("the commits to judge").outputs == {"range": hub.tip()}
     assert_deadlines_ran_in_the_checkout(job, hub)
     assert hub.posted_statuses() == []
-    if CLOCK:  # TODO(lead): unconditional once CLOCK is gone
-        assert job.summary.startswith("pbem deadlines:")
+    waits = job.step("deadlines by the times GitHub recorded").stdout
+    assert waits.strip() and waits.strip() in job.summary, (waits, job.summary)  # tee -a: the waits, also in the summary
 
 
 @pytest.mark.parametrize("event", ["push", "pull_request_target", "schedule"])
 def test_the_deadlines_step_passes_for_every_event(opened: Table, tmp_path: Path, event: str) -> None:
-    if not CLOCK:
-        pytest.skip(NO_CLOCK)
     hub = hub_for(opened, tmp_path)
     if event == "push":
         before = hub.tip()
