@@ -3942,19 +3942,13 @@ def test_nmr_reveal__an_nmr_signed_by_the_absent_player_himself(fire_owed: Table
 
 
 def test_nmr_reveal__the_hook_accepts_the_settlement_once_the_roller_is_overdue(fire_owed: Table) -> None:
-    """The honest way out, through a hooked server: fed has owed his reveal for eight days (the commit that
-    made him owe it is dated so; the deadline is the default 7d); kli's nmr, with its withheld mark, is
-    accepted by the pre-receive hook, and a fresh clone verifies."""
-    from datetime import datetime, timedelta, timezone
-
+    """The honest way out, through a hooked server: fed has owed his reveal for eight days (by the server's own
+    record of when the commit that made him owe it landed; the deadline is the default 7d); kli's nmr, with its
+    withheld mark, is accepted by the pre-receive hook, and a fresh clone verifies."""
     server = serve(fire_owed)
     _to_reveal(fire_owed)
-    message = fire_owed.git("log", "-1", "--format=%B").stdout.decode()
-    fire_owed.git("reset", "-q", "--soft", "HEAD~1")
-    old = (datetime.now(timezone.utc) - timedelta(days=8)).strftime("%Y-%m-%dT%H:%M:%S+0000")
-    fire_owed.git("-c", "gpg.format=ssh", "-c", f"user.signingkey={fire_owed.key('kli')}", "commit", "-q", "-S",
-                  "-m", message, env={"GIT_COMMITTER_DATE": old, "GIT_AUTHOR_DATE": old})
     assert push(fire_owed).returncode == 0
+    _age_record(server, 8)  # eight days pass at the gate (tests/test_attacks.py, "The gate's clock")
     cli(fire_owed, "agree", "nmr", "--player", "fed", who="kli")
     done = push(fire_owed)
     assert done.returncode == 0, done.stderr
