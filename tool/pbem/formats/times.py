@@ -34,7 +34,7 @@ def _bad(what: str, text: object, file: str | None, line: int | None, expected: 
 def _calendar(parts: tuple[str, ...], what: str, text: object, file: str | None, line: int | None,
               expected: str) -> datetime:
     try:
-        return datetime(*(int(p) for p in parts), tzinfo=timezone.utc)  # type: ignore[misc]
+        return datetime(*(int(p) for p in parts), tzinfo=timezone.utc)  # type: ignore[arg-type, misc]
     except ValueError as exc:  # February 30, month 13, hour 24, year 0
         raise _bad(what, text, file, line, f"{exc}; {expected}") from None
 

@@ -571,9 +571,3 @@ def start_terms(agreement: Agreement) -> str:
     first = agreement.content.get("first")
     who = f"{first} starts" if first is not None else "the dice decide who starts"
     return who + (", and the order around the table" if agreement.content.get("order") == "roll" else "")
-
-
-# the `upgrade` kind lives in its own module, which builds on this one's kinds (DESIGN §4.8)
-from pbem.protocol import upgrade as _upgrade  # noqa: E402
-
-KINDS[_upgrade.UPGRADE] = _upgrade.KIND

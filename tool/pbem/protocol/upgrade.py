@@ -16,7 +16,7 @@ import re
 from typing import Mapping
 
 from pbem.errors import Finding
-from pbem.protocol.agreements import Agreement, Kind, Table, _active, _finding, _open
+from pbem.protocol.agreements import KINDS, Agreement, Kind, Table, _active, _finding, _open
 
 UPGRADE = "upgrade"
 VERSION_RE = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\Z")
@@ -56,6 +56,7 @@ def _content(agreement: Agreement, table: Table) -> list[Finding]:
 
 
 KIND = Kind(UPGRADE, _active, _content, _open)
+KINDS[UPGRADE] = KIND  # registered here: agreements.py knows no kind that builds on it (no import circle)
 
 
 def agreed_workflow(agreement: Agreement) -> tuple[str, str]:

@@ -113,7 +113,7 @@ def _check_upgrade(agreement: Agreement) -> None:
     """What the verifier cannot know, the signer's pbem checks: the workflow signed is the one it writes itself
     (with the lock the text carries), so an upgrade is signed only with the pbem it installs (DESIGN §4.8)."""
     import pbem
-    from pbem.services.setup import workflow_text
+    from pbem.services.gateworkflow import workflow_text
 
     version, text = agreement.content["pbem"], agreement.content["workflow"]
     if version != pbem.__version__:
@@ -242,7 +242,7 @@ def agree(ws: Workspace, me: Identity, kind: str, *, changes: Mapping[str, Any] 
         summary = f"the game ends: {result}" + (f" ({player})" if player else "")
     elif kind == upgrade.UPGRADE:  # the gate this pbem writes: its version, pinned by `lock` when given
         import pbem
-        from pbem.services.setup import workflow_text
+        from pbem.services.gateworkflow import workflow_text
 
         content = {"pbem": pbem.__version__, "workflow": workflow_text(None, lock)}
         summary = f"the workflow of pbem {pbem.__version__}"

@@ -228,7 +228,7 @@ def parse_activity(text: str, file: str, game_ref: str) -> list[Activity]:
         items.extend(page if isinstance(page, list) else [page])
     out = []
     for number, item in enumerate(items, 1):
-        fields = [item.get(k) if isinstance(item, dict) else None for k in ("before", "after", "ref", "timestamp")]
+        fields: list[Any] = [item.get(k) if isinstance(item, dict) else None for k in ("before", "after", "ref", "timestamp")]
         if not all(isinstance(v, str) for v in fields) or not all(len(v) in (40, 64) and set(v) <= _HEX
                                                                   for v in fields[:2]):
             _corrupt(file, 1, f"activity {number} is no object with before, after, ref and timestamp")

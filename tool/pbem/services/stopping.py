@@ -57,5 +57,5 @@ def handled() -> Iterator[Stopper]:
     try:
         yield stopper
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+        for number, handler in previous.items():
+            signal.signal(number, handler if handler is not None else signal.SIG_DFL)

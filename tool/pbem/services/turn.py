@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 from dataclasses import dataclass, field
+from typing import Any
 
 from pbem.errors import ILLEGAL, Finding, PbemError
 from pbem.formats.escape import first_control, terminal
@@ -82,7 +83,8 @@ def own_audit(verified: Verified | None, me: Identity | None, player: str | None
     """Seed §2.C: my allocations still sealed, opened with my own key and audited against what my units did so
     far (from the firm point's state): what one does not pay for now, its reveal at the end will be refused
     for. Only I can see inside, so only I am told, while my later orders can still keep within it."""
-    ruleset = verified.game.manifest.ruleset if verified is not None else None
+    # the energy audit is a tactical capability, probed by name until rulesets declare their capabilities
+    ruleset: Any = verified.game.manifest.ruleset if verified is not None else None
     if verified is None or verified.stop is None or me is None or player is None \
             or getattr(ruleset, "audit_allocation", None) is None:
         return ()

@@ -155,6 +155,7 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
     absent = nmr_served(prev, game)
     game = without_orders(game, {absent: prev.stop.checkpoint.point} if absent is not None else {})
     prev = resignations_applied(prev, game)
+    assert prev.stop is not None
     agreed = errata_agreed(prev, game)
     corrected = min((p for p in (errata.corrected_from(prev.game.errata, game.errata),
                                  *(e.corrected_from() for e in agreed)) if p is not None), default=None)

@@ -90,7 +90,8 @@ def recognise_all(state: DowState, messages: Sequence[Any]) -> tuple[DowState, t
     as a prefix; that prefix is taken from the last recognitions (`KEPT`, keyed by their starting state) and
     only the messages after it are recognised."""
     messages = tuple(messages)  # the verifier's tuple itself: no copy
-    end, done, refusals = state, 0, ()
+    end, done = state, 0
+    refusals: tuple[Refusal | None, ...] = ()
     for begun, seen, after, refused in _recognised.values():
         # the same message objects at both ends of the prefix: messages are only ever appended to a phase's press
         if (done < len(seen) <= len(messages) and seen[0] is messages[0] and seen[-1] is messages[len(seen) - 1]
