@@ -5084,3 +5084,49 @@ def test_an_upgrade_with_a_workflow_no_pbem_writes_is_not_signed_by_pbem(started
     refused(started, "sign", "fed-0003", who="kli", rule="upgrade.other-version", where="agreements/fed-0003.yaml",
             real=False)
 
+
+
+# === The gate's clock in the GitHub workflow: GitHub's own record of each push, never a commit's date ===
+# The game's workflow run as a runner would (tests/actions_runner.py), its `gh api …/activity` answered from
+# the activity record the stand-in GitHub keeps: each push to main at the time GitHub saw it.
+
+from actions_runner import FakeGitHub as _ActionsHub  # noqa: E402
+from actions_runner import Runner as _Runner  # noqa: E402
+from actions_runner import pull_request_event as _pull_request_event  # noqa: E402
+
+
+@pytest.mark.parametrize("seen_days_ago", [0, 8], ids=["pushed-now", "pushed-eight-days-ago"])
+def test_clock__the_workflow_judges_a_backdated_forfeit_by_github_s_record(started: Table, tmp_path: Path,
+                                                                         seen_days_ago: int) -> None:
+    """Threat: fed backdates his turn by eight days, pushes it to main and opens a pull request that signs kli's
+    forfeit (backdated too), so kli seems eight days overdue the moment he got control. Defence: the workflow's
+    deadlines step counts kli's wait from when GitHub recorded the push of fed's turn (its activity record): the
+    forfeit fails the check (`agreement.not-overdue`, status pbem/verify failure on the head) while GitHub saw
+    that push moments ago, and passes once GitHub's own record says eight days."""
+    from datetime import datetime, timedelta, timezone
+
+    from conftest import FED_TURN_1
+
+    hub = _ActionsHub.hosting(started.repo_dir, tmp_path / "github")
+    started.turn("fed", **FED_TURN_1)
+    _redate(started, "fed", -8)
+    hub.push(started.repo_dir, "main", "refs/heads/main",
+             at=datetime.now(timezone.utc) - timedelta(days=seen_days_ago))
+    cli(started, "agree", "end", "--result", "forfeit", "--player", "kli", who="fed")
+    head = _redate(started, "fed", -8)
+    hub.push(started.repo_dir, "HEAD", "refs/pull/7/head")
+    workflow = subprocess.run(["git", "-C", str(hub.bare), "show", "main:.github/workflows/pbem.yml"],
+                              capture_output=True, text=True, check=True).stdout
+    job = _Runner(hub, tmp_path / "runner", home=started.home).run(
+        workflow, _pull_request_event(hub, 7, head, "forfeit"))
+    step = job.step("deadlines by the times GitHub recorded")
+    said = step.stdout + step.stderr
+    assert "Traceback" not in said
+    assert [s.exit_code for s in job.steps][:3] == [0, 0, 0], "\n".join(f"{s.name}: {s.exit_code}: {s.stdout[-400:]} {s.stderr[-400:]}" for s in job.steps[:3])
+    if seen_days_ago == 0:
+        assert step.exit_code == 1 and "agreement.not-overdue" in said, said
+        assert hub.posted_statuses()[-1]["state"] == "failure"
+    else:
+        assert step.exit_code == 0, said
+        assert job.step("verify every commit").exit_code == 0
+        assert hub.posted_statuses()[-1]["state"] == "success"
