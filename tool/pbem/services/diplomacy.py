@@ -31,7 +31,8 @@ from pbem.rulesets.base import Action, Event, Point
 from pbem.services import chance
 from pbem.services.workspace import Identity, Workspace
 from pbem.verify.gamefiles import ENTRY_LINE, STATUS, Game, in_commit_order
-from pbem.verify.turns import Verified, expected_after, who
+from pbem.protocol.agreements import NMR
+from pbem.verify.turns import Verified, effects_of, expected_after, who
 
 
 
@@ -253,7 +254,7 @@ def reveal_orders(ws: Workspace, me: Identity) -> RevealedOrders:
     game = in_commit_order(head.game, ws.game_of(files))  # press in the order it was sent (DESIGN §7.2)
     stop = expected_after(head, game, player)[0]
     until = None if stop.over else stop.checkpoint.point
-    reports, _ = chronicle(game, head.stop.checkpoint.point, head.stop.checkpoint.state, until)
+    reports, _ = chronicle(game, head.stop.checkpoint.point, head.stop.checkpoint.state, until, head.gone_at)
     details = [line for r in reports for line in r.headline()]
     status, _stop = _commit(ws, seat, me, files, f"orders for {when} revealed ({mine.secret})", details)
     return RevealedOrders(mine.secret, when, tuple(value.get("orders", ())), status, tuple(reports))
@@ -380,7 +381,7 @@ def _state_at(head: Verified, target: Point) -> tuple[Point, Any]:
                         f"{manifest.ruleset.format_time(firm)})")
     if target < start.point:
         raise PbemError("usage.bad-phase", f"the game starts at {manifest.ruleset.format_time(start.point)}")
-    _, (point, state) = chronicle(game, start.point, start.state, target)
+    _, (point, state) = chronicle(game, start.point, start.state, target, head.gone_at, fresh=True)
     return point, state
 
 
@@ -507,18 +508,27 @@ def _event_lines(event: Event) -> list[str]:
     return []
 
 
-def chronicle(game: Game, point: Point | None, state: Any, until: Point | None
+def chronicle(game: Game, point: Point | None, state: Any, until: Point | None,
+              gone_at: Sequence[tuple[str, str, Point]] = (), fresh: bool = False
               ) -> tuple[list[PhaseReport], tuple[Point | None, Any]]:
     """Resolve phases from (`point`, `state`) up to `until` (exclusive; None: as far as the revealed orders go)
     the way replay does (protocol.replay: the powers owing at the phase, their revealed orders, the press sent
-    during it recognised in the order of the commits that added it, then the phase), and tell what each did. Stops early at a phase whose
-    orders are not all revealed. Returns the reports and where it stopped."""
+    during it recognised in the order of the commits that added it, then the phase), and tell what each did.
+    `gone_at` is what agreements did (`Verified.gone_at`): a resignation or a replacement changes the state where
+    it landed (`fresh`: `state` carries none of those at `point` yet, as at the game's start or where an earlier
+    chronicle stopped; otherwise, as at a checkpoint, it does), an nmr settles its phase with the absent power's defaults, as replay does. Stops early
+    at a phase whose orders are not all revealed. Returns the reports and where it stopped."""
     ruleset = game.manifest.ruleset
     inputs: Inputs = game.inputs
     reports: list[PhaseReport] = []
+    due = sorted(effects_of(ruleset, gone_at, None if fresh else point), key=lambda d: d[0])
+    excused = {(p, at) for kind, p, at in gone_at if kind == NMR}
     while point is not None and (until is None or point < until) and not ruleset.is_over(state):
+        while due and due[0][0] <= point:
+            state = due.pop(0)[1](state)
         when = ruleset.format_time(point)
-        owing = tuple(ruleset.owing_players(state, point)) if ruleset.sealed(point) else ()
+        owing = tuple(p for p in (ruleset.owing_players(state, point) if ruleset.sealed(point) else ())
+                      if (p, point) not in excused and not getattr(inputs.sealed.get((when, p)), "withheld", ""))
         revealed = {p: inputs.sealed[(when, p)] for p in owing if (when, p) in inputs.sealed}
         if len(revealed) < len(owing) or not all(s.revealed for s in revealed.values()):
             break
@@ -567,12 +577,27 @@ def results(ws: Workspace, phase: str | None = None) -> list[PhaseReport]:
             wanted = ruleset.format_time(ruleset.parse_time(phase))
         except ValueError as err:
             raise PbemError("usage.bad-phase", f"{phase!r}: {err}") from None
-    start = start_checkpoint(ruleset, game.manifest.setup, game.manifest.players)
-    until = None if head.stop.over else head.stop.checkpoint.point
-    reports, _ = chronicle(game, start.point, start.state, until)
+    reports = told(head)
     if wanted is not None:
         reports = [r for r in reports if r.phase == wanted]
         if not reports:
             raise PbemError("usage.bad-phase", f"{wanted} has not been resolved (the game is at "
                             f"{head.status.firm if head.status else '?'})")
     return reports
+
+
+def told(head: Verified) -> list[PhaseReport]:
+    """Every phase resolved up to HEAD's firm point, re-adjudicated from the game start: revealed orders, press,
+    results; the phases an nmr settled and those after a resignation included."""
+    game = head.game
+    ruleset = game.manifest.ruleset
+    assert head.stop is not None
+    start = start_checkpoint(ruleset, game.manifest.setup, game.manifest.players)
+    until = None if head.stop.over else head.stop.checkpoint.point
+    return chronicle(game, start.point, start.state, until, head.gone_at, fresh=True)[0]
+
+
+def log_lines(head: Verified) -> list[str]:
+    """`pbem log` for a Diplomacy game: every resolved phase with its orders and results, press left out (the
+    press files hold it, `pbem results` shows both)."""
+    return [line for report in told(head) for line in report.lines(press=False)]

@@ -71,6 +71,7 @@ class Verified:
     # resign, a seat given to a replacement, an nmr; a replay from an earlier point (after an erratum) does it
     # again at that same point (`gone_now`, `effects_of`)
     gone_at: tuple[tuple[str, str, Point], ...] = ()
+    nmrs: tuple[tuple[str, Point], ...] = ()  # (an nmr agreement's id, the firm point it settled), in effect order
 
     @property
     def started(self) -> bool:
@@ -152,7 +153,8 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
     game = in_commit_order(prev.game, game)
     ruleset = game.manifest.ruleset
     absent = nmr_served(prev, game)
-    game = without_orders(game, {absent: prev.stop.checkpoint.point} if absent is not None else {})
+    game = without_orders(excused_by_nmr(game, prev.gone_at),
+                          {absent: prev.stop.checkpoint.point} if absent is not None else {})
     prev = resignations_applied(prev, game)
     agreed = errata_agreed(prev, game)
     corrected = min((p for p in (errata.corrected_from(prev.game.errata, game.errata),
@@ -218,8 +220,9 @@ def without_orders(game: Game, absent: Mapping[str, object]) -> Game:
         mine = game.inputs.of(player)
         if mine.through is None or mine.through < point:  # type: ignore[operator]
             per_player[player] = replace(mine, through=point)
-    gone = frozenset(resigned) | frozenset(absent)
-    return replace(game, inputs=replace(game.inputs, per_player=per_player, gone=gone))
+    excused = game.inputs.excused | {(player, point) for player, point in absent.items()}
+    return replace(game, inputs=replace(game.inputs, per_player=per_player, gone=frozenset(resigned),
+                                        excused=excused))
 
 
 def resignations_applied(prev: Verified, game: Game) -> Verified:
@@ -283,6 +286,16 @@ def covered_by_nmr(game: Game, gone_at: Iterable[tuple[str, str, Point]]) -> Gam
             per_player = dict(game.inputs.per_player) if per_player is None else per_player
             per_player[player] = replace(mine, through=point)
     return game if per_player is None else replace(game, inputs=replace(game.inputs, per_player=per_player))
+
+
+def excused_by_nmr(game: Game, gone_at: Iterable[tuple[str, str, Point]]) -> Game:
+    """`game` with the sealed step each earlier nmr settled excused for its absent player (DESIGN §4.8): every
+    later commit's replay counts his input there as none, as the nmr's own commit did, and owes his input at the
+    steps after it as usual."""
+    excused = {(player, point) for kind, player, point in gone_at if kind == agreements.NMR}
+    if excused <= game.inputs.excused:
+        return game
+    return replace(game, inputs=replace(game.inputs, excused=game.inputs.excused | excused))
 
 
 def nmr_served(prev: Verified, game: Game) -> str | None:
@@ -562,7 +575,8 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
         # game.yaml is frozen from the start: a change is refused below (protected.changed) and never takes
         # effect, at this commit or any later one, or an accomplice's key swapped in would play on unchecked
         game = replace(game, manifest=prev.game.manifest)
-    unchanged = Verified(game, prev.stop, prev.founder, None, prev.status, prev.last_yielder, gone_at=prev.gone_at)
+    unchanged = Verified(game, prev.stop, prev.founder, None, prev.status, prev.last_yielder, gone_at=prev.gone_at,
+                         nmrs=prev.nmrs)
     for path in PROTECTED:
         if path in changed and not (path == GAME and agreed):
             findings.append(Finding("protected.changed", f"{path} is frozen once the game has started "
@@ -654,7 +668,9 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
         last = expected.yielded_by  # a resigned or absent player's turn was served after this commit
     back = (prev.back or prev.last_yielder) if turn and clarifies(prev, player) else None if turn else prev.back
     gone_at = prev.gone_at + gone_now(prev, game) if agreement else prev.gone_at
-    return findings, Verified(game, stop, prev.founder, player, expected, last, back, gone_at)
+    served = _nmr_completed(prev, game) if agreement and prev.stop.checkpoint.point is not None else None
+    nmrs = prev.nmrs + ((served[1], prev.stop.checkpoint.point),) if served is not None else prev.nmrs
+    return findings, Verified(game, stop, prev.founder, player, expected, last, back, gone_at, nmrs)
 
 
 def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn: bool) -> list[Finding]:
