@@ -149,7 +149,10 @@ def test_a_war_declaration_cascades_into_limbo(demo: Demo) -> None:
 
 def test_an_illegal_order_earns_its_warning_and_the_director_lifts_it(demo: Demo) -> None:
     spring = demo.section("S1901M")
-    assert "austria seals in spite of pbem's warning: 'F TRI - VEN' is forbidden by the relationship states" in spring
+    assert "austria: pbem refuses to seal (orders.forbidden: 'F TRI - VEN' is forbidden by the relationship " \
+           "states" in spring
+    assert "austria seals with --anyway in spite of pbem's warning: 'F TRI - VEN' is forbidden by the " \
+           "relationship states" in spring
     assert ("WARNING  austria: 'F TRI - VEN' void: austria may not move into Venice: Italy's territory, and Austria "
             "and Italy are NEUTRAL (moves into a power's territory need WAR) (offence 1)") in spring
     assert "WARNING  austria" in demo.cli("results", "S1901M")

@@ -271,11 +271,23 @@ def test_sealed_orders_cannot_change_and_are_revealed_only_when_all_have_sealed(
     assert second_half.verify() == []
 
 
-def test_orders_warns_about_orders_that_will_be_void_but_seals_what_the_power_asks(second_half: Dow) -> None:
-    """Seed 001: a forbidden order earns "a one time warning for an honest mistake"; pbem says so before sealing,
-    and seals anyway (the rules, not the tool, void it)."""
+def test_orders_refuses_orders_that_will_not_stand_and_seals_them_with_anyway(second_half: Dow) -> None:
+    """Seed 001: a forbidden order earns "a one time warning for an honest mistake"; pbem checks every order
+    before sealing and refuses a forbidden (`orders.forbidden`) or invalid (`orders.invalid`) one, naming the file
+    and line, sealing nothing; told `--anyway` it seals them as asked (the rules, not the tool, void them)."""
     asked = ["F TRI - VEN", "A VIE - TYX", "A BUD - SER"]
-    done = second_half.pbem("orders", second_half.orders_file(asked), who="austria")
+    block = second_half.root / "block.yaml"
+    block.write_text("orders:\n  - A BUD - SER\n  - A VIE - TYX\n  - F TRI - VEN\n")
+    path = second_half.orders_file(asked)
+    before = second_half.head()
+    refused = second_half.pbem("orders", str(block), who="austria")
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "orders.forbidden" in refused.stderr and f"{block}:4" in refused.stderr, refused.stderr
+    assert "1 more order will not stand" in refused.stderr and "--anyway" in refused.stderr
+    invalid = second_half.pbem("orders", second_half.orders_file(["A VIE - TYX"], "typo.yaml"), who="austria")
+    assert invalid.returncode == 1 and "orders.invalid" in invalid.stderr, invalid.stderr
+    assert second_half.head() == before
+    done = second_half.pbem("orders", path, "--anyway", who="austria")
     assert done.returncode == 0, done.stderr
     assert "'F TRI - VEN' is forbidden by the relationship states: austria may not move into Venice: Italy's " \
            "territory, and Austria and Italy are NEUTRAL" in done.stderr

@@ -49,11 +49,14 @@ def press(body: dict[str, Any], key: Optional[str]) -> None:
 def orders(source: Optional[Path] = typer.Argument(None, help="a YAML or JSON file: {orders: [ORDER, ...]}"),
            reveal: bool = typer.Option(False, "--reveal", help="reveal your sealed orders (once every power "
                                                                "has sealed)"),
+           anyway: bool = typer.Option(False, "--anyway", help="seal orders that will not stand as you wrote "
+                                                               "them (void; a forbidden one earns a warning)"),
            key: Optional[str] = KeyOption) -> None:
     """Seal your power's orders for the phase open now and commit; reveal them once every power has sealed.
 
-    Orders the engine refuses or the relationship states forbid are reported, but sealed as you wrote them:
-    they will be void (a forbidden one also earns a public warning).
+    Every order is checked first: one the engine refuses or the relationship states forbid is refused with its
+    line and nothing is sealed (a forbidden order would be void and an offence). With --anyway such orders are
+    sealed as you wrote them: they will be void (a forbidden one also earns a public warning).
 
     Example: echo 'orders: ["A PAR - BUR", "A MAR S A PAR - BUR", "F BRE - MAO"]' > o.yaml && pbem orders o.yaml
     then, when all have sealed: pbem orders --reveal
@@ -75,7 +78,7 @@ def orders(source: Optional[Path] = typer.Argument(None, help="a YAML or JSON fi
         assert source is not None
         if not source.is_file():
             raise PbemError("usage.no-file", f"{source}: no such file")
-        done = diplomacy.seal_orders(ws, me, source.read_bytes(), str(source))
+        done = diplomacy.seal_orders(ws, me, source.read_bytes(), str(source), anyway=anyway)
         for line in done.warnings():
             typer.echo(data_lines(line), err=True)
         typer.echo(f"sealed {done.secret}: your orders for {done.phase} ({len(done.orders)}); they are revealed "

@@ -218,9 +218,14 @@ def _play_phases(ws: Workspace, players: dict[str, Identity], phases: list[dict[
                             f"script gives orders for {', '.join(given) or 'nobody'}")
         for power in owing:
             source = f"demo.yaml {when} {power}"
-            sealed = diplomacy.seal_orders(ws, players[power], json.dumps({"orders": given[power]}).encode(), source)
-            for warning in sealed.warnings():
-                echo(f"  {power} seals in spite of pbem's {warning}")
+            content = json.dumps({"orders": given[power]}).encode()
+            try:
+                diplomacy.seal_orders(ws, players[power], content, source)
+            except PbemError as refused:  # checked before sealing: the power insists (`pbem orders --anyway`)
+                echo(f"  {power}: pbem refuses to seal ({refused.finding.rule}: {refused.finding.message})")
+                sealed = diplomacy.seal_orders(ws, players[power], content, source, anyway=True)
+                for warning in sealed.warnings():
+                    echo(f"  {power} seals with --anyway in spite of pbem's {warning}")
         if owing:
             echo(f"  sealed   by {', '.join(owing)}; then each reveals")
         resolved: tuple[diplomacy.PhaseReport, ...] = ()

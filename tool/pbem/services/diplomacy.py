@@ -157,12 +157,46 @@ class SealedOrders:
 def read_orders(content: bytes, name: str) -> dict[str, list[str]]:
     """A power's orders from a YAML or JSON file: `{orders: [ORDER, ...]}` (schema pbem/secret/orders/1) or
     just the list; refused with the file's name and line otherwise."""
+    return _read_orders(content, name)[0]
+
+
+def _read_orders(content: bytes, name: str) -> tuple[dict[str, list[str]], list[int]]:
+    """`read_orders`, and the line of each order in the file."""
     doc = yamlsafe.load(content, name)
-    value = {"orders": doc.data} if isinstance(doc.data, list) else doc.data
+    bare = isinstance(doc.data, list)
+    value = {"orders": doc.data} if bare else doc.data
     if value is None:
         value = {"orders": []}
     schemas.validate(f"pbem/secret/{ORDERS_KIND}/1", value, file=name, doc=doc if value is doc.data else None)
-    return {"orders": list(value["orders"])}
+    lines = [doc.line_of((i,) if bare else ("orders", i)) for i in range(len(value["orders"]))]
+    return {"orders": list(value["orders"])}, lines
+
+
+ORDER_RULES = {"forbidden": "orders.forbidden", "invalid": "orders.invalid"}
+
+
+def _check_orders(name: str, lines: Sequence[int], problem: str | None, verdicts: Sequence[Verdict]) -> None:
+    """Refuse to seal orders that will not stand, before anything is written (seed 001 "an honest mistake" is
+    best caught before it counts): the first such order named with its file and line, rule `orders.forbidden`
+    (the relationship states forbid it: it would be void and an offence) or `orders.invalid` (the engine refuses
+    it: void); `--anyway` seals them as written."""
+    bad = [(i, v) for i, v in enumerate(verdicts) if v.verdict in ORDER_RULES]
+    hint = "fix it, or seal as written with --anyway (void when the phase resolves"
+    if problem:
+        raise PbemError("orders.invalid", f"{name}: these orders will be void as a whole: {problem}", file=name,
+                        exit_code=ILLEGAL, hint=hint + "); nothing was sealed")
+    if not bad:
+        return
+    forbidden = [(i, v) for i, v in bad if v.verdict == "forbidden"]
+    i, first = (forbidden or bad)[0]
+    more = f" ({len(bad) - 1} more order{'s' * (len(bad) > 2)} will not stand either)" if len(bad) > 1 else ""
+    what = ("is forbidden by the relationship states" if first.verdict == "forbidden"
+            else "is not a valid order")
+    why = "; a forbidden order is an offence: a warning, the second puts you into civil disorder" \
+        if forbidden else ""
+    raise PbemError(ORDER_RULES[first.verdict], f"{first.order!r} {what}: {first.reason}{more}", file=name,
+                    line=lines[i] if i < len(lines) else None, exit_code=ILLEGAL,
+                    hint=hint + why + "); nothing was sealed")
 
 
 def judge_orders(ruleset: Any, state: Any, point: Point, player: str, value: Mapping[str, Any]
@@ -175,10 +209,12 @@ def judge_orders(ruleset: Any, state: Any, point: Point, player: str, value: Map
     return problem, verdicts
 
 
-def seal_orders(ws: Workspace, me: Identity, content: bytes, name: str) -> SealedOrders:
+def seal_orders(ws: Workspace, me: Identity, content: bytes, name: str, anyway: bool = False) -> SealedOrders:
     """`pbem orders FILE`: seal my power's orders for the phase open now (secret kind `orders`, `step` = the
-    phase) and commit. Orders the engine refuses or the states forbid are reported, but sealed as given: the
-    rules void them when the phase resolves (seed 001: "a one time warning for an honest mistake")."""
+    phase) and commit. Every order is judged first, by the engine and by the relationship states: one that would
+    not stand is refused with its file and line and nothing is sealed (`orders.forbidden`, `orders.invalid`),
+    unless `anyway`: then it is sealed as given and the rules void it when the phase resolves (seed 001: "a one
+    time warning for an honest mistake")."""
     seat = _seat(ws, me)
     head, player, when = seat.head, seat.player, seat.when
     ruleset = head.game.manifest.ruleset
@@ -193,11 +229,13 @@ def seal_orders(ws: Workspace, me: Identity, content: bytes, name: str) -> Seale
         why = (f"{player} owes no orders at {when}; powers owing: {', '.join(owing) or 'none'}"
                if player not in owing else f"{player} cannot seal for {when} now ({head.status.pending[0].why})")
         raise PbemError("orders.not-owed", why, exit_code=ILLEGAL)
-    value = read_orders(content, name)
+    value, lines = _read_orders(content, name)
     problem, verdicts = judge_orders(ruleset, seat.state, seat.point, player, value)
     for v in verdicts:  # DATC 6.B.9: never seal an order the engine would carry out with another meaning
         if v.verdict == "rewritten":
             raise PbemError("rules.order-rewritten", f"{name}: {v.order!r} refused: {v.reason}", exit_code=ILLEGAL)
+    if not anyway:
+        _check_orders(name, lines, problem, verdicts)
     files = ws.head_files()
     sid = chance.seal_secret(files, ws.game_of(files), me, player, ORDERS_KIND, canonical(value), when,
                              f"{player}'s orders for {when}")
