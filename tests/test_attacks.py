@@ -2789,38 +2789,62 @@ def test_private_press__a_whisper_to_a_power_that_is_out_or_not_seated(dow_whisp
     assert ("press.whisper-recipient", bad) in dow_whisper.verify()
 
 
+def _back_to_parent(dow: Any) -> None:
+    """Drop the sneaked commit on top (branch and working tree back to its parent)."""
+    from pbem.store.repo import GameRepo
+
+    repo = GameRepo.open(dow.repo_dir)
+    repo.update_branch_and_worktree(repo.parents(dow.head())[0])
+
+
+def _void_orders_played(dow: Any) -> str:
+    """S1901P ended and S1901M played with Russia's and Italy's impossible orders (void, on record); the phase
+    open now."""
+    dow.phase()
+    dow.phase({"russia": ["A MOS - BER", "F SEV - ROM"], "italy": ["A ROM - PAR"]})
+    return dow.status()["firm"]
+
+
 def test_director__a_warning_without_an_offence(dow_whisper: Any) -> None:
-    """Threat (seen): a director who also plays put a rival into civil disorder with two `warn` commands and no
-    offence. Defence: a warning cites a recorded offence, a void order of the warned power or one of its public
-    messages (press.warn-no-offence), by pbem and by plain git."""
-    dow_whisper.refused("warn", "france", "--reason", "I say so", "--message", "1", who="italy",
-                        rule="press.warn-no-offence")  # France has sent no public message
+    """Threat (seen): a director who also plays put a rival into civil disorder with two `warn`s citing a greeting
+    and a legal proposal. Defence: an offence is only a breach the game recorded, a void order of the warned
+    power; a message never is, nor is an order it never gave (press.warn-no-offence), by pbem and by plain git."""
+    dow_whisper.ok("say", "Hello all", who="france")
     dow_whisper.refused("warn", "france", "--reason", "I say so", "--phase", "S1901M", "--order", "A PAR - BUR",
                         who="italy", rule="press.warn-no-offence")
-    message = {"by": "italy", "at": "S1901P", "warn": "france", "reason": "I say so"}
-    bad = dow_whisper.sneak("italy", _dow_files_with(dow_whisper, "italy", message), "italy: warn")
-    assert ("press.warn-no-offence", bad) in dow_whisper.verify()
+    for offence in ({}, {"offence": {"press": 1}}, {"offence": {"phase": "S1901M", "order": "A PAR H"}}):
+        message = {"by": "italy", "at": "S1901P", "warn": "france", "reason": "I say so", **offence}
+        bad = dow_whisper.sneak("italy", _dow_files_with(dow_whisper, "italy", message), "italy: warn")
+        assert ("press.warn-no-offence", bad) in dow_whisper.verify(), offence
+        _back_to_parent(dow_whisper)
 
 
 def test_director__a_second_warning_for_one_offence(dow_whisper: Any) -> None:
     """Threat: two warnings for one offence, the second being civil disorder. Defence: press.warn-twice."""
-    dow_whisper.ok("say", "I will take Vienna whatever the states say", who="russia")
-    dow_whisper.ok("warn", "russia", "--reason", "threatens a forbidden attack", "--message", "1", who="italy")
-    dow_whisper.refused("warn", "russia", "--reason", "and again", "--message", "1", who="italy",
-                        rule="press.warn-twice")
-    message = {"by": "italy", "at": "S1901P", "warn": "russia", "reason": "again", "offence": {"press": 1}}
+    at = _void_orders_played(dow_whisper)
+    dow_whisper.ok("warn", "russia", "--reason", "an impossible order", "--phase", "S1901M", "--order",
+                   "A MOS - BER", who="italy")
+    dow_whisper.refused("warn", "russia", "--reason", "and again", "--phase", "S1901M", "--order", "A MOS - BER",
+                        who="italy", rule="press.warn-twice")
+    message = {"by": "italy", "at": at, "warn": "russia", "reason": "again",
+               "offence": {"phase": "S1901M", "order": "A MOS - BER"}}
     bad = dow_whisper.sneak("italy", _dow_files_with(dow_whisper, "italy", message), "italy: warn")
     assert ("press.warn-twice", bad) in dow_whisper.verify()
 
 
-def test_director__a_self_lift(dow_whisper: Any) -> None:
-    """Threat (seen): the director, who also plays Italy, lifted his own warning. Defence: press.self-lift."""
-    dow_whisper.ok("say", "Venice first", who="italy")
-    dow_whisper.ok("warn", "italy", "--reason", "a threat, by my own rules", "--message", "1", who="italy")
-    dow_whisper.refused("lift", "italy", who="italy", rule="press.self-lift")
-    message = {"by": "italy", "at": "S1901P", "lift": "italy"}
-    bad = dow_whisper.sneak("italy", _dow_files_with(dow_whisper, "italy", message), "italy: lift")
-    assert ("press.self-lift", bad) in dow_whisper.verify()
+def test_director__a_self_warning_or_a_lift(dow_whisper: Any) -> None:
+    """Threat (seen): the director, who also plays Italy, lifted his own warning; or warns his own power for a
+    harmless void order to steer its count. Defence: the director never warns his own power (press.self-warn)
+    and lifts nothing (press.no-lift; `pbem lift` does not exist), by pbem and by plain git."""
+    at = _void_orders_played(dow_whisper)
+    dow_whisper.refused("warn", "italy", "--reason", "by my own rules", "--phase", "S1901M", "--order",
+                        "A ROM - PAR", who="italy", rule="press.self-warn")
+    for message, rule in (({"by": "italy", "at": at, "warn": "italy", "reason": "mine",
+                            "offence": {"phase": "S1901M", "order": "A ROM - PAR"}}, "press.self-warn"),
+                          ({"by": "italy", "at": at, "lift": "russia"}, "press.no-lift")):
+        bad = dow_whisper.sneak("italy", _dow_files_with(dow_whisper, "italy", message), "italy: director")
+        assert (rule, bad) in dow_whisper.verify(), message
+        _back_to_parent(dow_whisper)
 
 
 def test_private_press__two_powers_whisper_at_once_and_pbem_push_lands_both(tmp_path: Path) -> None:

@@ -228,64 +228,71 @@ def test_an_order_the_engine_refuses_is_void_without_offence() -> None:
     assert after.offences_of("france") == 0 and "A SPA" in after.board.units_of("france")
 
 
-# --- the director (DESIGN §7.2: "The director may issue or lift a warning") ----------------------------------------
+# --- the director, bounded (seed 001: "a one time warning for an honest mistake, and then sent into CD for the
+# second offense"): a warning cites a breach the game recorded, once; never a message; never his own power; none is
+# lifted -----------------------------------------------------------------------------------------------------------
 
-def test_the_director_warns_and_lifts() -> None:
-    state = RULES.initial_state({"map": "standard", "director": "gm"}, (*POWERS, "gm"))
-    state = say(state, {"by": "france", "say": "I will take Munich whatever the states say"},
-                {"by": "france", "say": "and Belgium too"})
-    warn = {"by": "gm", "warn": "france", "reason": "announced a forbidden attack", "offence": {"press": 1}}
-    once = say(state, warn)
-    assert once.offences_of("france") == 1 and not once.in_disorder("france")
-    twice = say(once, {**warn, "offence": {"press": 2}})
+def voided(director: str = "gm") -> DowState:
+    """S1901M played with France's two impossible orders (void, no offence of their own), Austria's forbidden
+    F TRI - VEN (void and warned automatically) and Italy's impossible A ROM - MOS; the director `director`."""
+    players = (*POWERS, "gm") if director == "gm" else POWERS
+    spring = RULES.apply(RULES.initial_state({"map": "standard", "director": director}, players), P("S1901P"),
+                         [])[0]
+    after, _ = play(spring, france=["A PAR - MOS", "A MAR - BER"], austria=["F TRI - VEN"], italy=["A ROM - MOS"])
+    return after
+
+
+def test_the_director_warns_for_recorded_offences_and_the_second_is_civil_disorder() -> None:
+    after = say(voided(), {"by": "france", "say": "I will take Munich whatever the states say"})
+    warn = {"by": "gm", "warn": "france", "reason": "an impossible order",
+            "offence": {"phase": "S1901M", "order": "A PAR - MOS"}}
+    once = say(after, warn)
+    assert once.offences_of("france") == 1 and not once.in_disorder("france") and once.entering == ()
+    twice = say(once, {**warn, "offence": {"phase": "S1901M", "order": "A MAR - BER"}})
     # the second offence: civil disorder from the next phase, as for forbidden orders
     assert twice.entering == ("france",) and not twice.in_disorder("france")
-    lifted = say(twice, {"by": "gm", "lift": "france"})
-    assert lifted.offences_of("france") == 1 and not lifted.in_disorder("france") and lifted.entering == ()
-    assert refused(state, {"by": "gm", "lift": "france"}) == "press.no-warning"
-    assert refused(state, {"by": "germany", "warn": "france", "reason": "x", "offence": {"press": 1}}) == (
-        "press.not-director")
-    assert refused(state, propose("gm", "france", "ALLIED")) == "press.unknown-power"
-    assert refused(START, warn) == "press.unknown-power"  # no seat "gm" in this game
-    no_director = RULES.initial_state({"map": "standard"}, (*POWERS, "gm"))
-    assert refused(no_director, warn) == "press.not-director"
+    assert refused(START, warn) == "press.unknown-power"  # no seat gm in that game
+    assert refused(after, {**warn, "by": "germany"}) == "press.not-director"
+    assert refused(after, propose("gm", "france", "ALLIED")) == "press.unknown-power"
 
 
-def test_a_warning_cites_a_recorded_offence_once() -> None:
-    gm = RULES.initial_state({"map": "standard", "director": "italy"}, POWERS)
-    spring = RULES.apply(gm, P("S1901P"), [])[0]
-    # France's A PAR - MOS is void (the engine refuses it), Austria's F TRI - VEN forbidden (warned automatically)
-    after, events = play(spring, france=["A PAR - MOS"], austria=["F TRI - VEN"])
-    assert ("S1901M", "france", "A PAR - MOS", False) in after.voids
-    warn = {"by": "italy", "warn": "france", "reason": "an impossible order"}
+@pytest.mark.parametrize("offence", [
+    {"press": 1},                                  # a message is no offence (seen: a greeting cited)
+    {"phase": "S1901M", "order": "A MAR - SPA"},   # made up: France never gave it
+    {"phase": "S1901M", "order": "A PAR - BUR"},   # made up: not France's order
+    {"phase": "F1901M", "order": "A PAR - MOS"},   # the right order at a phase it was not given in
+    {"phase": "S1901M"},                           # malformed
+    None,                                          # no offence cited
+])
+def test_a_warning_citing_no_recorded_offence_is_refused(offence: Any) -> None:
+    after = say(voided(), {"by": "france", "say": "hello"})
+    warn = {"by": "gm", "warn": "france", "reason": "r", **({"offence": offence} if offence is not None else {})}
     assert refused(after, warn) == "press.warn-no-offence"
-    assert refused(after, {**warn, "offence": {"phase": "S1901M", "order": "A MAR - SPA"}}) == "press.warn-no-offence"
-    assert refused(after, {**warn, "offence": {"press": 1}}) == "press.warn-no-offence"  # France has said nothing
-    whispered = say(after, {"by": "france", "whisper": {"to": ["germany"]}})  # private: no public message
-    assert whispered.relations == after.relations
-    assert refused(whispered, {**warn, "offence": {"press": 1}}) == "press.warn-no-offence"
-    assert refused(after, {**warn, "warn": "austria", "offence": {"phase": "S1901M", "order": "F TRI - VEN"}}) == (
-        "press.warn-twice")  # a forbidden order is its own warning
-    cited = {**warn, "offence": {"phase": "S1901M", "order": "A PAR - MOS"}}
+
+
+def test_one_warning_per_offence_none_for_his_own_power_and_none_lifted() -> None:
+    after = voided("italy")  # Italy directs and plays
+    cited = {"by": "italy", "warn": "france", "reason": "r", "offence": {"phase": "S1901M", "order": "A PAR - MOS"}}
     once = say(after, cited)
-    assert once.offences_of("france") == 1
     assert refused(once, cited) == "press.warn-twice"
-    # no one lifts his own warning: Italy directs and plays
-    italy_warned = say(after, {"by": "italy", "say": "oops"},
-                       {"by": "italy", "warn": "italy", "reason": "I said oops", "offence": {"press": 1}})
-    assert refused(italy_warned, {"by": "italy", "lift": "italy"}) == "press.self-lift"
+    assert refused(after, {**cited, "warn": "austria", "offence": {"phase": "S1901M", "order": "F TRI - VEN"}}) == (
+        "press.warn-twice")  # a forbidden order was its own warning
+    assert refused(after, {**cited, "warn": "italy", "offence": {"phase": "S1901M", "order": "A ROM - MOS"}}) == (
+        "press.self-warn")
+    assert refused(once, {"by": "italy", "lift": "france"}) == "press.no-lift"
+    assert refused(once, {"by": "italy", "lift": "italy"}) == "press.no-lift"
+    assert refused(once, {"by": "france", "lift": "france"}) == "press.not-director"
 
 
 def test_civil_disorder_starts_after_the_phase_for_both_paths() -> None:
-    gm = RULES.initial_state({"map": "standard", "director": "italy"}, POWERS)
-    spring = RULES.apply(gm, P("S1901P"), [])[0]
-    spring = say(spring, {"by": "france", "say": "one"}, {"by": "france", "say": "two"},
-                 {"by": "italy", "warn": "france", "reason": "r1", "offence": {"press": 1}},
-                 {"by": "italy", "warn": "france", "reason": "r2", "offence": {"press": 2}})
-    # by the director: France's orders of this phase still stand; disorder from the next phase
-    after, events = play(spring, france=["A PAR - BUR"])
-    assert "A BUR" in after.board.units_of("france")
-    assert Event("civil_disorder", "france", None, {"phase": "S1901M", "offences": 2}) in events
+    spring = voided("italy")  # now at S1901R; France's two void orders of S1901M are on record
+    spring = say(spring,
+                 {"by": "italy", "warn": "france", "reason": "r1", "offence": {"phase": "S1901M", "order": "A PAR - MOS"}},
+                 {"by": "italy", "warn": "france", "reason": "r2", "offence": {"phase": "S1901M", "order": "A MAR - BER"}})
+    # by the director: the phase open when the second warning came still resolves with France; disorder after it
+    after, events = RULES.apply(spring, spring.phase, [])
+    assert Event("civil_disorder", "france", None, {"phase": RULES.format_time(spring.phase), "offences": 2}) \
+        in events
     assert after.in_disorder("france") and "france" not in RULES.owing_players(after, after.phase)
     # by orders: the same point (see the `offences` fixture: Italy's legal orders of the second offence stand)
 

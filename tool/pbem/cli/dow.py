@@ -2,7 +2,7 @@
 
 `pbem orders FILE` seals a power's orders for the phase open now (`pbem orders --reveal` reveals them once every
 power has sealed); `pbem say`, `propose`, `accept`, `declare`, `reaffirm`, `gift`, `draw`, and the director's
-`warn` and `lift` post one message to the power's own press/<power>.yaml and commit it at once; `pbem ready` ends
+`warn` post one message to the power's own press/<power>.yaml and commit it at once; `pbem ready` ends
 a power's part of the press-only S1901P; `pbem whisper` seals private press to its recipients, `pbem inbox` reads
 what one may open, `pbem disclose` makes a whisper public; `pbem relations` prints the matrix in force and what is
 pending; `pbem results [PHASE]` tells what resolved phases did.
@@ -176,35 +176,16 @@ def draw(withdraw: bool = typer.Option(False, "--withdraw", help="withdraw your 
 @commands.command()
 def warn(power: str = typer.Argument(..., help="the power warned"),
          reason: str = typer.Option(..., "--reason", help="why, in global press"),
-         order: Optional[str] = typer.Option(None, "--order", help="the void order cited, e.g. \"A BUR H\""),
-         phase: Optional[str] = typer.Option(None, "--phase", help="the phase of the void order, e.g. S1901M"),
-         message: Optional[int] = typer.Option(None, "--message", help="or: the number of the power's public "
-                                                                      "message cited (1 = its first)"),
+         order: str = typer.Option(..., "--order", help="the void order cited, e.g. \"A BUR H\""),
+         phase: str = typer.Option(..., "--phase", help="the phase of the void order, e.g. S1901M"),
          key: Optional[str] = KeyOption) -> None:
-    """As the game director: warn a power for a recorded offence (the second puts it into civil disorder from
-    the next phase). Cite a void order of the power (--phase and --order) or one of its public messages
-    (--message N); each offence earns at most one warning.
+    """As the game director: warn a power for an offence the game recorded, one of its void orders (the second
+    offence puts it into civil disorder from the next phase). Each offence earns at most one warning; a message
+    is never an offence; the director never warns his own power, and no warning is lifted.
 
     Example: pbem warn turkey --phase S1901M --order "A BUR H" --reason "an order for a unit Turkey does not have"
     """
-    def go() -> None:
-        if (message is None) == (order is None and phase is None) or (order is None) != (phase is None):
-            raise PbemError("usage.warn", "cite the offence: --phase PHASE --order ORDER (a void order), or "
-                            "--message N (a public message of the power)")
-        offence: dict[str, Any] = {"press": message} if message is not None else {"phase": phase, "order": order}
-        press({"warn": power, "reason": reason, "offence": offence}, key)
-
-    run(go)
-
-
-@commands.command()
-def lift(power: str = typer.Argument(..., help="the power whose warning is lifted"),
-         key: Optional[str] = KeyOption) -> None:
-    """As the game director: lift one warning of a power (below two it leaves civil disorder).
-
-    Example: pbem lift austria
-    """
-    press({"lift": power}, key)
+    press({"warn": power, "reason": reason, "offence": {"phase": phase, "order": order}}, key)
 
 
 @commands.command()
