@@ -37,19 +37,21 @@ def nmr(seat: Seat, keys: dict[str, Identity], absent: str) -> str:
     return aid
 
 
-def test_three_nmrs_in_a_row_each_settle_their_phase_and_the_absent_power_owes_the_next(tmp_path: Path) -> None:
-    """Turkey never comes: three nmrs, in S1901M, F1901M and S1902M. Each settles its phase only: from the nmr's
-    own commit on, the others owe their reveals and Turkey owes nothing more there; once they reveal, the phase
-    resolves with Turkey's defaults and Turkey owes the next phase's orders like everyone (he is not left out).
-    `pbem agreements` says what each nmr settled; `pbem results` tells every phase, with Turkey's missed orders."""
+def test_nmrs_in_a_row_each_settle_their_phase_and_the_second_missed_movement_is_civil_disorder(
+        tmp_path: Path) -> None:
+    """Turkey never comes: an nmr in S1901M, another in F1901M. Each settles its phase only: from the nmr's own
+    commit on, the others owe their reveals and Turkey owes nothing more there; once they reveal, the phase
+    resolves with Turkey's defaults. After the first Turkey owes the next phase's orders like everyone (he is not
+    left out); the second missed movement phase in a row puts him into civil disorder (setup
+    civil_disorder_after, default 2), so W1901A and S1902M owe him nothing. `pbem agreements` says what each nmr
+    settled; `pbem results` tells every phase, with Turkey's missed orders."""
     keys = dow_keys(tmp_path)
     seat = Seat(tmp_path / "austria", keys["austria"])
     dow_game(seat, "dow-nmr", keys)
     others = [p for p in POWERS if p != "turkey"]
     ids = []
-    for phase in ("S1901M", "F1901M", "S1902M"):
+    for phase in ("S1901M", "F1901M"):
         while seat.ws().head().status.firm != phase:  # type: ignore[union-attr]
-            # W1901A: builds owed by some; nothing else happens in between
             for power, kind, _ in owed(seat):
                 assert kind == "sealed"
                 diplomacy.seal_orders(seat.ws(), keys[power], EMPTY, "o")
@@ -65,20 +67,24 @@ def test_three_nmrs_in_a_row_each_settle_their_phase_and_the_absent_power_owes_t
             diplomacy.reveal_orders(seat.ws(), keys[power])
             if i < len(others) - 1:
                 assert "turkey" not in {p for p, _, _ in owed(seat)}, (phase, power, owed(seat))
-        after = owed(seat)
-        assert seat.ws().head().status.firm != phase  # type: ignore[union-attr]
-        assert ("turkey", "sealed", seat.ws().head().status.firm) in after, after  # type: ignore[union-attr]
+        firm = seat.ws().head().status.firm  # type: ignore[union-attr]
+        assert firm != phase
+        if phase == "S1901M":
+            assert ("turkey", "sealed", firm) in owed(seat), owed(seat)
+        else:
+            assert "turkey" not in {p for p, _, _ in owed(seat)}, owed(seat)
+            assert "civil disorder: turkey" in seat.pbem("relations").stdout
     head = seat.ws().head()
     assert head is not None
     listing = agreements.listing(head.game, head.nmrs)
-    for aid, phase in zip(ids, ("S1901M", "F1901M", "S1902M")):
+    for aid, phase in zip(ids, ("S1901M", "F1901M")):
         line = next(line for line in listing if line.startswith(aid))
         assert f"in effect: turkey's orders for {phase} settled by the engine's defaults" in line, line
     told = {r.phase: r for r in diplomacy.results(seat.ws())}
-    for phase in ("S1901M", "F1901M", "S1902M"):
+    for phase in ("S1901M", "F1901M"):
         lines = told[phase].lines()
         assert any("missed   turkey" in line for line in lines), lines
-    assert "F1902M" not in told
+    assert any("CIVIL DISORDER turkey" in line for line in told["F1901M"].lines())
     done = seat.pbem("verify")
     assert done.returncode == 0, done.stdout + done.stderr
 

@@ -461,3 +461,49 @@ def test_the_engines_hundred_year_limit_ends_the_game_as_a_draw() -> None:
     assert over.outcome == ("draw", POWERS) and RULES.is_over(over)
     assert Event("draw", "", None, {"phase": "F2000R", "powers": list(POWERS)}) in events
     assert RULES.next_step({}, P("W2000A")) is None
+
+
+# --- table options: civil disorder after missed movement phases; gunboat games -------------------------------------
+
+def test_missed_movement_phases_in_a_row_put_a_power_into_civil_disorder_and_disbands_never_count() -> None:
+    """setup.civil_disorder_after (default 2): Turkey misses S1901M and F1901M (no orders: an nmr settled them, or
+    a set withheld), and from W1901A on it is in civil disorder; a missed retreat or adjustment never counts, and
+    orders given in a movement phase start the count again."""
+    state = RULES.apply(RULES.initial_state({"map": "standard"}, POWERS), P("S1901P"), [])[0]
+    after, events = play(state)  # S1901M: nobody gave orders
+    assert dict(after.missed)["turkey"] == 1 and not after.entering
+    assert ("missed", "turkey") in [(e.kind, e.by) for e in events]
+    while after.phase != P("F1901M"):  # S1901R: nothing owed, not counted
+        after = play(after)[0]
+    once_more, events = play(after, austria=["A VIE H"])
+    assert Event("civil_disorder", "turkey", None, {"phase": "F1901M", "offences": 0}) in events
+    assert once_more.in_disorder("turkey") and "turkey" not in RULES.owing_players(once_more, once_more.phase)
+    assert "austria" not in once_more.disorder and "austria" not in dict(once_more.missed)  # gave orders: reset
+    patient = RULES.initial_state({"map": "standard", "civil_disorder_after": 3}, POWERS)
+    patient = RULES.apply(patient, P("S1901P"), [])[0]
+    for _ in range(2):
+        patient = play(patient)[0]
+        while patient.phase is not None and patient.phase[2] != 1:
+            patient = play(patient)[0]  # retreats and adjustments (forced disbands too) never count
+    assert dict(patient.missed)["turkey"] == 2 and not patient.disorder and not patient.entering
+
+
+@pytest.mark.parametrize("bad", [0, 21, "2", True])
+def test_civil_disorder_after_is_a_number_of_phases(bad: Any) -> None:
+    with pytest.raises(ValueError, match="civil_disorder_after"):
+        RULES.initial_state({"map": "standard", "civil_disorder_after": bad}, POWERS)
+
+
+def test_a_gunboat_game_has_no_press_and_no_relationship_rules() -> None:
+    """setup.press: none: every message but `ready` and a draw vote is refused (press.gunboat); every pair is at
+    WAR, so any order the engine accepts stands (plain Diplomacy)."""
+    gunboat = RULES.initial_state({"map": "standard", "press": "none"}, POWERS)
+    for message in ({"by": "france", "say": "hello"}, propose("france", "germany", "ALLIED"),
+                    {"by": "france", "declare": {"to": "germany", "state": "HOSTILE"}}):
+        assert refused(gunboat, message) == "press.gunboat"
+    spring = say(gunboat, *({"by": p, "ready": True} for p in POWERS))
+    spring = RULES.apply(spring, P("S1901P"), [])[0]
+    after, events = play(spring, germany=["A MUN - BUR"], france=["A PAR S A MUN - BUR"])
+    assert "warning" not in kinds(events) and "A BUR" in after.board.units_of("germany")
+    with pytest.raises(ValueError, match="setup.press"):
+        RULES.initial_state({"map": "standard", "press": "some"}, POWERS)

@@ -51,6 +51,7 @@ WARN_NO_OFFENCE = "press.warn-no-offence"
 WARN_TWICE = "press.warn-twice"
 SELF_WARN = "press.self-warn"
 NO_LIFT = "press.no-lift"
+GUNBOAT = "press.gunboat"
 WHISPER_RECIPIENT = "press.whisper-recipient"
 GIFT_NOT_ALLIED = "press.gift-not-allied"
 GIFT_NOT_YOURS = "press.gift-not-yours"
@@ -109,6 +110,9 @@ def _recognise(state: DowState, message: Mapping[str, Any], by: str) -> DowState
         expected = phases.format_time(state.phase) if state.phase is not None else None
         if at != expected:
             raise PressRefused(WRONG_PHASE, f"the message is dated {at!r} but the game is at {expected}")
+    if state.gunboat and kind not in ("ready", "draw"):
+        raise PressRefused(GUNBOAT, f"a gunboat game (setup press: none) has no press: no {kind}; only `ready` "
+                                    "and draw votes")
     if kind == "say":
         return state
     if kind in PRIVATE:
