@@ -4270,3 +4270,89 @@ def test_table_order__the_start_skips_the_agreed_dice(base_order_signed: Table, 
     table.write("status.yaml", dump_mapping(status.to_data()))
     bad = table.sneak("fed", "start: fed has control", status="keep")
     rejected(table, bad, "setup.no-consent", "status.yaml")
+
+
+# === Diplomacy at a fair table: an nmr holds, orders checked, a bounded director, sealed draw votes (docs/dow.md) ===
+
+@pytest.fixture
+def dow_sealing(dow_whisper: Any) -> Any:
+    """S1901M open: every power owes its orders (the director's game of the whisper fixture, past S1901P)."""
+    dow_whisper.phase()
+    assert dow_whisper.status()["firm"] == "S1901M"
+    return dow_whisper
+
+
+def _nmr_against(dow: Any, absent: str) -> str:
+    from pbem.services import agreements as agreeing
+
+    signers = [p for p in ("austria", "england", "france", "germany", "italy", "russia", "turkey") if p != absent]
+    aid = agreeing.agree(dow.ws(), dow.me(signers[0]), "nmr", player=absent).agreement
+    for power in signers[1:]:
+        agreeing.sign(dow.ws(), dow.me(power), aid)
+    return aid
+
+
+def test_dow_nmr__the_absent_power_seals_late_for_the_phase_the_nmr_settled(dow_sealing: Any) -> None:
+    """Threat: Turkey stays away until the others' sealed orders are revealed after the nmr, then seals orders for
+    the settled phase that fit what he saw. Defence: the nmr settled S1901M for him (his units take the
+    defaults); nothing more is owed there, by pbem (orders.not-owed) and by plain git; the next phase owes his
+    orders as usual."""
+    for power in ("austria", "england", "france", "germany", "italy", "russia"):
+        dow_sealing.seal(power)
+    _nmr_against(dow_sealing, "turkey")
+    dow_sealing.reveal("austria")
+    dow_sealing.refused("orders", dow_sealing.orders_file(["A CON - BUL"]), who="turkey", rule="orders.not-owed")
+    from pbem.services import chance
+
+    ws = dow_sealing.ws()
+    files = ws.head_files()
+    sid = chance.seal_secret(files, ws.game_of(files), dow_sealing.me("turkey"), "turkey", "orders",
+                             b'{"orders": ["A CON - BUL"]}', "S1901M", "late", step="S1901M")
+    bad = dow_sealing.sneak("turkey", files, "turkey: late orders")
+    found = dow_sealing.verify()
+    assert any(commit == bad for _rule, commit in found), (sid, found)
+
+
+def test_dow_draw__a_sealed_vote_opened_before_every_power_has_sealed(dow_sealing: Any) -> None:
+    """Threat: France seals a draw vote and opens it (his key) at once, by plain git, to press the others while
+    they decide. Defence: a sealed step's reveals come only once every power has sealed: the early reveal is no
+    legal commit (signature.not-in-control) and pbem refuses it (orders.not-yet)."""
+    from pbem.services import chance
+
+    dow_sealing.ok("orders", dow_sealing.orders_file([]), "--draw", who="france")
+    dow_sealing.refused("orders", "--reveal", who="france", rule="orders.not-yet")
+    ws = dow_sealing.ws()
+    files = ws.head_files()
+    chance.reveal_secret(files, ws.game_of(files), dow_sealing.me("france"), "france", "france-0001")
+    bad = dow_sealing.sneak("france", files, "france: my vote, shown early")
+    assert ("signature.not-in-control", bad) in dow_sealing.verify()
+
+
+def test_dow_draw__a_vote_changed_after_sealing(dow_sealing: Any) -> None:
+    """Threat: Germany sealed `draw: true`, sees who else sealed, and swaps his sealed set for one without the
+    vote (or seals a second set). Defence: a secret never changes once sealed (secret.changed), a second sealed
+    set for the phase is refused (orders.already-sealed); by plain git the commit that changes it is refused
+    (signature.not-in-control: nothing is owed that it could answer; secret.changed)."""
+    from pbem.crypto import seal
+
+    dow_sealing.ok("orders", dow_sealing.orders_file([]), "--draw", who="germany")
+    dow_sealing.refused("orders", dow_sealing.orders_file([]), who="germany", rule="orders.already-sealed")
+    raw = dict(dow_sealing.data("secrets/germany-0001.yaml"))
+    other = seal.seal(b'{"orders":[]}', dow_sealing.me("germany").public)
+    raw.update(box=base64.b64encode(other.box).decode(), commit=other.commit.hex())
+    files = dow_sealing.ws().head_files()
+    files["secrets/germany-0001.yaml"] = dump_mapping(raw).encode()
+    bad = dow_sealing.sneak("germany", files, "germany: no vote after all")
+    found = {rule for rule, commit in dow_sealing.verify() if commit == bad}
+    assert found and found <= {"secret.changed", "signature.not-in-control"}, found
+
+
+def test_dow_orders__a_forbidden_order_is_not_sealed_unless_asked(dow_sealing: Any) -> None:
+    """Threat (seen): an honest typo sealed and pushed becomes a public offence nothing can undo. Defence: pbem
+    checks every order before sealing (orders.forbidden, orders.invalid, with the file and line) and seals
+    nothing; `--anyway` seals as written."""
+    before = dow_sealing.head()
+    dow_sealing.refused("orders", dow_sealing.orders_file(["F TRI - VEN"]), who="austria", rule="orders.forbidden")
+    dow_sealing.refused("orders", dow_sealing.orders_file(["A VIE - TYX"]), who="austria", rule="orders.invalid")
+    assert dow_sealing.head() == before
+    dow_sealing.ok("orders", dow_sealing.orders_file(["F TRI - VEN"]), "--anyway", who="austria")

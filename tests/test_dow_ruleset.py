@@ -507,3 +507,30 @@ def test_a_gunboat_game_has_no_press_and_no_relationship_rules() -> None:
     assert "warning" not in kinds(events) and "A BUR" in after.board.units_of("germany")
     with pytest.raises(ValueError, match="setup.press"):
         RULES.initial_state({"map": "standard", "press": "some"}, POWERS)
+
+
+# --- the secret draw vote: sealed with the orders, opened with them ---------------------------------------------
+
+def test_a_sealed_draw_vote_needs_every_surviving_power_in_one_phase_and_expires_with_it() -> None:
+    """Each power may seal `draw: true` with its orders; the draw is agreed when every surviving power not in
+    civil disorder voted so in the same phase; no vote is no; a vote lasts one phase."""
+    spring = RULES.apply(RULES.initial_state({"map": "standard"}, POWERS), P("S1901P"), [])[0]
+
+    def sealed(state: DowState, voters: tuple[str, ...]) -> list[Action]:
+        return [Action(state.phase, p, None, {"orders": [], **({"draw": True} if p in voters else {})})
+                for p in POWERS]
+
+    six, events = RULES.apply(spring, spring.phase, sealed(spring, POWERS[:-1]))
+    assert six.outcome is None and "draw" not in kinds(events)  # Turkey gave no vote: no is no
+    # the six votes of S1901M do not stand in F1901M: Turkey's vote alone there is no draw
+    fall = six
+    while fall.phase != P("F1901M"):
+        fall = RULES.apply(fall, fall.phase, [])[0]
+    alone, _ = RULES.apply(fall, fall.phase, sealed(fall, ("turkey",)))
+    assert alone.outcome is None
+    agreed, events = RULES.apply(fall, fall.phase, sealed(fall, POWERS))
+    assert agreed.outcome == ("draw", POWERS) and RULES.is_over(agreed)
+    assert Event("draw", "", None, {"phase": "F1901M", "powers": list(POWERS), "vote": "sealed"}) in events
+    # a vote with its orders is still an orders submission: legal, judged as the orders alone
+    vote = Action(fall.phase, "france", None, {"orders": ["A PAR - BUR"], "draw": True})
+    assert RULES.legal(fall, vote) is None and [v[2] for v in RULES.verdicts(fall, vote)] == ["ok"]

@@ -51,6 +51,8 @@ def orders(source: Optional[Path] = typer.Argument(None, help="a YAML or JSON fi
                                                                "has sealed)"),
            anyway: bool = typer.Option(False, "--anyway", help="seal orders that will not stand as you wrote "
                                                                "them (void; a forbidden one earns a warning)"),
+           draw: bool = typer.Option(False, "--draw", help="seal a secret draw vote with the orders (a draw "
+                                                           "needs every surviving power's vote in one phase)"),
            key: Optional[str] = KeyOption) -> None:
     """Seal your power's orders for the phase open now and commit; reveal them once every power has sealed.
 
@@ -78,7 +80,7 @@ def orders(source: Optional[Path] = typer.Argument(None, help="a YAML or JSON fi
         assert source is not None
         if not source.is_file():
             raise PbemError("usage.no-file", f"{source}: no such file")
-        done = diplomacy.seal_orders(ws, me, source.read_bytes(), str(source), anyway=anyway)
+        done = diplomacy.seal_orders(ws, me, source.read_bytes(), str(source), anyway=anyway, draw=draw)
         for line in done.warnings():
             typer.echo(data_lines(line), err=True)
         typer.echo(f"sealed {done.secret}: your orders for {done.phase} ({len(done.orders)}); they are revealed "

@@ -169,7 +169,8 @@ def _read_orders(content: bytes, name: str) -> tuple[dict[str, list[str]], list[
         value = {"orders": []}
     schemas.validate(f"pbem/secret/{ORDERS_KIND}/1", value, file=name, doc=doc if value is doc.data else None)
     lines = [doc.line_of((i,) if bare else ("orders", i)) for i in range(len(value["orders"]))]
-    return {"orders": list(value["orders"])}, lines
+    vote = {"draw": True} if not bare and value.get("draw") is True else {}
+    return {"orders": list(value["orders"]), **vote}, lines
 
 
 ORDER_RULES = {"forbidden": "orders.forbidden", "invalid": "orders.invalid"}
@@ -209,12 +210,14 @@ def judge_orders(ruleset: Any, state: Any, point: Point, player: str, value: Map
     return problem, verdicts
 
 
-def seal_orders(ws: Workspace, me: Identity, content: bytes, name: str, anyway: bool = False) -> SealedOrders:
+def seal_orders(ws: Workspace, me: Identity, content: bytes, name: str, anyway: bool = False,
+                draw: bool = False) -> SealedOrders:
     """`pbem orders FILE`: seal my power's orders for the phase open now (secret kind `orders`, `step` = the
     phase) and commit. Every order is judged first, by the engine and by the relationship states: one that would
     not stand is refused with its file and line and nothing is sealed (`orders.forbidden`, `orders.invalid`),
     unless `anyway`: then it is sealed as given and the rules void it when the phase resolves (seed 001: "a one
-    time warning for an honest mistake")."""
+    time warning for an honest mistake"). `draw`: seal a secret draw vote with them (`draw: true`, ruleset
+    `sealed_draw`), opened with the orders."""
     seat = _seat(ws, me)
     head, player, when = seat.head, seat.player, seat.when
     ruleset = head.game.manifest.ruleset
@@ -230,6 +233,8 @@ def seal_orders(ws: Workspace, me: Identity, content: bytes, name: str, anyway: 
                if player not in owing else f"{player} cannot seal for {when} now ({head.status.pending[0].why})")
         raise PbemError("orders.not-owed", why, exit_code=ILLEGAL)
     value, lines = _read_orders(content, name)
+    if draw:
+        value["draw"] = True
     problem, verdicts = judge_orders(ruleset, seat.state, seat.point, player, value)
     for v in verdicts:  # DATC 6.B.9: never seal an order the engine would carry out with another meaning
         if v.verdict == "rewritten":
@@ -243,7 +248,8 @@ def seal_orders(ws: Workspace, me: Identity, content: bytes, name: str, anyway: 
     raw = yamlsafe.load(files[path], path).data
     files[path] = dump_mapping(_with_step(raw, when)).encode()
     n = len(value["orders"])
-    status, _stop = _commit(ws, seat, me, files, f"orders for {when} sealed ({sid}, {n} order{'s' * (n != 1)})")
+    status, _stop = _commit(ws, seat, me, files, f"orders for {when} sealed ({sid}, {n} order{'s' * (n != 1)}; "
+                            "a draw vote may be inside)")
     return SealedOrders(sid, when, tuple(value["orders"]), verdicts, problem, status)
 
 
@@ -477,6 +483,7 @@ class PhaseReport:
     events: tuple[Event, ...] = field(default=())
     units: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()  # (power, units gone, units new)
     outcome: tuple[str, tuple[str, ...]] | None = None  # the game ended in this phase: (victory|draw, powers)
+    votes: tuple[str, ...] = ()  # the powers whose sealed orders held a draw vote (opened with them)
 
     def _kinds(self, kind: str) -> list[Event]:
         return [e for e in self.events if e.kind == kind]
@@ -505,6 +512,8 @@ class PhaseReport:
         for power, given in self.orders.items():
             if given:
                 out.append(f"  orders   {power:<8} {'; '.join(given)}")
+        if self.votes:
+            out.append(f"  draw vote (sealed, opened with the orders): {', '.join(self.votes)}")
         for event in self.events:
             out.extend(_event_lines(event))
         label = "retreats" if self.phase.endswith("R") else "adjusted"
@@ -582,7 +591,8 @@ def chronicle(game: Game, point: Point | None, state: Any, until: Point | None,
         state, events = ruleset.apply(state, point, actions)
         units = _unit_changes(ruleset.position(before), ruleset.position(state)) if point[2] in (2, 3) else ()
         outcome = getattr(state, "outcome", None) if ruleset.is_over(state) else None
-        reports.append(PhaseReport(when, owing, orders, tuple(press), tuple(events), units, outcome))
+        votes = tuple(p for p in owing if revealed[p].value.get("draw") is True)
+        reports.append(PhaseReport(when, owing, orders, tuple(press), tuple(events), units, outcome, votes))
         point = ruleset.next_step(game.manifest.setup, point)
     return reports, (point, state)
 
