@@ -90,6 +90,23 @@ def orders(source: Optional[Path] = typer.Argument(None, help="a YAML or JSON fi
     run(go)
 
 
+@commands.command(name="open")
+def open_(power: str = typer.Argument(..., help="the power whose sealed orders you help open"),
+          key: Optional[str] = KeyOption) -> None:
+    """Publish your share of a power's sealed orders once every power has sealed and he withholds his reveal;
+    with enough shares the nmr against him opens them, and his orders stand as he sealed them.
+
+    Example: pbem open turkey && pbem agree nmr --player turkey
+    """
+    from pbem.services import diplomacy
+
+    def go() -> None:
+        done = diplomacy.open_share(workspace(), identity(key), power)
+        typer.echo(f"published your share of {done.message['open']['secret']} at {done.message['at']}")
+
+    run(go)
+
+
 # --- press -------------------------------------------------------------------------------------------------
 @commands.command()
 def say(text: str = typer.Argument(..., help="what you say in global press"),

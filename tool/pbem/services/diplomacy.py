@@ -16,6 +16,7 @@ each did: orders, warnings, dislodgements, retreats, builds, centres and relatio
 
 from __future__ import annotations
 
+import base64
 import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -31,8 +32,11 @@ from pbem.rulesets.base import Action, Event, Point
 from pbem.services import chance
 from pbem.services.workspace import Identity, Workspace
 from pbem.verify.gamefiles import ENTRY_LINE, STATUS, Game, in_commit_order
+from pbem.crypto import seal, shares
+from pbem.protocol import openings
 from pbem.protocol.agreements import NMR
-from pbem.verify.turns import Verified, effects_of, expected_after, who
+from pbem.protocol.secrets import Secret
+from pbem.verify.turns import Verified, effects_of, expected_after, reveals_owed, who
 
 
 
@@ -246,7 +250,10 @@ def seal_orders(ws: Workspace, me: Identity, content: bytes, name: str, anyway: 
                              f"{player}'s orders for {when}")
     path = f"secrets/{sid}.yaml"
     raw = yamlsafe.load(files[path], path).data
-    files[path] = dump_mapping(_with_step(raw, when)).encode()
+    # the key shared among the other players, so that a withheld set can be opened without me (DESIGN §4.7)
+    key = seal.recover_key(base64.b64decode(raw["owner_box"]), chance.private_key(me))
+    dealt = shares.deal(sid, key, openings.recipients(head.game.manifest.players, player, head.game.manifest.keys))
+    files[path] = dump_mapping({**_with_step(raw, when), **dealt}).encode()
     n = len(value["orders"])
     status, _stop = _commit(ws, seat, me, files, f"orders for {when} sealed ({sid}, {n} order{'s' * (n != 1)}; "
                             "a draw vote may be inside)")
@@ -302,6 +309,43 @@ def reveal_orders(ws: Workspace, me: Identity) -> RevealedOrders:
     details = [line for r in reports for line in r.headline()]
     status, _stop = _commit(ws, seat, me, files, f"orders for {when} revealed ({mine.secret})", details)
     return RevealedOrders(mine.secret, when, tuple(value.get("orders", ())), status, tuple(reports))
+
+
+def open_share(ws: Workspace, me: Identity, power: str) -> Posted:
+    """`pbem open POWER`: publish my share of `power`'s sealed orders for the phase open now, once every power has
+    sealed and `power` owes his reveal (protocol.openings): with enough shares, the commit that completes the nmr
+    against him opens his set, and his sealed orders stand."""
+    seat = _seat(ws, me)
+    head, when = seat.head, seat.when
+    sealed = head.game.inputs.sealed.get((when, power))
+    if sealed is None or sealed.revealed:
+        raise PbemError("share.early", f"{power} has {'revealed' if sealed else 'sealed no'} orders for {when}: "
+                        "there is nothing of his to open", exit_code=ILLEGAL)
+    secret = head.game.secrets[sealed.secret]
+    if sealed.secret not in reveals_owed(head):
+        raise PbemError("share.early", f"{power}'s orders for {when} are opened only once every power has sealed "
+                        "and he owes his reveal", exit_code=ILLEGAL)
+    mine = (secret.raw.get("shares") or {}).get(seat.player)
+    if mine is None:
+        raise PbemError("share.forged", f"{power}'s set {secret.id} holds no share for {seat.player} (sealed by an "
+                        "older pbem, or not shared with you)", exit_code=ILLEGAL)
+    share = seal.recover_key(base64.b64decode(mine["box"]), chance.private_key(me))
+    return post(ws, me, {"open": {"secret": secret.id, "share": share.hex()}})
+
+
+def opened_marks(files: dict[str, bytes], game: Game) -> list[str]:
+    """In the commit completing an nmr: each set it marks withheld that the published shares open gets `opened`
+    (the rebuilt key), so it stands as sealed; one line per set opened, for the commit message."""
+    done = []
+    for path in sorted(p for p in files if p.startswith("secrets/")):
+        raw = yamlsafe.load(files[path], path).data
+        if not isinstance(raw, dict) or not raw.get("withheld") or "opened" in raw or not raw.get("shares"):
+            continue
+        key = openings.opening(Secret(raw, path), game.press)
+        if key is not None:
+            files[path] = dump_mapping({**raw, "opened": key.hex()}).encode()
+            done.append(f"{raw['owner']}'s withheld set {raw['id']} opened by the other powers' shares: it stands")
+    return done
 
 
 # --- press -------------------------------------------------------------------------------------------------------
@@ -377,6 +421,8 @@ def describe_message(message: Mapping[str, Any]) -> str:
     if "disclose" in message:
         return (f"{by} discloses whisper {message['disclose']['id']}: "
                 f"{json.dumps(message['disclose']['text'], ensure_ascii=False)}")
+    if "open" in message:
+        return f"{by} publishes its share of {message['open']['secret']} (a withheld set, opened with enough shares)"
     if "ready" in message:
         return f"{by} is ready: done with the press-only first half"
     if "draw" in message:
@@ -538,6 +584,9 @@ def _event_lines(event: Event) -> list[str]:
         return [f"  CIVIL DISORDER {event.by} (offence {data['offences']})"]
     if event.kind == "void":
         return [f"  void     {event.by}: {data['order']!r}: {data['reason']}"]
+    if event.kind == "withheld":
+        return [f"  WITHHELD {event.by} withheld its reveal: its sealed orders were opened by the other powers' "
+                "shares and stand; counted as a missed phase"]
     if event.kind == "missed":
         return [f"  missed   {event.by} gave no orders: the engine's defaults apply"]
     if event.kind == "dislodged":
@@ -575,7 +624,7 @@ def chronicle(game: Game, point: Point | None, state: Any, until: Point | None,
             state = due.pop(0)[1](state)
         when = ruleset.format_time(point)
         owing = tuple(p for p in (ruleset.owing_players(state, point) if ruleset.sealed(point) else ())
-                      if (p, point) not in excused and not getattr(inputs.sealed.get((when, p)), "withheld", ""))
+                      if _counts(inputs, when, p, (p, point) in excused))
         revealed = {p: inputs.sealed[(when, p)] for p in owing if (when, p) in inputs.sealed}
         if len(revealed) < len(owing) or not all(s.revealed for s in revealed.values()):
             break
@@ -586,7 +635,8 @@ def chronicle(game: Game, point: Point | None, state: Any, until: Point | None,
             changes = ruleset.relations(before).recognised.changes_to(ruleset.relations(state).recognised)
             press.append(PressLine(message.body, str(refusal) if refusal else None, tuple(changes)))
         orders = {p: tuple(revealed[p].value.get("orders", ())) for p in owing}
-        actions = [Action(point, p, None, revealed[p].value, "sealed") for p in owing]
+        actions = [Action(point, p, None, revealed[p].value, "opened" if revealed[p].withheld else "sealed")
+                   for p in owing]
         before = state
         state, events = ruleset.apply(state, point, actions)
         units = _unit_changes(ruleset.position(before), ruleset.position(state)) if point[2] in (2, 3) else ()
@@ -595,6 +645,15 @@ def chronicle(game: Game, point: Point | None, state: Any, until: Point | None,
         reports.append(PhaseReport(when, owing, orders, tuple(press), tuple(events), units, outcome, votes))
         point = ruleset.next_step(game.manifest.setup, point)
     return reports, (point, state)
+
+
+def _counts(inputs: Inputs, when: str, power: str, excused: bool) -> bool:
+    """Whether a power owing orders at `when` gives them, as replay decides: not when an nmr excused him or his
+    set was withheld, unless the other powers' shares opened it (then it stands as sealed)."""
+    sealed = inputs.sealed.get((when, power))
+    if sealed is not None and sealed.withheld:
+        return sealed.revealed
+    return not excused
 
 
 def _unit_changes(before: Mapping[str, Any], after: Mapping[str, Any]

@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
-from pbem.protocol import agreements, dice, errata, secrets
+from pbem.protocol import agreements, dice, errata, openings, secrets
 from pbem.protocol import auction as auctions
 from pbem.protocol.control import progress_error, resume_from, status_of
 from pbem.protocol.history import entry_changes, firm_findings, ownership_findings
@@ -724,8 +724,9 @@ def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn:
         findings.extend(press_findings(prev.game.press, game.press, player, prev.status.firm,
                                        [seat.id for seat in manifest.seats]))
         findings.extend(_press_refusals(prev, game))
-        findings.extend(whisper_findings(manifest.id, manifest.keys, game.press,
-                                         press_added(prev.game.press, game.press) or ()))
+        added = press_added(prev.game.press, game.press) or ()
+        findings.extend(whisper_findings(manifest.id, manifest.keys, game.press, added))
+        findings.extend(openings.share_findings(game.secrets, added, reveals_owed(prev)))
     return findings
 
 
@@ -741,8 +742,8 @@ def _settlement(prev: Verified, game: Game, changed: set[str], player: str,
     for path in sorted(p for p in changed if DICE_RE.match(p) or SECRET_RE.match(p)):
         old = _by_file(prev.game, path)
         new = _by_file(game, path)
-        if old is None or new is None or {k: v for k, v in new.raw.items() if k != "withheld"} != \
-                {k: v for k, v in old.raw.items() if k != "withheld"}:
+        if old is None or new is None or {k: v for k, v in new.raw.items() if k not in SETTLES} != \
+                {k: v for k, v in old.raw.items() if k not in SETTLES}:
             findings.append(Finding("agreement.mixed", f"{path}: the commit completing an nmr or resign marks only "
                                     "what it settles (withheld); take your turn in a commit of its own", file=path))
     if findings:
@@ -753,6 +754,7 @@ def _settlement(prev: Verified, game: Game, changed: set[str], player: str,
         findings.extend(dice.settlement_findings(manifest.players, prev.game.batches, game.batches, settled,
                                                  resigned))
     owed = {p: ids for p, (_batches, ids) in settlement_parts(prev, settled).items()}
+    findings.extend(openings.opening_findings(prev.game.secrets, game.secrets, game.press))
     findings.extend(secrets.secret_findings(prev.game.secrets, game.secrets, player, manifest.players,
                                             manifest.ruleset.parse_time, settled, set().union(*owed.values())))
     for p, ids in sorted(owed.items()):
@@ -762,6 +764,18 @@ def _settlement(prev: Verified, game: Game, changed: set[str], player: str,
                                         f"{sid}'s reveal is owed: its commit writes `withheld: {settled[p]}` there "
                                         "(pbem sign does)", file=f"secrets/{sid}.yaml"))
     return findings
+
+
+SETTLES = ("withheld", "opened")  # what the commit completing an nmr may write in a secret (DESIGN §4.7, §4.8)
+
+
+def reveals_owed(prev: Verified) -> set[str]:
+    """The sealed inputs whose reveal is owed at `prev` (every player of their step has sealed): the only sets whose
+    shares may be published (protocol.openings)."""
+    if prev.status is None:
+        return set()
+    owed = {(b.at, b.player) for b in prev.status.pending if b.kind == secrets.SECRET}
+    return {s.id for s in prev.game.secrets.values() if (s.raw.get("step"), s.owner) in owed and not s.revealed}
 
 
 def _withheld_touched(prev: Verified, game: Game, changed: set[str], player: str) -> list[Finding]:

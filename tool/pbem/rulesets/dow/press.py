@@ -19,6 +19,7 @@ name; that order is the public recognition order. Each message is one of:
     {by: france, whisper: {id, to, box, commit, keys, sig}}  private press, sealed to its recipients: recognises
                                                              nothing (pbem.protocol.whisper checks the crypto)
     {by: germany, disclose: {id, key, text}}                 a whisper made public by one who received it
+    {by: russia, open: {secret: turkey-0001, share: HEX}}    a share of a withheld set (protocol.openings)
 
 and may carry `at: PHASE`, the phase during which it was sent; it must then be the phase the game is at.
 A refused message changes nothing and gets a `Refusal`: the reason text, with the rule id in `.rule`.
@@ -58,7 +59,7 @@ GIFT_NOT_YOURS = "press.gift-not-yours"
 UNKNOWN_PROVINCE = "press.unknown-province"
 
 KINDS = ("say", "propose", "accept", "declare", "reaffirm", "gift", "warn", "lift", "draw", "ready", "whisper",
-         "disclose")
+         "disclose", "open")
 _EXTRA = {"warn": ("reason", "offence")}
 PRIVATE = ("whisper", "disclose")  # private press and its disclosure: recognised, but they change nothing
 
@@ -110,6 +111,8 @@ def _recognise(state: DowState, message: Mapping[str, Any], by: str) -> DowState
         expected = phases.format_time(state.phase) if state.phase is not None else None
         if at != expected:
             raise PressRefused(WRONG_PHASE, f"the message is dated {at!r} but the game is at {expected}")
+    if kind == "open":  # a share of a withheld set: checked with the secrets (protocol.openings), changes nothing
+        return state
     if state.gunboat and kind not in ("ready", "draw"):
         raise PressRefused(GUNBOAT, f"a gunboat game (setup press: none) has no press: no {kind}; only `ready` "
                                     "and draw votes")

@@ -157,6 +157,14 @@ class DowRuleset:
         """Resolve one phase (see pbem.rulesets.dow.resolve), then the secret draw vote sealed with its orders;
         Diplomacy rolls no dice, so `rolls` is unused."""
         after, events = resolve.resolve(game, point, [_orders_only(a) for a in actions])
+        if point[2] == phases.MOVEMENT:  # a withheld set opened without its owner stands, and counts as missed
+            for action in actions:
+                if action.source == "opened" and action.by in game.powers:
+                    after, disorder = after.withheld_counted(action.by, game)
+                    events.append(Event("withheld", action.by, None, {"phase": phases.format_time(point)}))
+                    if disorder:
+                        events.append(Event("civil_disorder", action.by, None, {
+                            "phase": phases.format_time(point), "offences": after.offences_of(action.by)}))
         return sealed_draw(game, after, point, actions, events)
 
     # --- press and relations -----------------------------------------------------------------------------

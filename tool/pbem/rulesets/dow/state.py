@@ -123,6 +123,17 @@ class DowState:
             out = replace(out, entering=tuple(sorted({*self.entering, power})))
         return out
 
+    def withheld_counted(self, power: str, before: DowState) -> tuple[DowState, bool]:
+        """`power`'s movement phase counted as missed after all: its set was withheld and opened without it (the
+        orders stood, the withholding did not pay). From `before`'s count; at the limit it is in civil disorder
+        from the next phase at once (True)."""
+        missed = dict(self.missed)
+        missed[power] = dict(before.missed).get(power, 0) + 1
+        out = replace(self, missed=tuple(sorted(missed.items())))
+        if missed[power] >= self.missed_limit and power not in out.disorder:
+            return replace(out, disorder=tuple(sorted({*out.disorder, power}))), True
+        return out, False
+
     def said_by(self, author: str) -> int:
         """How many public messages of `author` were recognised so far."""
         return dict(self.said).get(author, 0)
