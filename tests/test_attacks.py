@@ -4356,3 +4356,82 @@ def test_dow_orders__a_forbidden_order_is_not_sealed_unless_asked(dow_sealing: A
     dow_sealing.refused("orders", dow_sealing.orders_file(["A VIE - TYX"]), who="austria", rule="orders.invalid")
     assert dow_sealing.head() == before
     dow_sealing.ok("orders", dow_sealing.orders_file(["F TRI - VEN"]), "--anyway", who="austria")
+
+
+# --- withheld sets: opened without their owner by the other powers' shares (docs/dow.md) -------------------------
+
+def _share(dow: Any, secret_id: str, holder: str) -> str:
+    """`holder`'s share of a sealed set, decrypted with his key (what `pbem open` publishes)."""
+    from pbem.crypto import seal
+    from pbem.crypto.keys import load_private_key
+
+    raw = dow.data(f"secrets/{secret_id}.yaml")
+    return seal.recover_key(base64.b64decode(raw["shares"][holder]["box"]), load_private_key(dow.key(holder))).hex()
+
+
+def _publish(dow: Any, holder: str, secret_id: str, share: str) -> str:
+    message = {"by": holder, "at": dow.status()["firm"], "open": {"secret": secret_id, "share": share}}
+    return dow.sneak(holder, _dow_files_with(dow, holder, message), f"{holder}: share of {secret_id}")
+
+
+@pytest.fixture
+def turkey_withholds(dow_sealing: Any) -> Any:
+    """Every power sealed S1901M (Turkey: A CON - BUL), all but Turkey revealed: Turkey withholds."""
+    for power in ("austria", "england", "france", "germany", "italy", "russia"):
+        dow_sealing.seal(power)
+    dow_sealing.seal("turkey", ["A CON - BUL"])
+    for power in ("austria", "england", "france", "germany", "italy", "russia"):
+        dow_sealing.reveal(power)
+    return dow_sealing
+
+
+def test_withheld__a_forged_share(turkey_withholds: Any) -> None:
+    """Threat: Russia, who wants Turkey's set to stay shut (or to open wrong), publishes random bytes as his
+    share. Defence: each share is checked against the commitment its dealer sealed with the set (share.forged);
+    a power with no share of the set cannot publish one either."""
+    bad = _publish(turkey_withholds, "russia", "turkey-0001", "ab" * 32)
+    assert ("share.forged", bad) in turkey_withholds.verify()
+    _back_to_parent(turkey_withholds)
+    bad = _publish(turkey_withholds, "russia", "russia-0001", _share(turkey_withholds, "turkey-0001", "russia"))
+    assert ("share.forged", bad) in turkey_withholds.verify()  # his own set: dealt to the others, not to him
+
+
+def test_withheld__a_share_that_opens_another_set(turkey_withholds: Any) -> None:
+    """Threat: Russia publishes, as his share of Turkey's set, his (genuine) share of England's set, hoping the
+    combination opens something else or poisons the opening. Defence: a share's commitment binds it to its set
+    and recipient (share.wrong-set), by pbem and by plain git."""
+    bad = _publish(turkey_withholds, "russia", "turkey-0001", _share(turkey_withholds, "england-0001", "russia"))
+    assert ("share.wrong-set", bad) in turkey_withholds.verify()
+
+
+def test_withheld__a_share_published_before_every_power_has_sealed(dow_sealing: Any) -> None:
+    """Threat: Turkey sealed first; a coalition publishes its shares before its members seal, to read his orders
+    and answer them. Defence: a share is published only while its set's reveal is owed, every power having sealed
+    (share.early); pbem refuses too (tests/test_dow_withheld.py)."""
+    dow_sealing.seal("turkey", ["A CON - BUL"])
+    bad = _publish(dow_sealing, "russia", "turkey-0001", _share(dow_sealing, "turkey-0001", "russia"))
+    assert ("share.early", bad) in dow_sealing.verify()
+
+
+def test_withheld__the_nmr_opens_a_set_with_a_made_up_key(turkey_withholds: Any) -> None:
+    """Threat: the power completing the nmr writes `opened` with a key of his own making (or one the shares do
+    not rebuild), so that a set of his choosing stands. Defence: `opened` must be the key the published shares
+    rebuild and must open the box to its commitment (share.bad-opening)."""
+    from pbem.formats import yamlsafe
+    from pbem.services import agreements as agreeing
+
+    powers = ("austria", "england", "france", "germany", "italy", "russia")
+    aid = agreeing.agree(turkey_withholds.ws(), turkey_withholds.me("austria"), "nmr", player="turkey").agreement
+    for power in powers[1:-1]:
+        agreeing.sign(turkey_withholds.ws(), turkey_withholds.me(power), aid)
+    ws = turkey_withholds.ws()
+    files = ws.head_files()
+    agreeing.sign(ws, turkey_withholds.me("russia"), aid)  # the honest last signature, to copy its files
+    signed = ws.head_files()
+    _back_to_parent(turkey_withholds)
+    raw = yamlsafe.load(signed["secrets/turkey-0001.yaml"], "s").data
+    assert "opened" not in raw  # no shares were published: nothing opened
+    files.update({p: d for p, d in signed.items() if p.startswith(("agreements/", "secrets/"))})
+    files["secrets/turkey-0001.yaml"] = dump_mapping({**raw, "opened": "cd" * 32}).encode()
+    bad = turkey_withholds.sneak("russia", files, "russia: signs the nmr, and opens as he likes")
+    assert ("share.bad-opening", bad) in turkey_withholds.verify()

@@ -121,11 +121,15 @@ def opening_findings(before: Mapping[str, Secret], after: Mapping[str, Secret],
 
 
 def opened_value(secret: Secret) -> Any:
-    """The content of a withheld set opened by its shares, or None."""
+    """The content of a withheld set opened by its shares, or None (also for an `opened` key that does not open
+    it: `opening_findings` names that commit)."""
     key = secret.raw.get("opened")
     if not key or not secret.withheld:
         return None
-    return Secret({**secret.raw, "key": key}, secret.file).value()
+    try:
+        return Secret({**secret.raw, "key": key}, secret.file).value()
+    except PbemError:
+        return None
 
 
 def recipients(players: Sequence[str], owner: str, keys: Mapping[str, Any]) -> dict[str, Any]:
