@@ -4365,8 +4365,10 @@ def _share(dow: Any, secret_id: str, holder: str) -> str:
     from pbem.crypto import seal
     from pbem.crypto.keys import load_private_key
 
+    from pbem.crypto import shares
+
     raw = dow.data(f"secrets/{secret_id}.yaml")
-    return seal.recover_key(base64.b64decode(raw["shares"][holder]["box"]), load_private_key(dow.key(holder))).hex()
+    return seal.recover_key(shares.parse(raw["shares"][holder])[1], load_private_key(dow.key(holder))).hex()
 
 
 def _publish(dow: Any, holder: str, secret_id: str, share: str) -> str:

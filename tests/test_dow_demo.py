@@ -62,7 +62,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
     root = tmp_path_factory.mktemp("dow-demo")
     (root / "home").mkdir()
     done = subprocess.run([str(PBEM), "demo", str(root), "--game", "dow"], cwd=root, env=clean_env(root / "home"),
-                          capture_output=True, text=True, check=False, timeout=300)
+                          capture_output=True, text=True, check=False, timeout=600)
     return Demo(root, done)
 
 

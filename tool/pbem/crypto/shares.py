@@ -58,14 +58,22 @@ def commitment(secret_id: str, recipient: str, index: int, share: bytes) -> str:
 
 
 def deal(secret_id: str, key: bytes, recipients: Mapping[str, PublicKey]) -> dict[str, object]:
-    """The fields a sealed set carries for its opening without its owner: `threshold`, and per recipient its
-    share's index, box (base64, sealed to him) and commitment."""
+    """The fields a sealed set carries for its opening without its owner: `threshold`, and per recipient
+    "INDEX.BOX.COMMIT": his share's index, the share sealed to him (base64) and its commitment (one string, so the
+    secret file stays small to read and check)."""
     import base64
 
     names = sorted(recipients)
     threshold = threshold_for(len(names))
     dealt = split(key, names, threshold)
     return {"threshold": threshold,
-            "shares": {who: {"index": i, "box": base64.b64encode(seal_to(share, recipients[who])).decode(),
-                             "commit": commitment(secret_id, who, i, share)}
-                       for who, (i, share) in dealt.items()}}
+            "shares": {who: f"{i}.{base64.b64encode(seal_to(share, recipients[who])).decode()}."
+                            f"{commitment(secret_id, who, i, share)}" for who, (i, share) in dealt.items()}}
+
+
+def parse(dealt: str) -> tuple[int, bytes, str]:
+    """(index, sealed box, commitment hex) of one dealt share "INDEX.BOX.COMMIT"."""
+    import base64
+
+    index, box, commit = dealt.split(".")
+    return int(index), base64.b64decode(box), commit

@@ -40,8 +40,10 @@ def share_of(message: Message | Mapping[str, Any]) -> tuple[str, str, bytes] | N
 
 def _check(secret: Secret, by: str, share: bytes) -> bool:
     dealt = (secret.raw.get("shares") or {}).get(by)
-    return isinstance(dealt, Mapping) and hmac.compare_digest(
-        shares.commitment(secret.id, by, int(dealt["index"]), share), str(dealt["commit"]))
+    if not isinstance(dealt, str):
+        return False
+    index, _box, commit = shares.parse(dealt)
+    return hmac.compare_digest(shares.commitment(secret.id, by, index, share), commit)
 
 
 def share_findings(secrets: Mapping[str, Secret], added: Iterable[Message],
@@ -83,7 +85,7 @@ def published(secret: Secret, press: Mapping[str, PressFile]) -> list[tuple[int,
             found = share_of(message)
             if found is None or found[1] != secret.id or found[0] in seen or not _check(secret, found[0], found[2]):
                 continue
-            seen[found[0]] = (int(secret.raw["shares"][found[0]]["index"]), found[2])
+            seen[found[0]] = (shares.parse(secret.raw["shares"][found[0]])[0], found[2])
     return [seen[p] for p in sorted(seen)]
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import base64
 import json
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from pbem.errors import ILLEGAL, PbemError, check_texts
 from pbem.formats import schemas, yamlsafe
@@ -164,23 +164,23 @@ def read_orders(content: bytes, name: str) -> dict[str, list[str]]:
     return _read_orders(content, name)[0]
 
 
-def _read_orders(content: bytes, name: str) -> tuple[dict[str, list[str]], list[int]]:
-    """`read_orders`, and the line of each order in the file."""
+def _read_orders(content: bytes, name: str) -> tuple[dict[str, Any], Callable[[int], int]]:
+    """`read_orders`, and where the i-th order stands in the file (its line, found only when asked)."""
     doc = yamlsafe.load(content, name)
     bare = isinstance(doc.data, list)
     value = {"orders": doc.data} if bare else doc.data
     if value is None:
         value = {"orders": []}
     schemas.validate(f"pbem/secret/{ORDERS_KIND}/1", value, file=name, doc=doc if value is doc.data else None)
-    lines = [doc.line_of((i,) if bare else ("orders", i)) for i in range(len(value["orders"]))]
     vote = {"draw": True} if not bare and value.get("draw") is True else {}
-    return {"orders": list(value["orders"]), **vote}, lines
+    return {"orders": list(value["orders"]), **vote}, lambda i: doc.line_of((i,) if bare else ("orders", i))
 
 
 ORDER_RULES = {"forbidden": "orders.forbidden", "invalid": "orders.invalid"}
 
 
-def _check_orders(name: str, lines: Sequence[int], problem: str | None, verdicts: Sequence[Verdict]) -> None:
+def _check_orders(name: str, line_of: Callable[[int], int], problem: str | None,
+                  verdicts: Sequence[Verdict]) -> None:
     """Refuse to seal orders that will not stand, before anything is written (seed 001 "an honest mistake" is
     best caught before it counts): the first such order named with its file and line, rule `orders.forbidden`
     (the relationship states forbid it: it would be void and an offence) or `orders.invalid` (the engine refuses
@@ -200,7 +200,7 @@ def _check_orders(name: str, lines: Sequence[int], problem: str | None, verdicts
     why = "; a forbidden order is an offence: a warning, the second puts you into civil disorder" \
         if forbidden else ""
     raise PbemError(ORDER_RULES[first.verdict], f"{first.order!r} {what}: {first.reason}{more}", file=name,
-                    line=lines[i] if i < len(lines) else None, exit_code=ILLEGAL,
+                    line=line_of(i), exit_code=ILLEGAL,
                     hint=hint + why + "); nothing was sealed")
 
 
@@ -236,7 +236,7 @@ def seal_orders(ws: Workspace, me: Identity, content: bytes, name: str, anyway: 
         why = (f"{player} owes no orders at {when}; powers owing: {', '.join(owing) or 'none'}"
                if player not in owing else f"{player} cannot seal for {when} now ({head.status.pending[0].why})")
         raise PbemError("orders.not-owed", why, exit_code=ILLEGAL)
-    value, lines = _read_orders(content, name)
+    value, line_of = _read_orders(content, name)
     if draw:
         value["draw"] = True
     problem, verdicts = judge_orders(ruleset, seat.state, seat.point, player, value)
@@ -244,7 +244,7 @@ def seal_orders(ws: Workspace, me: Identity, content: bytes, name: str, anyway: 
         if v.verdict == "rewritten":
             raise PbemError("rules.order-rewritten", f"{name}: {v.order!r} refused: {v.reason}", exit_code=ILLEGAL)
     if not anyway:
-        _check_orders(name, lines, problem, verdicts)
+        _check_orders(name, line_of, problem, verdicts)
     files = ws.head_files()
     sid = chance.seal_secret(files, ws.game_of(files), me, player, ORDERS_KIND, canonical(value), when,
                              f"{player}'s orders for {when}")
@@ -329,7 +329,7 @@ def open_share(ws: Workspace, me: Identity, power: str) -> Posted:
     if mine is None:
         raise PbemError("share.forged", f"{power}'s set {secret.id} holds no share for {seat.player} (sealed by an "
                         "older pbem, or not shared with you)", exit_code=ILLEGAL)
-    share = seal.recover_key(base64.b64decode(mine["box"]), chance.private_key(me))
+    share = seal.recover_key(shares.parse(mine)[1], chance.private_key(me))
     return post(ws, me, {"open": {"secret": secret.id, "share": share.hex()}})
 
 
