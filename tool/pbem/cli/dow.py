@@ -98,10 +98,10 @@ def open_(power: str = typer.Argument(..., help="the power whose sealed orders y
 
     Example: pbem open turkey && pbem agree nmr --player turkey
     """
-    from pbem.services import diplomacy
+    from pbem.services import dow_openings
 
     def go() -> None:
-        done = diplomacy.open_share(workspace(), identity(key), power)
+        done = dow_openings.open_share(workspace(), identity(key), power)
         typer.echo(f"published your share of {done.message['open']['secret']} at {done.message['at']}")
 
     run(go)
@@ -195,8 +195,8 @@ def draw(withdraw: bool = typer.Option(False, "--withdraw", help="withdraw your 
 @commands.command()
 def warn(power: str = typer.Argument(..., help="the power warned"),
          reason: str = typer.Option(..., "--reason", help="why, in global press"),
-         order: str = typer.Option(..., "--order", help="the void order cited, e.g. \"A BUR H\""),
-         phase: str = typer.Option(..., "--phase", help="the phase of the void order, e.g. S1901M"),
+         order: Optional[str] = typer.Option(None, "--order", help="the void order cited, e.g. \"A BUR H\""),
+         phase: Optional[str] = typer.Option(None, "--phase", help="the phase of the void order, e.g. S1901M"),
          key: Optional[str] = KeyOption) -> None:
     """As the game director: warn a power for an offence the game recorded, one of its void orders (the second
     offence puts it into civil disorder from the next phase). Each offence earns at most one warning; a message
@@ -204,7 +204,13 @@ def warn(power: str = typer.Argument(..., help="the power warned"),
 
     Example: pbem warn turkey --phase S1901M --order "A BUR H" --reason "an order for a unit Turkey does not have"
     """
-    press({"warn": power, "reason": reason, "offence": {"phase": phase, "order": order}}, key)
+    def go() -> None:
+        if order is None or phase is None:
+            raise PbemError("usage.warn", "cite the offence the game recorded: --phase PHASE --order ORDER (a void "
+                            "order of the power; a message is never an offence)")
+        press({"warn": power, "reason": reason, "offence": {"phase": phase, "order": order}}, key)
+
+    run(go)
 
 
 @commands.command()

@@ -19,7 +19,7 @@ from typing import Any, Collection, Iterable, Mapping, Sequence
 
 from pbem.crypto import seal, shares
 from pbem.errors import Finding, PbemError
-from pbem.protocol.model import Message, PressFile
+from pbem.protocol.model import Inputs, Message, PressFile
 from pbem.protocol.secrets import Secret
 
 OPEN = "open"
@@ -137,3 +137,12 @@ def opened_value(secret: Secret) -> Any:
 def recipients(players: Sequence[str], owner: str, keys: Mapping[str, Any]) -> dict[str, Any]:
     """The players a power's set is shared among: every other seated player with a key."""
     return {p: keys[p] for p in players if p != owner and p in keys}
+
+
+def gives_input(inputs: Inputs, when: str, power: str, excused: bool) -> bool:
+    """Whether a power owing orders at `when` gives them, as replay decides: not when an nmr excused him or his
+    set was withheld, unless the other powers' shares opened it (then it stands as sealed)."""
+    sealed = inputs.sealed.get((when, power))
+    if sealed is not None and sealed.withheld:
+        return sealed.revealed
+    return not excused

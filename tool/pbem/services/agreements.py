@@ -148,7 +148,7 @@ def _commit(ws: Workspace, head: Verified, me: Identity, player: str, files: dic
         if settled:  # an nmr's last signature, or a resign: what its player owed and never gave is withheld
             marks = chance.withhold(files, head.game, settlement_parts(head, settled), settled)
             if hasattr(head.game.manifest.ruleset, "recognise"):  # Diplomacy: a withheld set the shares open
-                from pbem.services.diplomacy import opened_marks
+                from pbem.services.dow_openings import opened_marks
 
                 marks += opened_marks(files, ws.game_of(files))
             message += "\n\n" + "\n".join(marks) if marks else ""

@@ -259,11 +259,11 @@ def _opened_without(ws: Workspace, players: dict[str, Identity], absent: str, ot
     """`absent` saw every other power's orders and withholds his own: the others publish their shares (`pbem
     open`), sign the nmr, and its last signature opens his set (docs/dow.md "A withheld set is opened without its
     owner")."""
-    from pbem.services import agreements
+    from pbem.services import agreements, dow_openings
 
     echo(f"  {absent} has seen the others' orders and withholds his reveal")
     for power in others:
-        diplomacy.open_share(ws, players[power], absent)
+        dow_openings.open_share(ws, players[power], absent)
     echo(f"  open     {', '.join(others)} publish their shares of {absent}'s sealed orders (`pbem open {absent}`)")
     head = ws.head()
     assert head is not None and head.stop is not None

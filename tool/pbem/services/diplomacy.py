@@ -1,6 +1,5 @@
-"""Diplomacy (`dow/1`) from a power's side: seal its orders for the phase, reveal them once every power has
-sealed, post global press (in its own press file), read the relationship matrix, and tell what a resolved phase did (DESIGN §4.7, §7.2;
-seed 001).
+"""Diplomacy (`dow/1`) from a power's side: seal its orders for the phase, reveal them once every power has sealed,
+post global press (its own press file), read the relationships, tell what a resolved phase did (DESIGN §4.7, §7.2).
 
 Each function that changes the game builds the new tree from HEAD's files (never from half-edited working
 files), writes the status replay computes, and commits signed through `Workspace.commit`, which judges the
@@ -10,16 +9,14 @@ are put back afterwards.
 
 Where the rules judge a player's input, the ruleset does (`verdicts`, `recognise`, `relations_data`); this
 module only reads the state at HEAD's firm point and reports. `chronicle` re-plays revealed phases exactly as
-replay resolves them (owed players first, then the phase's press in the order it was sent, then the phase) to tell what
-each did: orders, warnings, dislodgements, retreats, builds, centres and relationship changes.
+replay resolves them (owed players, the phase's press in the order sent, then the phase) to tell what each did.
 """
 
 from __future__ import annotations
 
-import base64
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from pbem.errors import ILLEGAL, PbemError, check_texts
 from pbem.formats import schemas, yamlsafe
@@ -32,11 +29,9 @@ from pbem.rulesets.base import Action, Event, Point
 from pbem.services import chance
 from pbem.services.workspace import Identity, Workspace
 from pbem.verify.gamefiles import ENTRY_LINE, STATUS, Game, in_commit_order
-from pbem.crypto import seal, shares
-from pbem.protocol import openings
 from pbem.protocol.agreements import NMR
-from pbem.protocol.secrets import Secret
-from pbem.verify.turns import Verified, effects_of, expected_after, reveals_owed, who
+from pbem.protocol.openings import gives_input
+from pbem.verify.turns import Verified, effects_of, expected_after, who
 
 
 
@@ -161,47 +156,9 @@ class SealedOrders:
 def read_orders(content: bytes, name: str) -> dict[str, list[str]]:
     """A power's orders from a YAML or JSON file: `{orders: [ORDER, ...]}` (schema pbem/secret/orders/1) or
     just the list; refused with the file's name and line otherwise."""
-    return _read_orders(content, name)[0]
+    from pbem.services.order_check import read_with_lines
 
-
-def _read_orders(content: bytes, name: str) -> tuple[dict[str, Any], Callable[[int], int]]:
-    """`read_orders`, and where the i-th order stands in the file (its line, found only when asked)."""
-    doc = yamlsafe.load(content, name)
-    bare = isinstance(doc.data, list)
-    value = {"orders": doc.data} if bare else doc.data
-    if value is None:
-        value = {"orders": []}
-    schemas.validate(f"pbem/secret/{ORDERS_KIND}/1", value, file=name, doc=doc if value is doc.data else None)
-    vote = {"draw": True} if not bare and value.get("draw") is True else {}
-    return {"orders": list(value["orders"]), **vote}, lambda i: doc.line_of((i,) if bare else ("orders", i))
-
-
-ORDER_RULES = {"forbidden": "orders.forbidden", "invalid": "orders.invalid"}
-
-
-def _check_orders(name: str, line_of: Callable[[int], int], problem: str | None,
-                  verdicts: Sequence[Verdict]) -> None:
-    """Refuse to seal orders that will not stand, before anything is written (seed 001 "an honest mistake" is
-    best caught before it counts): the first such order named with its file and line, rule `orders.forbidden`
-    (the relationship states forbid it: it would be void and an offence) or `orders.invalid` (the engine refuses
-    it: void); `--anyway` seals them as written."""
-    bad = [(i, v) for i, v in enumerate(verdicts) if v.verdict in ORDER_RULES]
-    hint = "fix it, or seal as written with --anyway (void when the phase resolves"
-    if problem:
-        raise PbemError("orders.invalid", f"{name}: these orders will be void as a whole: {problem}", file=name,
-                        exit_code=ILLEGAL, hint=hint + "); nothing was sealed")
-    if not bad:
-        return
-    forbidden = [(i, v) for i, v in bad if v.verdict == "forbidden"]
-    i, first = (forbidden or bad)[0]
-    more = f" ({len(bad) - 1} more order{'s' * (len(bad) > 2)} will not stand either)" if len(bad) > 1 else ""
-    what = ("is forbidden by the relationship states" if first.verdict == "forbidden"
-            else "is not a valid order")
-    why = "; a forbidden order is an offence: a warning, the second puts you into civil disorder" \
-        if forbidden else ""
-    raise PbemError(ORDER_RULES[first.verdict], f"{first.order!r} {what}: {first.reason}{more}", file=name,
-                    line=line_of(i), exit_code=ILLEGAL,
-                    hint=hint + why + "); nothing was sealed")
+    return read_with_lines(content, name)[0]
 
 
 def judge_orders(ruleset: Any, state: Any, point: Point, player: str, value: Mapping[str, Any]
@@ -217,11 +174,8 @@ def judge_orders(ruleset: Any, state: Any, point: Point, player: str, value: Map
 def seal_orders(ws: Workspace, me: Identity, content: bytes, name: str, anyway: bool = False,
                 draw: bool = False) -> SealedOrders:
     """`pbem orders FILE`: seal my power's orders for the phase open now (secret kind `orders`, `step` = the
-    phase) and commit. Every order is judged first, by the engine and by the relationship states: one that would
-    not stand is refused with its file and line and nothing is sealed (`orders.forbidden`, `orders.invalid`),
-    unless `anyway`: then it is sealed as given and the rules void it when the phase resolves (seed 001: "a one
-    time warning for an honest mistake"). `draw`: seal a secret draw vote with them (`draw: true`, ruleset
-    `sealed_draw`), opened with the orders."""
+    phase) and commit; every order judged first (services.order_check), sealed as given with `anyway` (the
+    rules void it; seed 001: "a one time warning for an honest mistake"); `draw`: a sealed draw vote inside."""
     seat = _seat(ws, me)
     head, player, when = seat.head, seat.player, seat.when
     ruleset = head.game.manifest.ruleset
@@ -236,7 +190,9 @@ def seal_orders(ws: Workspace, me: Identity, content: bytes, name: str, anyway: 
         why = (f"{player} owes no orders at {when}; powers owing: {', '.join(owing) or 'none'}"
                if player not in owing else f"{player} cannot seal for {when} now ({head.status.pending[0].why})")
         raise PbemError("orders.not-owed", why, exit_code=ILLEGAL)
-    value, line_of = _read_orders(content, name)
+    from pbem.services.order_check import check_orders, read_with_lines
+
+    value, line_of = read_with_lines(content, name)
     if draw:
         value["draw"] = True
     problem, verdicts = judge_orders(ruleset, seat.state, seat.point, player, value)
@@ -244,19 +200,17 @@ def seal_orders(ws: Workspace, me: Identity, content: bytes, name: str, anyway: 
         if v.verdict == "rewritten":
             raise PbemError("rules.order-rewritten", f"{name}: {v.order!r} refused: {v.reason}", exit_code=ILLEGAL)
     if not anyway:
-        _check_orders(name, line_of, problem, verdicts)
+        check_orders(name, line_of, problem, verdicts)
     files = ws.head_files()
     sid = chance.seal_secret(files, ws.game_of(files), me, player, ORDERS_KIND, canonical(value), when,
                              f"{player}'s orders for {when}")
     path = f"secrets/{sid}.yaml"
     raw = yamlsafe.load(files[path], path).data
-    # the key shared among the other players, so that a withheld set can be opened without me (DESIGN §4.7)
-    key = seal.recover_key(base64.b64decode(raw["owner_box"]), chance.private_key(me))
-    dealt = shares.deal(sid, key, openings.recipients(head.game.manifest.players, player, head.game.manifest.keys))
-    files[path] = dump_mapping({**_with_step(raw, when), **dealt}).encode()
+    from pbem.services.dow_openings import dealt  # shared among the others, to open it without me (§4.7)
+
+    files[path] = dump_mapping({**_with_step(raw, when), **dealt(raw, head.game, player, me)}).encode()
     n = len(value["orders"])
-    status, _stop = _commit(ws, seat, me, files, f"orders for {when} sealed ({sid}, {n} order{'s' * (n != 1)}; "
-                            "a draw vote may be inside)")
+    status, _stop = _commit(ws, seat, me, files, f"orders for {when} sealed ({sid}, {n} order{'s' * (n != 1)})")
     return SealedOrders(sid, when, tuple(value["orders"]), verdicts, problem, status)
 
 
@@ -309,43 +263,6 @@ def reveal_orders(ws: Workspace, me: Identity) -> RevealedOrders:
     details = [line for r in reports for line in r.headline()]
     status, _stop = _commit(ws, seat, me, files, f"orders for {when} revealed ({mine.secret})", details)
     return RevealedOrders(mine.secret, when, tuple(value.get("orders", ())), status, tuple(reports))
-
-
-def open_share(ws: Workspace, me: Identity, power: str) -> Posted:
-    """`pbem open POWER`: publish my share of `power`'s sealed orders for the phase open now, once every power has
-    sealed and `power` owes his reveal (protocol.openings): with enough shares, the commit that completes the nmr
-    against him opens his set, and his sealed orders stand."""
-    seat = _seat(ws, me)
-    head, when = seat.head, seat.when
-    sealed = head.game.inputs.sealed.get((when, power))
-    if sealed is None or sealed.revealed:
-        raise PbemError("share.early", f"{power} has {'revealed' if sealed else 'sealed no'} orders for {when}: "
-                        "there is nothing of his to open", exit_code=ILLEGAL)
-    secret = head.game.secrets[sealed.secret]
-    if sealed.secret not in reveals_owed(head):
-        raise PbemError("share.early", f"{power}'s orders for {when} are opened only once every power has sealed "
-                        "and he owes his reveal", exit_code=ILLEGAL)
-    mine = (secret.raw.get("shares") or {}).get(seat.player)
-    if mine is None:
-        raise PbemError("share.forged", f"{power}'s set {secret.id} holds no share for {seat.player} (sealed by an "
-                        "older pbem, or not shared with you)", exit_code=ILLEGAL)
-    share = seal.recover_key(shares.parse(mine)[1], chance.private_key(me))
-    return post(ws, me, {"open": {"secret": secret.id, "share": share.hex()}})
-
-
-def opened_marks(files: dict[str, bytes], game: Game) -> list[str]:
-    """In the commit completing an nmr: each set it marks withheld that the published shares open gets `opened`
-    (the rebuilt key), so it stands as sealed; one line per set opened, for the commit message."""
-    done = []
-    for path in sorted(p for p in files if p.startswith("secrets/")):
-        raw = yamlsafe.load(files[path], path).data
-        if not isinstance(raw, dict) or not raw.get("withheld") or "opened" in raw or not raw.get("shares"):
-            continue
-        key = openings.opening(Secret(raw, path), game.press)
-        if key is not None:
-            files[path] = dump_mapping({**raw, "opened": key.hex()}).encode()
-            done.append(f"{raw['owner']}'s withheld set {raw['id']} opened by the other powers' shares: it stands")
-    return done
 
 
 # --- press -------------------------------------------------------------------------------------------------------
@@ -422,7 +339,7 @@ def describe_message(message: Mapping[str, Any]) -> str:
         return (f"{by} discloses whisper {message['disclose']['id']}: "
                 f"{json.dumps(message['disclose']['text'], ensure_ascii=False)}")
     if "open" in message:
-        return f"{by} publishes its share of {message['open']['secret']} (a withheld set, opened with enough shares)"
+        return f"{by} publishes its share of the withheld set {message['open']['secret']}"
     if "ready" in message:
         return f"{by} is ready: done with the press-only first half"
     if "draw" in message:
@@ -585,8 +502,7 @@ def _event_lines(event: Event) -> list[str]:
     if event.kind == "void":
         return [f"  void     {event.by}: {data['order']!r}: {data['reason']}"]
     if event.kind == "withheld":
-        return [f"  WITHHELD {event.by} withheld its reveal: its sealed orders were opened by the other powers' "
-                "shares and stand; counted as a missed phase"]
+        return [f"  WITHHELD {event.by}: its sealed orders opened by the others' shares stand (a missed phase)"]
     if event.kind == "missed":
         return [f"  missed   {event.by} gave no orders: the engine's defaults apply"]
     if event.kind == "dislodged":
@@ -609,11 +525,8 @@ def chronicle(game: Game, point: Point | None, state: Any, until: Point | None,
               ) -> tuple[list[PhaseReport], tuple[Point | None, Any]]:
     """Resolve phases from (`point`, `state`) up to `until` (exclusive; None: as far as the revealed orders go)
     the way replay does (protocol.replay: the powers owing at the phase, their revealed orders, the press sent
-    during it recognised in the order of the commits that added it, then the phase), and tell what each did.
-    `gone_at` is what agreements did (`Verified.gone_at`): a resignation or a replacement changes the state where
-    it landed (`fresh`: `state` carries none of those at `point` yet, as at the game's start or where an earlier
-    chronicle stopped; otherwise, as at a checkpoint, it does), an nmr settles its phase with the absent power's defaults, as replay does. Stops early
-    at a phase whose orders are not all revealed. Returns the reports and where it stopped."""
+    during it recognised in the order of the commits that added it, then the phase; `gone_at` as replay has them,
+    `fresh`: `state` carries none at `point`), and tell what each did. Stops at a phase not all revealed."""
     ruleset = game.manifest.ruleset
     inputs: Inputs = game.inputs
     reports: list[PhaseReport] = []
@@ -624,7 +537,7 @@ def chronicle(game: Game, point: Point | None, state: Any, until: Point | None,
             state = due.pop(0)[1](state)
         when = ruleset.format_time(point)
         owing = tuple(p for p in (ruleset.owing_players(state, point) if ruleset.sealed(point) else ())
-                      if _counts(inputs, when, p, (p, point) in excused))
+                      if gives_input(inputs, when, p, (p, point) in excused))
         revealed = {p: inputs.sealed[(when, p)] for p in owing if (when, p) in inputs.sealed}
         if len(revealed) < len(owing) or not all(s.revealed for s in revealed.values()):
             break
@@ -645,15 +558,6 @@ def chronicle(game: Game, point: Point | None, state: Any, until: Point | None,
         reports.append(PhaseReport(when, owing, orders, tuple(press), tuple(events), units, outcome, votes))
         point = ruleset.next_step(game.manifest.setup, point)
     return reports, (point, state)
-
-
-def _counts(inputs: Inputs, when: str, power: str, excused: bool) -> bool:
-    """Whether a power owing orders at `when` gives them, as replay decides: not when an nmr excused him or his
-    set was withheld, unless the other powers' shares opened it (then it stands as sealed)."""
-    sealed = inputs.sealed.get((when, power))
-    if sealed is not None and sealed.withheld:
-        return sealed.revealed
-    return not excused
 
 
 def _unit_changes(before: Mapping[str, Any], after: Mapping[str, Any]
@@ -684,6 +588,8 @@ def results(ws: Workspace, phase: str | None = None) -> list[PhaseReport]:
             wanted = ruleset.format_time(ruleset.parse_time(phase))
         except ValueError as err:
             raise PbemError("usage.bad-phase", f"{phase!r}: {err}") from None
+    from pbem.services.dow_log import told
+
     reports = told(head)
     if wanted is not None:
         reports = [r for r in reports if r.phase == wanted]
@@ -692,19 +598,3 @@ def results(ws: Workspace, phase: str | None = None) -> list[PhaseReport]:
                             f"{head.status.firm if head.status else '?'})")
     return reports
 
-
-def told(head: Verified) -> list[PhaseReport]:
-    """Every phase resolved up to HEAD's firm point, re-adjudicated from the game start: revealed orders, press,
-    results; the phases an nmr settled and those after a resignation included."""
-    game = head.game
-    ruleset = game.manifest.ruleset
-    assert head.stop is not None
-    start = start_checkpoint(ruleset, game.manifest.setup, game.manifest.players)
-    until = None if head.stop.over else head.stop.checkpoint.point
-    return chronicle(game, start.point, start.state, until, head.gone_at, fresh=True)[0]
-
-
-def log_lines(head: Verified) -> list[str]:
-    """`pbem log` for a Diplomacy game: every resolved phase with its orders and results, press left out (the
-    press files hold it, `pbem results` shows both)."""
-    return [line for report in told(head) for line in report.lines(press=False)]
