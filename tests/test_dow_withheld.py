@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from pbem.crypto import shares
 from pbem.errors import PbemError
-from pbem.services import agreements, diplomacy
+from pbem.services import agreements, diplomacy, dow_openings
 from test_sync import POWERS, Seat, dow_game, dow_keys
 
 
@@ -65,7 +65,7 @@ def test_a_withheld_set_is_opened_by_the_others_shares_and_stands(tmp_path: Path
     secret = seat.ws().head().game.secrets["turkey-0001"]  # type: ignore[union-attr]
     assert secret.raw["threshold"] == 5 and sorted(secret.raw["shares"]) == sorted(POWERS[:-1])
     for power in POWERS[1:-1]:  # Austria, who would rather see Turkey hold, publishes nothing
-        diplomacy.open_share(seat.ws(), keys[power], "turkey")  # type: ignore[arg-type]
+        dow_openings.open_share(seat.ws(), keys[power], "turkey")  # type: ignore[arg-type]
     nmr(seat, keys)
     head = seat.ws().head()
     assert head is not None and head.status is not None and head.status.firm == "F1901M"
@@ -85,7 +85,7 @@ def test_with_too_few_shares_the_withheld_set_is_lost_as_before(tmp_path: Path) 
     (the price of two absent powers: docs/dow.md)."""
     seat, keys = all_sealed_turkey_withholds(tmp_path, ["A CON - BUL"])
     for power in POWERS[2:-1]:
-        diplomacy.open_share(seat.ws(), keys[power], "turkey")  # type: ignore[arg-type]
+        dow_openings.open_share(seat.ws(), keys[power], "turkey")  # type: ignore[arg-type]
     nmr(seat, keys)
     head = seat.ws().head()
     assert head is not None
@@ -103,6 +103,6 @@ def test_a_share_is_published_only_once_every_power_has_sealed(tmp_path: Path) -
     diplomacy.seal_orders(seat.ws(), keys["turkey"], json.dumps({"orders": ["A CON - BUL"]}).encode(), "o")
     before = seat.head()
     with pytest.raises(PbemError) as refused:
-        diplomacy.open_share(seat.ws(), keys["russia"], "turkey")
+        dow_openings.open_share(seat.ws(), keys["russia"], "turkey")
     assert refused.value.finding.rule == "share.early"
     assert seat.head() == before
