@@ -2797,38 +2797,62 @@ def test_private_press__a_whisper_to_a_power_that_is_out_or_not_seated(dow_whisp
     assert ("press.whisper-recipient", bad) in dow_whisper.verify()
 
 
+def _back_to_parent(dow: Any) -> None:
+    """Drop the sneaked commit on top (branch and working tree back to its parent)."""
+    from pbem.store.repo import GameRepo
+
+    repo = GameRepo.open(dow.repo_dir)
+    repo.update_branch_and_worktree(repo.parents(dow.head())[0])
+
+
+def _void_orders_played(dow: Any) -> str:
+    """S1901P ended and S1901M played with Russia's and Italy's impossible orders (void, on record); the phase
+    open now."""
+    dow.phase()
+    dow.phase({"russia": ["A MOS - BER", "F SEV - ROM"], "italy": ["A ROM - PAR"]})
+    return dow.status()["firm"]
+
+
 def test_director__a_warning_without_an_offence(dow_whisper: Any) -> None:
-    """Threat (seen): a director who also plays put a rival into civil disorder with two `warn` commands and no
-    offence. Defence: a warning cites a recorded offence, a void order of the warned power or one of its public
-    messages (press.warn-no-offence), by pbem and by plain git."""
-    dow_whisper.refused("warn", "france", "--reason", "I say so", "--message", "1", who="italy",
-                        rule="press.warn-no-offence")  # France has sent no public message
+    """Threat (seen): a director who also plays put a rival into civil disorder with two `warn`s citing a greeting
+    and a legal proposal. Defence: an offence is only a breach the game recorded, a void order of the warned
+    power; a message never is, nor is an order it never gave (press.warn-no-offence), by pbem and by plain git."""
+    dow_whisper.ok("say", "Hello all", who="france")
     dow_whisper.refused("warn", "france", "--reason", "I say so", "--phase", "S1901M", "--order", "A PAR - BUR",
                         who="italy", rule="press.warn-no-offence")
-    message = {"by": "italy", "at": "S1901P", "warn": "france", "reason": "I say so"}
-    bad = dow_whisper.sneak("italy", _dow_files_with(dow_whisper, "italy", message), "italy: warn")
-    assert ("press.warn-no-offence", bad) in dow_whisper.verify()
+    for offence in ({}, {"offence": {"press": 1}}, {"offence": {"phase": "S1901M", "order": "A PAR H"}}):
+        message = {"by": "italy", "at": "S1901P", "warn": "france", "reason": "I say so", **offence}
+        bad = dow_whisper.sneak("italy", _dow_files_with(dow_whisper, "italy", message), "italy: warn")
+        assert ("press.warn-no-offence", bad) in dow_whisper.verify(), offence
+        _back_to_parent(dow_whisper)
 
 
 def test_director__a_second_warning_for_one_offence(dow_whisper: Any) -> None:
     """Threat: two warnings for one offence, the second being civil disorder. Defence: press.warn-twice."""
-    dow_whisper.ok("say", "I will take Vienna whatever the states say", who="russia")
-    dow_whisper.ok("warn", "russia", "--reason", "threatens a forbidden attack", "--message", "1", who="italy")
-    dow_whisper.refused("warn", "russia", "--reason", "and again", "--message", "1", who="italy",
-                        rule="press.warn-twice")
-    message = {"by": "italy", "at": "S1901P", "warn": "russia", "reason": "again", "offence": {"press": 1}}
+    at = _void_orders_played(dow_whisper)
+    dow_whisper.ok("warn", "russia", "--reason", "an impossible order", "--phase", "S1901M", "--order",
+                   "A MOS - BER", who="italy")
+    dow_whisper.refused("warn", "russia", "--reason", "and again", "--phase", "S1901M", "--order", "A MOS - BER",
+                        who="italy", rule="press.warn-twice")
+    message = {"by": "italy", "at": at, "warn": "russia", "reason": "again",
+               "offence": {"phase": "S1901M", "order": "A MOS - BER"}}
     bad = dow_whisper.sneak("italy", _dow_files_with(dow_whisper, "italy", message), "italy: warn")
     assert ("press.warn-twice", bad) in dow_whisper.verify()
 
 
-def test_director__a_self_lift(dow_whisper: Any) -> None:
-    """Threat (seen): the director, who also plays Italy, lifted his own warning. Defence: press.self-lift."""
-    dow_whisper.ok("say", "Venice first", who="italy")
-    dow_whisper.ok("warn", "italy", "--reason", "a threat, by my own rules", "--message", "1", who="italy")
-    dow_whisper.refused("lift", "italy", who="italy", rule="press.self-lift")
-    message = {"by": "italy", "at": "S1901P", "lift": "italy"}
-    bad = dow_whisper.sneak("italy", _dow_files_with(dow_whisper, "italy", message), "italy: lift")
-    assert ("press.self-lift", bad) in dow_whisper.verify()
+def test_director__a_self_warning_or_a_lift(dow_whisper: Any) -> None:
+    """Threat (seen): the director, who also plays Italy, lifted his own warning; or warns his own power for a
+    harmless void order to steer its count. Defence: the director never warns his own power (press.self-warn)
+    and lifts nothing (press.no-lift; `pbem lift` does not exist), by pbem and by plain git."""
+    at = _void_orders_played(dow_whisper)
+    dow_whisper.refused("warn", "italy", "--reason", "by my own rules", "--phase", "S1901M", "--order",
+                        "A ROM - PAR", who="italy", rule="press.self-warn")
+    for message, rule in (({"by": "italy", "at": at, "warn": "italy", "reason": "mine",
+                            "offence": {"phase": "S1901M", "order": "A ROM - PAR"}}, "press.self-warn"),
+                          ({"by": "italy", "at": at, "lift": "russia"}, "press.no-lift")):
+        bad = dow_whisper.sneak("italy", _dow_files_with(dow_whisper, "italy", message), "italy: director")
+        assert (rule, bad) in dow_whisper.verify(), message
+        _back_to_parent(dow_whisper)
 
 
 def test_private_press__two_powers_whisper_at_once_and_pbem_push_lands_both(tmp_path: Path) -> None:
@@ -5130,3 +5154,168 @@ def test_clock__the_workflow_judges_a_backdated_forfeit_by_github_s_record(start
         assert step.exit_code == 0, said
         assert job.step("verify every commit").exit_code == 0
         assert hub.posted_statuses()[-1]["state"] == "success"
+# === Diplomacy at a fair table: an nmr holds, orders checked, a bounded director, sealed draw votes (docs/dow.md) ===
+
+@pytest.fixture
+def dow_sealing(dow_whisper: Any) -> Any:
+    """S1901M open: every power owes its orders (the director's game of the whisper fixture, past S1901P)."""
+    dow_whisper.phase()
+    assert dow_whisper.status()["firm"] == "S1901M"
+    return dow_whisper
+
+
+def _nmr_against(dow: Any, absent: str) -> str:
+    from pbem.services import agreements as agreeing
+
+    signers = [p for p in ("austria", "england", "france", "germany", "italy", "russia", "turkey") if p != absent]
+    aid = agreeing.agree(dow.ws(), dow.me(signers[0]), "nmr", player=absent).agreement
+    for power in signers[1:]:
+        agreeing.sign(dow.ws(), dow.me(power), aid)
+    return aid
+
+
+def test_dow_nmr__the_absent_power_seals_late_for_the_phase_the_nmr_settled(dow_sealing: Any) -> None:
+    """Threat: Turkey stays away until the others' sealed orders are revealed after the nmr, then seals orders for
+    the settled phase that fit what he saw. Defence: the nmr settled S1901M for him (his units take the
+    defaults); nothing more is owed there, by pbem (orders.not-owed) and by plain git; the next phase owes his
+    orders as usual."""
+    for power in ("austria", "england", "france", "germany", "italy", "russia"):
+        dow_sealing.seal(power)
+    _nmr_against(dow_sealing, "turkey")
+    dow_sealing.reveal("austria")
+    dow_sealing.refused("orders", dow_sealing.orders_file(["A CON - BUL"]), who="turkey", rule="orders.not-owed")
+    from pbem.services import chance
+
+    ws = dow_sealing.ws()
+    files = ws.head_files()
+    sid = chance.seal_secret(files, ws.game_of(files), dow_sealing.me("turkey"), "turkey", "orders",
+                             b'{"orders": ["A CON - BUL"]}', "S1901M", "late", step="S1901M")
+    bad = dow_sealing.sneak("turkey", files, "turkey: late orders")
+    found = dow_sealing.verify()
+    assert any(commit == bad for _rule, commit in found), (sid, found)
+
+
+def test_dow_draw__a_sealed_vote_opened_before_every_power_has_sealed(dow_sealing: Any) -> None:
+    """Threat: France seals a draw vote and opens it (his key) at once, by plain git, to press the others while
+    they decide. Defence: a sealed step's reveals come only once every power has sealed: the early reveal is no
+    legal commit (signature.not-in-control) and pbem refuses it (orders.not-yet)."""
+    from pbem.services import chance
+
+    dow_sealing.ok("orders", dow_sealing.orders_file([]), "--draw", who="france")
+    dow_sealing.refused("orders", "--reveal", who="france", rule="orders.not-yet")
+    ws = dow_sealing.ws()
+    files = ws.head_files()
+    chance.reveal_secret(files, ws.game_of(files), dow_sealing.me("france"), "france", "france-0001")
+    bad = dow_sealing.sneak("france", files, "france: my vote, shown early")
+    assert ("signature.not-in-control", bad) in dow_sealing.verify()
+
+
+def test_dow_draw__a_vote_changed_after_sealing(dow_sealing: Any) -> None:
+    """Threat: Germany sealed `draw: true`, sees who else sealed, and swaps his sealed set for one without the
+    vote (or seals a second set). Defence: a secret never changes once sealed (secret.changed), a second sealed
+    set for the phase is refused (orders.already-sealed); by plain git the commit that changes it is refused
+    (signature.not-in-control: nothing is owed that it could answer; secret.changed)."""
+    from pbem.crypto import seal
+
+    dow_sealing.ok("orders", dow_sealing.orders_file([]), "--draw", who="germany")
+    dow_sealing.refused("orders", dow_sealing.orders_file([]), who="germany", rule="orders.already-sealed")
+    raw = dict(dow_sealing.data("secrets/germany-0001.yaml"))
+    other = seal.seal(b'{"orders":[]}', dow_sealing.me("germany").public)
+    raw.update(box=base64.b64encode(other.box).decode(), commit=other.commit.hex())
+    files = dow_sealing.ws().head_files()
+    files["secrets/germany-0001.yaml"] = dump_mapping(raw).encode()
+    bad = dow_sealing.sneak("germany", files, "germany: no vote after all")
+    found = {rule for rule, commit in dow_sealing.verify() if commit == bad}
+    assert found and found <= {"secret.changed", "signature.not-in-control"}, found
+
+
+def test_dow_orders__a_forbidden_order_is_not_sealed_unless_asked(dow_sealing: Any) -> None:
+    """Threat (seen): an honest typo sealed and pushed becomes a public offence nothing can undo. Defence: pbem
+    checks every order before sealing (orders.forbidden, orders.invalid, with the file and line) and seals
+    nothing; `--anyway` seals as written."""
+    before = dow_sealing.head()
+    dow_sealing.refused("orders", dow_sealing.orders_file(["F TRI - VEN"]), who="austria", rule="orders.forbidden")
+    dow_sealing.refused("orders", dow_sealing.orders_file(["A VIE - TYX"]), who="austria", rule="orders.invalid")
+    assert dow_sealing.head() == before
+    dow_sealing.ok("orders", dow_sealing.orders_file(["F TRI - VEN"]), "--anyway", who="austria")
+
+
+# --- withheld sets: opened without their owner by the other powers' shares (docs/dow.md) -------------------------
+
+def _share(dow: Any, secret_id: str, holder: str) -> str:
+    """`holder`'s share of a sealed set, decrypted with his key (what `pbem open` publishes)."""
+    from pbem.crypto import seal
+    from pbem.crypto.keys import load_private_key
+
+    from pbem.crypto import shares
+
+    raw = dow.data(f"secrets/{secret_id}.yaml")
+    return seal.recover_key(shares.parse(raw["shares"][holder])[1], load_private_key(dow.key(holder))).hex()
+
+
+def _publish(dow: Any, holder: str, secret_id: str, share: str) -> str:
+    message = {"by": holder, "at": dow.status()["firm"], "open": {"secret": secret_id, "share": share}}
+    return dow.sneak(holder, _dow_files_with(dow, holder, message), f"{holder}: share of {secret_id}")
+
+
+@pytest.fixture
+def turkey_withholds(dow_sealing: Any) -> Any:
+    """Every power sealed S1901M (Turkey: A CON - BUL), all but Turkey revealed: Turkey withholds."""
+    for power in ("austria", "england", "france", "germany", "italy", "russia"):
+        dow_sealing.seal(power)
+    dow_sealing.seal("turkey", ["A CON - BUL"])
+    for power in ("austria", "england", "france", "germany", "italy", "russia"):
+        dow_sealing.reveal(power)
+    return dow_sealing
+
+
+def test_withheld__a_forged_share(turkey_withholds: Any) -> None:
+    """Threat: Russia, who wants Turkey's set to stay shut (or to open wrong), publishes random bytes as his
+    share. Defence: each share is checked against the commitment its dealer sealed with the set (share.forged);
+    a power with no share of the set cannot publish one either."""
+    bad = _publish(turkey_withholds, "russia", "turkey-0001", "ab" * 32)
+    assert ("share.forged", bad) in turkey_withholds.verify()
+    _back_to_parent(turkey_withholds)
+    bad = _publish(turkey_withholds, "russia", "russia-0001", _share(turkey_withholds, "turkey-0001", "russia"))
+    assert ("share.forged", bad) in turkey_withholds.verify()  # his own set: dealt to the others, not to him
+
+
+def test_withheld__a_share_that_opens_another_set(turkey_withholds: Any) -> None:
+    """Threat: Russia publishes, as his share of Turkey's set, his (genuine) share of England's set, hoping the
+    combination opens something else or poisons the opening. Defence: a share's commitment binds it to its set
+    and recipient (share.wrong-set), by pbem and by plain git."""
+    bad = _publish(turkey_withholds, "russia", "turkey-0001", _share(turkey_withholds, "england-0001", "russia"))
+    assert ("share.wrong-set", bad) in turkey_withholds.verify()
+
+
+def test_withheld__a_share_published_before_every_power_has_sealed(dow_sealing: Any) -> None:
+    """Threat: Turkey sealed first; a coalition publishes its shares before its members seal, to read his orders
+    and answer them. Defence: a share is published only while its set's reveal is owed, every power having sealed
+    (share.early); pbem refuses too (tests/test_dow_withheld.py)."""
+    dow_sealing.seal("turkey", ["A CON - BUL"])
+    bad = _publish(dow_sealing, "russia", "turkey-0001", _share(dow_sealing, "turkey-0001", "russia"))
+    assert ("share.early", bad) in dow_sealing.verify()
+
+
+def test_withheld__the_nmr_opens_a_set_with_a_made_up_key(turkey_withholds: Any) -> None:
+    """Threat: the power completing the nmr writes `opened` with a key of his own making (or one the shares do
+    not rebuild), so that a set of his choosing stands. Defence: `opened` must be the key the published shares
+    rebuild and must open the box to its commitment (share.bad-opening)."""
+    from pbem.formats import yamlsafe
+    from pbem.services import agreements as agreeing
+
+    powers = ("austria", "england", "france", "germany", "italy", "russia")
+    aid = agreeing.agree(turkey_withholds.ws(), turkey_withholds.me("austria"), "nmr", player="turkey").agreement
+    for power in powers[1:-1]:
+        agreeing.sign(turkey_withholds.ws(), turkey_withholds.me(power), aid)
+    ws = turkey_withholds.ws()
+    files = ws.head_files()
+    agreeing.sign(ws, turkey_withholds.me("russia"), aid)  # the honest last signature, to copy its files
+    signed = ws.head_files()
+    _back_to_parent(turkey_withholds)
+    raw = yamlsafe.load(signed["secrets/turkey-0001.yaml"], "s").data
+    assert "opened" not in raw  # no shares were published: nothing opened
+    files.update({p: d for p, d in signed.items() if p.startswith(("agreements/", "secrets/"))})
+    files["secrets/turkey-0001.yaml"] = dump_mapping({**raw, "opened": "cd" * 32}).encode()
+    bad = turkey_withholds.sneak("russia", files, "russia: signs the nmr, and opens as he likes")
+    assert ("share.bad-opening", bad) in turkey_withholds.verify()

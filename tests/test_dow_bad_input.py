@@ -57,8 +57,9 @@ def test_press_forced_state__raising_c_b_above_hostile_while_a_is_allied_to_c_an
     (("declare", "prussia", "WAR"), "press.unknown-power", 1),
     (("propose", "germany", "NEUTRAL"), "press.no-change", 1),
     (("gift", "germany", "MAR"), "press.gift-not-allied", 1),
-    (("warn", "germany", "--reason", "rude", "--message", "1"), "press.not-director", 1),
+    (("warn", "germany", "--reason", "rude", "--phase", "S1901M", "--order", "A MUN H"), "press.not-director", 1),
     (("warn", "germany", "--reason", "rude"), "usage.warn", 2),
+    (("warn", "germany", "--reason", "rude", "--order", "A MUN H"), "usage.warn", 2),
 ])
 def test_press_refusals_name_their_rule(first_half: Dow, args: tuple[str, ...], rule: str, code: int) -> None:
     first_half.refused(*args, who="france", rule=rule, code=code)

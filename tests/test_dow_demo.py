@@ -62,7 +62,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
     root = tmp_path_factory.mktemp("dow-demo")
     (root / "home").mkdir()
     done = subprocess.run([str(PBEM), "demo", str(root), "--game", "dow"], cwd=root, env=clean_env(root / "home"),
-                          capture_output=True, text=True, check=False, timeout=300)
+                          capture_output=True, text=True, check=False, timeout=600)
     return Demo(root, done)
 
 
@@ -95,7 +95,8 @@ def test_every_power_seals_every_phase_it_owes_and_only_those(demo: Demo) -> Non
     owners: dict[str, set[str]] = defaultdict(set)
     for path in sorted((demo.repo / "secrets").glob("*.yaml")):
         secret = demo.data(f"secrets/{path.name}")
-        assert secret["kind"] == "orders" and "key" in secret  # every order set revealed
+        # every order set revealed, or opened without its owner by the others' shares (Turkey, F1902M)
+        assert secret["kind"] == "orders" and ("key" in secret or "opened" in secret)
         owners[secret["step"]].add(secret["owner"])
     everyone = set(POWERS)
     assert owners == {"S1901M": everyone, "F1901M": everyone, "F1901R": {"germany"},
@@ -147,14 +148,33 @@ def test_a_war_declaration_cascades_into_limbo(demo: Demo) -> None:
             now["in_force"]["france"]["germany"]) == ("ALLIED", "HOSTILE", "NEUTRAL")
 
 
-def test_an_illegal_order_earns_its_warning_and_the_director_lifts_it(demo: Demo) -> None:
+def test_an_illegal_order_earns_its_warning_and_the_director_warns_for_a_void_order(demo: Demo) -> None:
     spring = demo.section("S1901M")
-    assert "austria seals in spite of pbem's warning: 'F TRI - VEN' is forbidden by the relationship states" in spring
+    assert "austria: pbem refuses to seal (orders.forbidden: 'F TRI - VEN' is forbidden by the relationship " \
+           "states" in spring
+    assert "austria seals with --anyway in spite of pbem's warning: 'F TRI - VEN' is forbidden by the " \
+           "relationship states" in spring
     assert ("WARNING  austria: 'F TRI - VEN' void: austria may not move into Venice: Italy's territory, and Austria "
             "and Italy are NEUTRAL (moves into a power's territory need WAR) (offence 1)") in spring
     assert "WARNING  austria" in demo.cli("results", "S1901M")
-    assert "italy (director) lifts a warning of austria" in demo.section("F1901M")
-    assert "warnings: france 1" in demo.cli("relations")  # Austria's lifted; France's (the director's) stands
+    # the director's warning cites an offence the game recorded: France's void order of S1901M
+    assert "italy (director) warns france for 'A BUR H' at S1901M" in demo.section("F1901M")
+    assert "warnings: austria 1, france 1" in demo.cli("relations")  # a warning stands: none is lifted
+
+
+def test_a_withheld_set_is_opened_without_its_owner_and_a_draw_vote_is_sealed(demo: Demo) -> None:
+    """F1902M: Turkey reads the others' orders and withholds his; the six others publish their shares and sign
+    the nmr, which opens his set: A CON - SMY is carried out as he sealed it. Three powers seal a draw vote: no
+    draw without every survivor."""
+    fall = demo.section("F1902M")
+    assert "turkey has seen the others' orders and withholds his reveal" in fall
+    assert "publish their shares of turkey's sealed orders (`pbem open turkey`)" in fall
+    assert "  orders   turkey   A CON - SMY" in fall and "WITHHELD turkey" in fall
+    assert "draw vote (sealed, opened with the orders): england, france, germany" in fall
+    assert "GAME OVER" not in demo.out
+    secret = next(demo.data(f"secrets/{p.name}") for p in (demo.repo / "secrets").glob("turkey-*.yaml")
+                  if demo.data(f"secrets/{p.name}")["step"] == "F1902M")
+    assert secret["withheld"] and secret["opened"] and "key" not in secret
 
 
 def test_a_retreat_and_the_builds(demo: Demo) -> None:

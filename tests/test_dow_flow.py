@@ -105,7 +105,7 @@ class Dow:
     # --- fast moves through the services ------------------------------------------------------------------
     def seal(self, power: str, orders: Sequence[str] = ()) -> diplomacy.SealedOrders:
         return diplomacy.seal_orders(self.ws(), self.me(power), json.dumps({"orders": list(orders)}).encode(),
-                                     f"{power}'s orders")
+                                     f"{power}'s orders", anyway=True)  # as given: the rules void what is void
 
     def reveal(self, power: str) -> diplomacy.RevealedOrders:
         return diplomacy.reveal_orders(self.ws(), self.me(power))
@@ -271,11 +271,23 @@ def test_sealed_orders_cannot_change_and_are_revealed_only_when_all_have_sealed(
     assert second_half.verify() == []
 
 
-def test_orders_warns_about_orders_that_will_be_void_but_seals_what_the_power_asks(second_half: Dow) -> None:
-    """Seed 001: a forbidden order earns "a one time warning for an honest mistake"; pbem says so before sealing,
-    and seals anyway (the rules, not the tool, void it)."""
+def test_orders_refuses_orders_that_will_not_stand_and_seals_them_with_anyway(second_half: Dow) -> None:
+    """Seed 001: a forbidden order earns "a one time warning for an honest mistake"; pbem checks every order
+    before sealing and refuses a forbidden (`orders.forbidden`) or invalid (`orders.invalid`) one, naming the file
+    and line, sealing nothing; told `--anyway` it seals them as asked (the rules, not the tool, void them)."""
     asked = ["F TRI - VEN", "A VIE - TYX", "A BUD - SER"]
-    done = second_half.pbem("orders", second_half.orders_file(asked), who="austria")
+    block = second_half.root / "block.yaml"
+    block.write_text("orders:\n  - A BUD - SER\n  - A VIE - TYX\n  - F TRI - VEN\n")
+    path = second_half.orders_file(asked)
+    before = second_half.head()
+    refused = second_half.pbem("orders", str(block), who="austria")
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "orders.forbidden" in refused.stderr and f"{block}:4" in refused.stderr, refused.stderr
+    assert "1 more order will not stand" in refused.stderr and "--anyway" in refused.stderr
+    invalid = second_half.pbem("orders", second_half.orders_file(["A VIE - TYX"], "typo.yaml"), who="austria")
+    assert invalid.returncode == 1 and "orders.invalid" in invalid.stderr, invalid.stderr
+    assert second_half.head() == before
+    done = second_half.pbem("orders", path, "--anyway", who="austria")
     assert done.returncode == 0, done.stderr
     assert "'F TRI - VEN' is forbidden by the relationship states: austria may not move into Venice: Italy's " \
            "territory, and Austria and Italy are NEUTRAL" in done.stderr
@@ -403,27 +415,29 @@ def test_war_between_two_allies_of_a_third_puts_it_into_limbo_with_both(first_ha
     assert "recognised now: england-france LIMBO -> ALLIED, england-germany LIMBO -> HOSTILE" in out
 
 
-def test_the_director_warns_and_lifts_through_press(first_half: Dow) -> None:
+def test_the_director_warns_for_recorded_offences_through_press(second_half: Dow) -> None:
     """Seed 001: "Any country disobeying these rules will be given a one time warning ... and then sent into CD
-    for the second offense"; the director decides (DESIGN §7.2)."""
-    first_half.ok("say", "Russia will burn", who="turkey")
-    first_half.ok("say", "and Austria too", who="turkey")
-    first_half.refused("warn", "turkey", "--reason", "threats", "--message", "3", who=DIRECTOR,
-                       rule="press.warn-no-offence")
-    first_half.ok("warn", "turkey", "--reason", "threats in global press", "--message", "1", who=DIRECTOR)
-    assert "warnings: turkey 1" in first_half.ok("relations")
-    first_half.refused("warn", "turkey", "--reason", "still threats", "--message", "1", who=DIRECTOR,
-                       rule="press.warn-twice")
-    first_half.ok("warn", "turkey", "--reason", "again", "--message", "2", who=DIRECTOR)
-    assert "civil disorder from the next phase (second offence): turkey" in first_half.ok("relations")
-    first_half.ok("lift", "turkey", who=DIRECTOR)
-    text = first_half.ok("relations")
-    assert "warnings: turkey 1" in text and "civil disorder" not in text
-    first_half.refused("warn", "france", "--reason", "I do not like France", "--message", "1", who="germany",
-                       rule="press.not-director")
-    first_half.refused("lift", "france", who=DIRECTOR, rule="press.no-warning")
-    assert first_half.pbem("warn", "france", "--reason", "no offence cited", who=DIRECTOR).returncode == 2
-    assert first_half.pbem("verify").returncode == 0
+    for the second offense"; the director decides (DESIGN §7.2), bounded: he cites an offence the game recorded,
+    a void order, once; never a message; never his own power; and no warning is lifted."""
+    second_half.say("turkey", say="Russia will burn")
+    second_half.phase({"turkey": ["A SMY - MOS", "F ANK - ROM"], "italy": ["A ROM - PAR"]})  # all three void
+    second_half.refused("warn", "turkey", "--reason", "threats", "--phase", "S1901M", "--order", "A CON - BUL",
+                        who=DIRECTOR, rule="press.warn-no-offence")  # Turkey gave no such order
+    assert second_half.pbem("warn", "turkey", "--reason", "threats", "--message", "1", who=DIRECTOR).returncode == 2
+    second_half.ok("warn", "turkey", "--reason", "an impossible order", "--phase", "S1901M", "--order",
+                   "A SMY - MOS", who=DIRECTOR)
+    assert "warnings: turkey 1" in second_half.ok("relations")
+    second_half.refused("warn", "turkey", "--reason", "still", "--phase", "S1901M", "--order", "A SMY - MOS",
+                        who=DIRECTOR, rule="press.warn-twice")
+    second_half.refused("warn", "italy", "--reason", "mine", "--phase", "S1901M", "--order", "A ROM - PAR",
+                        who=DIRECTOR, rule="press.self-warn")
+    second_half.refused("warn", "turkey", "--reason", "I do not like Turkey", "--phase", "S1901M", "--order",
+                        "F ANK - ROM", who="germany", rule="press.not-director")
+    second_half.ok("warn", "turkey", "--reason", "again", "--phase", "S1901M", "--order", "F ANK - ROM",
+                   who=DIRECTOR)
+    assert "civil disorder from the next phase (second offence): turkey" in second_half.ok("relations")
+    assert second_half.pbem("lift", "turkey", who=DIRECTOR).returncode == 2  # no such command
+    assert second_half.pbem("verify").returncode == 0
 
 
 def test_a_draw_by_unanimous_signed_proposal_ends_the_game(first_half: Dow) -> None:

@@ -206,7 +206,8 @@ def test_the_second_offence_is_civil_disorder(offences: dict[str, Any]) -> None:
     assert "italy" not in RULES.owing_players(disorder, disorder.phase)
     winter = RULES.apply(disorder, disorder.phase, [])[0]
     spring = RULES.apply(winter, winter.phase, [])[0]
-    assert "italy" not in RULES.owing_players(spring, spring.phase) and "france" in RULES.owing_players(
+    # Austria gave orders in both movement phases; France gave none (civil disorder after two missed: below)
+    assert "italy" not in RULES.owing_players(spring, spring.phase) and "austria" in RULES.owing_players(
         spring, spring.phase)
     action = orders(spring, italy=["A VEN - PIE"])[0]
     assert RULES.legal(spring, action) == "italy is in civil disorder (second offence) and gives no more orders"
@@ -228,64 +229,71 @@ def test_an_order_the_engine_refuses_is_void_without_offence() -> None:
     assert after.offences_of("france") == 0 and "A SPA" in after.board.units_of("france")
 
 
-# --- the director (DESIGN §7.2: "The director may issue or lift a warning") ----------------------------------------
+# --- the director, bounded (seed 001: "a one time warning for an honest mistake, and then sent into CD for the
+# second offense"): a warning cites a breach the game recorded, once; never a message; never his own power; none is
+# lifted -----------------------------------------------------------------------------------------------------------
 
-def test_the_director_warns_and_lifts() -> None:
-    state = RULES.initial_state({"map": "standard", "director": "gm"}, (*POWERS, "gm"))
-    state = say(state, {"by": "france", "say": "I will take Munich whatever the states say"},
-                {"by": "france", "say": "and Belgium too"})
-    warn = {"by": "gm", "warn": "france", "reason": "announced a forbidden attack", "offence": {"press": 1}}
-    once = say(state, warn)
-    assert once.offences_of("france") == 1 and not once.in_disorder("france")
-    twice = say(once, {**warn, "offence": {"press": 2}})
+def voided(director: str = "gm") -> DowState:
+    """S1901M played with France's two impossible orders (void, no offence of their own), Austria's forbidden
+    F TRI - VEN (void and warned automatically) and Italy's impossible A ROM - MOS; the director `director`."""
+    players = (*POWERS, "gm") if director == "gm" else POWERS
+    spring = RULES.apply(RULES.initial_state({"map": "standard", "director": director}, players), P("S1901P"),
+                         [])[0]
+    after, _ = play(spring, france=["A PAR - MOS", "A MAR - BER"], austria=["F TRI - VEN"], italy=["A ROM - MOS"])
+    return after
+
+
+def test_the_director_warns_for_recorded_offences_and_the_second_is_civil_disorder() -> None:
+    after = say(voided(), {"by": "france", "say": "I will take Munich whatever the states say"})
+    warn = {"by": "gm", "warn": "france", "reason": "an impossible order",
+            "offence": {"phase": "S1901M", "order": "A PAR - MOS"}}
+    once = say(after, warn)
+    assert once.offences_of("france") == 1 and not once.in_disorder("france") and once.entering == ()
+    twice = say(once, {**warn, "offence": {"phase": "S1901M", "order": "A MAR - BER"}})
     # the second offence: civil disorder from the next phase, as for forbidden orders
     assert twice.entering == ("france",) and not twice.in_disorder("france")
-    lifted = say(twice, {"by": "gm", "lift": "france"})
-    assert lifted.offences_of("france") == 1 and not lifted.in_disorder("france") and lifted.entering == ()
-    assert refused(state, {"by": "gm", "lift": "france"}) == "press.no-warning"
-    assert refused(state, {"by": "germany", "warn": "france", "reason": "x", "offence": {"press": 1}}) == (
-        "press.not-director")
-    assert refused(state, propose("gm", "france", "ALLIED")) == "press.unknown-power"
-    assert refused(START, warn) == "press.unknown-power"  # no seat "gm" in this game
-    no_director = RULES.initial_state({"map": "standard"}, (*POWERS, "gm"))
-    assert refused(no_director, warn) == "press.not-director"
+    assert refused(START, warn) == "press.unknown-power"  # no seat gm in that game
+    assert refused(after, {**warn, "by": "germany"}) == "press.not-director"
+    assert refused(after, propose("gm", "france", "ALLIED")) == "press.unknown-power"
 
 
-def test_a_warning_cites_a_recorded_offence_once() -> None:
-    gm = RULES.initial_state({"map": "standard", "director": "italy"}, POWERS)
-    spring = RULES.apply(gm, P("S1901P"), [])[0]
-    # France's A PAR - MOS is void (the engine refuses it), Austria's F TRI - VEN forbidden (warned automatically)
-    after, events = play(spring, france=["A PAR - MOS"], austria=["F TRI - VEN"])
-    assert ("S1901M", "france", "A PAR - MOS", False) in after.voids
-    warn = {"by": "italy", "warn": "france", "reason": "an impossible order"}
+@pytest.mark.parametrize("offence", [
+    {"press": 1},                                  # a message is no offence (seen: a greeting cited)
+    {"phase": "S1901M", "order": "A MAR - SPA"},   # made up: France never gave it
+    {"phase": "S1901M", "order": "A PAR - BUR"},   # made up: not France's order
+    {"phase": "F1901M", "order": "A PAR - MOS"},   # the right order at a phase it was not given in
+    {"phase": "S1901M"},                           # malformed
+    None,                                          # no offence cited
+])
+def test_a_warning_citing_no_recorded_offence_is_refused(offence: Any) -> None:
+    after = say(voided(), {"by": "france", "say": "hello"})
+    warn = {"by": "gm", "warn": "france", "reason": "r", **({"offence": offence} if offence is not None else {})}
     assert refused(after, warn) == "press.warn-no-offence"
-    assert refused(after, {**warn, "offence": {"phase": "S1901M", "order": "A MAR - SPA"}}) == "press.warn-no-offence"
-    assert refused(after, {**warn, "offence": {"press": 1}}) == "press.warn-no-offence"  # France has said nothing
-    whispered = say(after, {"by": "france", "whisper": {"to": ["germany"]}})  # private: no public message
-    assert whispered.relations == after.relations
-    assert refused(whispered, {**warn, "offence": {"press": 1}}) == "press.warn-no-offence"
-    assert refused(after, {**warn, "warn": "austria", "offence": {"phase": "S1901M", "order": "F TRI - VEN"}}) == (
-        "press.warn-twice")  # a forbidden order is its own warning
-    cited = {**warn, "offence": {"phase": "S1901M", "order": "A PAR - MOS"}}
+
+
+def test_one_warning_per_offence_none_for_his_own_power_and_none_lifted() -> None:
+    after = voided("italy")  # Italy directs and plays
+    cited = {"by": "italy", "warn": "france", "reason": "r", "offence": {"phase": "S1901M", "order": "A PAR - MOS"}}
     once = say(after, cited)
-    assert once.offences_of("france") == 1
     assert refused(once, cited) == "press.warn-twice"
-    # no one lifts his own warning: Italy directs and plays
-    italy_warned = say(after, {"by": "italy", "say": "oops"},
-                       {"by": "italy", "warn": "italy", "reason": "I said oops", "offence": {"press": 1}})
-    assert refused(italy_warned, {"by": "italy", "lift": "italy"}) == "press.self-lift"
+    assert refused(after, {**cited, "warn": "austria", "offence": {"phase": "S1901M", "order": "F TRI - VEN"}}) == (
+        "press.warn-twice")  # a forbidden order was its own warning
+    assert refused(after, {**cited, "warn": "italy", "offence": {"phase": "S1901M", "order": "A ROM - MOS"}}) == (
+        "press.self-warn")
+    assert refused(once, {"by": "italy", "lift": "france"}) == "press.no-lift"
+    assert refused(once, {"by": "italy", "lift": "italy"}) == "press.no-lift"
+    assert refused(once, {"by": "france", "lift": "france"}) == "press.not-director"
 
 
 def test_civil_disorder_starts_after_the_phase_for_both_paths() -> None:
-    gm = RULES.initial_state({"map": "standard", "director": "italy"}, POWERS)
-    spring = RULES.apply(gm, P("S1901P"), [])[0]
-    spring = say(spring, {"by": "france", "say": "one"}, {"by": "france", "say": "two"},
-                 {"by": "italy", "warn": "france", "reason": "r1", "offence": {"press": 1}},
-                 {"by": "italy", "warn": "france", "reason": "r2", "offence": {"press": 2}})
-    # by the director: France's orders of this phase still stand; disorder from the next phase
-    after, events = play(spring, france=["A PAR - BUR"])
-    assert "A BUR" in after.board.units_of("france")
-    assert Event("civil_disorder", "france", None, {"phase": "S1901M", "offences": 2}) in events
+    spring = voided("italy")  # now at S1901R; France's two void orders of S1901M are on record
+    spring = say(spring,
+                 {"by": "italy", "warn": "france", "reason": "r1", "offence": {"phase": "S1901M", "order": "A PAR - MOS"}},
+                 {"by": "italy", "warn": "france", "reason": "r2", "offence": {"phase": "S1901M", "order": "A MAR - BER"}})
+    # by the director: the phase open when the second warning came still resolves with France; disorder after it
+    after, events = RULES.apply(spring, spring.phase, [])
+    assert Event("civil_disorder", "france", None, {"phase": RULES.format_time(spring.phase), "offences": 2}) \
+        in events
     assert after.in_disorder("france") and "france" not in RULES.owing_players(after, after.phase)
     # by orders: the same point (see the `offences` fixture: Italy's legal orders of the second offence stand)
 
@@ -454,3 +462,76 @@ def test_the_engines_hundred_year_limit_ends_the_game_as_a_draw() -> None:
     assert over.outcome == ("draw", POWERS) and RULES.is_over(over)
     assert Event("draw", "", None, {"phase": "F2000R", "powers": list(POWERS)}) in events
     assert RULES.next_step({}, P("W2000A")) is None
+
+
+# --- table options: civil disorder after missed movement phases; gunboat games -------------------------------------
+
+def test_missed_movement_phases_in_a_row_put_a_power_into_civil_disorder_and_disbands_never_count() -> None:
+    """setup.civil_disorder_after (default 2): Turkey misses S1901M and F1901M (no orders: an nmr settled them, or
+    a set withheld), and from W1901A on it is in civil disorder; a missed retreat or adjustment never counts, and
+    orders given in a movement phase start the count again."""
+    state = RULES.apply(RULES.initial_state({"map": "standard"}, POWERS), P("S1901P"), [])[0]
+    after, events = play(state)  # S1901M: nobody gave orders
+    assert dict(after.missed)["turkey"] == 1 and not after.entering
+    assert ("missed", "turkey") in [(e.kind, e.by) for e in events]
+    while after.phase != P("F1901M"):  # S1901R: nothing owed, not counted
+        after = play(after)[0]
+    once_more, events = play(after, austria=["A VIE H"])
+    assert Event("civil_disorder", "turkey", None, {"phase": "F1901M", "offences": 0}) in events
+    assert once_more.in_disorder("turkey") and "turkey" not in RULES.owing_players(once_more, once_more.phase)
+    assert "austria" not in once_more.disorder and "austria" not in dict(once_more.missed)  # gave orders: reset
+    patient = RULES.initial_state({"map": "standard", "civil_disorder_after": 3}, POWERS)
+    patient = RULES.apply(patient, P("S1901P"), [])[0]
+    for _ in range(2):
+        patient = play(patient)[0]
+        while patient.phase is not None and patient.phase[2] != 1:
+            patient = play(patient)[0]  # retreats and adjustments (forced disbands too) never count
+    assert dict(patient.missed)["turkey"] == 2 and not patient.disorder and not patient.entering
+
+
+@pytest.mark.parametrize("bad", [0, 21, "2", True])
+def test_civil_disorder_after_is_a_number_of_phases(bad: Any) -> None:
+    with pytest.raises(ValueError, match="civil_disorder_after"):
+        RULES.initial_state({"map": "standard", "civil_disorder_after": bad}, POWERS)
+
+
+def test_a_gunboat_game_has_no_press_and_no_relationship_rules() -> None:
+    """setup.press: none: every message but `ready` and a draw vote is refused (press.gunboat); every pair is at
+    WAR, so any order the engine accepts stands (plain Diplomacy)."""
+    gunboat = RULES.initial_state({"map": "standard", "press": "none"}, POWERS)
+    for message in ({"by": "france", "say": "hello"}, propose("france", "germany", "ALLIED"),
+                    {"by": "france", "declare": {"to": "germany", "state": "HOSTILE"}}):
+        assert refused(gunboat, message) == "press.gunboat"
+    spring = say(gunboat, *({"by": p, "ready": True} for p in POWERS))
+    spring = RULES.apply(spring, P("S1901P"), [])[0]
+    after, events = play(spring, germany=["A MUN - BUR"], france=["A PAR S A MUN - BUR"])
+    assert "warning" not in kinds(events) and "A BUR" in after.board.units_of("germany")
+    with pytest.raises(ValueError, match="setup.press"):
+        RULES.initial_state({"map": "standard", "press": "some"}, POWERS)
+
+
+# --- the secret draw vote: sealed with the orders, opened with them ---------------------------------------------
+
+def test_a_sealed_draw_vote_needs_every_surviving_power_in_one_phase_and_expires_with_it() -> None:
+    """Each power may seal `draw: true` with its orders; the draw is agreed when every surviving power not in
+    civil disorder voted so in the same phase; no vote is no; a vote lasts one phase."""
+    spring = RULES.apply(RULES.initial_state({"map": "standard"}, POWERS), P("S1901P"), [])[0]
+
+    def sealed(state: DowState, voters: tuple[str, ...]) -> list[Action]:
+        return [Action(state.phase, p, None, {"orders": [], **({"draw": True} if p in voters else {})})
+                for p in POWERS]
+
+    six, events = RULES.apply(spring, spring.phase, sealed(spring, POWERS[:-1]))
+    assert six.outcome is None and "draw" not in kinds(events)  # Turkey gave no vote: no is no
+    # the six votes of S1901M do not stand in F1901M: Turkey's vote alone there is no draw
+    fall = six
+    while fall.phase != P("F1901M"):
+        fall = RULES.apply(fall, fall.phase, [])[0]
+    alone, _ = RULES.apply(fall, fall.phase, sealed(fall, ("turkey",)))
+    assert alone.outcome is None
+    agreed, events = RULES.apply(fall, fall.phase, sealed(fall, POWERS))
+    assert agreed.outcome == ("draw", POWERS) and RULES.is_over(agreed)
+    assert Event("draw", "", None, {"phase": "F1901M", "powers": list(POWERS), "vote": "sealed"}) in events
+    # a vote with its orders is still an orders submission: legal, judged as the orders alone
+    vote = Action(fall.phase, "france", None, {"orders": ["A PAR - BUR"], "draw": True})
+    assert RULES.legal(fall, vote) is None and [v[2] for v in RULES.verdicts(fall, vote)] == ["ok"]

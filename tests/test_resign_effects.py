@@ -41,16 +41,6 @@ def test_a_diplomacy_resign_puts_the_power_into_civil_disorder(second_half: Dow)
 
 
 
-def test_a_lifted_warning_does_not_take_a_resigned_power_out_of_civil_disorder(first_half: Dow) -> None:  # noqa: F811
-    first_half.ok("say", "Russia will burn", who="turkey")
-    first_half.ok("warn", "turkey", "--reason", "threats in global press", "--message", "1", who=DIRECTOR)
-    first_half.ok("resign", who="turkey")
-    assert "civil disorder: turkey" in first_half.ok("relations")
-    first_half.ok("lift", "turkey", who=DIRECTOR)
-    assert "civil disorder: turkey" in first_half.ok("relations")
-    assert first_half.pbem("verify").returncode == 0
-
-
 def test_a_replacement_takes_a_resigned_power_out_of_civil_disorder(second_half: Dow) -> None:  # noqa: F811
     from pbem.crypto.keys import PrivateKey, public_path, write_keypair
 

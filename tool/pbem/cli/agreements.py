@@ -144,7 +144,7 @@ def agreements_(key: Optional[str] = KeyOption) -> None:
         game: Game = head.game
         for line in agreements.to_sign(game, my_seat(ws, key)):
             typer.echo(line)
-        lines = agreements.listing(game)
+        lines = agreements.listing(game, head.nmrs)
         typer.echo("\n".join(lines) if lines else "no agreements")
         done = agreements.result(game)
         if done:

@@ -2,7 +2,7 @@
 
 `pbem orders FILE` seals a power's orders for the phase open now (`pbem orders --reveal` reveals them once every
 power has sealed); `pbem say`, `propose`, `accept`, `declare`, `reaffirm`, `gift`, `draw`, and the director's
-`warn` and `lift` post one message to the power's own press/<power>.yaml and commit it at once; `pbem ready` ends
+`warn` post one message to the power's own press/<power>.yaml and commit it at once; `pbem ready` ends
 a power's part of the press-only S1901P; `pbem whisper` seals private press to its recipients, `pbem inbox` reads
 what one may open, `pbem disclose` makes a whisper public; `pbem relations` prints the matrix in force and what is
 pending; `pbem results [PHASE]` tells what resolved phases did.
@@ -49,11 +49,16 @@ def press(body: dict[str, Any], key: Optional[str]) -> None:
 def orders(source: Optional[Path] = typer.Argument(None, help="a YAML or JSON file: {orders: [ORDER, ...]}"),
            reveal: bool = typer.Option(False, "--reveal", help="reveal your sealed orders (once every power "
                                                                "has sealed)"),
+           anyway: bool = typer.Option(False, "--anyway", help="seal orders that will not stand as you wrote "
+                                                               "them (void; a forbidden one earns a warning)"),
+           draw: bool = typer.Option(False, "--draw", help="seal a secret draw vote with the orders (a draw "
+                                                           "needs every surviving power's vote in one phase)"),
            key: Optional[str] = KeyOption) -> None:
     """Seal your power's orders for the phase open now and commit; reveal them once every power has sealed.
 
-    Orders the engine refuses or the relationship states forbid are reported, but sealed as you wrote them:
-    they will be void (a forbidden one also earns a public warning).
+    Every order is checked first: one the engine refuses or the relationship states forbid is refused with its
+    line and nothing is sealed (a forbidden order would be void and an offence). With --anyway such orders are
+    sealed as you wrote them: they will be void (a forbidden one also earns a public warning).
 
     Example: echo 'orders: ["A PAR - BUR", "A MAR S A PAR - BUR", "F BRE - MAO"]' > o.yaml && pbem orders o.yaml
     then, when all have sealed: pbem orders --reveal
@@ -75,12 +80,29 @@ def orders(source: Optional[Path] = typer.Argument(None, help="a YAML or JSON fi
         assert source is not None
         if not source.is_file():
             raise PbemError("usage.no-file", f"{source}: no such file")
-        done = diplomacy.seal_orders(ws, me, source.read_bytes(), str(source))
+        done = diplomacy.seal_orders(ws, me, source.read_bytes(), str(source), anyway=anyway, draw=draw)
         for line in done.warnings():
             typer.echo(data_lines(line), err=True)
         typer.echo(f"sealed {done.secret}: your orders for {done.phase} ({len(done.orders)}); they are revealed "
                    "once every power has sealed (`pbem orders --reveal`)")
         typer.echo(_next(done.status))
+
+    run(go)
+
+
+@commands.command(name="open")
+def open_(power: str = typer.Argument(..., help="the power whose sealed orders you help open"),
+          key: Optional[str] = KeyOption) -> None:
+    """Publish your share of a power's sealed orders once every power has sealed and he withholds his reveal;
+    with enough shares the nmr against him opens them, and his orders stand as he sealed them.
+
+    Example: pbem open turkey && pbem agree nmr --player turkey
+    """
+    from pbem.services import dow_openings
+
+    def go() -> None:
+        done = dow_openings.open_share(workspace(), identity(key), power)
+        typer.echo(f"published your share of {done.message['open']['secret']} at {done.message['at']}")
 
     run(go)
 
@@ -175,33 +197,20 @@ def warn(power: str = typer.Argument(..., help="the power warned"),
          reason: str = typer.Option(..., "--reason", help="why, in global press"),
          order: Optional[str] = typer.Option(None, "--order", help="the void order cited, e.g. \"A BUR H\""),
          phase: Optional[str] = typer.Option(None, "--phase", help="the phase of the void order, e.g. S1901M"),
-         message: Optional[int] = typer.Option(None, "--message", help="or: the number of the power's public "
-                                                                      "message cited (1 = its first)"),
          key: Optional[str] = KeyOption) -> None:
-    """As the game director: warn a power for a recorded offence (the second puts it into civil disorder from
-    the next phase). Cite a void order of the power (--phase and --order) or one of its public messages
-    (--message N); each offence earns at most one warning.
+    """As the game director: warn a power for an offence the game recorded, one of its void orders (the second
+    offence puts it into civil disorder from the next phase). Each offence earns at most one warning; a message
+    is never an offence; the director never warns his own power, and no warning is lifted.
 
     Example: pbem warn turkey --phase S1901M --order "A BUR H" --reason "an order for a unit Turkey does not have"
     """
     def go() -> None:
-        if (message is None) == (order is None and phase is None) or (order is None) != (phase is None):
-            raise PbemError("usage.warn", "cite the offence: --phase PHASE --order ORDER (a void order), or "
-                            "--message N (a public message of the power)")
-        offence: dict[str, Any] = {"press": message} if message is not None else {"phase": phase, "order": order}
-        press({"warn": power, "reason": reason, "offence": offence}, key)
+        if order is None or phase is None:
+            raise PbemError("usage.warn", "cite the offence the game recorded: --phase PHASE --order ORDER (a void "
+                            "order of the power; a message is never an offence)")
+        press({"warn": power, "reason": reason, "offence": {"phase": phase, "order": order}}, key)
 
     run(go)
-
-
-@commands.command()
-def lift(power: str = typer.Argument(..., help="the power whose warning is lifted"),
-         key: Optional[str] = KeyOption) -> None:
-    """As the game director: lift one warning of a power (below two it leaves civil disorder).
-
-    Example: pbem lift austria
-    """
-    press({"lift": power}, key)
 
 
 @commands.command()

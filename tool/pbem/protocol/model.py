@@ -238,8 +238,11 @@ class Inputs:
     targets: Mapping[tuple[str, str], SealedInput] = field(default_factory=dict)  # (owner, seeking unit) -> target
     # the report file a game time belongs in (`report/<period>.yaml`), so `at` reads one file, not all of them
     period_of: Callable[[Point], str] | None = field(default=None, compare=False, repr=False)
-    # players whose sealed input a sealed step no longer waits for: it counts as none (a resign, an nmr; §4.8)
+    # players whose sealed input no sealed step waits for any more: it counts as none (a resign; §4.8)
     gone: frozenset[str] = frozenset()
+    # (player, point): the one sealed step an nmr settled for its absent player: there his input counts as none;
+    # the next step owes his as usual (§4.8)
+    excused: frozenset[tuple[str, Point]] = frozenset()
     ordered_by_dice: bool = False  # the start dice decided the table order (seed 000 §2.A), status.yaml shows it
 
     @classmethod

@@ -209,11 +209,14 @@ def _sealed(ruleset: Ruleset, state: Any, point: Point, when: str,
     sealed = getattr(ruleset, "sealed", None)
     if sealed is None or not sealed(point):
         return [], None
-    # a player gone by agreement (resigned, or found absent by an nmr) owes nothing: his input counts as none,
-    # and one he sealed but withheld (its secret marked so by that agreement) loses what it hid (DESIGN §4.8)
+    # a player gone by agreement (resigned) owes nothing, nor does one an nmr found absent at this step: his input
+    # counts as none, and one he sealed but withheld (its secret marked so by that agreement) loses what it hid
+    # (DESIGN §4.8); the nmr settles this step only, the next one owes his input as usual
     owing = [p for p in ruleset.owing_players(state, point)  # type: ignore[attr-defined]
-             if not ((when, p) in inputs.sealed and inputs.sealed[(when, p)].withheld)
-             and (p not in inputs.gone or ((when, p) in inputs.sealed and inputs.sealed[(when, p)].revealed))]
+             if not ((when, p) in inputs.sealed and inputs.sealed[(when, p)].withheld
+                     and not inputs.sealed[(when, p)].revealed)
+             and ((p not in inputs.gone and (p, point) not in inputs.excused)
+                  or ((when, p) in inputs.sealed and inputs.sealed[(when, p)].revealed))]
     missing = [p for p in owing if (when, p) not in inputs.sealed]
     if missing:
         return [], tuple(Break(p, when, SEALED, f"sealed input owed for {when} (any order, without control)")
@@ -225,7 +228,9 @@ def _sealed(ruleset: Ruleset, state: Any, point: Point, when: str,
     if unrevealed:
         return [], tuple(Break(p, when, SECRET, f"reveal owed for {inputs.sealed[(when, p)].secret}: everyone "
                                f"has sealed for {when}") for p in unrevealed)
-    return [Action(point, p, None, inputs.sealed[(when, p)].value, "sealed") for p in owing], None
+    # a withheld set opened without its owner stands, known as such (source "opened"): the ruleset records it
+    return [Action(point, p, None, inputs.sealed[(when, p)].value,
+                   "opened" if inputs.sealed[(when, p)].withheld else "sealed") for p in owing], None
 
 
 def _recognise(ruleset: Ruleset, state: Any, messages: Sequence[Message], problems: list[Finding]) -> Any:

@@ -164,7 +164,7 @@ def _withheld(old: Secret, new: Secret, settled: Mapping[str, str], owed: Collec
             return [Finding("secret.withheld", f"secret {new.id}: its reveal was settled by {old.withheld} "
                             "(withheld): what it hid is lost, firm; it is never revealed afterwards", **where)]
         return [Finding("secret.bad-withheld", f"secret {new.id} changed after {old.withheld} settled it", **where)]
-    if {k: v for k, v in new.raw.items() if k != "withheld"} != dict(old.raw):
+    if {k: v for k, v in new.raw.items() if k not in ("withheld", "opened")} != dict(old.raw):
         return [Finding("secret.bad-withheld", f"secret {new.id}: the commit marking it withheld changes nothing "
                         "else in it", **where)]
     if settled.get(new.owner) != new.withheld or new.id not in owed:

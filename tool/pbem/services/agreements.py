@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from pbem.errors import ILLEGAL, PbemError
 from pbem.formats.writer import dump_mapping
 from pbem.protocol import agreements, upgrade
 from pbem.protocol.agreements import Agreement
+from pbem.rulesets.base import Point
 from pbem.services.workspace import Identity, Workspace
 from pbem.verify.agreementfile import read_agreement
 from pbem.verify.gamefiles import GAME, STATUS, WORKFLOW, Game
@@ -190,22 +191,39 @@ def completion(ws: Workspace, head: Verified, files: dict[str, bytes], player: s
     settled = settled_now(head, ws.game_of(files))
     if settled:  # an nmr's last signature, or a resign: what its player owed and never gave is withheld
         marks = chance.withhold(files, head.game, settlement_parts(head, settled), settled)
+        if hasattr(head.game.manifest.ruleset, "recognise"):  # Diplomacy: a withheld set the shares open
+            from pbem.services.dow_openings import opened_marks
+
+            marks += opened_marks(files, ws.game_of(files))
         message += "\n\n" + "\n".join(marks) if marks else ""
     return message
 
 
-def listing(game: Game) -> list[str]:
-    """One line per agreement: its kind and terms, who signed, who still has to."""
+def listing(game: Game, nmrs: Sequence[tuple[str, Point]] = ()) -> list[str]:
+    """One line per agreement: its kind and terms, who signed, who still has to; for an nmr in effect, the step
+    it settled (`nmrs`: `Verified.nmrs`)."""
     out = []
+    settled = dict(nmrs)
     for agreement in sorted(game.agreements.values(), key=lambda a: a.id):
         missing = unsigned(game, agreement)
         terms = agreements.describe(agreement)
         stale = agreement.kind == agreements.START and agreement.content["game"] != game.manifest.digest
+        effect = ", in effect"
+        if agreement.id in settled:
+            step = game.manifest.ruleset.format_time(settled[agreement.id])
+            effect += f": {agreement.content.get('player')}'s {_settled_words(game)}".replace("STEP", step)
         state = ("stale: game.yaml changed since" if stale else
                  f"to sign: {', '.join(missing)} (pbem sign {agreement.id})" if missing else
-                 "signed by all" + (", in effect" if agreement.kind != agreements.START else ""))
+                 "signed by all" + (effect if agreement.kind != agreements.START else ""))
         out.append(f"{agreement.id} by {agreement.by} ({agreement.kind}: {terms}) — {state}")
     return out
+
+
+def _settled_words(game: Game) -> str:
+    """What an nmr settled at STEP, in the words of the game's ruleset."""
+    if hasattr(game.manifest.ruleset, "recognise"):  # Diplomacy: the phase resolves with the engine's defaults
+        return "orders for STEP settled by the engine's defaults"
+    return "part at STEP settled by the ruleset's defaults"
 
 
 # --- the ways out of a stalled game (DESIGN §4.8): amend, seat, resign, nmr, end --------------------------------

@@ -216,16 +216,26 @@ def _play_phases(ws: Workspace, players: dict[str, Identity], phases: list[dict[
         if sorted(owing) != sorted(given):
             raise PbemError("demo.script", f"demo.yaml {when}: {', '.join(owing) or 'nobody'} owe orders, but the "
                             f"script gives orders for {', '.join(given) or 'nobody'}")
+        votes = set(phase.get("draw") or ())
         for power in owing:
             source = f"demo.yaml {when} {power}"
-            sealed = diplomacy.seal_orders(ws, players[power], json.dumps({"orders": given[power]}).encode(), source)
-            for warning in sealed.warnings():
-                echo(f"  {power} seals in spite of pbem's {warning}")
+            content = json.dumps({"orders": given[power]}).encode()
+            draw = power in votes  # a secret draw vote, sealed with the orders (`pbem orders FILE --draw`)
+            try:
+                diplomacy.seal_orders(ws, players[power], content, source, draw=draw)
+            except PbemError as refused:  # checked before sealing: the power insists (`pbem orders --anyway`)
+                echo(f"  {power}: pbem refuses to seal ({refused.finding.rule}: {refused.finding.message})")
+                sealed = diplomacy.seal_orders(ws, players[power], content, source, anyway=True, draw=draw)
+                for warning in sealed.warnings():
+                    echo(f"  {power} seals with --anyway in spite of pbem's {warning}")
         if owing:
-            echo(f"  sealed   by {', '.join(owing)}; then each reveals")
-        resolved: tuple[diplomacy.PhaseReport, ...] = ()
-        for power in owing:
-            resolved = diplomacy.reveal_orders(ws, players[power]).resolved
+            echo(f"  sealed   by {', '.join(owing)}" + (f" (with a secret draw vote inside: "
+                                                          f"{', '.join(sorted(votes))})" if votes else "")
+                 + "; then each reveals")
+        withholds = phase.get("withholds")
+        resolved = _reveal_all(ws, players, [p for p in owing if p != withholds], echo)
+        if withholds:
+            resolved = _opened_without(ws, players, withholds, [p for p in owing if p != withholds], echo)
         for done in resolved:
             lines = done.lines(press=False)
             lines = lines[1:] if done.phase == when else lines
@@ -234,6 +244,39 @@ def _play_phases(ws: Workspace, players: dict[str, Identity], phases: list[dict[
         status = ws.head().status  # type: ignore[union-attr]
         if status is not None and not status.over:
             echo(f"  -> now at {status.firm}")
+
+
+def _reveal_all(ws: Workspace, players: dict[str, Identity], powers: list[str],
+                echo: Echo) -> tuple[diplomacy.PhaseReport, ...]:
+    resolved: tuple[diplomacy.PhaseReport, ...] = ()
+    for power in powers:
+        resolved = diplomacy.reveal_orders(ws, players[power]).resolved
+    return resolved
+
+
+def _opened_without(ws: Workspace, players: dict[str, Identity], absent: str, others: list[str],
+                    echo: Echo) -> tuple[diplomacy.PhaseReport, ...]:
+    """`absent` saw every other power's orders and withholds his own: the others publish their shares (`pbem
+    open`), sign the nmr, and its last signature opens his set (docs/dow.md "A withheld set is opened without its
+    owner")."""
+    from pbem.services import agreements, dow_openings
+
+    echo(f"  {absent} has seen the others' orders and withholds his reveal")
+    for power in others:
+        dow_openings.open_share(ws, players[power], absent)
+    echo(f"  open     {', '.join(others)} publish their shares of {absent}'s sealed orders (`pbem open {absent}`)")
+    head = ws.head()
+    assert head is not None and head.stop is not None
+    start, state = head.stop.checkpoint.point, head.stop.checkpoint.state
+    aid = agreements.agree(ws, players[others[0]], "nmr", player=absent).agreement
+    for power in others[1:]:
+        agreements.sign(ws, players[power], aid)
+    echo(f"  nmr      {aid} signed by {', '.join(others)}: its last signature opens {absent}'s set with the "
+         "shares, and his sealed orders stand")
+    head = ws.head()
+    assert head is not None
+    return tuple(diplomacy.chronicle(head.game, start, state, head.stop.checkpoint.point if head.stop else None,
+                                     head.gone_at)[0])
 
 
 def _add_escrow_key(ws: Workspace, founder: Identity, escrow: Identity) -> None:

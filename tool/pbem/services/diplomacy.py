@@ -1,6 +1,5 @@
-"""Diplomacy (`dow/1`) from a power's side: seal its orders for the phase, reveal them once every power has
-sealed, post global press (in its own press file), read the relationship matrix, and tell what a resolved phase did (DESIGN §4.7, §7.2;
-seed 001).
+"""Diplomacy (`dow/1`) from a power's side: seal its orders for the phase, reveal them once every power has sealed,
+post global press (its own press file), read the relationships, tell what a resolved phase did (DESIGN §4.7, §7.2).
 
 Each function that changes the game builds the new tree from HEAD's files (never from half-edited working
 files), writes the status replay computes, and commits signed through `Workspace.commit`, which judges the
@@ -10,8 +9,7 @@ are put back afterwards.
 
 Where the rules judge a player's input, the ruleset does (`verdicts`, `recognise`, `relations_data`); this
 module only reads the state at HEAD's firm point and reports. `chronicle` re-plays revealed phases exactly as
-replay resolves them (owed players first, then the phase's press in the order it was sent, then the phase) to tell what
-each did: orders, warnings, dislodgements, retreats, builds, centres and relationship changes.
+replay resolves them (owed players, the phase's press in the order sent, then the phase) to tell what each did.
 """
 
 from __future__ import annotations
@@ -29,10 +27,11 @@ from pbem.protocol.replay import start_checkpoint
 from pbem.protocol.secrets import SECRET
 from pbem.rulesets.base import Action, Event, Point
 from pbem.services import chance
-from pbem.services import results as closed
 from pbem.services.workspace import Identity, Workspace
 from pbem.verify.gamefiles import ENTRY_LINE, STATUS, Game, in_commit_order
-from pbem.verify.turns import Verified, expected_after, who
+from pbem.protocol.agreements import NMR
+from pbem.protocol.openings import gives_input
+from pbem.verify.turns import Verified, effects_of, expected_after, who
 
 
 
@@ -157,12 +156,9 @@ class SealedOrders:
 def read_orders(content: bytes, name: str) -> dict[str, list[str]]:
     """A power's orders from a YAML or JSON file: `{orders: [ORDER, ...]}` (schema pbem/secret/orders/1) or
     just the list; refused with the file's name and line otherwise."""
-    doc = yamlsafe.load(content, name)
-    value = {"orders": doc.data} if isinstance(doc.data, list) else doc.data
-    if value is None:
-        value = {"orders": []}
-    schemas.validate(f"pbem/secret/{ORDERS_KIND}/1", value, file=name, doc=doc if value is doc.data else None)
-    return {"orders": list(value["orders"])}
+    from pbem.services.order_check import read_with_lines
+
+    return read_with_lines(content, name)[0]
 
 
 def judge_orders(ruleset: Any, state: Any, point: Point, player: str, value: Mapping[str, Any]
@@ -175,10 +171,11 @@ def judge_orders(ruleset: Any, state: Any, point: Point, player: str, value: Map
     return problem, verdicts
 
 
-def seal_orders(ws: Workspace, me: Identity, content: bytes, name: str) -> SealedOrders:
+def seal_orders(ws: Workspace, me: Identity, content: bytes, name: str, anyway: bool = False,
+                draw: bool = False) -> SealedOrders:
     """`pbem orders FILE`: seal my power's orders for the phase open now (secret kind `orders`, `step` = the
-    phase) and commit. Orders the engine refuses or the states forbid are reported, but sealed as given: the
-    rules void them when the phase resolves (seed 001: "a one time warning for an honest mistake")."""
+    phase) and commit; every order judged first (services.order_check), sealed as given with `anyway` (the
+    rules void it; seed 001: "a one time warning for an honest mistake"); `draw`: a sealed draw vote inside."""
     seat = _seat(ws, me)
     head, player, when = seat.head, seat.player, seat.when
     ruleset = head.game.manifest.ruleset
@@ -193,17 +190,25 @@ def seal_orders(ws: Workspace, me: Identity, content: bytes, name: str) -> Seale
         why = (f"{player} owes no orders at {when}; powers owing: {', '.join(owing) or 'none'}"
                if player not in owing else f"{player} cannot seal for {when} now ({head.status.pending[0].why})")
         raise PbemError("orders.not-owed", why, exit_code=ILLEGAL)
-    value = read_orders(content, name)
+    from pbem.services.order_check import check_orders, read_with_lines
+
+    value, line_of = read_with_lines(content, name)
+    if draw:
+        value["draw"] = True
     problem, verdicts = judge_orders(ruleset, seat.state, seat.point, player, value)
     for v in verdicts:  # DATC 6.B.9: never seal an order the engine would carry out with another meaning
         if v.verdict == "rewritten":
             raise PbemError("rules.order-rewritten", f"{name}: {v.order!r} refused: {v.reason}", exit_code=ILLEGAL)
+    if not anyway:
+        check_orders(name, line_of, problem, verdicts)
     files = ws.head_files()
     sid = chance.seal_secret(files, ws.game_of(files), me, player, ORDERS_KIND, canonical(value), when,
                              f"{player}'s orders for {when}")
     path = f"secrets/{sid}.yaml"
     raw = yamlsafe.load(files[path], path).data
-    files[path] = dump_mapping(_with_step(raw, when)).encode()
+    from pbem.services.dow_openings import dealt  # shared among the others, to open it without me (§4.7)
+
+    files[path] = dump_mapping({**_with_step(raw, when), **dealt(raw, head.game, player, me)}).encode()
     n = len(value["orders"])
     status, _stop = _commit(ws, seat, me, files, f"orders for {when} sealed ({sid}, {n} order{'s' * (n != 1)})")
     return SealedOrders(sid, when, tuple(value["orders"]), verdicts, problem, status)
@@ -254,7 +259,7 @@ def reveal_orders(ws: Workspace, me: Identity) -> RevealedOrders:
     game = in_commit_order(head.game, ws.game_of(files))  # press in the order it was sent (DESIGN §7.2)
     stop = expected_after(head, game, player)[0]
     until = None if stop.over else stop.checkpoint.point
-    reports, _ = chronicle(game, head.stop.checkpoint.point, head.stop.checkpoint.state, until)
+    reports, _ = chronicle(game, head.stop.checkpoint.point, head.stop.checkpoint.state, until, head.gone_at)
     details = [line for r in reports for line in r.headline()]
     status, _stop = _commit(ws, seat, me, files, f"orders for {when} revealed ({mine.secret})", details)
     return RevealedOrders(mine.secret, when, tuple(value.get("orders", ())), status, tuple(reports))
@@ -333,6 +338,8 @@ def describe_message(message: Mapping[str, Any]) -> str:
     if "disclose" in message:
         return (f"{by} discloses whisper {message['disclose']['id']}: "
                 f"{json.dumps(message['disclose']['text'], ensure_ascii=False)}")
+    if "open" in message:
+        return f"{by} publishes its share of the withheld set {message['open']['secret']}"
     if "ready" in message:
         return f"{by} is ready: done with the press-only first half"
     if "draw" in message:
@@ -381,7 +388,7 @@ def _state_at(head: Verified, target: Point) -> tuple[Point, Any]:
                         f"{manifest.ruleset.format_time(firm)})")
     if target < start.point:
         raise PbemError("usage.bad-phase", f"the game starts at {manifest.ruleset.format_time(start.point)}")
-    _, (point, state) = chronicle(game, start.point, start.state, target)
+    _, (point, state) = chronicle(game, start.point, start.state, target, head.gone_at, fresh=True)
     return point, state
 
 
@@ -439,6 +446,7 @@ class PhaseReport:
     events: tuple[Event, ...] = field(default=())
     units: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()  # (power, units gone, units new)
     outcome: tuple[str, tuple[str, ...]] | None = None  # the game ended in this phase: (victory|draw, powers)
+    votes: tuple[str, ...] = ()  # the powers whose sealed orders held a draw vote (opened with them)
 
     def _kinds(self, kind: str) -> list[Event]:
         return [e for e in self.events if e.kind == kind]
@@ -467,6 +475,8 @@ class PhaseReport:
         for power, given in self.orders.items():
             if given:
                 out.append(f"  orders   {power:<8} {'; '.join(given)}")
+        if self.votes:
+            out.append(f"  draw vote (sealed, opened with the orders): {', '.join(self.votes)}")
         for event in self.events:
             out.extend(_event_lines(event))
         label = "retreats" if self.phase.endswith("R") else "adjusted"
@@ -491,6 +501,8 @@ def _event_lines(event: Event) -> list[str]:
         return [f"  CIVIL DISORDER {event.by} (offence {data['offences']})"]
     if event.kind == "void":
         return [f"  void     {event.by}: {data['order']!r}: {data['reason']}"]
+    if event.kind == "withheld":
+        return [f"  WITHHELD {event.by}: its sealed orders opened by the others' shares stand (a missed phase)"]
     if event.kind == "missed":
         return [f"  missed   {event.by} gave no orders: the engine's defaults apply"]
     if event.kind == "dislodged":
@@ -509,35 +521,41 @@ def _event_lines(event: Event) -> list[str]:
 
 
 def chronicle(game: Game, point: Point | None, state: Any, until: Point | None,
-              effects: Sequence[tuple[Point, Any]] = ()) -> tuple[list[PhaseReport], tuple[Point | None, Any]]:
+              gone_at: Sequence[tuple[str, str, Point]] = (), fresh: bool = False
+              ) -> tuple[list[PhaseReport], tuple[Point | None, Any]]:
     """Resolve phases from (`point`, `state`) up to `until` (exclusive; None: as far as the revealed orders go)
     the way replay does (protocol.replay: the powers owing at the phase, their revealed orders, the press sent
-    during it recognised in the order of the commits that added it, then the phase), and tell what each did. Stops early at a phase whose
-    orders are not all revealed. Returns the reports and where it stopped."""
+    during it recognised in the order of the commits that added it, then the phase; `gone_at` as replay has them,
+    `fresh`: `state` carries none at `point`), and tell what each did. Stops at a phase not all revealed."""
     ruleset = game.manifest.ruleset
     inputs: Inputs = game.inputs
     reports: list[PhaseReport] = []
-    due = sorted(effects, key=lambda e: e[0])  # resignations and seats taken, at their points (results.py)
+    due = sorted(effects_of(ruleset, gone_at, None if fresh else point), key=lambda d: d[0])
+    excused = {(p, at) for kind, p, at in gone_at if kind == NMR}
     while point is not None and (until is None or point < until) and not ruleset.is_over(state):
         while due and due[0][0] <= point:
             state = due.pop(0)[1](state)
         when = ruleset.format_time(point)
-        actions = closed.sealed_actions(ruleset, state, point, inputs)
-        if actions is None:
+        owing = tuple(p for p in (ruleset.owing_players(state, point) if ruleset.sealed(point) else ())
+                      if gives_input(inputs, when, p, (p, point) in excused))
+        revealed = {p: inputs.sealed[(when, p)] for p in owing if (when, p) in inputs.sealed}
+        if len(revealed) < len(owing) or not all(s.revealed for s in revealed.values()):
             break
-        owing = tuple(a.by for a in actions)
         press = []
         for message in inputs.press.get(when, ()):
             before = state
             state, refusal = ruleset.recognise(state, message.body, message.by)
             changes = ruleset.relations(before).recognised.changes_to(ruleset.relations(state).recognised)
             press.append(PressLine(message.body, str(refusal) if refusal else None, tuple(changes)))
-        orders = {a.by: tuple(a.do.get("orders", ())) for a in actions}
+        orders = {p: tuple(revealed[p].value.get("orders", ())) for p in owing}
+        actions = [Action(point, p, None, revealed[p].value, "opened" if revealed[p].withheld else "sealed")
+                   for p in owing]
         before = state
         state, events = ruleset.apply(state, point, actions)
         units = _unit_changes(ruleset.position(before), ruleset.position(state)) if point[2] in (2, 3) else ()
         outcome = getattr(state, "outcome", None) if ruleset.is_over(state) else None
-        reports.append(PhaseReport(when, owing, orders, tuple(press), tuple(events), units, outcome))
+        votes = tuple(p for p in owing if revealed[p].value.get("draw") is True)
+        reports.append(PhaseReport(when, owing, orders, tuple(press), tuple(events), units, outcome, votes))
         point = ruleset.next_step(game.manifest.setup, point)
     return reports, (point, state)
 
@@ -570,13 +588,13 @@ def results(ws: Workspace, phase: str | None = None) -> list[PhaseReport]:
             wanted = ruleset.format_time(ruleset.parse_time(phase))
         except ValueError as err:
             raise PbemError("usage.bad-phase", f"{phase!r}: {err}") from None
-    start = start_checkpoint(ruleset, game.manifest.setup, game.manifest.players)
-    until = None if head.stop.over else head.stop.checkpoint.point
-    game, effects = closed.as_resolved(head)
-    reports, _ = chronicle(game, start.point, start.state, until, effects)
+    from pbem.services.dow_log import told
+
+    reports = told(head)
     if wanted is not None:
         reports = [r for r in reports if r.phase == wanted]
         if not reports:
             raise PbemError("usage.bad-phase", f"{wanted} has not been resolved (the game is at "
                             f"{head.status.firm if head.status else '?'})")
     return reports
+

@@ -135,7 +135,8 @@ def _verdicts(verified: Verified, phase: str, memo: dict[str, Any]) -> dict[str,
     if at is None or at > target:
         start = start_checkpoint(ruleset, setup, game.manifest.players)
         at, state = start.point, start.state
-    reports, memo["at"] = diplomacy.chronicle(game, at, state, ruleset.next_step(setup, target))
+    reports, memo["at"] = diplomacy.chronicle(game, at, state, ruleset.next_step(setup, target),
+                                                verified.gone_at, fresh=True)
     for done in reports:
         marks: dict[str, dict[str, str]] = {}
         for event in done.events:

@@ -41,6 +41,12 @@ def log_text(result: HistoryResult) -> str:
         out.append(f"  {entry.at_text:<14} {entry.by:<8} {entry.unit or '':<6} {what}")
     if firm is not None and not marked:
         out.append(FIRM_MARKER)
+    if hasattr(ruleset, "recognise") and last.stop is not None:  # Diplomacy: the orders are sealed, not entries
+        from pbem.services.dow_log import log_lines
+
+        out.append("")
+        out.append("Phases (orders as revealed, and what they did):")
+        out.extend(f"  {line}" for line in log_lines(last))
     out.append("")
     out.append("Handoffs:")
     for c in result.commits:
@@ -77,7 +83,7 @@ def log_text(result: HistoryResult) -> str:
 
         out.append("")
         out.append("Agreements (each takes effect with its last required signature):")
-        out.extend(f"  {line}" for line in agreements.listing(last.game))
+        out.extend(f"  {line}" for line in agreements.listing(last.game, last.nmrs))
     if last.game.errata:
         from pbem.services.errata import listing
 

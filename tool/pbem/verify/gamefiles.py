@@ -22,6 +22,7 @@ from pbem.protocol.dice import ESCROW, Batch
 from pbem.protocol.errata import Erratum
 from pbem.protocol.model import (Entry, Inputs, Message, PlayerInputs, PressFile, ReportFile, Rolled,
                                  SealedInput, Status, notes_of)
+from pbem.protocol.openings import opened_value
 from pbem.protocol.secrets import Secret
 from pbem.protocol.serving import order_refs, permutation, start_sides
 from pbem.rulesets import get as get_ruleset
@@ -557,8 +558,9 @@ def sealed_book(secrets: Mapping[str, Secret]) -> dict[tuple[str, str], SealedIn
         step = secret.raw.get("step")
         if step is None or (step, secret.owner) in book:
             continue
-        value = secret.value() if secret.revealed else None
-        book[(step, secret.owner)] = SealedInput(secret.id, value, secret.revealed,
+        # a withheld set opened by the other players' shares stands as sealed (protocol.openings)
+        value = secret.value() if secret.revealed else opened_value(secret)
+        book[(step, secret.owner)] = SealedInput(secret.id, value, secret.revealed or value is not None,
                                                  withheld=secret.raw.get("withheld", ""))
     return book
 

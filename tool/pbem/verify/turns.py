@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
-from pbem.protocol import agreements, dice, errata, secrets, upgrade
+from pbem.protocol import agreements, dice, errata, openings, secrets, upgrade
 from pbem.protocol import auction as auctions
 from pbem.protocol.control import progress_error, resume_from, status_of
 from pbem.protocol.history import entry_changes, firm_findings, ownership_findings
@@ -72,6 +72,7 @@ class Verified:
     # resign, a seat given to a replacement, an nmr; a replay from an earlier point (after an erratum) does it
     # again at that same point (`gone_now`, `effects_of`)
     gone_at: tuple[tuple[str, str, Point], ...] = ()
+    nmrs: tuple[tuple[str, Point], ...] = ()  # (an nmr agreement's id, the firm point it settled), in effect order
 
     @property
     def started(self) -> bool:
@@ -153,7 +154,8 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
     game = in_commit_order(prev.game, game)
     ruleset = game.manifest.ruleset
     absent = nmr_served(prev, game)
-    game = without_orders(game, {absent: prev.stop.checkpoint.point} if absent is not None else {})
+    game = without_orders(excused_by_nmr(game, prev.gone_at),
+                          {absent: prev.stop.checkpoint.point} if absent is not None else {})
     prev = resignations_applied(prev, game)
     assert prev.stop is not None
     agreed = errata_agreed(prev, game)
@@ -235,8 +237,9 @@ def without_orders(game: Game, absent: Mapping[str, object]) -> Game:
         # past the last step (a reveal owed at the end) there is no step to cover him through
         if point is not None and (mine.through is None or mine.through < point):  # type: ignore[operator]
             per_player[player] = replace(mine, through=point)
-    gone = frozenset(resigned) | frozenset(absent)
-    return replace(game, inputs=replace(game.inputs, per_player=per_player, gone=gone))
+    excused = game.inputs.excused | {(player, point) for player, point in absent.items()}
+    return replace(game, inputs=replace(game.inputs, per_player=per_player, gone=frozenset(resigned),
+                                        excused=excused))
 
 
 def resignations_applied(prev: Verified, game: Game) -> Verified:
@@ -300,6 +303,16 @@ def covered_by_nmr(game: Game, gone_at: Iterable[tuple[str, str, Point]]) -> Gam
             per_player = dict(game.inputs.per_player) if per_player is None else per_player
             per_player[player] = replace(mine, through=point)
     return game if per_player is None else replace(game, inputs=replace(game.inputs, per_player=per_player))
+
+
+def excused_by_nmr(game: Game, gone_at: Iterable[tuple[str, str, Point]]) -> Game:
+    """`game` with the sealed step each earlier nmr settled excused for its absent player (DESIGN §4.8): every
+    later commit's replay counts his input there as none, as the nmr's own commit did, and owes his input at the
+    steps after it as usual."""
+    excused = {(player, point) for kind, player, point in gone_at if kind == agreements.NMR}
+    if excused <= game.inputs.excused:
+        return game
+    return replace(game, inputs=replace(game.inputs, excused=game.inputs.excused | excused))
 
 
 def nmr_served(prev: Verified, game: Game) -> str | None:
@@ -593,7 +606,8 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
         # game.yaml is frozen from the start: a change is refused below (protected.changed) and never takes
         # effect, at this commit or any later one, or an accomplice's key swapped in would play on unchecked
         game = replace(game, manifest=prev.game.manifest)
-    unchanged = Verified(game, prev.stop, prev.founder, None, prev.status, prev.last_yielder, gone_at=prev.gone_at)
+    unchanged = Verified(game, prev.stop, prev.founder, None, prev.status, prev.last_yielder, gone_at=prev.gone_at,
+                         nmrs=prev.nmrs)
     for path in PROTECTED:
         if path in changed and not (path == GAME and agreed) and not (path == WORKFLOW and upgraded):
             findings.append(Finding("protected.changed", f"{path} is frozen once the game has started "
@@ -691,7 +705,9 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
         last = expected.yielded_by  # a resigned or absent player's turn was served after this commit
     back = (prev.back or prev.last_yielder) if turn and clarifies(prev, player) else None if turn else prev.back
     gone_at = prev.gone_at + gone_now(prev, game) if agreement else prev.gone_at
-    return findings, Verified(game, stop, prev.founder, player, expected, last, back, gone_at)
+    served = _nmr_completed(prev, game) if agreement and prev.stop.checkpoint.point is not None else None
+    nmrs = prev.nmrs + ((served[1], prev.stop.checkpoint.point),) if served is not None else prev.nmrs
+    return findings, Verified(game, stop, prev.founder, player, expected, last, back, gone_at, nmrs)
 
 
 def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn: bool) -> list[Finding]:
@@ -745,8 +761,9 @@ def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn:
         findings.extend(press_findings(prev.game.press, game.press, player, prev.status.firm,
                                        [seat.id for seat in manifest.seats]))
         findings.extend(_press_refusals(prev, game))
-        findings.extend(whisper_findings(manifest.id, manifest.keys, game.press,
-                                         press_added(prev.game.press, game.press) or ()))
+        added = press_added(prev.game.press, game.press) or ()
+        findings.extend(whisper_findings(manifest.id, manifest.keys, game.press, added))
+        findings.extend(openings.share_findings(game.secrets, added, reveals_owed(prev)))
     return findings
 
 
@@ -762,8 +779,8 @@ def _settlement(prev: Verified, game: Game, changed: set[str], player: str,
     for path in sorted(p for p in changed if DICE_RE.match(p) or SECRET_RE.match(p)):
         old = _by_file(prev.game, path)
         new = _by_file(game, path)
-        if old is None or new is None or {k: v for k, v in new.raw.items() if k != "withheld"} != \
-                {k: v for k, v in old.raw.items() if k != "withheld"}:
+        if old is None or new is None or {k: v for k, v in new.raw.items() if k not in SETTLES} != \
+                {k: v for k, v in old.raw.items() if k not in SETTLES}:
             findings.append(Finding("agreement.mixed", f"{path}: the commit completing an nmr or resign marks only "
                                     "what it settles (withheld); take your turn in a commit of its own", file=path))
     if findings:
@@ -774,6 +791,7 @@ def _settlement(prev: Verified, game: Game, changed: set[str], player: str,
         findings.extend(dice.settlement_findings(manifest.players, prev.game.batches, game.batches, settled,
                                                  resigned))
     owed = {p: ids for p, (_batches, ids) in settlement_parts(prev, settled).items()}
+    findings.extend(openings.opening_findings(prev.game.secrets, game.secrets, game.press))
     findings.extend(secrets.secret_findings(prev.game.secrets, game.secrets, player, manifest.players,
                                             manifest.ruleset.parse_time, settled, set().union(*owed.values())))
     for p, ids in sorted(owed.items()):
@@ -783,6 +801,18 @@ def _settlement(prev: Verified, game: Game, changed: set[str], player: str,
                                         f"{sid}'s reveal is owed: its commit writes `withheld: {settled[p]}` there "
                                         "(pbem sign does)", file=f"secrets/{sid}.yaml"))
     return findings
+
+
+SETTLES = ("withheld", "opened")  # what the commit completing an nmr may write in a secret (DESIGN §4.7, §4.8)
+
+
+def reveals_owed(prev: Verified) -> set[str]:
+    """The sealed inputs whose reveal is owed at `prev` (every player of their step has sealed): the only sets whose
+    shares may be published (protocol.openings)."""
+    if prev.status is None:
+        return set()
+    owed = {(b.at, b.player) for b in prev.status.pending if b.kind == secrets.SECRET}
+    return {s.id for s in prev.game.secrets.values() if (s.raw.get("step"), s.owner) in owed and not s.revealed}
 
 
 def _withheld_touched(prev: Verified, game: Game, changed: set[str], player: str) -> list[Finding]:

@@ -12,14 +12,14 @@ name; that order is the public recognition order. Each message is one of:
     {by: france, gift: {to: germany, province: BEL}}         a public gift between allies, realised with the states
     {by: DIRECTOR, warn: france, reason: TEXT, offence: {phase: S1901M, order: "F TRI - VEN"}}
                                                              the director's warning, citing a recorded offence:
-                                                             a void order of that power, or {press: N}, its
-                                                             N-th public message (from 1; whispers not counted)
-    {by: DIRECTOR, lift: france}                             the director lifts one warning (never his own)
+                                                             a void order of that power (never a message)
+    {by: DIRECTOR, lift: france}                             refused: a warning stands (press.no-lift)
     {by: france, draw: true}                                 a draw vote (false withdraws it)
     {by: france, ready: true}                                done with the press-only S1901P
     {by: france, whisper: {id, to, box, commit, keys, sig}}  private press, sealed to its recipients: recognises
                                                              nothing (pbem.protocol.whisper checks the crypto)
     {by: germany, disclose: {id, key, text}}                 a whisper made public by one who received it
+    {by: russia, open: {secret: turkey-0001, share: HEX}}    a share of a withheld set (protocol.openings)
 
 and may carry `at: PHASE`, the phase during which it was sent; it must then be the phase the game is at.
 A refused message changes nothing and gets a `Refusal`: the reason text, with the rule id in `.rule`.
@@ -49,17 +49,18 @@ WRONG_PHASE = "press.wrong-phase"
 GAME_OVER = "press.game-over"
 CIVIL_DISORDER = "press.civil-disorder"
 NOT_DIRECTOR = "press.not-director"
-NO_WARNING = "press.no-warning"
 WARN_NO_OFFENCE = "press.warn-no-offence"
 WARN_TWICE = "press.warn-twice"
-SELF_LIFT = "press.self-lift"
+SELF_WARN = "press.self-warn"
+NO_LIFT = "press.no-lift"
+GUNBOAT = "press.gunboat"
 WHISPER_RECIPIENT = "press.whisper-recipient"
 GIFT_NOT_ALLIED = "press.gift-not-allied"
 GIFT_NOT_YOURS = "press.gift-not-yours"
 UNKNOWN_PROVINCE = "press.unknown-province"
 
 KINDS = ("say", "propose", "accept", "declare", "reaffirm", "gift", "warn", "lift", "draw", "ready", "whisper",
-         "disclose")
+         "disclose", "open")
 _EXTRA = {"warn": ("reason", "offence")}
 PRIVATE = ("whisper", "disclose")  # private press and its disclosure: recognised, but they change nothing
 
@@ -143,6 +144,11 @@ def _recognise(state: DowState, message: Mapping[str, Any], by: str) -> DowState
         expected = phases.format_time(state.phase) if state.phase is not None else None
         if at != expected:
             raise PressRefused(WRONG_PHASE, f"the message is dated {at!r} but the game is at {expected}")
+    if kind == "open":  # a share of a withheld set: checked with the secrets (protocol.openings), changes nothing
+        return state
+    if state.gunboat and kind not in ("ready", "draw"):
+        raise PressRefused(GUNBOAT, f"a gunboat game (setup press: none) has no press: no {kind}; only `ready` "
+                                    "and draw votes")
     if kind == "say":
         return state
     if kind in PRIVATE:
@@ -211,26 +217,25 @@ def _private(state: DowState, kind: str, value: Any, by: str) -> DowState:
 
 
 def _director(state: DowState, kind: str, message: Mapping[str, Any], by: str) -> DowState:
-    """Seed 001 (moderated game): the director may issue a warning or lift one (DESIGN §7.2), with limits: a
-    warning cites a recorded offence of the warned power (press.warn-no-offence), at most one warning per offence
-    (press.warn-twice; a forbidden order was warned automatically already), and no one lifts his own warning
-    (press.self-lift)."""
+    """Seed 001 (moderated game: "a one time warning for an honest mistake, and then sent into CD for the second
+    offense"): the director may issue a warning, bounded so that it only ever names a breach the machine itself
+    recorded. A warning cites one void order of the warned power (press.warn-no-offence: a message, a made-up
+    offence), at most once (press.warn-twice; a forbidden order was warned automatically already); the director
+    never warns the power he plays (press.self-warn); nothing lifts a warning (press.no-lift): it stands for the
+    offence it cites, which stays recorded."""
     if state.director is None or by != state.director:
         raise PressRefused(NOT_DIRECTOR, f"only the director ({state.director or 'none in this game'}) may {kind}")
+    if kind == "lift":
+        raise PressRefused(NO_LIFT, "a warning stands for the offence it cites: the director lifts nothing")
     power = message[kind]
     if power not in state.powers:
         raise PressRefused(relations.UNKNOWN_POWER, f"{power!r} is not a power ({', '.join(state.powers)})")
-    count = state.offences_of(power)
-    if kind == "warn":
-        if not isinstance(message.get("reason"), str) or not message["reason"].strip():
-            raise PressRefused(MALFORMED, "a warning needs a reason")
-        cited = _offence(state, power, message.get("offence"))
-        return replace(state.with_offences(power, count + 1), cited=(*state.cited, cited))
     if power == by:
-        raise PressRefused(SELF_LIFT, f"{by} directs and plays {power}: no one lifts his own warning")
-    if count == 0:
-        raise PressRefused(NO_WARNING, f"{power} has no warning to lift")
-    return state.with_offences(power, count - 1)
+        raise PressRefused(SELF_WARN, f"{by} directs and plays {power}: no one warns his own power")
+    if not isinstance(message.get("reason"), str) or not message["reason"].strip():
+        raise PressRefused(MALFORMED, "a warning needs a reason")
+    cited = _offence(state, power, message.get("offence"))
+    return replace(state.with_offences(power, state.offences_of(power) + 1), cited=(*state.cited, cited))
 
 
 def _offence(state: DowState, power: str, offence: Any) -> str:
@@ -247,15 +252,11 @@ def _offence(state: DowState, power: str, offence: Any) -> str:
             raise PressRefused(WARN_TWICE, f"{power}'s {order!r} at {phase} was forbidden and warned already")
         key = f"order {phase} {power} {order}"
     elif isinstance(offence, Mapping) and set(offence) == {"press"}:
-        number = offence["press"]
-        if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= state.said_by(power):
-            raise PressRefused(WARN_NO_OFFENCE, f"{power} has sent no public message number {number!r} (it has "
-                                                f"sent {state.said_by(power)})")
-        key = f"press {power} {number}"
+        raise PressRefused(WARN_NO_OFFENCE, "a message is no offence: a warning cites a breach of the rules the "
+                                            "game recorded, a void order (offence: {phase: PHASE, order: ORDER})")
     else:
         raise PressRefused(WARN_NO_OFFENCE, "a warning cites a recorded offence: offence: {phase: PHASE, order: "
-                                            "ORDER} (a void order of the warned power) or {press: N} (its N-th "
-                                            "public message, which all can read)")
+                                            "ORDER} (a void order of the warned power)")
     if key in state.cited:
         raise PressRefused(WARN_TWICE, f"{power} was warned for this offence already ({key})")
     return key

@@ -89,10 +89,11 @@ class Matrix:
     cells: tuple[tuple[str, str, str], ...]
 
     @classmethod
-    def neutral(cls, powers: Iterable[str]) -> Matrix:
-        """Seed 001: NEUTRAL "is you relationship with all countries at the start of the game"."""
+    def neutral(cls, powers: Iterable[str], state: str = NEUTRAL) -> Matrix:
+        """Seed 001: NEUTRAL "is you relationship with all countries at the start of the game" (a gunboat game
+        starts, and stays, at WAR: plain Diplomacy, no relationship rules)."""
         names = tuple(sorted(powers))
-        return cls(names, tuple((a, b, NEUTRAL) for i, a in enumerate(names) for b in names[i + 1:]))
+        return cls(names, tuple((a, b, state) for i, a in enumerate(names) for b in names[i + 1:]))
 
     def get(self, a: str, b: str) -> str:
         """The state between two different powers."""
@@ -128,8 +129,8 @@ class Relations:
     proposals: tuple[tuple[str, str, str], ...] = ()
 
     @classmethod
-    def start(cls, powers: Iterable[str]) -> Relations:
-        matrix = Matrix.neutral(powers)
+    def start(cls, powers: Iterable[str], state: str | None = None) -> Relations:
+        matrix = Matrix.neutral(powers, state or NEUTRAL)
         return cls(matrix, matrix)
 
     def pending(self) -> tuple[tuple[str, str, str, str], ...]:

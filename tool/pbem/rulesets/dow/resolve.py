@@ -191,6 +191,8 @@ def _gather(
     orders: dict[str, tuple[str, ...]] = {}
     voids: list[tuple[str, str, str, bool]] = []
     for power in state.powers:
+        if point[2] == phases.MOVEMENT and power in owed:  # civil disorder after missed movement phases
+            state = state.after_movement(power, power in by_power)
         if power not in by_power:
             if power in owed:
                 events.append(Event("missed", power, None, {"phase": when}))

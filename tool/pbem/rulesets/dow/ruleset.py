@@ -131,12 +131,12 @@ class DowRuleset:
         """None if the action is a well-formed orders submission for this phase. Orders the engine refuses or
         the relationship states forbid are not a file error: `apply` voids them (the latter with a warning,
         seed 001); `verdicts` says which, for a player about to seal."""
-        return resolve.action_problem(game, action)
+        return resolve.action_problem(game, _orders_only(action))
 
     def reasons(self, game: state.DowState, action: Action) -> str | None:
         """Every reason an orders submission would be voided in part or whole (shape, engine, relationship
         states), joined; None when all of it stands. For a player about to seal (`pbem orders`)."""
-        problem = resolve.action_problem(game, action)
+        problem = resolve.action_problem(game, _orders_only(action))
         if problem is not None:
             return problem
         reasons = [r for _, _, verdict, r in self.verdicts(game, action) if verdict != "ok" and r]
@@ -145,6 +145,7 @@ class DowRuleset:
     def verdicts(self, game: state.DowState, action: Action) -> list[tuple[str, str | None, str, str | None]]:
         """Each order judged: (order, normal form, "ok" | "invalid" | "rewritten" | "forbidden", reason); [] when
         the action is not an orders submission at this phase (see `legal`)."""
+        action = _orders_only(action)
         given = resolve.orders_of(action)
         if given is None or resolve.action_problem(game, action) is not None:
             return []
@@ -153,8 +154,18 @@ class DowRuleset:
     def apply(
         self, game: state.DowState, point: Point, actions: Sequence[Action], rolls: Mapping[str, int] | None = None
     ) -> tuple[state.DowState, list[Event]]:
-        """Resolve one phase (see pbem.rulesets.dow.resolve); Diplomacy rolls no dice, so `rolls` is unused."""
-        return resolve.resolve(game, point, actions)
+        """Resolve one phase (see pbem.rulesets.dow.resolve), then the secret draw vote sealed with its orders;
+        Diplomacy rolls no dice, so `rolls` is unused."""
+        after, events = resolve.resolve(game, point, [_orders_only(a) for a in actions])
+        if point[2] == phases.MOVEMENT:  # a withheld set opened without its owner stands, and counts as missed
+            for action in actions:
+                if action.source == "opened" and action.by in game.powers:
+                    after, disorder = after.withheld_counted(action.by, game)
+                    events.append(Event("withheld", action.by, None, {"phase": phases.format_time(point)}))
+                    if disorder:
+                        events.append(Event("civil_disorder", action.by, None, {
+                            "phase": phases.format_time(point), "offences": after.offences_of(action.by)}))
+        return sealed_draw(game, after, point, actions, events)
 
     # --- press and relations -----------------------------------------------------------------------------
     def recognise(
@@ -250,3 +261,29 @@ class DowRuleset:
     def is_over(self, game: state.DowState) -> bool:
         """Whether someone has won or a draw was agreed (or declared by the engine at its year limit)."""
         return game.outcome is not None
+
+
+def _orders_only(action: Action) -> Action:
+    """The action without its sealed draw vote (`draw: true`), which `sealed_draw` counts."""
+    if isinstance(action.do, Mapping) and "draw" in action.do:
+        return replace(action, do={k: v for k, v in action.do.items() if k != "draw"})
+    return action
+
+
+def sealed_draw(before: state.DowState, after: state.DowState, point: Point, actions: Sequence[Action],
+                events: list[Event]) -> tuple[state.DowState, list[Event]]:
+    """A draw voted secretly: each power may seal `draw: true` with its orders (`pbem orders FILE --draw`), so
+    nobody sees a vote before every power has sealed, all are opened together with the orders, and none can
+    change once sealed. The draw is agreed when every surviving power not in civil disorder at the phase's start
+    voted for it in that phase; no vote is no, and a vote lasts one phase (it expires with its orders). It is
+    shared by every survivor."""
+    if after.outcome is not None or point[2] == phases.PRESS:
+        return after, events
+    votes = {a.by for a in actions if isinstance(a.do, Mapping) and a.do.get("draw") is True}
+    voters = [p for p in before.survivors() if not before.in_disorder(p)]
+    if not votes or not voters or any(p not in votes for p in voters):
+        return after, events
+    survivors = after.survivors()
+    events = [*events, Event(state.DRAW, "", None, {"phase": phases.format_time(point), "powers": list(survivors),
+                                                    "vote": "sealed"})]
+    return replace(after, outcome=(state.DRAW, survivors)), events

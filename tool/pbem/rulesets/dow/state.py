@@ -7,7 +7,9 @@ Setup (game.yaml `setup`, schema pbem/dow/setup/1): `map: standard`, optional `s
 S1901M to skip the press-only first half), `victory` (centres to win, default 18), `director` (the player id
 that may issue and lift warnings), `edition` (the rulebook where the Diplomacy Adjudicator Test Cases offer
 alternatives: "2023", the default and DATC v3.0's preference, or "2000"), `invite_hash` (the invite code as
-"sha256:SALT:DIGEST", see invite.py).
+"sha256:SALT:DIGEST", see invite.py), `civil_disorder_after` (a power that misses this many movement phases in a
+row goes into civil disorder; default 2; a missed retreat or adjustment, forced disbands included, never counts),
+`press` ("full", the default, or "none": a gunboat game, no press at all and no relationship rules).
 The players must include the seven powers by their ids (austria, england, france, germany, italy, russia,
 turkey); any other player id is a seat without a power (a director who does not play).
 """
@@ -20,11 +22,12 @@ from typing import Any, Mapping, Sequence
 from pbem.rulesets.base import Point
 from pbem.rulesets.dow import engine, invite, phases
 from pbem.rulesets.dow.board import Board
-from pbem.rulesets.dow.relations import Relations
+from pbem.rulesets.dow.relations import WAR, Relations
 
 POWERS = ("austria", "england", "france", "germany", "italy", "russia", "turkey")
 DEFAULT_VICTORY = 18
-SETUP_KEYS = ("map", "start", "victory", "director", "edition", "invite_hash")
+SETUP_KEYS = ("map", "start", "victory", "director", "edition", "invite_hash", "civil_disorder_after", "press")
+DEFAULT_MISSED = 2  # movement phases missed in a row before civil disorder
 VICTORY, DRAW = "victory", "draw"
 OFFENCES_FOR_DISORDER = 2
 
@@ -68,6 +71,9 @@ class DowState:
     said: tuple[tuple[str, int], ...] = ()
     ready: tuple[str, ...] = ()
     resigned: tuple[str, ...] = ()  # powers whose player resigned: in civil disorder for good (no lift ends it)
+    missed: tuple[tuple[str, int], ...] = ()  # (power, movement phases missed in a row) for powers missing any
+    missed_limit: int = DEFAULT_MISSED
+    gunboat: bool = False  # `press: none`: no press, every pair at WAR (no relationship rules)
 
     def offences_of(self, power: str) -> int:
         return dict(self.offences).get(power, 0)
@@ -101,6 +107,32 @@ class DowState:
             return self, ()
         entering = tuple(p for p in self.powers if p in self.entering)
         return replace(self, disorder=tuple(sorted({*self.disorder, *entering})), entering=()), entering
+
+    def after_movement(self, power: str, gave: bool) -> DowState:
+        """`power` gave orders in a movement phase (`gave`: the count of missed ones starts again) or missed it
+        (no orders sealed, or sealed and withheld, settled by an nmr): the `missed_limit`-th movement phase missed
+        in a row puts it into civil disorder from the next phase, as a second offence does."""
+        missed = dict(self.missed)
+        count = 0 if gave else missed.get(power, 0) + 1
+        if count:
+            missed[power] = count
+        else:
+            missed.pop(power, None)
+        out = replace(self, missed=tuple(sorted(missed.items())))
+        if count >= self.missed_limit and power not in self.disorder:
+            out = replace(out, entering=tuple(sorted({*self.entering, power})))
+        return out
+
+    def withheld_counted(self, power: str, before: DowState) -> tuple[DowState, bool]:
+        """`power`'s movement phase counted as missed after all: its set was withheld and opened without it (the
+        orders stood, the withholding did not pay). From `before`'s count; at the limit it is in civil disorder
+        from the next phase at once (True)."""
+        missed = dict(self.missed)
+        missed[power] = dict(before.missed).get(power, 0) + 1
+        out = replace(self, missed=tuple(sorted(missed.items())))
+        if missed[power] >= self.missed_limit and power not in out.disorder:
+            return replace(out, disorder=tuple(sorted({*out.disorder, power}))), True
+        return out, False
 
     def said_by(self, author: str) -> int:
         """How many public messages of `author` were recognised so far."""
@@ -142,13 +174,20 @@ def initial_state(setup: Mapping[str, Any], players: Sequence[str]) -> DowState:
     code_hash = setup.get("invite_hash")
     if code_hash is not None and not invite.well_formed(code_hash):
         raise ValueError("setup.invite_hash must be 'sha256:' + 32 hex digits of salt + ':' + 64 hex digits")
+    missed_limit = setup.get("civil_disorder_after", DEFAULT_MISSED)
+    if not isinstance(missed_limit, int) or isinstance(missed_limit, bool) or not 1 <= missed_limit <= 20:
+        raise ValueError(f"setup.civil_disorder_after must be a number of movement phases 1..20, got "
+                         f"{missed_limit!r}")
+    press = setup.get("press", "full")
+    if press not in ("full", "none"):
+        raise ValueError(f"setup.press must be 'full' or 'none' (a gunboat game), got {press!r}")
     info = engine.standard_map()
     if info.powers != POWERS:  # pragma: no cover - a different engine map
         raise ValueError(f"the engine's standard map has powers {info.powers}")
     return DowState(
         phase=first,
         board=info.start,
-        relations=Relations.start(POWERS),
+        relations=Relations.start(POWERS, WAR if press == "none" else None),
         powers=POWERS,
         players=tuple(players),
         director=director,
@@ -156,4 +195,6 @@ def initial_state(setup: Mapping[str, Any], players: Sequence[str]) -> DowState:
         engine=engine.engine_name(),
         invite_hash=code_hash,
         edition=edition,
+        missed_limit=missed_limit,
+        gunboat=press == "none",
     )
