@@ -19,8 +19,6 @@ def test_results_tell_the_phase_a_resigned_power_no_longer_owed(second_half: Dow
     assert second_half.pbem("verify").returncode == 0
 
 
-@pytest.mark.xfail(strict=True, reason="after the nmr the others' reveals are refused (signature.not-in-control): the "
-                   "phase cannot close yet; `pbem results` reads it as replay does once it does")
 def test_results_tell_a_phase_an_nmr_closed(second_half: Dow) -> None:  # noqa: F811
     """Turkey never seals; the others reveal, then sign an nmr against him: the phase resolves with his units
     holding, and `pbem results` tells it (it used to stop there: his orders were never revealed)."""
