@@ -1447,8 +1447,10 @@ def test_dice_bound__after_an_erratum_replays_the_fire_step_each_shot_keeps_its_
     erratum = out.split("erratum ", 1)[1].split(":", 1)[0]  # an agreement of kind erratum: fed-NNNN
     assert "applied" in cli(shot_resolved, "erratum", "sign", erratum, who="kli")
     status = shot_resolved.data("status.yaml")
-    assert status["firm"] == "1.4.fire"  # its action auction runs again: fed first
-    cli(shot_resolved, "yield", who="fed")  # fed passes; kli is asked
+    assert status["firm"] == "1.4.fire"  # the step waits for the corrected shot's die (its auction is not re-run)
+    assert status["pending"][0]["player"] == "fed" and status["pending"][0]["kind"] == "roll", status
+    cli(shot_resolved, "roll", "--for", "CA ph2", "--ref", "1.4.fire/CA/ph2", who="fed")
+    cli(shot_resolved, "yield", who="fed")  # kli now owes his contribution to it
     write_batch(shot_resolved, hand_batch(shot_resolved, "kli", "kli-0002", ["1.4.fire/D7/ph1"],
                                           secret=bytes([3]) * 32))
     bad = sneak_as(shot_resolved, "kli", "kli: a new die for my old shot")

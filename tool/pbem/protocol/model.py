@@ -324,6 +324,8 @@ class Checkpoint:
     voids: tuple[Void, ...] = ()  # every entry void so far, in game-time order (DESIGN §4.2)
     armed: tuple[tuple[str, bytes], ...] = ()  # (player, condition) written while it held: met when next seen (§4.3)
     replied: tuple[Any, ...] = ()  # reply-kind events at `point` already shown to those they met (seed §6.C.1)
+    # after an erratum: the simultaneous steps before this point had their auctions and replies (DESIGN §4.8)
+    settled: Point | None = None
 
 
 @dataclass(frozen=True)

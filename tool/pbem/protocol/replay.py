@@ -78,9 +78,14 @@ def replay(
     armed = _arm(ruleset, inputs, start, fresh)
     tracks = _check_pursuit(ruleset, inputs, dict(start.tracks), problems)
 
+    if start.settled is not None and (settled_before is None or start.settled > settled_before):
+        settled_before = start.settled  # an erratum's replay stopped before the old firm point: still settled
+
     def checkpoint(at: Point | None, now: Any, **more: Any) -> Checkpoint:
         if at == start.point and start.replied:
             more.setdefault("replied", start.replied)  # a held step waiting for its dice stays held
+        if settled_before is not None and at is not None and at < settled_before:
+            more.setdefault("settled", settled_before)
         return Checkpoint(at, now, tracks=dict(tracks), voids=tuple(voids), armed=tuple(sorted(armed)), **more)
 
     if start.contacts:

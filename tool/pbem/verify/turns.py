@@ -840,14 +840,11 @@ def _by_file(game: Game, path: str) -> dice.Batch | secrets.Secret | None:
 
 def _new_actions(game: Game, corrections: Iterable[errata.Erratum]) -> list[Finding]:
     """DESIGN §4.8, errata correct and never re-open: an erratum may change what a unit did at a step (another
-    target, another speed), but adds no action of a unit and slot it did not correct there, at a step whose dice
-    are known already (a new shot there would be decided knowing every die of the step: erratum.new-action)."""
-    ruleset = game.manifest.ruleset
-    slot_of = getattr(ruleset, "slot_of", None)
-
-    def slot(entry: Any) -> tuple[Any, ...]:
-        return (entry.at, entry.by, entry.unit, (slot_of(entry.do) if slot_of is not None else None)
-                or next(iter(entry.do), ""))
+    target, another weapon, another speed), but adds no action of a kind the unit did not do there, at a step
+    whose dice are known already (a new shot there would be decided knowing every die of the step:
+    erratum.new-action)."""
+    def slot(entry: Any) -> tuple[Any, ...]:  # a shot corrected to another weapon is a correction, not a new one
+        return (entry.at, entry.by, entry.unit, next(iter(entry.do), ""))
 
     known = {ref.split("/", 1)[0] for ref, rolled in game.inputs.dice.items()
              if rolled.result is not None or rolled.lost is not None}
