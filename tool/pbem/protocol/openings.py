@@ -57,7 +57,7 @@ def share_findings(secrets: Mapping[str, Secret], added: Iterable[Message],
         if found is None:
             continue
         by, sid, share = found
-        where = {"file": message.file, "line": message.line}
+        where: dict[str, Any] = {"file": message.file, "line": message.line}
         secret = secrets.get(sid)
         if secret is None or by not in (secret.raw.get("shares") or {}):
             out.append(Finding("share.forged", f"{by} publishes a share of {sid}, but no share of such a set was "

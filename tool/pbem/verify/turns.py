@@ -237,7 +237,7 @@ def without_orders(game: Game, absent: Mapping[str, object]) -> Game:
         # past the last step (a reveal owed at the end) there is no step to cover him through
         if point is not None and (mine.through is None or mine.through < point):  # type: ignore[operator]
             per_player[player] = replace(mine, through=point)
-    excused = game.inputs.excused | {(player, point) for player, point in absent.items()}
+    excused = game.inputs.excused | {(player, point) for player, point in absent.items() if point is not None}
     return replace(game, inputs=replace(game.inputs, per_player=per_player, gone=frozenset(resigned),
                                         excused=excused))
 
@@ -706,7 +706,8 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
     back = (prev.back or prev.last_yielder) if turn and clarifies(prev, player) else None if turn else prev.back
     gone_at = prev.gone_at + gone_now(prev, game) if agreement else prev.gone_at
     served = _nmr_completed(prev, game) if agreement and prev.stop.checkpoint.point is not None else None
-    nmrs = prev.nmrs + ((served[1], prev.stop.checkpoint.point),) if served is not None else prev.nmrs
+    point = prev.stop.checkpoint.point
+    nmrs = prev.nmrs + ((served[1], point),) if served is not None and point is not None else prev.nmrs
     return findings, Verified(game, stop, prev.founder, player, expected, last, back, gone_at, nmrs)
 
 
@@ -761,9 +762,9 @@ def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn:
         findings.extend(press_findings(prev.game.press, game.press, player, prev.status.firm,
                                        [seat.id for seat in manifest.seats]))
         findings.extend(_press_refusals(prev, game))
-        added = press_added(prev.game.press, game.press) or ()
-        findings.extend(whisper_findings(manifest.id, manifest.keys, game.press, added))
-        findings.extend(openings.share_findings(game.secrets, added, reveals_owed(prev)))
+        posted = press_added(prev.game.press, game.press) or ()
+        findings.extend(whisper_findings(manifest.id, manifest.keys, game.press, posted))
+        findings.extend(openings.share_findings(game.secrets, posted, reveals_owed(prev)))
     return findings
 
 
