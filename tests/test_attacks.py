@@ -1839,7 +1839,8 @@ def test_a_support_the_engine_would_count_for_another_coast_is_refused_when_seal
     out = game.refused("orders", game.orders_file(["F BLA S F RUM - BUL/SC"]), who="turkey",
                        rule="rules.order-rewritten")
     assert "F BLA S F RUM - BUL/SC" in out and "another coast" in out
-    game.ok("orders", game.orders_file(["F BLA S F RUM - BUL/EC"]), who="turkey")
+    # the right coast is a valid order, though a forbidden one while Turkey and Russia are NEUTRAL: sealed as written
+    game.ok("orders", game.orders_file(["F BLA S F RUM - BUL/EC"]), "--anyway", who="turkey")
 
 # === Secrets: sealed steps, seeking-weapon targets and secret ids (DESIGN §4.7, §6, §7.1) =======================
 #
@@ -2325,7 +2326,7 @@ def test_agreement_file_and_id_disagree__a_signed_proposal_copied_to_another_fil
 
 from test_escape import DANGEROUS, runner_parse  # noqa: E402
 from test_hook import plain_server  # noqa: E402
-from actions_runner import FakeGitHub, Runner, pull_request_event  # noqa: E402
+from actions_runner import FakeGitHub as ActionsHub, Runner, pull_request_event  # noqa: E402
 
 
 def test_rollback__on_a_server_whose_head_names_master_main_still_only_moves_forward(played: Table) -> None:
@@ -2361,7 +2362,7 @@ def test_gate__a_branch_that_edits_its_own_check_is_judged_by_the_base_s_check(p
     refused(played, "yield", who="fed", rule="protected.changed", where=WORKFLOW)
     head = played.sneak("fed", "fed: straight on")
     assert "|| true" in played.read(WORKFLOW)  # the branch's copy would pass: it is not the one that runs
-    hub = FakeGitHub.hosting(played.repo_dir, tmp_path / "github")  # main as it was: `base`
+    hub = ActionsHub.hosting(played.repo_dir, tmp_path / "github")  # main as it was: `base`
     assert hub.tip() == base
     hub.push(played.repo_dir, "HEAD", "refs/pull/1/head")
     main_copy = played.git("show", f"{base}:{WORKFLOW}").stdout.decode()
@@ -3151,7 +3152,7 @@ DOW_TEXT = [
     ("declare POWER", ("declare", "TEXT", "HOSTILE"), "france"),
     ("accept POWER", ("accept", "TEXT", "ALLIED"), "france"),
     ("gift PROVINCE", ("gift", "england", "TEXT"), "france"),
-    ("warn --reason", ("warn", "turkey", "--message", "1", "--reason", "TEXT"), "italy"),
+    ("warn --reason", ("warn", "turkey", "--reason", "TEXT", "--phase", "S1901M", "--order", "A CON - BUL"), "italy"),
     ("whisper", ("whisper", "england", "TEXT"), "france"),
 ]
 
