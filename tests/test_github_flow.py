@@ -115,7 +115,9 @@ def test_the_watches_land_the_whole_shot_through_pull_requests(race: Race, hub: 
             assert "Traceback" not in done.stderr and "not pushed" not in done.stdout, done.stdout + done.stderr
         hub.settled()
         revealed = fed.pbem("pull", env=env(fed, "fed", hub))
-        if fed.data("dice/fed-0002.yaml").get("results") and fed.head() == server_main(server):
+        # both batches settled: the escrow's signature (fed-0001) may land after fed's reveal (fed-0002)
+        if fed.data("dice/fed-0002.yaml").get("results") and fed.data("dice/fed-0001.yaml").get("results") \
+                and fed.head() == server_main(server):
             break
     assert revealed.returncode == 0
     assert fed.data("dice/fed-0002.yaml").get("results"), "the reveal did not land"
