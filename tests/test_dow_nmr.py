@@ -132,11 +132,26 @@ def test_results_and_log_tell_every_phase_after_a_resignation(tmp_path: Path) ->
     assert "france   A PAR - BUR" in log.stdout and "england  F LON - NTH" in log.stdout, log.stdout
 
 
+def _age_gate_record(hub: Path, days: float) -> None:
+    """Days pass at the gate: every line of the hub's record of accepted commits moves `days` into the past."""
+    from datetime import datetime, timedelta, timezone
+
+    from pbem.services import gateclock
+
+    record = gateclock.record_path(hub)
+    lines = []
+    for line in record.read_text().splitlines():
+        oid, when = line.split(" ")
+        old = datetime.strptime(when, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+        lines.append(gateclock.record_line(oid, old - timedelta(days=days)))
+    record.write_text("".join(lines))
+
+
 def test_seven_clones_push_at_once_after_an_nmr_and_every_reveal_lands(tmp_path: Path) -> None:
     """The game is played eight days ago (the default deadline is 7d): six powers sealed S1901M, Turkey did not.
     Austria's clone carries the nmr (the others' signatures) to the hooked hub, whose clock finds Turkey overdue.
-    Then all seven clones push at once with `pbem push`: six reveals and Turkey's press (he is back). Every one
-    lands, whatever the order; the phase resolved with Turkey's defaults; Turkey owes F1901M's orders with a
+    Turkey's clone posts press (he is back); then the six other clones push their reveals at once with `pbem
+    push`. Every one lands, whatever the order; the phase resolved with Turkey's defaults; Turkey owes F1901M's orders with a
     deadline counted from that resolution; a fresh clone of the hub verifies."""
     keys = dow_keys(tmp_path)
     founder = Seat(tmp_path / "austria", keys["austria"])
@@ -146,16 +161,21 @@ def test_seven_clones_push_at_once_after_an_nmr_and_every_reveal_lands(tmp_path:
         for power in POWERS[:-1]:
             diplomacy.seal_orders(founder.ws(), keys[power], EMPTY, "o")
     hub = hub_for(founder, tmp_path)
+    _age_gate_record(hub, 8)  # eight days pass at the gate: its own record, not the commits' dates, is the clock
     nmr(founder, keys, "turkey")
     done = founder.pbem("push")
     assert done.returncode == 0, done.stdout + done.stderr
     seats = {"austria": founder, **{p: clone(hub, tmp_path / p, keys[p]) for p in POWERS[1:]}}
+    # Turkey is back first: his press of S1901M lands before the reveals resolve the phase (press written for a
+    # phase that closes while it waits to be pushed is refused on rebase: a race of its own, not this test's)
+    diplomacy.post(seats["turkey"].ws(), seats["turkey"].me, {"say": "Sorry, I was away."})
+    back = seats["turkey"].pbem("push")
+    assert back.returncode == 0, back.stdout + back.stderr
     for power, seat in seats.items():
-        if power == "turkey":
-            diplomacy.post(seat.ws(), seat.me, {"say": "Sorry, I was away."})
-        else:
+        if power != "turkey":
+            seat.pbem("pull")
             diplomacy.reveal_orders(seat.ws(), seat.me)
-    env = {p: s for p, s in seats.items()}
+    env = {p: s for p, s in seats.items() if p != "turkey"}
     running = {p: subprocess.Popen([str(_pbem()), "push"], cwd=s.repo_dir, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, text=True, env=_env(s)) for p, s in env.items()}
     said = {p: r.communicate(timeout=300)[0] for p, r in running.items()}
