@@ -2,7 +2,7 @@
 
 Every `*.json` in `schemas_dir()` is loaded once, checked against the 2020-12 meta-schema, and compiled into a
 Draft 2020-12 validator. That validator words the errors; checking valid data, the verifier's common case at
-every commit, goes through a validator fastjsonschema compiles to Python code (about 20 times faster, issue 7).
+every commit, goes through a validator fastjsonschema compiles to Python code (about 20 times faster).
 The compiled one only answers "valid or not": when it says not, jsonschema decides and explains, so jsonschema
 stays the single authority on what is valid (tests check the two agree).
 

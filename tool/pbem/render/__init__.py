@@ -1,4 +1,4 @@
-"""Pictures of a game (issue 6 points 5 and 6): pure functions from data to text.
+"""Pictures of a game: pure functions from data to text.
 
 * `tactical_svg` — the `tactical/1` map as SVG: hexes with their numbers, units with their facing, seeking
   weapons, and the `range` break conditions of the players who hold pending breaks (DESIGN §7.1);

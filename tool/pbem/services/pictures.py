@@ -1,4 +1,4 @@
-"""Pictures of a game: `pbem render`, `pbem log --html` and the terminal screen of `pbem status` (issue 6).
+"""Pictures of a game: `pbem render`, `pbem log --html` and the terminal screen of `pbem status`.
 
 This module reads the history (verified, commit by commit) and hands plain data to the pure renderers in
 `pbem.render`. The map of a commit is drawn from where replay stopped there (`Verified.stop.checkpoint.state`:

@@ -20,7 +20,7 @@ from pbem.store.commits import commit_payload, format_ident, with_signature
 from pbem.store.signer import Signer
 
 # libgit2's object cache keeps every object looked up (up to 256 MB): pbem reads each object about once per
-# verification and keeps what it needs itself, so the cache only costs memory (issue 7: peak memory).
+# verification and keeps what it needs itself, so the cache only costs memory (peak memory, DESIGN §11).
 pygit2.settings.enable_caching(False)
 
 _TREE_CACHE_LIMIT = 4096  # flattened subtrees kept; unchanged directories share ids across commits

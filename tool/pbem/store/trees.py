@@ -1,4 +1,4 @@
-"""Follow a game's tree from commit to commit, reading only the folders that changed (issue 7).
+"""Follow a game's tree from commit to commit, reading only the folders that changed (DESIGN §11).
 
 A commit usually changes three files in two folders. `TreeWalker.advance` reads the raw tree objects of the
 folders whose ids changed and parses only the entries between what they share with the listing before (their

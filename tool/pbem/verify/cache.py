@@ -1,5 +1,5 @@
 """What the verifier knows after a commit, kept under .git/pbem/ so that verifying one new commit on top of a
-long game costs one commit, not the whole history (issue 7; DESIGN §11).
+long game costs one commit, not the whole history (DESIGN §11).
 
 Only a state reached by a history with no finding is kept, keyed by its commit id, and the key folds in
 everything that could change a verdict: the pbem version, and the bytes of every shipped schema and of pbem's

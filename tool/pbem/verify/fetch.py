@@ -1,4 +1,4 @@
-"""Fetch what each commit brings, ahead of the judging, on the machine's other core (issue 7).
+"""Fetch what each commit brings, ahead of the judging, on the machine's other core.
 
 Verifying a long history is two kinds of work. Checking a commit's signature, listing what its tree changed and
 reading the changed blobs depend on nothing but the commit and the tree before it; reading the files and

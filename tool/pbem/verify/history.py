@@ -100,7 +100,7 @@ class Verifier:
     """The per-commit step of the verifier, fed the turns in order (STYLE: a state machine fed commits).
 
     It carries what is known after the last commit judged (`verified`), that commit's files, the game as read
-    there, and the tree walker, so each commit costs what it changed (issue 7): the folders whose ids changed
+    there, and the tree walker, so each commit costs what it changed (DESIGN §11): the folders whose ids changed
     are listed, the files that changed are read, a report file that had lines appended is read in those
     lines. A commit whose files cannot be read or whose signature fails leaves all of it as it was."""
 

@@ -1,6 +1,6 @@
 """The position on the board of a `dow/1` game (DESIGN §7.2): units, dislodged units, centres and influence.
 
-A `Board` is what the verifier compares after re-adjudicating a phase (issue 5: positions, not the engine's
+A `Board` is what the verifier compares after re-adjudicating a phase (positions, not the engine's
 result codes). Everything is immutable and sorted, so two boards are equal exactly when the positions are:
 
 * `units`: (power, unit) pairs, a unit written as the engine writes it: "A PAR", "F STP/SC";

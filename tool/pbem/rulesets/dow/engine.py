@@ -1,4 +1,4 @@
-"""The adapter to the `diplomacy` package (DESIGN §7.2, issue 5): the only module of pbem that imports it.
+"""The adapter to the `diplomacy` package (DESIGN §7.2): the only module of pbem that imports it.
 
 We do not write an adjudicator: the standard map and DATC-compliant adjudication come from `diplomacy==1.1.2`
 (pinned in pyproject). The package keeps a 4,500-line game object with printing, clocks and randomness mixed

@@ -1,4 +1,4 @@
-"""Resolving one phase of `dow/1` (DESIGN §7.2, issue 5 point 1 and 3): orders judged, the engine adjudicates,
+"""Resolving one phase of `dow/1` (DESIGN §7.2): orders judged, the engine adjudicates,
 relationships realised, events for break conditions.
 
 An action is one power's orders for one phase: `{orders: ["A PAR - BUR", "F BRE - MAO", ...]}` (schema
@@ -174,7 +174,7 @@ def _begin_disorder(state: DowState, when: str, events: list[Event]) -> DowState
 def _gather(
     state: DowState, point: Point, actions: Sequence[Action], events: list[Event]
 ) -> tuple[DowState, dict[str, tuple[str, ...]]]:
-    """Every power's orders that count, and the sanctions earned (issue 5 point 3)."""
+    """Every power's orders that count, and the sanctions earned (seed 001)."""
     when = phases.format_time(point)
     owed = set(owing(state, point))
     by_power: dict[str, tuple[str, ...]] = {}
