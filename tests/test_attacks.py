@@ -4289,9 +4289,10 @@ def test_table_order__the_start_skips_the_agreed_dice(base_order_signed: Table, 
 # the gate's own clock moving on, never for anything a pusher can do.
 
 import time as _time  # noqa: E402
-from datetime import datetime as _datetime, timedelta as _timedelta, timezone as _timezone  # noqa: E402
+from datetime import datetime as _datetime, timezone as _timezone  # noqa: E402
 
 from gitutil import resign as _resign  # noqa: E402
+from test_hook import age_record as _age_record  # noqa: E402
 from pbem.services import gateclock as _gateclock  # noqa: E402
 
 _DAY = 86400
@@ -4311,17 +4312,6 @@ def _redate(table: Table, who: str, days: float) -> str:
         return payload
 
     return land(table, _resign(raw_commit(table), key(who), change))
-
-
-def _age_record(server: Path, days: float) -> None:
-    """Days pass at the gate: every line of its record moves `days` into the past."""
-    record = _gateclock.record_path(server)
-    lines = []
-    for line in record.read_text().splitlines():
-        oid, when = line.split(" ")
-        old = _datetime.strptime(when, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=_timezone.utc)
-        lines.append(_gateclock.record_line(oid, old - _timedelta(days=days)))
-    record.write_text("".join(lines))
 
 
 def _record(server: Path) -> dict[str, _datetime]:

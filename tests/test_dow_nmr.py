@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from unittest import mock
 
+from test_hook import age_record
 from test_sync import POWERS, Seat, clone, dow_game, dow_keys, hub_for, hub_verifies
 from pbem.services import agreements, diplomacy
 from pbem.services.workspace import Identity
@@ -132,20 +133,6 @@ def test_results_and_log_tell_every_phase_after_a_resignation(tmp_path: Path) ->
     assert "france   A PAR - BUR" in log.stdout and "england  F LON - NTH" in log.stdout, log.stdout
 
 
-def _age_gate_record(hub: Path, days: float) -> None:
-    """Days pass at the gate: every line of the hub's record of accepted commits moves `days` into the past."""
-    from datetime import datetime, timedelta, timezone
-
-    from pbem.services import gateclock
-
-    record = gateclock.record_path(hub)
-    lines = []
-    for line in record.read_text().splitlines():
-        oid, when = line.split(" ")
-        old = datetime.strptime(when, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
-        lines.append(gateclock.record_line(oid, old - timedelta(days=days)))
-    record.write_text("".join(lines))
-
 
 def test_seven_clones_push_at_once_after_an_nmr_and_every_reveal_lands(tmp_path: Path) -> None:
     """The game is played eight days ago (the default deadline is 7d): six powers sealed S1901M, Turkey did not.
@@ -161,7 +148,7 @@ def test_seven_clones_push_at_once_after_an_nmr_and_every_reveal_lands(tmp_path:
         for power in POWERS[:-1]:
             diplomacy.seal_orders(founder.ws(), keys[power], EMPTY, "o")
     hub = hub_for(founder, tmp_path)
-    _age_gate_record(hub, 8)  # eight days pass at the gate: its own record, not the commits' dates, is the clock
+    age_record(hub, 8)  # eight days pass at the gate: its own record, not the commits' dates, is the clock
     nmr(founder, keys, "turkey")
     done = founder.pbem("push")
     assert done.returncode == 0, done.stdout + done.stderr

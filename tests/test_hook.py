@@ -18,7 +18,7 @@ import pytest
 
 from conftest import KLI_TURN_1, Table
 from gitutil import clean_env
-from pbem.services import hook
+from pbem.services import gateclock, hook
 
 ZERO = "0" * 40
 
@@ -38,6 +38,20 @@ def serve(table: Table) -> Path:
     assert "pbem: refs/heads/main: ok" in first.stderr
     table.git("branch", "--set-upstream-to=origin/main")
     return server
+
+
+def age_record(server: Path, days: float) -> None:
+    """Days pass at the gate: every line of its record of accepted commits (services.gateclock) moves `days`
+    into the past. This stands for the gate's own clock moving on, never for anything a pusher can do."""
+    from datetime import datetime, timedelta, timezone
+
+    record = gateclock.record_path(server)
+    lines = []
+    for line in record.read_text().splitlines():
+        oid, when = line.split(" ")
+        old = datetime.strptime(when, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+        lines.append(gateclock.record_line(oid, old - timedelta(days=days)))
+    record.write_text("".join(lines))
 
 
 def push(table: Table, *args: str) -> subprocess.CompletedProcess[str]:
