@@ -4571,20 +4571,14 @@ def test_invite__pbem_join_with_the_code_passes_every_verifier(tmp_path: Path) -
 
 from fakegithub import ACTIONS, FakeGitHub  # noqa: E402
 from pbem.services import github as github_api  # noqa: E402
+from test_github_flow import hub  # noqa: E402,F401 (fixture: the race's server as GitHub's copy)
 from test_push import base_race, race  # noqa: E402,F401 (fixtures)
-
-GITHUB_TOKENS = {"t-fed": "alice", "t-kli": "bob", "t-escrow": "escrow-bot"}
 
 
 @pytest.fixture
-def on_github(race: Any, tmp_path: Path) -> Any:
+def on_github(race: Any, hub: FakeGitHub) -> Any:
     fed, kli, escrow, server = race
-    home = tmp_path / "github-home"
-    home.mkdir()
-    with FakeGitHub(server, "alice", "race-1", home, GITHUB_TOKENS) as fake:
-        for table in (fed, kli, escrow):
-            table.git("config", "pbem.github", "alice/race-1")
-        yield fed, kli, escrow, server, fake
+    return fed, kli, escrow, server, hub
 
 
 def _gh_env(table: Table, who: str, fake: FakeGitHub) -> dict[str, str]:
