@@ -1,31 +1,12 @@
 """What a game's fire did and how it ended, for `pbem log`, `pbem log --html`, `pbem summary`, `pbem check` and
 `pbem render` (docs/tactical.md "The end and the outcome"): the ruleset's `shots_report` (each scored shot's die,
-damage, and which shield or internals took it), its `outcome` once the game is over, and where the units stand.
-For `pbem results` (Diplomacy): the inputs of every closed phase as the verifier resolved it, also a phase closed
-by an nmr or after a resignation (`as_resolved`, `sealed_actions`)."""
+damage, and which shield or internals took it), its `outcome` once the game is over, and where the units stand."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
-from pbem.protocol.model import Inputs
-from pbem.protocol.replay import _sealed
-from pbem.rulesets.base import Action, Point, Ruleset
-from pbem.verify.gamefiles import Game
-from pbem.verify.turns import Verified, covered_by_nmr, effects_of
-
-
-def as_resolved(last: Verified) -> tuple[Game, list[tuple[Point, Callable[[Any], Any]]]]:
-    """The game's inputs as replay resolved them (each absent player an nmr settled for covered), and what its
-    resignations and seats taken did at their points, for a chronicle from the game's start (DESIGN §4.8)."""
-    return covered_by_nmr(last.game, last.gone_at), effects_of(last.game.manifest.ruleset, last.gone_at, None)
-
-
-def sealed_actions(ruleset: Ruleset, state: Any, point: Point, inputs: Inputs) -> list[Action] | None:
-    """The revealed inputs a sealed step resolved with, as replay takes them (a power gone by resignation or
-    nmr owes nothing; one he sealed and withheld counts as none), or None while the step still waits."""
-    actions, waiting = _sealed(ruleset, state, point, ruleset.format_time(point), inputs)
-    return None if waiting is not None else actions
+from pbem.verify.turns import Verified
 
 
 def shots(last: Verified | None) -> list[str]:
