@@ -26,12 +26,11 @@ RANK = {
     "crypto": 5,
     "rulesets": 4, "formats": 3,
     "errors": 2,
+    "text": 1,
     "pbem": 0,  # the package's own __init__ (its version): imports nothing of pbem
 }
 
-# errors.py escapes the text of a finding for terminals and workflow output with formats/escape.py; the escaping
-# is to move below errors (a text module importing nothing), which removes this arrow.
-KNOWN_UPWARD = {("pbem.errors", "pbem.formats.escape")}
+KNOWN_UPWARD: set[tuple[str, str]] = set()
 
 # The old errata/ form and the erratum agreement kind call each other; both circles go with the old form.
 KNOWN_CYCLES = {

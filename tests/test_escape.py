@@ -1,4 +1,4 @@
-"""Output is data (DESIGN §9): pbem.formats.escape makes every string from a repository inert before it is
+"""Output is data (DESIGN §9): pbem.text makes every string from a repository inert before it is
 printed, for a terminal and for GitHub's workflow commands. Property tests: the terminal escaper's output never
 holds a control character a terminal obeys nor a workflow command, and GitHub's escaping is lossless (the
 runner's unescaping, as in actions/runner ActionCommand.cs, gives the value back).
@@ -13,7 +13,7 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pbem.formats import escape
+from pbem import text as escape
 
 BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 DANGEROUS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029" + BIDI + "]")

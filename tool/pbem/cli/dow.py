@@ -16,7 +16,7 @@ import typer
 
 from pbem.cli.options import KeyOption, OutputFormat, data_lines, identity, run, workspace
 from pbem.errors import PbemError
-from pbem.formats.escape import json_dumps
+from pbem.text import json_dumps
 
 STATE_HELP = "WAR, HOSTILE, NEUTRAL, FRIENDLY or ALLIED"
 

@@ -76,7 +76,7 @@ def my_seat(ws: "Workspace", key: Optional[str]) -> Optional[str]:
 def data_lines(text: str) -> str:
     """Text built from a repository's data (a purpose, a reason, press), each line shown with its control
     characters escaped and no workflow command in it: data is shown, never obeyed (DESIGN §9)."""
-    from pbem.formats.escape import terminal
+    from pbem.text import terminal
 
     return "\n".join(terminal(line) for line in text.split("\n"))
 
@@ -94,7 +94,7 @@ def status_lines(status: "Status | None", me: Optional[str]) -> str:
         lines.append(f"break:   {b.player} at {b.at} — {b.why}")
     if status.note:
         lines.append(f"note:    {status.yielded_by}: {status.note}")
-    from pbem.formats.escape import terminal
+    from pbem.text import terminal
 
     return "\n".join(terminal(line) for line in lines)  # a note is data: shown, never obeyed (DESIGN §9)
 

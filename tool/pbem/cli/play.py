@@ -23,7 +23,7 @@ def status(key: Optional[str] = KeyOption,
 
     Example: pbem status    or    pbem status --plain    or    pbem status --format json
     """
-    from pbem.formats.escape import json_dumps, terminal
+    from pbem.text import json_dumps, terminal
     from pbem.services import turn
 
     def go() -> None:
@@ -106,7 +106,7 @@ def check(key: Optional[str] = KeyOption) -> None:
 
     Example: pbem check
     """
-    from pbem.formats.escape import terminal
+    from pbem.text import terminal
     from pbem.services import turn
 
     def go() -> int:

@@ -18,7 +18,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from pbem.formats.escape import terminal
+from pbem.text import terminal
 from pbem.protocol.dice import ESCROW
 from pbem.protocol.dice import DICE
 from pbem.protocol.model import AT, CLARIFY, CONDITION, HORIZON, READY, ROLL, SEALED, Status

@@ -14,9 +14,10 @@ from typing import Any, Collection, Mapping
 from pbem.crypto import dice as dice_crypto
 from pbem.crypto import seal
 from pbem.crypto.keys import PrivateKey, load_private_key
-from pbem.errors import ILLEGAL, PbemError, check_text
+from pbem.errors import ILLEGAL, PbemError
 from pbem.formats import schemas, yamlsafe
 from pbem.formats.canonical import dumps as canonical
+from pbem.formats.freetext import check_text
 from pbem.formats.writer import dump_mapping
 from pbem.protocol import dice, secrets
 from pbem.protocol.dice import Batch

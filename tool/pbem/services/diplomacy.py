@@ -18,9 +18,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from pbem.errors import ILLEGAL, PbemError, check_texts
+from pbem.errors import ILLEGAL, PbemError
 from pbem.formats import schemas, yamlsafe
 from pbem.formats.canonical import dumps as canonical
+from pbem.formats.freetext import check_texts
 from pbem.formats.writer import dump_flow, dump_mapping
 from pbem.protocol.model import SEALED, Inputs, Status
 from pbem.protocol.replay import start_checkpoint

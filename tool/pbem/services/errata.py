@@ -14,9 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from pbem.errors import ILLEGAL, PbemError, check_text
+from pbem.errors import ILLEGAL, PbemError
 from pbem.formats import yamlsafe
 from pbem.formats.canonical import dumps as canonical
+from pbem.formats.freetext import check_text
 from pbem.formats.writer import dump_mapping, dump_report
 from pbem.protocol import agreements as agreements_
 from pbem.protocol import errata

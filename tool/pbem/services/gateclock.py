@@ -31,8 +31,9 @@ from typing import Any, Iterable, Mapping
 
 import pygit2
 
+from pbem import text as escape
 from pbem.errors import USAGE, Finding, PbemError
-from pbem.formats import escape, times
+from pbem.formats import times
 from pbem.store.repo import GameRepo
 
 RECORD = Path("pbem") / "accepted"  # under GIT_DIR

@@ -34,7 +34,7 @@ import pygit2
 
 import pbem
 from pbem.errors import ILLEGAL, USAGE, Finding, PbemError
-from pbem.formats import escape
+from pbem import text as escape
 from pbem.services.refpolicy import ZERO, policy_finding
 from pbem.services.report import findings_text
 from pbem.store.repo import GameRepo

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from enum import Enum
 
 from pbem.errors import Finding
-from pbem.formats import escape
+from pbem import text as escape
 
 ZERO = "0" * 40
 BRANCHES = "refs/heads/"

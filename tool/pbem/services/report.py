@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from pbem.errors import Finding
-from pbem.formats import escape
+from pbem import text as escape
 from pbem.services import results
 from pbem.verify.history import HistoryResult
 

@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 from pbem.crypto import sshsig
 from pbem.errors import Finding, PbemError
-from pbem.formats.escape import terminal
+from pbem.text import terminal
 from pbem.protocol.dice import Batch
 from pbem.protocol.model import Status
 from pbem.protocol.secrets import Secret

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pbem.errors import ILLEGAL, Finding, PbemError
-from pbem.formats.escape import first_control, terminal
+from pbem.text import first_control, terminal
 from pbem.formats.writer import dump_mapping
 from pbem.protocol.model import Status, Void
 from pbem.crypto import seal

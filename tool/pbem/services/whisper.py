@@ -16,7 +16,8 @@ from typing import Sequence
 
 from pbem.crypto import whisper as crypto
 from pbem.crypto.keys import PrivateKey
-from pbem.errors import ILLEGAL, PbemError, check_text
+from pbem.errors import ILLEGAL, PbemError
+from pbem.formats.freetext import check_text
 from pbem.protocol import whisper as rules
 from pbem.protocol.model import Message
 from pbem.services import diplomacy
