@@ -42,7 +42,8 @@ from pbem.errors import PbemError  # noqa: E402
 from pbem.formats.writer import dump_mapping  # noqa: E402
 from pbem.store.repo import GameRepo  # noqa: E402
 from pbem.store.signer import KeySigner  # noqa: E402
-from pbem.verify.gamefiles import ParseCache, read_files  # noqa: E402
+from pbem.files.game import read_files  # noqa: E402
+from pbem.files.parsecache import ParseCache  # noqa: E402
 from pbem.verify.turns import Verified, expected_after, expected_start, judge  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

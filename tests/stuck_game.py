@@ -36,7 +36,9 @@ from pbem.services.agreements import dump as dump_agreement
 from pbem.services.agreements import signature
 from pbem.services.workspace import Identity, Workspace
 from pbem.store.signer import signer_for
-from pbem.verify.gamefiles import Game, ParseCache, read_files
+from pbem.files.game import read_files
+from pbem.files.parsecache import ParseCache
+from pbem.protocol.game import Game
 from pbem.verify.turns import (OWED, Verified, agreement_effect, expected_after, judge, settled_now,
                                settlement_parts, takes_turn)
 

@@ -19,9 +19,10 @@ PACKAGE = Path(__file__).resolve().parents[1] / "tool" / "pbem"
 # Top may import below, never the reverse (DESIGN §10; ARCHITECTURE §4.1). Layers of one rank may not import
 # each other either: render and verify stand side by side, so do protocol and store.
 RANK = {
-    "cli": 9,
-    "services": 8,
-    "verify": 7, "render": 7,
+    "cli": 10,
+    "services": 9,
+    "verify": 8, "render": 8,
+    "files": 7,
     "protocol": 6, "store": 6,
     "crypto": 5,
     "rulesets": 4, "formats": 3,

@@ -2097,7 +2097,7 @@ def setup_point(base_started: Table, dest: Path, index: int) -> Table:
 def start_alone(table: Table, first: str = "fed", signer: str = "fed") -> str:
     """Write the status.yaml a start with `first` in control computes (as pbem would) and commit it with plain
     `git commit -S`, signed by `signer`, with no consent gathered."""
-    from pbem.verify.gamefiles import read_files
+    from pbem.files.game import read_files
     from pbem.verify.turns import expected_start
 
     from pbem.services.workspace import Workspace

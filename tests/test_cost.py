@@ -9,8 +9,9 @@ from hypothesis import strategies as st
 
 from pbem.protocol.history import changed_entries
 from pbem.rulesets import get as get_ruleset
-from pbem.verify import gamefiles
-from pbem.verify.gamefiles import FILE_BYTES, ITEM_BYTES, LINE_BYTES, ParseCache, read_report
+from pbem.files.game import read_files
+from pbem.files.lines import MAX_ENTRIES, read_report
+from pbem.files.parsecache import FILE_BYTES, ITEM_BYTES, LINE_BYTES, ParseCache
 
 TACTICAL = get_ruleset("tactical/1")
 REPORT = "report/turn-01.yaml"
@@ -62,7 +63,7 @@ def test_read_game_weighs_each_file_by_its_size() -> None:
             b'    - {id: CA, owner: fed, hex: "0101", facing: A, speed: 0, turn_mode: 2}\n')
     for k in range(8):
         files = {"game.yaml": game, REPORT: as_report([line(n + k) for n in range(500)])}
-        gamefiles.read_files(files, cache)
+        read_files(files, cache)
         assert cache.held <= cache.budget
     assert cache.count < 8 * 2
 
@@ -137,8 +138,8 @@ def test_an_edit_in_another_layout_is_read_whole() -> None:
 def test_a_full_report_with_a_comment_added_is_not_past_the_cap() -> None:
     """The 5,000-entry cap counts entries, not lines: a comment added to a full file leaves it valid, read on its
     previous version or whole."""
-    rows = [line(n) for n in range(gamefiles.MAX_ENTRIES)]
+    rows = [line(n) for n in range(MAX_ENTRIES)]
     previous = read_report(as_report(rows), REPORT, TACTICAL, ParseCache().lines)
     edited = as_report(rows[:10]) + b"  # fed's notes\n" + "".join(r + "\n" for r in rows[10:]).encode()
     got = read_report(edited, REPORT, TACTICAL, ParseCache().lines, previous)
-    assert len(got.entries) == gamefiles.MAX_ENTRIES
+    assert len(got.entries) == MAX_ENTRIES

@@ -33,10 +33,10 @@ from pbem.formats import yamlsafe
 from pbem.formats.writer import dump_mapping, dump_report
 from pbem.rulesets import get as get_ruleset
 from pbem.store.commits import commit_payload, parse_commit, with_signature
-from pbem.verify import gamefiles
-from pbem.verify.agreementfile import read_agreement
-from pbem.verify.erratafile import read_erratum
-from pbem.verify.gamefiles import ParseCache
+from pbem.files import lines as line_reader
+from pbem.files import readers
+from pbem.files.parsecache import ParseCache
+from pbem.files.readers import read_agreement, read_erratum
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 TACTICAL = get_ruleset("tactical/1")
@@ -190,18 +190,18 @@ def _erratum(data: bytes) -> Any:
 
 # reader name -> (call on bytes, valid samples)
 READERS: dict[str, tuple[Callable[[bytes], Any], list[bytes]]] = {
-    "read_manifest": (gamefiles.read_manifest, GAME_SAMPLES),
-    "read_players/tactical": (lambda b: gamefiles.read_players(b, "players/fed.yaml", TACTICAL), [PLAYERS_TACTICAL]),
-    "read_players/dow": (lambda b: gamefiles.read_players(b, "players/france.yaml", DOW), [PLAYERS_DOW]),
-    "read_report/whole": (lambda b: gamefiles.read_report(b, "report/turn-01.yaml", TACTICAL),
+    "read_manifest": (readers.read_manifest, GAME_SAMPLES),
+    "read_players/tactical": (lambda b: readers.read_players(b, "players/fed.yaml", TACTICAL), [PLAYERS_TACTICAL]),
+    "read_players/dow": (lambda b: readers.read_players(b, "players/france.yaml", DOW), [PLAYERS_DOW]),
+    "read_report/whole": (lambda b: line_reader.read_report(b, "report/turn-01.yaml", TACTICAL),
                           [REPORT_TACTICAL, REPORT_TACTICAL_WHOLE]),
-    "read_report/lines": (lambda b: gamefiles.read_report(b, "report/turn-01.yaml", TACTICAL, ParseCache(1 << 16, 1 << 17).lines),
+    "read_report/lines": (lambda b: line_reader.read_report(b, "report/turn-01.yaml", TACTICAL, ParseCache(1 << 16, 1 << 17).lines),
                           [REPORT_TACTICAL, REPORT_TACTICAL_WHOLE]),
-    "read_status": (gamefiles.read_status, [STATUS]),
-    "read_batch": (lambda b: gamefiles.read_batch(b, "dice/b0001.yaml"), [DICE, DICE_ESCROW]),
-    "read_secret": (lambda b: gamefiles.read_secret(b, "secrets/s0001.yaml"), [SECRET]),
-    "read_press/tactical": (lambda b: gamefiles.read_press(b, "press/global.yaml", TACTICAL), [PRESS_TACTICAL]),
-    "read_press/dow": (lambda b: gamefiles.read_press(b, "press/global.yaml", DOW), [PRESS_DOW]),
+    "read_status": (readers.read_status, [STATUS]),
+    "read_batch": (lambda b: readers.read_batch(b, "dice/b0001.yaml"), [DICE, DICE_ESCROW]),
+    "read_secret": (lambda b: readers.read_secret(b, "secrets/s0001.yaml"), [SECRET]),
+    "read_press/tactical": (lambda b: line_reader.read_press(b, "press/global.yaml", TACTICAL), [PRESS_TACTICAL]),
+    "read_press/dow": (lambda b: line_reader.read_press(b, "press/global.yaml", DOW), [PRESS_DOW]),
     "read_erratum": (_erratum, [ERRATUM]),
     "read_agreement": (_agreement, [AGREEMENT]),
     "yamlsafe.load": (lambda b: yamlsafe.load(b, "any.yaml"), [STATUS, DICE, REPORT_TACTICAL_WHOLE]),
@@ -229,7 +229,7 @@ def test_samples_are_valid(name: str) -> None:
 
 def test_sample_report_in_pbem_s_layout_takes_the_line_by_line_path() -> None:
     lines = ParseCache(1 << 16, 1 << 17).lines
-    gamefiles.read_report(REPORT_TACTICAL, "report/turn-01.yaml", TACTICAL, lines)
+    line_reader.read_report(REPORT_TACTICAL, "report/turn-01.yaml", TACTICAL, lines)
     assert lines is not None and len(lines._items) == REPORT_TACTICAL.count(b"\n") - 1
 
 
@@ -418,9 +418,9 @@ def test_fuzz_read_report_both_paths_agree(data: bytes, warm: bool) -> None:
     give the same entries on the same lines."""
     lines = ParseCache(1 << 16, 1 << 17).lines
     if warm:  # a cache already holding the sample's lines, as in a long history
-        gamefiles.read_report(REPORT_TACTICAL, "report/turn-01.yaml", TACTICAL, lines)
-    whole = only_pbem_errors(lambda: gamefiles._read_report_whole(data, "report/turn-01.yaml", TACTICAL))
-    by_line = only_pbem_errors(lambda: gamefiles.read_report(data, "report/turn-01.yaml", TACTICAL, lines))
+        line_reader.read_report(REPORT_TACTICAL, "report/turn-01.yaml", TACTICAL, lines)
+    whole = only_pbem_errors(lambda: line_reader._read_report_whole(data, "report/turn-01.yaml", TACTICAL))
+    by_line = only_pbem_errors(lambda: line_reader.read_report(data, "report/turn-01.yaml", TACTICAL, lines))
     assert (whole is None) == (by_line is None), (whole, by_line)
     if whole is not None:
         assert _entries(whole) == _entries(by_line)
@@ -498,15 +498,15 @@ def test_fuzz_read_press_line_by_line_appended_and_whole_agree(data: bytes, tail
     """A press file read line by line, or as a valid earlier version plus appended bytes, gives what the whole-file
     reader gives (the same messages on the same lines), and refuses what it refuses."""
     file = "press/france.yaml"
-    whole = only_pbem_errors(lambda: gamefiles._read_press_whole(data, file, DOW))
-    by_line = only_pbem_errors(lambda: gamefiles.read_press(data, file, DOW))
+    whole = only_pbem_errors(lambda: line_reader._read_press_whole(data, file, DOW))
+    by_line = only_pbem_errors(lambda: line_reader.read_press(data, file, DOW))
     assert (whole is None) == (by_line is None), (whole, by_line)
     if whole is not None:
         assert _messages(whole) == _messages(by_line)
-    previous = gamefiles.read_press(PRESS_DOW, file, DOW)
+    previous = line_reader.read_press(PRESS_DOW, file, DOW)
     grown = PRESS_DOW + tail
-    whole = only_pbem_errors(lambda: gamefiles._read_press_whole(grown, file, DOW))
-    appended = only_pbem_errors(lambda: gamefiles.read_press(grown, file, DOW, previous))
+    whole = only_pbem_errors(lambda: line_reader._read_press_whole(grown, file, DOW))
+    appended = only_pbem_errors(lambda: line_reader.read_press(grown, file, DOW, previous))
     assert (whole is None) == (appended is None), (grown, whole, appended)
     if whole is not None:
         assert _messages(whole) == _messages(appended)

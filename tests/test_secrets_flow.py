@@ -351,7 +351,7 @@ def test_seal_offers_the_kinds_the_game_s_rules_ask_for(template: str, kinds: li
 
     from pbem.formats import schemas, yamlsafe
     from pbem.services import secret_kinds
-    from pbem.verify.gamefiles import read_manifest
+    from pbem.files.readers import read_manifest
 
     path = Path(__file__).resolve().parents[1] / "games" / template / "game.yaml"
     game = SimpleNamespace(manifest=read_manifest(path.read_bytes()))

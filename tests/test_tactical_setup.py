@@ -174,7 +174,7 @@ def test_the_design_setup_is_valid() -> None:
                          ids=lambda p: p.parent.name)
 def test_the_game_templates_are_valid(template: Path) -> None:
     """Every template in games/ (the duel, the three-player melee) passes the schemas and makes a state."""
-    from pbem.verify.gamefiles import read_manifest
+    from pbem.files.readers import read_manifest
     manifest = read_manifest(template.read_bytes())
     if manifest.ruleset_name == "tactical/1":
         state = RULES.initial_state(manifest.setup, [s.id for s in manifest.seats])
@@ -182,7 +182,7 @@ def test_the_game_templates_are_valid(template: Path) -> None:
 
 
 def test_the_melee_has_three_players_a_heavy_and_a_seeking_type() -> None:
-    from pbem.verify.gamefiles import read_manifest
+    from pbem.files.readers import read_manifest
     manifest = read_manifest((SCHEMA_DIR.parent / "games" / "tactical-melee" / "game.yaml").read_bytes())
     state = RULES.initial_state(manifest.setup, [s.id for s in manifest.seats])
     assert [s.id for s in manifest.seats] == ["fed", "kli", "rom"]

@@ -134,7 +134,7 @@ def agreements_(key: Optional[str] = KeyOption) -> None:
     Example: pbem agreements
     """
     from pbem.services import agreements
-    from pbem.verify.gamefiles import Game
+    from pbem.protocol.game import Game
 
     def go() -> None:
         ws = workspace()

@@ -1,7 +1,7 @@
 """Where two versions of a file differ: their common head and tail, found by halving, each comparison a memcmp.
 
 A commit usually changes a few lines of a report, or one entry of a tree listing: what lies between the common
-head and tail is all that needs reading again (verify/gamefiles.py, store/trees.py; DESIGN §9).
+head and tail is all that needs reading again (files/lines.py, store/trees.py; DESIGN §9).
 """
 
 from __future__ import annotations

@@ -15,8 +15,9 @@ from pbem.protocol import agreements, upgrade
 from pbem.protocol.agreements import Agreement
 from pbem.rulesets.base import Point
 from pbem.services.workspace import Identity, Workspace
-from pbem.verify.agreementfile import read_agreement
-from pbem.verify.gamefiles import GAME, STATUS, WORKFLOW, Game
+from pbem.files.layout import GAME, STATUS, WORKFLOW
+from pbem.files.readers import read_agreement
+from pbem.protocol.game import Game
 from pbem.services import chance
 from pbem.verify.turns import (Verified, agreement_effect, consent_table, errata_agreed, expected_after,
                                settled_now, settlement_parts, who)

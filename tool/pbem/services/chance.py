@@ -24,7 +24,7 @@ from pbem.protocol.dice import Batch
 from pbem.protocol.secrets import Secret
 from pbem.protocol.serving import START_REF, start_sides
 from pbem.services.workspace import Identity
-from pbem.verify.gamefiles import Game
+from pbem.protocol.game import Game
 
 Files = dict[str, bytes]
 MODES = ("commit-reveal", "escrow")  # DESIGN §5; schemas/dice.json `mode`

@@ -30,8 +30,8 @@ from pbem.protocol.model import Status
 from pbem.services import gateclock
 from pbem.services.gateclock import Clock
 from pbem.store.repo import GameRepo
-from pbem.verify.agreementfile import AGREEMENT_RE, read_agreement
-from pbem.verify.gamefiles import GAME, STATUS
+from pbem.files.layout import AGREEMENT_RE, GAME, STATUS
+from pbem.files.readers import read_agreement
 
 DEFAULT_DEADLINE = "7d"
 OWED_KINDS = ("dice", "secret", "sealed")  # status.yaml pending kinds owed out of turn (verify.turns.OWED)

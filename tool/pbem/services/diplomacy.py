@@ -29,7 +29,10 @@ from pbem.protocol.secrets import SECRET
 from pbem.rulesets.base import Action, Event, Point
 from pbem.services import chance
 from pbem.services.workspace import Identity, Workspace
-from pbem.verify.gamefiles import ENTRY_LINE, STATUS, Game, in_commit_order
+from pbem.files.layout import STATUS
+from pbem.files.lines import ENTRY_LINE
+from pbem.protocol.books import in_commit_order
+from pbem.protocol.game import Game
 from pbem.protocol.agreements import NMR
 from pbem.protocol.openings import gives_input
 from pbem.verify.turns import Verified, effects_of, expected_after, who

@@ -16,7 +16,7 @@ from pbem.protocol.secrets import Secret
 from pbem.services import chance
 from pbem.services.diplomacy import Posted, _seat, post
 from pbem.services.workspace import Identity, Workspace
-from pbem.verify.gamefiles import Game
+from pbem.protocol.game import Game
 from pbem.verify.turns import reveals_owed
 
 

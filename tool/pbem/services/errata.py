@@ -27,8 +27,9 @@ from pbem.protocol.history import entry_changes
 from pbem.protocol.model import Entry, Status, entry_identity, notes_of
 from pbem.services import agreements
 from pbem.services.workspace import Identity, Workspace
-from pbem.verify.erratafile import ERRATUM_RE, read_erratum
-from pbem.verify.gamefiles import REPORT_RE, STATUS, Game
+from pbem.files.layout import ERRATUM_RE, REPORT_RE, STATUS
+from pbem.files.readers import read_erratum
+from pbem.protocol.game import Game
 from pbem.verify.turns import Verified, errata_agreed, expected_after, who
 
 Files = dict[str, bytes]

@@ -21,7 +21,7 @@ from pbem.errors import ILLEGAL, PbemError
 from pbem.services import gitstate
 from pbem.services.gitstate import Git, run_git
 from pbem.services.workspace import Workspace
-from pbem.verify.gamefiles import is_game_path
+from pbem.files.layout import is_game_path
 from pbem.verify.history import verify_history
 
 

@@ -43,7 +43,8 @@ from pbem.services.landing import save
 from pbem.services.gitstate import Git, run_git
 from pbem.services.workspace import Identity, Workspace
 from pbem.store.commits import parse_commit
-from pbem.verify.gamefiles import STATUS, read_status
+from pbem.files.layout import STATUS
+from pbem.files.readers import read_status
 from pbem.verify.history import verify_history
 from pbem.verify.turns import Verified, expected_after, expected_start, judge, who
 

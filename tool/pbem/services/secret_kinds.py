@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pbem.errors import USAGE, PbemError
-from pbem.verify.gamefiles import Game
+from pbem.protocol.game import Game
 
 NOTE = "note"
 # The file `pbem seal KIND FILE` reads for each kind (YAML or JSON; schemas/secret-<kind>.json), by example, on one

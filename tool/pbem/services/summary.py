@@ -21,7 +21,9 @@ from pbem.protocol.model import Status
 from pbem.protocol.secrets import Secret
 from pbem.store.commits import parse_commit
 from pbem.store.repo import GameRepo
-from pbem.verify.gamefiles import Game, ParseCache, read_game
+from pbem.files.game import read_game
+from pbem.files.parsecache import ParseCache
+from pbem.protocol.game import Game
 from pbem.verify.history import CommitResult, verify_history
 from pbem.verify.turns import who
 from pbem.services import results

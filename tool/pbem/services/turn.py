@@ -18,7 +18,7 @@ from pbem.protocol.dice import ESCROW
 from pbem.protocol.serving import START_REF
 from pbem.services import chance, errata, results, setup
 from pbem.services.workspace import Identity, PlannedCommit, Workspace
-from pbem.verify.gamefiles import STATUS
+from pbem.files.layout import STATUS
 from pbem.verify.turns import OWED, Verified, expected_after, takes_turn, who
 
 

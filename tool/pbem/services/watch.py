@@ -34,7 +34,7 @@ from pbem.services.gitstate import Git, run_git
 from pbem.services.pull import pull
 from pbem.services.push import push
 from pbem.services.workspace import Identity, Workspace
-from pbem.verify.gamefiles import STATUS
+from pbem.files.layout import STATUS
 
 AUTOMATIC = ("dice", "secret")  # owed items settled without a decision (DESIGN §5, §6); "sealed" is a decision
 STATE_FILE = "pbem-watch.json"  # in .git: the decisions already told, so each is told once

@@ -23,7 +23,7 @@ from pbem.protocol.model import Message
 from pbem.services import diplomacy
 from pbem.services.chance import private_key
 from pbem.services.workspace import Identity, Workspace
-from pbem.verify.gamefiles import Game
+from pbem.protocol.game import Game
 from pbem.verify.turns import who
 
 MAX_TEXT = 4000  # as a public message (schemas/dow-press.json $defs/text)

@@ -18,8 +18,11 @@ from pbem.errors import ILLEGAL, Finding, PbemError
 from pbem.services import gitstate, worktree
 from pbem.store.repo import GameRepo
 from pbem.store.signer import Signer, signer_for
-from pbem.verify.gamefiles import (FILE_BYTES, GAME, REPORT_RE, Game, ParseCache, blob_id, read_files, read_report,
-                                   seed_cache)
+from pbem.files.game import blob_id, read_files, seed_cache
+from pbem.files.layout import GAME, REPORT_RE
+from pbem.files.lines import read_report
+from pbem.files.parsecache import FILE_BYTES, ParseCache
+from pbem.protocol.game import Game
 from pbem.verify import cache as verified_cache
 from pbem.verify.history import HistoryResult, verify_history
 from pbem.verify.turns import Verified, judge

@@ -21,7 +21,7 @@ from typing import Mapping
 import pygit2
 
 from pbem.store.repo import GameRepo
-from pbem.verify.gamefiles import is_game_path
+from pbem.files.layout import is_game_path
 
 RACY_NS = 2_000_000_000  # files this close to the index's own write time are read whatever their stat says
 

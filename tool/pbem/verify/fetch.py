@@ -28,7 +28,8 @@ from pbem.store.commits import parse_commit
 from pbem.store.repo import GameRepo
 from pbem.store.trees import TreeWalker
 from pbem.protocol.model import Status
-from pbem.verify.gamefiles import REPORT_RE, STATUS, read_status
+from pbem.files.layout import REPORT_RE, STATUS
+from pbem.files.readers import read_status
 
 PIPELINE_MIN = int(os.environ.get("PBEM_PIPELINE_MIN", "1000"))  # tests lower it to run the pipeline on small games
 CHUNK = 64

@@ -20,7 +20,10 @@ from pbem.verify import cache as verified_cache
 from pbem.store.trees import TreeWalker
 from pbem.verify.fetch import (PIPELINE_MIN, Fetched, Signed, can_fetch_ahead, check_signature, fetched_ahead,
                                signatures_ahead)
-from pbem.verify.gamefiles import Game, ParseCache, layout_findings, read_changes, read_game, seed_cache
+from pbem.files.game import read_changes, read_game, seed_cache
+from pbem.files.layout import layout_findings
+from pbem.files.parsecache import ParseCache
+from pbem.protocol.game import Game
 from pbem.verify.turns import Verified, judge
 
 

@@ -6,7 +6,8 @@ carry the code's signature over (game id, seat, key) in `invite:`; otherwise the
 from __future__ import annotations
 
 from pbem.errors import Finding
-from pbem.verify.gamefiles import GAME, Manifest
+from pbem.files.layout import GAME
+from pbem.protocol.game import Manifest
 
 BAD_CODE = "setup.bad-invite-code"
 
