@@ -37,8 +37,11 @@ from pbem.services.agreements import signature
 from pbem.services.workspace import Identity, Workspace
 from pbem.store.signer import signer_for
 from pbem.verify.gamefiles import Game, ParseCache, read_files
-from pbem.verify.turns import (OWED, Verified, agreement_effect, expected_after, judge, settled_now,
-                               settlement_parts, takes_turn)
+from pbem.protocol.control import expected_after, takes_turn
+from pbem.protocol.model import OWED
+from pbem.protocol.verified import Verified
+from pbem.protocol.ways_out import agreement_effect, settled_now, settlement_parts
+from pbem.verify.turns import judge
 
 SEATS = ("alice", "bob", "carol", "dave")  # seat id = key name (tests/gitutil.py SEEDS)
 HEXES = ("0808", "0812", "1108", "1112")
@@ -387,7 +390,7 @@ def play_step(play: Play, rng: random.Random, figures: Figures, keys_folder: Pat
         who = rng.choice(active(play))
         assert not sign_agreement(play, who, agreements.RESIGN, {}), "pbem resign must always land"
     elif roll < 0.06:
-        from pbem.verify.turns import consent_table
+        from pbem.protocol.ways_out import consent_table
 
         table = consent_table(play.game, True, status)
         owing = sorted(p for p in table.owing if p in active(play))

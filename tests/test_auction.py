@@ -110,7 +110,7 @@ def test_an_auction_action_by_a_player_who_passed_is_refused_seed_7d() -> None:
             self.manifest = type("M", (), {"id": "g", "players": PLAYERS, "keys": {}, "escrow_key": None,
                                             "ruleset": RULES})()
 
-    from pbem.verify.turns import Verified
+    from pbem.protocol.verified import Verified
 
     prev = Verified(_Game(inputs(first, breaks)), passed, None)  # type: ignore[arg-type]
     found = _ownership(prev, _Game(inputs(late, breaks)), {"report/turn-01.yaml"}, "a", True)  # type: ignore[arg-type]

@@ -18,8 +18,9 @@ from pbem.services.workspace import Identity, Workspace
 from pbem.verify.agreementfile import read_agreement
 from pbem.verify.gamefiles import GAME, STATUS, WORKFLOW, Game
 from pbem.services import chance
-from pbem.verify.turns import (Verified, agreement_effect, consent_table, errata_agreed, expected_after,
-                               settled_now, settlement_parts, who)
+from pbem.protocol.control import expected_after, who
+from pbem.protocol.verified import Verified
+from pbem.protocol.ways_out import agreement_effect, consent_table, errata_agreed, settled_now, settlement_parts
 
 ORDER = ("id", "kind", "by", "content", "signatures")
 
@@ -299,7 +300,7 @@ def _key_text(value: str) -> str:
 
 
 def ended(game: Game) -> Agreement | None:
-    from pbem.verify.turns import ended as ended_
+    from pbem.protocol.ways_out import ended as ended_
 
     return ended_(game) if game.status is not None and game.agreements else None
 

@@ -31,7 +31,9 @@ from pbem.services.workspace import Identity, Workspace
 from pbem.verify.gamefiles import ENTRY_LINE, STATUS, Game, in_commit_order
 from pbem.protocol.agreements import NMR
 from pbem.protocol.openings import gives_input
-from pbem.verify.turns import Verified, effects_of, expected_after, who
+from pbem.protocol.control import expected_after, who
+from pbem.protocol.verified import Verified
+from pbem.protocol.ways_out import effects_of
 
 
 

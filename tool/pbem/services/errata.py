@@ -28,7 +28,9 @@ from pbem.services import agreements
 from pbem.services.workspace import Identity, Workspace
 from pbem.verify.erratafile import ERRATUM_RE, read_erratum
 from pbem.verify.gamefiles import REPORT_RE, STATUS, Game
-from pbem.verify.turns import Verified, errata_agreed, expected_after, who
+from pbem.protocol.control import expected_after, who
+from pbem.protocol.verified import Verified
+from pbem.protocol.ways_out import errata_agreed
 
 Files = dict[str, bytes]
 ORDER = ("id", "by", "reason", "removed", "added", "signatures", "applied")

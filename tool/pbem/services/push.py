@@ -45,7 +45,9 @@ from pbem.services.workspace import Identity, Workspace
 from pbem.store.commits import parse_commit
 from pbem.verify.gamefiles import STATUS, read_status
 from pbem.verify.history import verify_history
-from pbem.verify.turns import Verified, expected_after, expected_start, judge, who
+from pbem.protocol.control import expected_after, expected_start, who
+from pbem.protocol.verified import Verified
+from pbem.verify.turns import judge
 
 Files = dict[str, bytes]
 

@@ -26,7 +26,7 @@ from pbem.services.gateworkflow import workflow_text
 from pbem.services.workspace import Identity, Workspace
 from pbem.store.repo import GameRepo
 from pbem.verify.gamefiles import GAME, README, STATUS, WORKFLOW, Game
-from pbem.verify.turns import expected_start, start_batch, start_choice, who
+from pbem.protocol.control import expected_start, start_batch, start_choice, who
 
 ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,62}\Z")
 

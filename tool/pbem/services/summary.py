@@ -23,7 +23,7 @@ from pbem.store.commits import parse_commit
 from pbem.store.repo import GameRepo
 from pbem.verify.gamefiles import Game, ParseCache, read_game
 from pbem.verify.history import CommitResult, verify_history
-from pbem.verify.turns import who
+from pbem.protocol.control import who
 from pbem.services import results
 
 MAX_ROWS = 300  # a job summary is capped at 1 MiB; a whole long game is shown by its newest commits

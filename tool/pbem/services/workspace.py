@@ -22,7 +22,8 @@ from pbem.verify.gamefiles import (FILE_BYTES, GAME, REPORT_RE, Game, ParseCache
                                    seed_cache)
 from pbem.verify import cache as verified_cache
 from pbem.verify.history import HistoryResult, verify_history
-from pbem.verify.turns import Verified, judge
+from pbem.protocol.verified import Verified
+from pbem.verify.turns import judge
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,8 @@ from pbem.store.trees import TreeWalker
 from pbem.verify.fetch import (PIPELINE_MIN, Fetched, Signed, can_fetch_ahead, check_signature, fetched_ahead,
                                signatures_ahead)
 from pbem.verify.gamefiles import Game, ParseCache, layout_findings, read_changes, read_game, seed_cache
-from pbem.verify.turns import Verified, judge
+from pbem.protocol.verified import Verified
+from pbem.verify.turns import judge
 
 
 @dataclass

@@ -27,408 +27,39 @@ applies an erratum changes the report by exactly its entries, and replay restart
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable, Mapping
+from dataclasses import replace
+from typing import Any, Iterable, Mapping
 
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
 from pbem.protocol import agreements, dice, errata, openings, secrets, upgrade
 from pbem.protocol import auction as auctions
-from pbem.protocol.control import progress_error, resume_from, status_of
+from pbem.protocol.control import (back_to, clarifies, expected_after, expected_start, progress_error, start_batch,
+                                   start_choice, takes_turn, who)
 from pbem.protocol.history import entry_changes, firm_findings, ownership_findings
 from pbem.protocol.legality import own_findings
-from pbem.protocol.model import CLARIFY, READY, REPLY, SEALED, Break, Status, Stop
+from pbem.protocol.model import CLARIFY, OWED, REPLY, SEALED, Break, Status, Stop
 from pbem.protocol.press import press_findings
+from pbem.protocol.verified import Verified
+from pbem.protocol.ways_out import (agreement_effect, completed, consent_table, ended, errata_agreed, gone_now,
+                                    nmr_completed, nmr_served, reveals_owed, secrets_owed, settled_now,
+                                    settlement_parts)
 from pbem.protocol.whisper import whisper_findings
 from pbem.rulesets.base import Point, Ruleset
-from pbem.protocol.replay import replay, start_checkpoint
 from pbem.protocol.serving import START_REF, order_refs, seat_before, start_sides
 from pbem.verify.agreementfile import AGREEMENT_RE
 from pbem.verify.erratafile import ERRATUM_RE
 from pbem.verify.gamefiles import (CODEOWNERS, DICE_RE, GAME, PLAYERS_RE, PRESS_RE, README, REPORT_RE, SECRET_RE,
                                    STATUS, WORKFLOW, Game, in_commit_order, press_added)
 from pbem.verify.invitation import join_findings
+from pbem.protocol.control import full_status, new_conditions, only_out_of_turn  # moved: re-exported until the lead sweeps
+from pbem.protocol.ways_out import (FOREVER, covered_by_nmr, effects_of, excused_by_nmr,  # moved: re-exported until the lead sweeps
+                                    resignations_applied, without_orders)
 
 PROTECTED = (GAME, WORKFLOW, README, CODEOWNERS)
+
+
 SETUP_FILES = {GAME, WORKFLOW, README, CODEOWNERS}
-OWED = (dice.DICE, secrets.SECRET, SEALED, READY)
-
-
-@dataclass(frozen=True)
-class Verified:
-    """What is known after accepting a commit: the game as read there, where replay stopped, the status that
-    follows (obligations first), and whose turn last moved the game on (serving order starts after him)."""
-
-    game: Game
-    stop: Stop | None  # None while the game is being set up
-    founder: PublicKey | None
-    actor: str | None = None  # the seat (or the escrow) that made this commit; None for the founder
-    status: Status | None = None
-    last_yielder: str | None = None
-    # while special breaks are answered (seed §5.C): the player who took the turn before the first of them,
-    # to whom control passes back
-    back: str | None = None
-    # what agreements did to the game at a game point (kind, player, the firm point where it took effect): a
-    # resign, a seat given to a replacement, an nmr; a replay from an earlier point (after an erratum) does it
-    # again at that same point (`gone_now`, `effects_of`)
-    gone_at: tuple[tuple[str, str, Point], ...] = ()
-    nmrs: tuple[tuple[str, Point], ...] = ()  # (an nmr agreement's id, the firm point it settled), in effect order
-
-    @property
-    def started(self) -> bool:
-        return self.stop is not None
-
-
-def who(game: Game, key: PublicKey) -> str | None:
-    """The seat a key holds in `game`, or the escrow, or None."""
-    seat = game.manifest.seat_of_key(key)
-    if seat is not None:
-        return seat.id
-    escrow = game.manifest.escrow_key
-    return dice.ESCROW if escrow is not None and escrow.same_key(key) else None
-
-
-def full_status(game: Game, stop: Stop, yielded_by: str | None, note: str = "") -> Status:
-    """The status a commit must write: what is owed (dice, then reveals due) before the game's own breaks; the
-    game is over only when replay is over and nothing is owed (DESIGN §5, §6)."""
-    ruleset = game.manifest.ruleset
-    base = status_of(ruleset, stop, yielded_by, note)
-    if game.inputs.ordered_by_dice:  # seed §2.A: the order the start dice gave, shown with every status
-        base = replace(base, table=game.inputs.players)
-    if any(a.kind == agreements.END for a in game.agreements.values()) and ended(game) is not None:
-        # DESIGN §4.8: an end agreement takes effect with its last signature; what anybody still owed is moot
-        return replace(base, control=None, pending=(), over=True)
-    position = getattr(ruleset, "position", None)
-    if position is not None:
-        base = replace(base, position=position(stop.checkpoint.state))
-    owed = dice.owed(game.manifest.players, list(game.batches.values()), base.firm)
-    owed += secrets.owed_reveals(game.secrets, ruleset.parse_time, stop.checkpoint.point, stop.over, base.firm)
-    if not owed:
-        return base
-    pending = tuple(owed) + base.pending
-    return replace(base, control=pending[0].player, pending=pending, over=False)
-
-
-def start_choice(batch: dice.Batch, players: tuple[str, ...] | list[str]) -> str | None:
-    """Who the start batch's die chose, or None while it is not rolled, has no die for who starts (it rolls the
-    table order only) or is no die of one side per seat (DESIGN §2: a start by dice uses `sides` = number of
-    seats)."""
-    results = batch.results
-    if (not results or batch.raw["rolls"][0].get("ref") != START_REF or batch.sides != len(players)
-            or not 1 <= results[0] <= len(players)):
-        return None
-    return players[results[0] - 1]
-
-
-def start_batch(game: Game) -> dice.Batch | None:
-    """The batch that decides who starts (`pbem start --roll`) or the order around the table, if any: its first
-    roll's ref is "start" or the first die of the order."""
-    firsts = {START_REF, *order_refs(len(game.manifest.players))[:1]}
-    for batch in sorted(game.batches.values(), key=lambda b: b.id):
-        if not batch.voided and batch.raw["rolls"][0].get("ref") in firsts:
-            return batch
-    return None
-
-
-def expected_start(game: Game, first: str) -> tuple[Stop, Status]:
-    """The status the start commit must write when `first` starts (seed 000 §2.A)."""
-    manifest = game.manifest
-    ruleset = manifest.ruleset
-    checkpoint = start_checkpoint(ruleset, manifest.setup, manifest.players)
-    stop = replay(ruleset, manifest.setup, game.inputs, checkpoint, seat_before(game.inputs.players, first))
-    return stop, full_status(game, stop, None)
-
-
-def takes_turn(prev: Verified, player: str) -> bool:
-    """Whether `player` holds control for a turn (nothing is owed, and the first break is his)."""
-    assert prev.status is not None
-    pending = prev.status.pending
-    return bool(pending) and pending[0].player == player and not any(b.kind in OWED for b in pending)
-
-
-def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> tuple[Stop, Status]:
-    """Where replay stops after `player`'s commit, and the status it must write. A turn serves his break;
-    settling what he owed out of turn serves nothing, so the game's breaks stay as they were. An erratum commit
-    is no turn; the one that applies an erratum makes replay restart from the corrected step (DESIGN §4.8)."""
-    assert prev.stop is not None
-    game = in_commit_order(prev.game, game)
-    ruleset = game.manifest.ruleset
-    absent = nmr_served(prev, game)
-    game = without_orders(excused_by_nmr(game, prev.gone_at),
-                          {absent: prev.stop.checkpoint.point} if absent is not None else {})
-    prev = resignations_applied(prev, game)
-    assert prev.stop is not None
-    agreed = errata_agreed(prev, game)
-    corrected = min((p for p in (errata.corrected_from(prev.game.errata, game.errata),
-                                 *(e.corrected_from() for e in agreed)) if p is not None), default=None)
-    # what earlier agreements did at points replay has yet to reach (after an erratum: all of it)
-    effects = effects_of(ruleset, prev.gone_at, None if corrected is not None else prev.stop.checkpoint.point)
-    if corrected is not None:
-        # The firm point's state was built from the uncorrected report, so it is rebuilt from the game start. The
-        # steps before the correction are unchanged and were served: resolved again, never served again.
-        manifest = game.manifest
-        start = start_checkpoint(ruleset, manifest.setup, manifest.players)
-        stop = replay(ruleset, manifest.setup, covered_by_nmr(game, prev.gone_at).inputs, start, prev.last_yielder,
-                      quiet_before=corrected, effects=effects,
-                      settled_before=None if prev.stop.over else prev.stop.checkpoint.point)
-    elif absent is not None and takes_turn(prev, absent):
-        # DESIGN §4.8: the nmr's last signature serves the absent player's turn with no new orders (his part
-        # settled by default), as if he had yielded without a word
-        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, absent), absent, absent,
-                      fresh={absent: ()}, effects=effects)
-        return stop, full_status(game, stop, absent, note)
-    elif takes_turn(prev, player) and prev.game.errata == game.errata and not agreed \
-            and not only_out_of_turn(prev.game, game):
-        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, player),
-                      back_to(prev, player), player, fresh={player: new_conditions(prev.game, game, player)},
-                      effects=effects)
-    else:
-        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, None), prev.last_yielder,
-                      effects=effects)
-    return stop, full_status(game, stop, player, note)
-
-
-def only_out_of_turn(before: Game, after: Game) -> bool:
-    """Whether a commit only proposes or signs agreements, or only posts press (DESIGN §4.8, last lines): no
-    turn, whoever makes it; control, the firm point and every owed break stay as they were. A commit that
-    changes nothing at all is a turn: the pass of the player in control."""
-    if after.agreements is not before.agreements and after.agreements != before.agreements:
-        return True
-    if after.press is before.press or after.press == before.press:
-        return False
-    return (after.inputs.files == before.inputs.files and after.inputs.per_player == before.inputs.per_player
-            and after.batches == before.batches and after.secrets == before.secrets)
-
-
-def clarifies(prev: Verified, player: str) -> bool:
-    """Whether `player`'s turn answers a special break (seed §5.C): the first pending break is his `clarify`."""
-    return (prev.status is not None and bool(prev.status.pending) and prev.status.pending[0].kind == CLARIFY
-            and prev.status.pending[0].player == player)
-
-
-def back_to(prev: Verified, player: str) -> str | None:
-    """Whom the next breaks are served after (seed §3.B, §5.C). Normally the player who just took his turn. After
-    the answer to a special break, the owner "must ... pass control of the game back to the current player, so
-    that progress may continue": the breaks that follow are served starting with the player who took the turn
-    before the special break (he gets control back if replay stops for him), then in table order after him."""
-    original = prev.back or prev.last_yielder
-    if clarifies(prev, player) and original in prev.game.inputs.players:
-        return seat_before(prev.game.inputs.players, original)
-    return player
-
-
-FOREVER: tuple = (float("inf"),)  # a horizon past every game time (points are tuples led by a number)
-
-
-def without_orders(game: Game, absent: Mapping[str, object]) -> Game:
-    """`game` as replay reads it once players gave up their say (DESIGN §4.8): a resigned player's horizon
-    reaches the end of the game with no new entries and no break conditions (his side does what the ruleset
-    does for a player without orders: nothing, or its civil-disorder rules), and an absent player found by an
-    nmr is covered through the step he was awaited at (`absent`: player -> that point), with no new orders."""
-    resigned = agreements.resigned(game.agreements, game.manifest.keys) \
-        if any(a.kind == agreements.RESIGN for a in game.agreements.values()) else frozenset()
-    if not resigned and not absent:
-        return game
-    per_player = dict(game.inputs.per_player)
-    for player in resigned:
-        per_player[player] = replace(game.inputs.of(player), through=FOREVER, breaks=())
-    for player, point in absent.items():
-        mine = game.inputs.of(player)
-        # past the last step (a reveal owed at the end) there is no step to cover him through
-        if point is not None and (mine.through is None or mine.through < point):  # type: ignore[operator]
-            per_player[player] = replace(mine, through=point)
-    excused = game.inputs.excused | {(player, point) for player, point in absent.items() if point is not None}
-    return replace(game, inputs=replace(game.inputs, per_player=per_player, gone=frozenset(resigned),
-                                        excused=excused))
-
-
-def resignations_applied(prev: Verified, game: Game) -> Verified:
-    """`prev` with the ruleset's effect of each resignation this commit completes (DESIGN §4.8) applied to the
-    state at its firm point, where replay resumes: it takes effect there, once, and every later state carries
-    it (tactical: his units leave the map; Diplomacy: civil disorder); likewise a seat given to a replacement
-    (`ruleset.replaced`: Diplomacy lifts the civil disorder). Without the hooks, nothing."""
-    ruleset = game.manifest.ruleset
-    left, taken = getattr(ruleset, "resigned", None), getattr(ruleset, "replaced", None)
-    if (left is None and taken is None) or prev.stop is None or not game.agreements \
-            or game.agreements is prev.game.agreements:
-        return prev
-    now, before = _resigned_now_and_before(prev, game)
-    if now == before:
-        return prev
-    state = prev.stop.checkpoint.state
-    for player in sorted(now - before):
-        state = left(state, player) if left is not None else state
-    for player in sorted(before - now):
-        state = taken(state, player) if taken is not None else state
-    return replace(prev, stop=replace(prev.stop, checkpoint=replace(prev.stop.checkpoint, state=state)))
-
-
-def gone_now(prev: Verified, game: Game) -> tuple[tuple[str, str, Point], ...]:
-    """What the agreements this commit completes did at the firm point (`Verified.gone_at`): each resignation
-    (RESIGN), each seat given back to a replacement (SEAT), the nmr served (NMR)."""
-    if prev.stop is None or prev.stop.checkpoint.point is None or not game.agreements \
-            or game.agreements is prev.game.agreements:
-        return ()
-    point = prev.stop.checkpoint.point
-    now, before = _resigned_now_and_before(prev, game)
-    out = [(agreements.RESIGN, p, point) for p in sorted(now - before)]
-    out += [(agreements.SEAT, p, point) for p in sorted(before - now)]
-    absent = nmr_served(prev, game)
-    if absent is not None:
-        out.append((agreements.NMR, absent, point))
-    return tuple(out)
-
-
-def effects_of(ruleset: Ruleset, gone_at: Iterable[tuple[str, str, Point]],
-               after: Point | None) -> list[tuple[Point, Callable[[Any], Any]]]:
-    """The ruleset's effects of the recorded resignations and replacements (`resignations_applied`) at their
-    points, for replay; only those past `after` (the point replay resumes at: the others are in its state), or
-    all of them when replay restarts from the game start (`after` None)."""
-    left, taken = getattr(ruleset, "resigned", None), getattr(ruleset, "replaced", None)
-    out: list[tuple[Point, Callable[[Any], Any]]] = []
-    for kind, player, point in gone_at:
-        hook = left if kind == agreements.RESIGN else taken if kind == agreements.SEAT else None
-        if hook is not None and (after is None or point > after):
-            out.append((point, lambda state, hook=hook, player=player: hook(state, player)))
-    return out
-
-
-def covered_by_nmr(game: Game, gone_at: Iterable[tuple[str, str, Point]]) -> Game:
-    """`game` with each absent player an earlier nmr settled for covered through the step he was awaited at (as
-    `without_orders` did at that nmr), so that a replay from the game start does not wait for him there again."""
-    per_player = None
-    for kind, player, point in gone_at:
-        mine = game.inputs.of(player)
-        if kind == agreements.NMR and (mine.through is None or mine.through < point):
-            per_player = dict(game.inputs.per_player) if per_player is None else per_player
-            per_player[player] = replace(mine, through=point)
-    return game if per_player is None else replace(game, inputs=replace(game.inputs, per_player=per_player))
-
-
-def excused_by_nmr(game: Game, gone_at: Iterable[tuple[str, str, Point]]) -> Game:
-    """`game` with the sealed step each earlier nmr settled excused for its absent player (DESIGN §4.8): every
-    later commit's replay counts his input there as none, as the nmr's own commit did, and owes his input at the
-    steps after it as usual."""
-    excused = {(player, point) for kind, player, point in gone_at if kind == agreements.NMR}
-    if excused <= game.inputs.excused:
-        return game
-    return replace(game, inputs=replace(game.inputs, excused=game.inputs.excused | excused))
-
-
-def nmr_served(prev: Verified, game: Game) -> str | None:
-    """The absent player an nmr agreement completed by this commit settles for (DESIGN §4.8), or None: his turn
-    is served with no new orders; his sealed input counts as none (`without_orders`); the dice parts and the
-    secrets' reveals he owes are marked withheld by the same commit (`settled_now`)."""
-    found = _nmr_completed(prev, game)
-    return found[0] if found is not None else None
-
-
-def _nmr_completed(prev: Verified, game: Game) -> tuple[str, str] | None:
-    """(the absent player, the nmr agreement's id) for an nmr this commit completes, or None."""
-    if not game.agreements or game.agreements is prev.game.agreements:
-        return None
-    table = consent_table(prev.game, True, prev.status)
-    for new in _completed(prev, game, agreements.NMR, table):
-        absent = new.content.get("player")
-        if isinstance(absent, str) and absent in table.owing:
-            return absent, new.id
-    return None
-
-
-def errata_agreed(prev: Verified, game: Game) -> list[errata.Erratum]:
-    """The erratum agreements this commit completes (DESIGN §4.8: in effect with the last required signature),
-    as errata: the commit changes the report by exactly their entries, and replay restarts from the earliest
-    corrected step. Only an agreement this commit changed counts (a signature added, or a proposal that needs no
-    other), so each takes effect once."""
-    if not game.agreements or game.agreements is prev.game.agreements:
-        return []
-    table = consent_table(prev.game, True, prev.status)
-    return [errata.of_agreement(new) for new in _completed(prev, game, agreements.ERRATUM, table)]
-
-
-def _completed(prev: Verified, game: Game, kind: str, table: agreements.Table) -> list[agreements.Agreement]:
-    """The agreements of `kind` this commit completes, in file order: changed by it (a signature added, or a
-    proposal that needs no other) and now signed by every signer they need, which they were not before; so each
-    takes effect once (DESIGN §4.8)."""
-    out = []
-    for path, new in sorted(game.agreements.items()):
-        if new.kind != kind:
-            continue
-        old = prev.game.agreements.get(path)
-        if old is not None and (old == new or agreements.signed_by_all(old, table)):
-            continue
-        if agreements.signed_by_all(new, table):
-            out.append(new)
-    return out
-
-
-def _resigned_now_and_before(prev: Verified, game: Game) -> tuple[frozenset[str], frozenset[str]]:
-    """(the seats left by a resign after this commit, and before it): a seat in the first only resigned with
-    it, one in the second only was given to a replacement with it."""
-    before = agreements.resigned(prev.game.agreements, prev.game.manifest.keys) if prev.game.agreements \
-        else frozenset()
-    return agreements.resigned(game.agreements, game.manifest.keys), before
-
-
-def settled_now(prev: Verified, game: Game) -> dict[str, str]:
-    """Player -> the agreement completed by this commit that settles what he owes (DESIGN §4.8): an nmr against
-    him (what he owes now), or his own resign (every part he still had to give). Its commit marks each such dice
-    part and secret `withheld` by that agreement: a withheld reveal loses what it hid, a withheld contribution
-    is left out."""
-    if not game.agreements or game.agreements is prev.game.agreements or prev.stop is None:
-        return {}
-    out: dict[str, str] = {}
-    found = _nmr_completed(prev, game)
-    if found is not None:
-        out[found[0]] = found[1]
-    if any(a.kind == agreements.RESIGN for a in game.agreements.values()):
-        now, before = _resigned_now_and_before(prev, game)
-        for player in sorted(now - before):
-            mine = [a.id for a in game.agreements.values() if a.kind == agreements.RESIGN and a.by == player
-                    and player in a.signatures]
-            out[player] = max(mine)
-    return out
-
-
-def settlement_parts(prev: Verified, settled: Mapping[str, str]) -> dict[str, tuple[set[str], set[str]]]:
-    """Player -> (the dice batches, the secrets) whose part he owed is settled by `settled`'s agreement: for an
-    nmr what he owes now, for his resign everything he still had to give."""
-    players = prev.game.manifest.players
-    out = {}
-    for player, agreement in settled.items():
-        resign = agreements.author_of(agreement) == player
-        batches = {b.id for b in prev.game.batches.values()
-                   if (dice.involved(players, b, player) if resign else dice.owes(players, b, player))}
-        out[player] = (batches, secrets_owed(prev, player, resign))
-    return out
-
-
-def secrets_owed(prev: Verified, player: str, resign: bool) -> set[str]:
-    """The ids of `player`'s secrets whose reveal he owes now (a resign: every one he has not revealed, for he
-    never will): those due, his sealed input at a step waiting for its reveals, a seeking weapon's target at its
-    contact (DESIGN §4.7, §6, §7.1)."""
-    assert prev.stop is not None and prev.status is not None
-    game = prev.game
-    mine = {s.id: s for s in game.secrets.values() if s.owner == player and not s.revealed and not s.withheld}
-    if resign:
-        return set(mine)
-    ruleset = game.manifest.ruleset
-    point = prev.stop.checkpoint.point
-    owed = {s.id for s in secrets.due(mine, ruleset.parse_time, point, prev.stop.over)}
-    waited = {b.at for b in prev.status.pending if b.player == player and b.kind == secrets.SECRET}
-    owed |= {i.secret for (when, p), i in game.inputs.sealed.items() if p == player and when in waited}
-    for unit, _candidates in prev.stop.checkpoint.contacts:
-        target = game.inputs.targets.get((player, unit))
-        if target is not None and ruleset.owner_of(prev.stop.checkpoint.state, unit) == player:
-            owed.add(target.secret)
-    return owed & set(mine)
-
-
-def new_conditions(before: Game, after: Game, player: str) -> tuple[dict, ...]:
-    """The break conditions `player` has in `after` and did not have in `before` (DESIGN §4.3: one written while
-    it already holds is met at the next step it still holds)."""
-    old = before.inputs.of(player).breaks
-    return tuple(c for c in after.inputs.of(player).breaks if c not in old)
 
 
 def judge(prev: Verified | None, game: Game, changed: Iterable[str], signer: PublicKey) -> tuple[list[Finding], Verified]:
@@ -523,50 +154,6 @@ def _setup(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> 
     return findings, Verified(game, stop, prev.founder, actor, expected, seat_before(game.inputs.players, first))
 
 
-def consent_table(game: Game, started: bool, status: Status | None = None) -> agreements.Table:
-    """What the agreement rules look at in `game` (protocol.agreements): its id, seats, keys, game.yaml hash;
-    after the start, the seats left by a resign, who owes something now (`status`), and whether it ended."""
-    manifest = game.manifest
-    seats = tuple(s.id for s in manifest.seats)
-    if not started:
-        return agreements.Table(manifest.id, seats, manifest.keys, manifest.digest, False, game=manifest.raw)
-    resigned = agreements.resigned(game.agreements, manifest.keys) if game.agreements else frozenset()
-    # who owes something now: the player in control, and everybody who owes a contribution or a reveal
-    owing = frozenset(b.player for i, b in enumerate(status.pending) if i == 0 or b.kind in OWED) \
-        if status is not None else frozenset()
-    firm = manifest.ruleset.parse_time(status.firm) if status is not None and status.firm and not status.over \
-        else None
-    table = agreements.Table(manifest.id, seats, manifest.keys, manifest.digest, True, resigned, owing,
-                             game=manifest.raw, firm=firm)
-    end = agreements.ended_by(game.agreements, table) if game.agreements else None
-    return replace(table, ended=end.id if end is not None else None)
-
-
-def ended(game: Game) -> agreements.Agreement | None:
-    """The end agreement that ended the game, once every signer it needs has signed (DESIGN §4.8)."""
-    return agreements.ended_by(game.agreements, consent_table(game, started=True))
-
-
-def agreement_effect(prev: Verified, game: Game, changed: set[str], committer: str) -> dict | None:
-    """game.yaml as the amend or seat agreement that this commit completes says it must read (DESIGN §4.8: an
-    agreement takes effect in the commit that adds its last required signature), or None when none completes."""
-    table = consent_table(prev.game, True, prev.status)
-    raw = dict(prev.game.manifest.raw)
-    done = False
-    for path in sorted(changed):
-        new = game.agreements.get(path)
-        if new is None or new.kind not in (agreements.AMEND, agreements.SEAT):
-            continue
-        old = prev.game.agreements.get(path)
-        if not agreements.signed_by_all(new, table) or (old is not None and agreements.signed_by_all(old, table)):
-            continue
-        if agreements.agreement_findings(table, {path: old} if old is not None else {}, {path: new}, committer):
-            continue  # a refused agreement takes no effect, here or at any later commit
-        raw = agreements.applied(new, raw)
-        done = True
-    return raw if done else None
-
-
 def _only(by_file: Mapping[str, agreements.Agreement], changed: set[str]) -> dict[str, agreements.Agreement]:
     """The agreements among the changed files: a commit costs what it changed, not every agreement so far."""
     return {path: by_file[path] for path in changed if path in by_file}
@@ -599,7 +186,7 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
                                 "game.yaml does not change as it says (the commit adding its last signature writes "
                                 "exactly the agreed change: pbem sign, and pbem push when it rebases, do)",
                                 file=GAME))
-    upgrades = _completed(prev, game, upgrade.UPGRADE, consent_table(prev.game, True, prev.status)) \
+    upgrades = completed(prev, game, upgrade.UPGRADE, consent_table(prev.game, True, prev.status)) \
         if any(AGREEMENT_RE.match(p) for p in changed) else []  # the workflow changes only by one (DESIGN §4.8)
     upgraded = bool(upgrades) and not upgrade.effect_findings(upgrades, game.workflow)
     if game.manifest is not prev.game.manifest and game.manifest.raw != prev.game.manifest.raw and not agreed:
@@ -705,7 +292,7 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
         last = expected.yielded_by  # a resigned or absent player's turn was served after this commit
     back = (prev.back or prev.last_yielder) if turn and clarifies(prev, player) else None if turn else prev.back
     gone_at = prev.gone_at + gone_now(prev, game) if agreement else prev.gone_at
-    served = _nmr_completed(prev, game) if agreement and prev.stop.checkpoint.point is not None else None
+    served = nmr_completed(prev, game) if agreement and prev.stop.checkpoint.point is not None else None
     point = prev.stop.checkpoint.point
     nmrs = prev.nmrs + ((served[1], point),) if served is not None and point is not None else prev.nmrs
     return findings, Verified(game, stop, prev.founder, player, expected, last, back, gone_at, nmrs)
@@ -805,15 +392,6 @@ def _settlement(prev: Verified, game: Game, changed: set[str], player: str,
 
 
 SETTLES = ("withheld", "opened")  # what the commit completing an nmr may write in a secret (DESIGN §4.7, §4.8)
-
-
-def reveals_owed(prev: Verified) -> set[str]:
-    """The sealed inputs whose reveal is owed at `prev` (every player of their step has sealed): the only sets whose
-    shares may be published (protocol.openings)."""
-    if prev.status is None:
-        return set()
-    owed = {(b.at, b.player) for b in prev.status.pending if b.kind == secrets.SECRET}
-    return {s.id for s in prev.game.secrets.values() if (s.raw.get("step"), s.owner) in owed and not s.revealed}
 
 
 def _withheld_touched(prev: Verified, game: Game, changed: set[str], player: str) -> list[Finding]:
