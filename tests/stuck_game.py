@@ -4,7 +4,7 @@ commit"; §4.8: "every state in which someone owes something has a signed exit")
 
 A game is started once through the real CLI (init, joins, the start by consent: `build`); from there every
 commit is worked out on a mapping of files as `pbem yield` does it (the player's edits, then `services.turn.settle`
-for the dice and reveals he owes, then the status replay computes) and judged by `verify.turns.judge`, the
+for the dice and reveals he owes, then the status replay computes) and judged by `verify.commit.judge`, the
 verifier's own per-commit judge, without git. A `Play` keeps the files and the judge's `Verified` of the last
 accepted commit.
 
@@ -41,7 +41,7 @@ from pbem.protocol.control import expected_after, takes_turn
 from pbem.protocol.model import OWED
 from pbem.protocol.verified import Verified
 from pbem.protocol.ways_out import agreement_effect, settled_now, settlement_parts
-from pbem.verify.turns import judge
+from pbem.verify.commit import judge
 
 SEATS = ("alice", "bob", "carol", "dave")  # seat id = key name (tests/gitutil.py SEEDS)
 HEXES = ("0808", "0812", "1108", "1112")

@@ -47,7 +47,7 @@ from pbem.verify.gamefiles import STATUS, read_status
 from pbem.verify.history import verify_history
 from pbem.protocol.control import expected_after, expected_start, who
 from pbem.protocol.verified import Verified
-from pbem.verify.turns import judge
+from pbem.verify.commit import judge
 
 Files = dict[str, bytes]
 

@@ -23,7 +23,7 @@ from pbem.verify.gamefiles import (FILE_BYTES, GAME, REPORT_RE, Game, ParseCache
 from pbem.verify import cache as verified_cache
 from pbem.verify.history import HistoryResult, verify_history
 from pbem.protocol.verified import Verified
-from pbem.verify.turns import judge
+from pbem.verify.commit import judge
 
 
 @dataclass(frozen=True)

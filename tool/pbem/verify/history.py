@@ -22,7 +22,7 @@ from pbem.verify.fetch import (PIPELINE_MIN, Fetched, Signed, can_fetch_ahead, c
                                signatures_ahead)
 from pbem.verify.gamefiles import Game, ParseCache, layout_findings, read_changes, read_game, seed_cache
 from pbem.protocol.verified import Verified
-from pbem.verify.turns import judge
+from pbem.verify.commit import judge
 
 
 @dataclass
