@@ -44,7 +44,9 @@ from pbem.store.repo import GameRepo  # noqa: E402
 from pbem.store.signer import KeySigner  # noqa: E402
 from pbem.files.game import read_files  # noqa: E402
 from pbem.files.parsecache import ParseCache  # noqa: E402
-from pbem.verify.turns import Verified, expected_after, expected_start, judge  # noqa: E402
+from pbem.protocol.control import expected_after, expected_start  # noqa: E402
+from pbem.protocol.verified import Verified  # noqa: E402
+from pbem.verify.commit import judge  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from verify_bench import consent  # noqa: E402  (the start by consent, as the long game makes it)

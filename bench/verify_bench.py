@@ -48,7 +48,8 @@ from pbem.store.repo import GameRepo  # noqa: E402
 from pbem.store.signer import KeySigner  # noqa: E402
 from pbem.files.game import read_files  # noqa: E402
 from pbem.files.parsecache import ParseCache  # noqa: E402
-from pbem.verify.turns import expected_after, expected_start, judge  # noqa: E402
+from pbem.protocol.control import expected_after, expected_start  # noqa: E402
+from pbem.verify.commit import judge  # noqa: E402
 
 GAME = """format: pbem/1
 id: bench-{n}

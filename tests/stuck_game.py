@@ -4,7 +4,7 @@ commit"; §4.8: "every state in which someone owes something has a signed exit")
 
 A game is started once through the real CLI (init, joins, the start by consent: `build`); from there every
 commit is worked out on a mapping of files as `pbem yield` does it (the player's edits, then `services.turn.settle`
-for the dice and reveals he owes, then the status replay computes) and judged by `verify.turns.judge`, the
+for the dice and reveals he owes, then the status replay computes) and judged by `verify.commit.judge`, the
 verifier's own per-commit judge, without git. A `Play` keeps the files and the judge's `Verified` of the last
 accepted commit.
 
@@ -39,8 +39,11 @@ from pbem.store.signer import signer_for
 from pbem.files.game import read_files
 from pbem.files.parsecache import ParseCache
 from pbem.protocol.game import Game
-from pbem.verify.turns import (OWED, Verified, agreement_effect, expected_after, judge, settled_now,
-                               settlement_parts, takes_turn)
+from pbem.protocol.control import expected_after, takes_turn
+from pbem.protocol.model import OWED
+from pbem.protocol.verified import Verified
+from pbem.protocol.ways_out import agreement_effect, settled_now, settlement_parts
+from pbem.verify.commit import judge
 
 SEATS = ("alice", "bob", "carol", "dave")  # seat id = key name (tests/gitutil.py SEEDS)
 HEXES = ("0808", "0812", "1108", "1112")
@@ -389,7 +392,7 @@ def play_step(play: Play, rng: random.Random, figures: Figures, keys_folder: Pat
         who = rng.choice(active(play))
         assert not sign_agreement(play, who, agreements.RESIGN, {}), "pbem resign must always land"
     elif roll < 0.06:
-        from pbem.verify.turns import consent_table
+        from pbem.protocol.ways_out import consent_table
 
         table = consent_table(play.game, True, status)
         owing = sorted(p for p in table.owing if p in active(play))

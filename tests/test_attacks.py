@@ -2098,7 +2098,7 @@ def start_alone(table: Table, first: str = "fed", signer: str = "fed") -> str:
     """Write the status.yaml a start with `first` in control computes (as pbem would) and commit it with plain
     `git commit -S`, signed by `signer`, with no consent gathered."""
     from pbem.files.game import read_files
-    from pbem.verify.turns import expected_start
+    from pbem.protocol.control import expected_start
 
     from pbem.services.workspace import Workspace
 
@@ -4197,7 +4197,7 @@ def test_table_order__the_start_writes_another_order_than_the_dice_give(base_ord
     """Threat: fed makes the start commit by hand with the table order he likes (and the pending breaks served in
     it). Defence: status.yaml must be what the start computes, table order included: status.mismatch."""
     from pbem.services.workspace import Workspace
-    from pbem.verify.turns import expected_start
+    from pbem.protocol.control import expected_start
 
     table = copy_table(base_order_rolled, tmp_path / "table")
     ws = Workspace.open(table.repo_dir)
@@ -4270,7 +4270,7 @@ def test_table_order__the_start_skips_the_agreed_dice(base_order_signed: Table, 
     included: setup.no-consent."""
     from pbem.services import agreements as agreeing
     from pbem.services.workspace import Workspace, load_identity
-    from pbem.verify.turns import expected_start
+    from pbem.protocol.control import expected_start
 
     table = copy_table(base_order_signed, tmp_path / "table")
     ws = Workspace.open(table.repo_dir)

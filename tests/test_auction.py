@@ -95,7 +95,8 @@ def test_declared_fire_may_be_added_to_not_withdrawn_seed_7b() -> None:
 
 def test_an_auction_action_by_a_player_who_passed_is_refused_seed_7d() -> None:
     """Once the auction at a step is over, nobody adds actions there (the rule id the verifier reports)."""
-    from pbem.verify.turns import _ownership  # the per-commit check, driven with hand-made states
+    from pbem.verify.change import TURN, Change
+    from pbem.verify.rules import firm  # the per-commit check, driven with hand-made states
 
     breaks = {"b": [{"fire": {}}]}
     first = [fire("a", "CA", "ph1", "D7", 2)]
@@ -110,8 +111,11 @@ def test_an_auction_action_by_a_player_who_passed_is_refused_seed_7d() -> None:
             self.manifest = type("M", (), {"id": "g", "players": PLAYERS, "keys": {}, "escrow_key": None,
                                             "ruleset": RULES})()
 
-    from pbem.verify.turns import Verified
+    from pbem.protocol.verified import Verified
 
     prev = Verified(_Game(inputs(first, breaks)), passed, None)  # type: ignore[arg-type]
-    found = _ownership(prev, _Game(inputs(late, breaks)), {"report/turn-01.yaml"}, "a", True)  # type: ignore[arg-type]
+    game = _Game(inputs(late, breaks))
+    change = Change(prev, game, {"report/turn-01.yaml"}, None)  # type: ignore[arg-type]
+    change.player, change.kind = "a", TURN  # what the judge finds for a's commit: his turn
+    found = firm.check(prev, game, change)  # type: ignore[arg-type]
     assert [f.rule for f in found] == ["rules.auction"]

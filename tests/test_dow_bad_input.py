@@ -19,7 +19,7 @@ from pbem.crypto import seal
 from pbem.formats.canonical import dumps as canonical
 from pbem.formats.writer import dump_mapping
 from pbem.services import chance
-from pbem.verify.turns import expected_after
+from pbem.protocol.control import expected_after
 from test_dow_flow import (POWERS, Dow, base_first_half, base_second_half, copy_dow,  # noqa: F401 (fixtures)
                            first_half, second_half)
 

@@ -36,7 +36,7 @@ from pbem.services.workspace import Identity, Workspace, load_identity
 from pbem.store.repo import GameRepo
 from pbem.store.signer import signer_for
 from pbem.verify.history import verify_history
-from pbem.verify.turns import expected_after
+from pbem.protocol.control import expected_after
 
 PBEM = Path(sys.executable).with_name("pbem")
 POWERS = ("austria", "england", "france", "germany", "italy", "russia", "turkey")

@@ -10,7 +10,7 @@ from dataclasses import replace
 from pbem.protocol.model import CLARIFY, Break, Entry, Inputs, PlayerInputs, Rolled
 from pbem.protocol.replay import replay, start_checkpoint
 from pbem.rulesets.tactical import TacticalRuleset
-from pbem.verify.turns import _clarified
+from pbem.verify.rules.progress import clarified as _clarified
 
 RULES = TacticalRuleset()
 SHORT = {"heavy": False, "max_range": 2, "brackets": [[0, 2]], "damage": [[3, 3, 2, 2, 1, 1]]}

@@ -25,6 +25,9 @@ REPLY = "reply"  # seed §6.C.1: damage known at a simultaneous step, not yet sc
 CLARIFY = "clarify"  # point 3: a plan is ambiguous here; its owner picks one of the options (§4.5)
 READY = "ready"  # a press-only step waits for this player's word that he is done (dow/1 S1901P: `ready`)
 ROLL = "roll"  # point 4: dice this step needs are not rolled yet: the firer announces them in his turn (§5)
+# What is owed out of turn, before any turn is taken (DESIGN §5, §6): a dice part (protocol.dice.DICE), a reveal
+# (protocol.secrets.SECRET), a sealed input, the word that one is done (tests/test_judge_rules.py pins the names)
+OWED = ("dice", "secret", SEALED, READY)
 
 
 @dataclass(frozen=True)

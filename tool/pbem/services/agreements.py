@@ -19,8 +19,9 @@ from pbem.files.layout import GAME, STATUS, WORKFLOW
 from pbem.files.readers import read_agreement
 from pbem.protocol.game import Game
 from pbem.services import chance
-from pbem.verify.turns import (Verified, agreement_effect, consent_table, errata_agreed, expected_after,
-                               settled_now, settlement_parts, who)
+from pbem.protocol.control import expected_after, who
+from pbem.protocol.verified import Verified
+from pbem.protocol.ways_out import agreement_effect, consent_table, errata_agreed, settled_now, settlement_parts
 
 ORDER = ("id", "kind", "by", "content", "signatures")
 
@@ -300,7 +301,7 @@ def _key_text(value: str) -> str:
 
 
 def ended(game: Game) -> Agreement | None:
-    from pbem.verify.turns import ended as ended_
+    from pbem.protocol.ways_out import ended as ended_
 
     return ended_(game) if game.status is not None and game.agreements else None
 

@@ -34,7 +34,7 @@ from pbem.files.layout import AGREEMENT_RE, GAME, STATUS
 from pbem.files.readers import read_agreement
 
 DEFAULT_DEADLINE = "7d"
-OWED_KINDS = ("dice", "secret", "sealed")  # status.yaml pending kinds owed out of turn (verify.turns.OWED)
+OWED_KINDS = ("dice", "secret", "sealed")  # status.yaml pending kinds owed out of turn (protocol.model.OWED)
 WALK_LIMIT = 10_000  # first parents walked back for one item's start, at most
 
 Item = tuple[str, str | None, str, str]  # an owed item: player, game time, break kind, why

@@ -35,7 +35,9 @@ from pbem.protocol.books import in_commit_order
 from pbem.protocol.game import Game
 from pbem.protocol.agreements import NMR
 from pbem.protocol.openings import gives_input
-from pbem.verify.turns import Verified, effects_of, expected_after, who
+from pbem.protocol.control import expected_after, who
+from pbem.protocol.verified import Verified
+from pbem.protocol.ways_out import effects_of
 
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pbem.protocol.replay import start_checkpoint
 from pbem.services.diplomacy import PhaseReport, chronicle
-from pbem.verify.turns import Verified
+from pbem.protocol.verified import Verified
 
 
 def told(head: Verified) -> list[PhaseReport]:

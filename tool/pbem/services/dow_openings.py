@@ -17,7 +17,7 @@ from pbem.services import chance
 from pbem.services.diplomacy import Posted, _seat, post
 from pbem.services.workspace import Identity, Workspace
 from pbem.protocol.game import Game
-from pbem.verify.turns import reveals_owed
+from pbem.protocol.ways_out import reveals_owed
 
 
 def dealt(raw: Mapping[str, Any], game: Game, player: str, me: Identity) -> dict[str, object]:

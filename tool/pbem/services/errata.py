@@ -30,7 +30,9 @@ from pbem.services.workspace import Identity, Workspace
 from pbem.files.layout import ERRATUM_RE, REPORT_RE, STATUS
 from pbem.files.readers import read_erratum
 from pbem.protocol.game import Game
-from pbem.verify.turns import Verified, errata_agreed, expected_after, who
+from pbem.protocol.control import expected_after, who
+from pbem.protocol.verified import Verified
+from pbem.protocol.ways_out import errata_agreed
 
 Files = dict[str, bytes]
 ORDER = ("id", "by", "reason", "removed", "added", "signatures", "applied")

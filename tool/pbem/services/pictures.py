@@ -22,7 +22,7 @@ from pbem.services import gitstate, report, results
 from pbem.store.repo import GameRepo
 from pbem.verify import history
 from pbem.verify.history import HistoryResult
-from pbem.verify.turns import Verified
+from pbem.protocol.verified import Verified
 
 # --- history with the state at every commit --------------------------------------------------------------------
 

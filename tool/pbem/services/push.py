@@ -46,7 +46,9 @@ from pbem.store.commits import parse_commit
 from pbem.files.layout import STATUS
 from pbem.files.readers import read_status
 from pbem.verify.history import verify_history
-from pbem.verify.turns import Verified, expected_after, expected_start, judge, who
+from pbem.protocol.control import expected_after, expected_start, who
+from pbem.protocol.verified import Verified
+from pbem.verify.commit import judge
 
 Files = dict[str, bytes]
 

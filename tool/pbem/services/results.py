@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbem.verify.turns import Verified
+from pbem.protocol.verified import Verified
 
 
 def shots(last: Verified | None) -> list[str]:

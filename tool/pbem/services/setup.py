@@ -27,7 +27,7 @@ from pbem.services.workspace import Identity, Workspace
 from pbem.store.repo import GameRepo
 from pbem.files.layout import GAME, README, STATUS, WORKFLOW
 from pbem.protocol.game import Game
-from pbem.verify.turns import expected_start, start_batch, start_choice, who
+from pbem.protocol.control import expected_start, start_batch, start_choice, who
 
 ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,62}\Z")
 

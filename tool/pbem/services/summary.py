@@ -25,7 +25,7 @@ from pbem.files.game import read_game
 from pbem.files.parsecache import ParseCache
 from pbem.protocol.game import Game
 from pbem.verify.history import CommitResult, verify_history
-from pbem.verify.turns import who
+from pbem.protocol.control import who
 from pbem.services import results
 
 MAX_ROWS = 300  # a job summary is capped at 1 MiB; a whole long game is shown by its newest commits

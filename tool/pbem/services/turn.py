@@ -19,7 +19,9 @@ from pbem.protocol.serving import START_REF
 from pbem.services import chance, errata, results, setup
 from pbem.services.workspace import Identity, PlannedCommit, Workspace
 from pbem.files.layout import STATUS
-from pbem.verify.turns import OWED, Verified, expected_after, takes_turn, who
+from pbem.protocol.control import expected_after, takes_turn, who
+from pbem.protocol.model import OWED
+from pbem.protocol.verified import Verified
 
 
 @dataclass

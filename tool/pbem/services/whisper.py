@@ -24,7 +24,7 @@ from pbem.services import diplomacy
 from pbem.services.chance import private_key
 from pbem.services.workspace import Identity, Workspace
 from pbem.protocol.game import Game
-from pbem.verify.turns import who
+from pbem.protocol.control import who
 
 MAX_TEXT = 4000  # as a public message (schemas/dow-press.json $defs/text)
 RECIPIENT = "press.whisper-recipient"  # the ruleset's rule (pbem.rulesets.dow.press); refused here before sealing

@@ -25,7 +25,8 @@ from pbem.files.parsecache import FILE_BYTES, ParseCache
 from pbem.protocol.game import Game
 from pbem.verify import cache as verified_cache
 from pbem.verify.history import HistoryResult, verify_history
-from pbem.verify.turns import Verified, judge
+from pbem.protocol.verified import Verified
+from pbem.verify.commit import judge
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,8 @@ from pbem.files.game import read_changes, read_game, seed_cache
 from pbem.files.layout import layout_findings
 from pbem.files.parsecache import ParseCache
 from pbem.protocol.game import Game
-from pbem.verify.turns import Verified, judge
+from pbem.protocol.verified import Verified
+from pbem.verify.commit import judge
 
 
 @dataclass

@@ -1,0 +1,259 @@
+"""What one commit changed, computed once (DESIGN §3 History, §11: a commit costs what it changed): its paths by
+file kind, the entries it removed and added, the dice batches and secrets before and after it, the agreements it
+completes and what they do, the consent table before it, and where replay stops once it is in.
+
+Every fact is worked out the first time a rule asks for it and kept for the other rules of the same commit; a
+fact no rule of the commit's kind asks for is never worked out (a refused commit replays nothing).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from functools import cached_property
+from typing import Any, Mapping
+
+from pbem.crypto.keys import PublicKey
+from pbem.protocol import upgrade
+from pbem.protocol.agreements import Agreement, Table
+from pbem.protocol.control import expected_after, expected_start, start_batch, start_choice, takes_turn, who
+from pbem.protocol.dice import Batch
+from pbem.protocol.history import entry_changes
+from pbem.protocol.model import OWED, Break, Entry, Status, Stop
+from pbem.protocol.secrets import Secret
+from pbem.protocol.serving import START_REF
+from pbem.protocol.verified import Verified
+from pbem.protocol.ways_out import (agreement_effect, completed, consent_table, errata_agreed, nmr_completed,
+                                    settled_now)
+from pbem.verify.agreementfile import AGREEMENT_RE
+from pbem.verify.erratafile import ERRATUM_RE
+from pbem.verify.gamefiles import DICE_RE, GAME, PLAYERS_RE, PRESS_RE, REPORT_RE, SECRET_RE, STATUS, Game
+
+# The kinds of path a commit may change besides the fixed files, each recognised once (files/layout.py's patterns)
+PATH_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("players", PLAYERS_RE), ("report", REPORT_RE), ("dice", DICE_RE), ("secret", SECRET_RE), ("press", PRESS_RE),
+    ("agreement", AGREEMENT_RE), ("erratum", ERRATUM_RE))
+
+# What a commit is (commit.classify): each kind has its rules, in order (commit.RULES)
+ROOT, SETUP, JOIN, START = "root", "setup", "join", "start"
+TURN, SETTLE, PRESS, AGREEMENT, ERRATUM, REFUSED = "turn", "settle", "press", "agreement", "erratum", "refused"
+
+
+class Change:
+    """One commit on top of `prev`: `read` is the game as read at the commit, in commit order (DESIGN §7.2),
+    `paths` the paths it changed (iterated in the order they were given, as findings that list them are)."""
+
+    def __init__(self, prev: Verified, read: Game, paths: set[str], signer: PublicKey) -> None:
+        self.prev = prev
+        self.read = read
+        self.paths = paths
+        self.signer = signer
+        self.kind: str | None = None  # set by commit.classify
+        self.by_kind: dict[str, list[str]] = {kind: [] for kind, _pattern in PATH_KINDS}
+        self.owner: dict[str, str] = {}  # players/<seat>.yaml -> <seat>
+        for path in paths:
+            for kind, pattern in PATH_KINDS:
+                found = pattern.match(path)
+                if found:
+                    self.by_kind[kind].append(path)
+                    if kind == "players":
+                        self.owner[path] = found.group(1)
+                    break
+
+    # -- paths by kind
+
+    @property
+    def reports(self) -> set[str]:
+        return set(self.by_kind["report"])
+
+    @cached_property
+    def in_report_folder(self) -> bool:
+        """Whether any path under report/ changed (a name the layout refuses counts too)."""
+        return any(p.startswith("report/") for p in self.paths)
+
+    @property
+    def dice(self) -> list[str]:
+        return self.by_kind["dice"]
+
+    @property
+    def secrets(self) -> list[str]:
+        return self.by_kind["secret"]
+
+    @property
+    def press(self) -> list[str]:
+        return self.by_kind["press"]
+
+    @property
+    def agreements(self) -> list[str]:
+        return self.by_kind["agreement"]
+
+    @property
+    def errata(self) -> list[str]:
+        return self.by_kind["erratum"]
+
+    @cached_property
+    def press_only(self) -> bool:
+        """Whether it changes press files only, besides status.yaml (DESIGN §4.8: press is no turn)."""
+        rest = self.paths - {STATUS}
+        return bool(rest) and len(self.press) == len(rest)
+
+    # -- who made it
+
+    @cached_property
+    def player(self) -> str | None:
+        """The seat (or the escrow) the signer holds before the commit."""
+        return who(self.prev.game, self.signer)
+
+    @cached_property
+    def founder(self) -> bool:
+        return self.prev.founder is not None and self.prev.founder.same_key(self.signer)
+
+    @cached_property
+    def claimed(self) -> list[Any]:
+        """The seats of the new game.yaml that hold the signer's key (a join claims one)."""
+        return [s for s in self.read.manifest.seats if s.key is not None and s.key.same_key(self.signer)]
+
+    @property
+    def joining(self) -> bool:
+        """Before the start: signed by a key that holds no seat and is not the founder's (pbem join)."""
+        return self.player is None and not self.founder
+
+    @cached_property
+    def actor(self) -> str | None:
+        """Before the start: the seat the signer holds, before or (a join, the founder) after the commit."""
+        if self.joining:
+            return self.claimed[0].id if self.claimed else None
+        if self.player is None:
+            now = self.read.manifest.seat_of_key(self.signer)
+            return now.id if now else None
+        return self.player
+
+    @cached_property
+    def mine(self) -> list[Break]:
+        """What the signer owes out of turn now (dice, reveals, sealed inputs, his word): none for an agreement
+        or an erratum commit, which settle nothing of their own."""
+        if self.errata or self.agreements:
+            return []
+        assert self.prev.status is not None
+        return [b for b in self.prev.status.pending if b.player == self.player and b.kind in OWED]
+
+    @cached_property
+    def takes_turn(self) -> bool:
+        return self.player is not None and takes_turn(self.prev, self.player)
+
+    # -- the documents before and after
+
+    @cached_property
+    def game(self) -> Game:
+        """The game as judged: once started, game.yaml changes only as a completed agreement says; any other
+        change is refused (protected.changed) and never takes effect, at this commit or any later one, or an
+        accomplice's key swapped in would play on unchecked."""
+        read, prev = self.read, self.prev
+        if not prev.started or self.agreed:
+            return read
+        if read.manifest is not prev.game.manifest and read.manifest.raw != prev.game.manifest.raw:
+            return replace(read, manifest=prev.game.manifest)
+        return read
+
+    @cached_property
+    def entries(self) -> tuple[list[Entry], list[Entry]]:
+        """(removed, added) over the report files it changed."""
+        return entry_changes(self.prev.game.inputs, self.game.inputs, self.reports)
+
+    @property
+    def removed(self) -> list[Entry]:
+        return list(self.entries[0])
+
+    @property
+    def added(self) -> list[Entry]:
+        return list(self.entries[1])
+
+    @cached_property
+    def _documents(self) -> tuple[dict[str, Batch | Secret], dict[str, Batch | Secret]]:
+        def by_file(game: Game) -> dict[str, Batch | Secret]:
+            out: dict[str, Batch | Secret] = {}
+            for batch in game.batches.values():
+                out.setdefault(batch.file, batch)
+            for secret in game.secrets.values():
+                out.setdefault(secret.file, secret)
+            return out
+        return by_file(self.prev.game), by_file(self.game)
+
+    def before(self, path: str) -> Batch | Secret | None:
+        """The dice batch or secret at `path` before the commit, or None."""
+        return self._documents[0].get(path)
+
+    def after(self, path: str) -> Batch | Secret | None:
+        """The dice batch or secret at `path` after the commit, or None."""
+        return self._documents[1].get(path)
+
+    def only(self, by_file: Mapping[str, Agreement]) -> dict[str, Agreement]:
+        """The agreements among the changed files: a commit costs what it changed, not every agreement so far."""
+        return {path: by_file[path] for path in self.paths if path in by_file}
+
+    # -- what the agreements it completes do (DESIGN §4.8)
+
+    @cached_property
+    def table(self) -> Table:
+        """The consent table before the commit: the keys that sign, who owes, who resigned."""
+        return consent_table(self.prev.game, True, self.prev.status)
+
+    @cached_property
+    def effect(self) -> dict | None:
+        """game.yaml as an amend or seat agreement this commit completes says it must read, or None."""
+        assert self.prev.status is not None
+        if not self.agreements or self.prev.status.over:
+            return None
+        return agreement_effect(self.prev, self.read, self.paths, self.player or "")
+
+    @cached_property
+    def agreed(self) -> bool:
+        """Whether game.yaml changed exactly as such an agreement says."""
+        return GAME in self.paths and self.effect is not None and self.effect == self.read.manifest.raw
+
+    @cached_property
+    def upgrades(self) -> list[Agreement]:
+        """The upgrade agreements it completes: the workflow changes only by one."""
+        return completed(self.prev, self.read, upgrade.UPGRADE, self.table) if self.agreements else []
+
+    @cached_property
+    def upgraded(self) -> bool:
+        return bool(self.upgrades) and not upgrade.effect_findings(self.upgrades, self.read.workflow)
+
+    @cached_property
+    def corrections(self) -> list[Any]:
+        """The erratum agreements it completes, as errata."""
+        return errata_agreed(self.prev, self.game)
+
+    @cached_property
+    def settled(self) -> dict[str, str]:
+        """Player -> the nmr or resign it completes that settles what he owes."""
+        return settled_now(self.prev, self.game)
+
+    @cached_property
+    def nmr(self) -> tuple[str, str] | None:
+        """(the absent player, the nmr's id) for an nmr it completes, or None."""
+        return nmr_completed(self.prev, self.game)
+
+    # -- where replay stops
+
+    @cached_property
+    def expected(self) -> tuple[Stop, Status]:
+        """Where replay stops once the commit is in, and the status it must write."""
+        return expected_after(self.prev, self.game, self.player or "")
+
+    @cached_property
+    def start_roll(self) -> tuple[Batch | None, str | None]:
+        """The start commit: the batch that decides who starts or the table order, and whom its die chose (None
+        when it rolls the table order only)."""
+        batch = start_batch(self.game)
+        if batch is not None and batch.raw["rolls"][0].get("ref") == START_REF:
+            return batch, start_choice(batch, self.game.manifest.players)
+        return batch, None
+
+    @cached_property
+    def start(self) -> tuple[Stop, Status]:
+        """The start commit: where replay stops and the status it must write (seed 000 §2.A)."""
+        assert self.game.status is not None and self.game.status.control is not None
+        return expected_start(self.game, self.game.status.control)
+

@@ -1,0 +1,51 @@
+"""DESIGN §7: press is posted by its author, appended only, for the step it is sent during (press.*); each message
+is recognised at once, after those already posted this step (§7.2: a refused one is this commit's finding);
+whispers are sealed to their readers (whisper.*) and a sealed set's shares published only once its reveal is owed
+(DESIGN §4.7, protocol.openings)."""
+
+from __future__ import annotations
+
+from pbem.errors import Finding
+from pbem.protocol import openings
+from pbem.protocol.press import press_findings
+from pbem.protocol.verified import Verified
+from pbem.protocol.ways_out import reveals_owed
+from pbem.protocol.whisper import whisper_findings
+from pbem.verify.change import Change
+from pbem.verify.gamefiles import Game, press_added
+
+
+def check(prev: Verified, game: Game, change: Change) -> list[Finding]:
+    if not change.press:
+        return []
+    assert prev.status is not None
+    manifest = game.manifest
+    findings = press_findings(prev.game.press, game.press, change.player or "", prev.status.firm,
+                              [seat.id for seat in manifest.seats])
+    findings.extend(_refusals(prev, game))
+    posted = press_added(prev.game.press, game.press) or ()
+    findings.extend(whisper_findings(manifest.id, manifest.keys, game.press, posted))
+    findings.extend(openings.share_findings(game.secrets, posted, reveals_owed(prev)))
+    return findings
+
+
+def _refusals(prev: Verified, game: Game) -> list[Finding]:
+    """Each message a commit posts is recognised at once, after those already posted this step, against the
+    state at the firm point: a refused one is this commit's finding, not the one that later resolves the step."""
+    ruleset = game.manifest.ruleset
+    recognise = getattr(ruleset, "recognise", None)
+    if recognise is None or prev.stop is None or prev.status is None or prev.status.firm is None:
+        return []
+    state = prev.stop.checkpoint.state
+    new = {id(m) for m in press_added(prev.game.press, game.press) or ()}  # a changed file: press.changed
+    messages = game.inputs.press.get(prev.status.firm, ())
+    recognise_all = getattr(ruleset, "recognise_all", None)  # linear over the commits of a step (dow/1)
+    if recognise_all is not None:
+        refusals = list(recognise_all(state, messages)[1])
+    else:
+        refusals = []
+        for message in messages:
+            state, refusal = recognise(state, message.body, message.by)
+            refusals.append(refusal)
+    return [Finding(getattr(refusal, "rule", "press.refused"), str(refusal), file=message.file, line=message.line)
+            for message, refusal in zip(messages, refusals) if refusal is not None and id(message) in new]
