@@ -28,7 +28,7 @@ def sign(agreement: str = typer.Argument(..., help="the agreement's id, e.g. fed
         ws = workspace()
         head = ws.head()
         if head is not None:  # what he signs, in words (a seat: the new key's fingerprint and comment)
-            from pbem.protocol.agreements import describe
+            from pbem.protocol.kinds import describe
 
             found = agreements.by_id(head.game).get(agreement)
             if found is not None:

@@ -11,7 +11,7 @@ from typing import Any, Mapping, Sequence
 
 from pbem.errors import ILLEGAL, PbemError
 from pbem.formats.writer import dump_mapping
-from pbem.protocol import agreements, upgrade
+from pbem.protocol import agreements, kinds, upgrade
 from pbem.protocol.agreements import Agreement
 from pbem.rulesets.base import Point
 from pbem.services.workspace import Identity, Workspace
@@ -51,14 +51,14 @@ def by_id(game: Game) -> dict[str, Agreement]:
     return {a.id: a for a in game.agreements.values()}
 
 
-def table_of(game: Game) -> agreements.Table:
+def table_of(game: Game) -> kinds.Table:
     """The agreement rules' view of `game`: before or after the start, with who owes what now."""
     return consent_table(game, started=game.status is not None, status=game.status)
 
 
 def signers(game: Game, agreement: Agreement) -> tuple[str, ...]:
     """Who must sign `agreement` (its kind says)."""
-    return agreements.KINDS[agreement.kind].signers(agreement, table_of(game))
+    return kinds.KINDS[agreement.kind].signers(agreement, table_of(game))
 
 
 def unsigned(game: Game, agreement: Agreement) -> tuple[str, ...]:
@@ -99,7 +99,7 @@ def sign(ws: Workspace, me: Identity, agreement_id: str) -> Done:
         raise PbemError("agreement.foreign-signature", f"agreement {agreement_id} is not yours to sign (signers: "
                         f"{', '.join(signers(head.game, agreement))})", file=agreement.file, exit_code=ILLEGAL)
     table = consent_table(head.game, started=head.started, status=head.status)
-    for finding in agreements.KINDS[agreement.kind].open_findings(agreement, table):
+    for finding in kinds.KINDS[agreement.kind].open(agreement, table):
         raise PbemError.from_finding(finding)
     if agreement.kind == upgrade.UPGRADE:
         _check_upgrade(agreement)
@@ -185,7 +185,7 @@ def completion(ws: Workspace, head: Verified, files: dict[str, bytes], player: s
     game = ws.game_of(files)
     for signed in game.agreements.values():
         if f"agreements/{signed.id}.yaml" in changed and signed.kind == upgrade.UPGRADE and \
-                agreements.signed_by_all(signed, consent_table(head.game, True, head.status)):
+                kinds.signed_by_all(signed, consent_table(head.game, True, head.status)):
             files[WORKFLOW] = upgrade.agreed_workflow(signed)[0].encode()  # the last signature: the new gate
             message += f" (takes effect: the workflow of pbem {signed.content['pbem']})"
     settled = settled_now(head, ws.game_of(files))
@@ -206,15 +206,15 @@ def listing(game: Game, nmrs: Sequence[tuple[str, Point]] = ()) -> list[str]:
     settled = dict(nmrs)
     for agreement in sorted(game.agreements.values(), key=lambda a: a.id):
         missing = unsigned(game, agreement)
-        terms = agreements.describe(agreement)
-        stale = agreement.kind == agreements.START and agreement.content["game"] != game.manifest.digest
+        terms = kinds.describe(agreement)
+        stale = agreement.kind == kinds.START and agreement.content["game"] != game.manifest.digest
         effect = ", in effect"
         if agreement.id in settled:
             step = game.manifest.ruleset.format_time(settled[agreement.id])
             effect += f": {agreement.content.get('player')}'s {_settled_words(game)}".replace("STEP", step)
         state = ("stale: game.yaml changed since" if stale else
                  f"to sign: {', '.join(missing)} (pbem sign {agreement.id})" if missing else
-                 "signed by all" + (effect if agreement.kind != agreements.START else ""))
+                 "signed by all" + (effect if agreement.kind != kinds.START else ""))
         out.append(f"{agreement.id} by {agreement.by} ({agreement.kind}: {terms}) — {state}")
     return out
 
@@ -235,27 +235,27 @@ def agree(ws: Workspace, me: Identity, kind: str, *, changes: Mapping[str, Any] 
     """Propose an agreement of `kind` (`pbem agree KIND`), signed by me; refused before anything is written
     when its content or its time is wrong (the verifier's own rules, protocol.agreements)."""
     content: dict[str, Any]
-    if kind == agreements.AMEND:
+    if kind == kinds.AMEND:
         if not changes:
             raise PbemError("usage.agree", "an amend changes something: --deadline, --pause-until, --resume, "
                             "--set KEY=VALUE or --unset KEY")
         content = {"changes": dict(changes)}
-        summary = agreements.describe(Agreement({"id": "x", "kind": kind, "by": "x", "content": content}, ""))
-    elif kind == agreements.SEAT:
+        summary = kinds.describe(Agreement({"id": "x", "kind": kind, "by": "x", "content": content}, ""))
+    elif kind == kinds.SEAT:
         if not seat_id or not new_key or why not in ("lost-key", "replacement"):
             raise PbemError("usage.agree", "a seat agreement names the seat (--seat ID), the new public key "
                             "(--new-key FILE or 'ssh-ed25519 AAAA…') and why (--why lost-key|replacement)")
         content = {"seat": seat_id, "key": _key_text(new_key), "why": why, **({"name": name} if name else {})}
         summary = f"seat {seat_id} to a new key ({why})"
-    elif kind == agreements.RESIGN:
+    elif kind == kinds.RESIGN:
         content, summary = {}, "resigns"
-    elif kind == agreements.NMR:
+    elif kind == kinds.NMR:
         if not player:
             raise PbemError("usage.agree", "an nmr names the absent player: --player ID")
         content, summary = {"player": player}, f"{player} missed the deadline"
-    elif kind == agreements.END:
-        if result not in agreements.RESULTS:
-            raise PbemError("usage.agree", f"an end states its result: --result {'|'.join(agreements.RESULTS)}")
+    elif kind == kinds.END:
+        if result not in kinds.RESULTS:
+            raise PbemError("usage.agree", f"an end states its result: --result {'|'.join(kinds.RESULTS)}")
         content = {"result": result, **({"player": player} if player else {})}
         summary = f"the game ends: {result}" + (f" ({player})" if player else "")
     elif kind == upgrade.UPGRADE:  # the gate this pbem writes: its version, pinned by `lock` when given
@@ -274,14 +274,14 @@ def agree(ws: Workspace, me: Identity, kind: str, *, changes: Mapping[str, Any] 
         raise PbemError("agreement.closed", f"a {kind} agreement is made after the start", exit_code=ILLEGAL)
     if head.status.over:
         end = ended(head.game)
-        rule = "agreement.second-end" if kind == agreements.END and end is not None else "game.over"
+        rule = "agreement.second-end" if kind == kinds.END and end is not None else "game.over"
         raise PbemError(rule, "the game is over" + (f" (ended by agreement {end.id})" if end else ""),
                         exit_code=ILLEGAL)
     draft = Agreement({"id": next_id(head.game, me_id), "kind": kind, "by": me_id, "content": content,
                        "signatures": {}}, "agreements/draft.yaml")
     table = consent_table(head.game, True, head.status)
-    kind_ = agreements.KINDS[kind]
-    for finding in (*kind_.content_findings(draft, table), *kind_.open_findings(draft, table)):
+    kind_ = kinds.KINDS[kind]
+    for finding in (*kind_.content(draft, table), *kind_.open(draft, table)):
         raise PbemError.from_finding(finding)
     return propose(ws, me, kind, content, summary)
 
@@ -310,11 +310,11 @@ def to_sign(game: Game, player: str | None) -> list[str]:
         return []
     out = []
     for agreement in sorted(game.agreements.values(), key=lambda a: a.id):
-        if agreement.kind == agreements.START and game.status is not None:
+        if agreement.kind == kinds.START and game.status is not None:
             continue
         if player in unsigned(game, agreement):
             out.append(f"sign {agreement.id} ({agreement.kind} by {agreement.by}: "
-                       f"{agreements.describe(agreement)}): pbem sign {agreement.id}")
+                       f"{kinds.describe(agreement)}): pbem sign {agreement.id}")
     return out
 
 
@@ -322,7 +322,7 @@ def waiting(game: Game) -> dict[str, list[str]]:
     """Who must still sign which agreement: player -> agreement ids (`pbem agreements`, `pbem status --json`)."""
     out: dict[str, list[str]] = {}
     for agreement in sorted(game.agreements.values(), key=lambda a: a.id):
-        if agreement.kind == agreements.START and game.status is not None:
+        if agreement.kind == kinds.START and game.status is not None:
             continue
         for p in unsigned(game, agreement):
             out.setdefault(p, []).append(agreement.id)
@@ -332,4 +332,4 @@ def waiting(game: Game) -> dict[str, list[str]]:
 def result(game: Game) -> str | None:
     """The game's result when an end agreement ended it, in words (pbem log, status, the HTML page)."""
     end = ended(game)
-    return f"{agreements.describe(end)} — agreement {end.id}" if end is not None else None
+    return f"{kinds.describe(end)} — agreement {end.id}" if end is not None else None

@@ -29,7 +29,7 @@ from pbem.rulesets.base import Action, Event, Point
 from pbem.services import chance
 from pbem.services.workspace import Identity, Workspace
 from pbem.verify.gamefiles import ENTRY_LINE, STATUS, Game, in_commit_order
-from pbem.protocol.agreements import NMR
+from pbem.protocol.kinds import NMR
 from pbem.protocol.openings import gives_input
 from pbem.verify.turns import Verified, effects_of, expected_after, who
 

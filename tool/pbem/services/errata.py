@@ -18,9 +18,10 @@ from pbem.errors import ILLEGAL, PbemError, check_text
 from pbem.formats import yamlsafe
 from pbem.formats.canonical import dumps as canonical
 from pbem.formats.writer import dump_mapping, dump_report
-from pbem.protocol import agreements as agreements_
+from pbem.protocol import kinds
 from pbem.protocol import errata
-from pbem.protocol.agreements import ERRATUM, Agreement
+from pbem.protocol.agreements import Agreement
+from pbem.protocol.kinds import ERRATUM
 from pbem.protocol.errata import Erratum
 from pbem.protocol.history import entry_changes
 from pbem.protocol.model import Entry, Status, entry_identity, notes_of
@@ -141,7 +142,7 @@ def listing(game: Game, with_applied: bool = True) -> list[str]:
         if not missing and not with_applied:
             continue
         state = f"to sign: {', '.join(missing)}" if missing else "applied"  # last, as `pbem watch` reads it
-        out.append(f"{agreement.id} by {agreement.by} ({agreements_.describe(agreement)}) — {state}")
+        out.append(f"{agreement.id} by {agreement.by} ({kinds.describe(agreement)}) — {state}")
     for _key, erratum in sorted(game.errata.items()):
         if erratum.applied and not with_applied:
             continue

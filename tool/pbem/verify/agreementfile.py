@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 
 from pbem.formats import schemas, yamlsafe
-from pbem.protocol.agreements import ERRATUM, Agreement
+from pbem.protocol.agreements import Agreement
+from pbem.protocol.kinds import ERRATUM
 from pbem.rulesets.base import Ruleset
 from pbem.verify.erratafile import read_entries
 

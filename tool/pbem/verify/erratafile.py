@@ -10,7 +10,7 @@ from typing import Any, Mapping
 
 from pbem.errors import PbemError
 from pbem.formats import schemas, yamlsafe
-from pbem.protocol.errata import Erratum
+from pbem.protocol.erratum import Erratum
 from pbem.protocol.model import Entry, notes_of
 from pbem.rulesets.base import Ruleset
 

@@ -17,9 +17,10 @@ from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
 from pbem.formats import schemas, times, yamlsafe
 from pbem.formats.spans import common_prefix, common_suffix
-from pbem.protocol.agreements import START, Agreement
+from pbem.protocol.agreements import Agreement
 from pbem.protocol.dice import ESCROW, Batch
-from pbem.protocol.errata import Erratum
+from pbem.protocol.erratum import Erratum
+from pbem.protocol.kinds import START
 from pbem.protocol.model import (Entry, Inputs, Message, PlayerInputs, PressFile, ReportFile, Rolled,
                                  SealedInput, Status, notes_of)
 from pbem.protocol.openings import opened_value
