@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 
 from pbem.crypto import sshsig
 from pbem.crypto.keys import PublicKey
-from pbem.errors import Finding, PbemError
+from pbem.errors import PbemError
 from pbem.formats.canonical import dumps as canonical
 from pbem.protocol.model import Entry
 
@@ -116,9 +116,11 @@ def valid_signers(game_id: str, agreement: Agreement, keys: Mapping[str, PublicK
     return {p for p in agreement.signatures if signature_valid(game_id, agreement, p, keys)}
 
 
-# the kinds and their rules live in protocol.kinds, which builds on this module: imported last, so that either
-# module may be imported first (protocol/__init__ imports this one)
-from pbem.protocol.kinds import (AMEND, AMENDABLE, END, ERRATUM, KINDS, NMR, RESIGN, RESULTS, SEAT, START,  # noqa: E402,F401,I001
-                                 UPGRADE, Kind, Table, agreement_findings, applied, complete, describe, ended_by,
-                                 key_words, resigned, signed_by_all, start_findings, start_terms,
+# the kinds and their rules build on this module (protocol.kinds, protocol.agreement_rules): imported last, so
+# that any of them may be imported first (protocol/__init__ imports this one)
+from pbem.protocol.kinds import (AMEND, AMENDABLE, END, ERRATUM, KINDS, NMR, RESIGN,  # noqa: E402,F401,I001
+                                 RESULTS, SEAT, START, UPGRADE, Kind, Table, applied, describe, ended_by,
+                                 key_words, resigned, signed_by_all, start_terms,
                                  subject_of)  # moved: re-exported until the lead sweeps
+from pbem.protocol.agreement_rules import (agreement_findings, complete,  # noqa: E402,F401,I001
+                                           start_findings)  # moved: re-exported until the lead sweeps

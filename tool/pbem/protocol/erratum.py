@@ -81,14 +81,6 @@ def of_agreement(agreement: Agreement) -> Erratum:
     return Erratum(raw, agreement.file, *agreement.entries)
 
 
-def of_agreement(agreement: Agreement) -> Erratum:
-    """An agreement of kind `erratum` seen as an erratum: the same entries, reason and signatures; it is applied
-    by the commit that adds its last required signature (so `applied` is never written into it)."""
-    raw = {"id": agreement.id, "by": agreement.by, "reason": agreement.content.get("reason", ""),
-           "signatures": agreement.signatures}
-    return Erratum(raw, agreement.file, *agreement.entries)
-
-
 def entry_findings(players: Sequence[str], new: Erratum, firm: Point | None) -> list[Finding]:
     """What a proposed erratum may correct, in either form: something, only entries of seated players, only
     before the firm marker (`firm`: the next unresolved step), never removing and adding the same entry."""

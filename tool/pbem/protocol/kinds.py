@@ -2,25 +2,26 @@
 
 A row says who must sign an agreement of its kind (`signers`), what its content must say (`content`), when it may
 be proposed or signed (`open`), whom it is about (`subject`), its terms in words (`describe`) and what it does to
-game.yaml once every signer has signed (`apply`). Everything else here is a function over the table: whether an
-agreement is signed by all, who resigned, which end agreement ended the game, and the rules a commit's changes
-to agreements/ keep (`agreement_findings`) and the consent the start needs (`start_findings`). Adding a kind is
-adding its row. The document itself and its signing are protocol.agreements. Pure: no git, files or printing.
+game.yaml once every signer has signed (`apply`), and how `pbem agree KIND` proposes one (`options`, `draft`).
+Everything else here is a function over the table: whether an agreement is signed by all, who resigned, which end
+agreement ended the game; the rules a commit's changes to agreements/ keep are protocol.agreement_rules. Adding a
+kind is adding its row (and its content's shape to schemas/agreement.json, which the reader checks first). The
+document itself and its signing are protocol.agreements. Pure: no git, files or printing.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from pbem.crypto import sshsig
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
-from pbem.formats import times
+from pbem.formats import times, yamlsafe
 from pbem.protocol import erratum as errata
 from pbem.protocol import upgrade
-from pbem.protocol.agreements import Agreement, author_of, signature_valid, valid_signers
+from pbem.protocol.agreements import Agreement
 from pbem.rulesets.base import Point
 
 START = "start"
@@ -47,6 +48,24 @@ class Table:
         return tuple(p for p in self.seats if p not in self.resigned)
 
 
+@dataclass(frozen=True)
+class Option:
+    """One option of `pbem agree KIND`, written `--name VALUE` (`--pause-until` for `pause_until`) or
+    `name=VALUE`, read into the values the kind's `draft` gets under `name`. `form`: "text" (one value),
+    "flag" (no value: true), "many" (repeatable: a list), "key" (a public key: its file, or its line)."""
+
+    name: str
+    help: str
+    form: str = "text"
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+NOTE = Option("note", "why, in words")  # every kind proposed with `pbem agree` takes it into its content
+
+
 def _nobody(_agreement: Agreement) -> str | None:
     return None
 
@@ -59,7 +78,13 @@ def _as_is(_agreement: Agreement, game: Mapping[str, Any]) -> dict[str, Any]:
 class Kind:
     """One kind of agreement, all it does (module docstring). `signers`, `content` and `open` judge one
     agreement being proposed or signed (`content`: when it is proposed; `open`: with each signature); `apply`
-    gives game.yaml's data after the agreement took effect (as it was, for a kind that does not change it)."""
+    gives game.yaml's data after the agreement took effect (as it was, for a kind that does not change it).
+    `pbem agree KIND` takes the row's `options` (and NOTE), and `draft` turns their values into the content and
+    the commit's summary (None: not proposed by `pbem agree`); `needs` names what the proposer's own pbem adds to
+    the values (its version, the workflow it writes); `from_tree`: the content is the player's edit of the
+    working tree (an erratum: `pbem erratum propose`). `writes`: the files the commit adding the last signature
+    writes as agreed (path -> text), and the words for its message (game.yaml's `apply` and the report's
+    correction are written apart: the judge computes them)."""
 
     name: str
     signers: Callable[[Agreement, Table], tuple[str, ...]]
@@ -68,6 +93,13 @@ class Kind:
     describe: Callable[[Agreement], str]
     subject: Callable[[Agreement], str | None] = _nobody
     apply: Callable[[Agreement, Mapping[str, Any]], dict[str, Any]] = _as_is
+    help: str = ""
+    options: tuple[Option, ...] = ()
+    draft: Callable[[Mapping[str, Any]], tuple[dict[str, Any], str]] | None = None
+    needs: tuple[str, ...] = ()
+    from_tree: bool = False
+    writes: Callable[[Agreement], tuple[dict[str, str], str]] | None = None
+    signed_words: str = ""  # what `pbem sign` adds once the last signer has signed
 
 
 def _every_seat(_agreement: Agreement, table: Table) -> tuple[str, ...]:
@@ -406,136 +438,131 @@ def _upgrade_terms(agreement: Agreement) -> str:
            f"{agreement.file})"
 
 
+# --- what `pbem agree KIND` writes: the content from the options' values ----------------------------------------
+
+def _usage(text: str) -> PbemError:
+    return PbemError("usage.agree", text)
+
+
+def _amend_draft(values: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+    changes = dict(values.get("changes") or {})
+    if values.get("deadline"):
+        changes["deadline"] = values["deadline"]
+    if values.get("pause_until"):
+        changes["paused_until"] = values["pause_until"]
+    if values.get("resume"):
+        changes["paused_until"] = None
+    for item in values.get("set") or ():
+        k, eq, v = item.partition("=")
+        if not eq:
+            raise _usage(f"--set {item!r}: write KEY=VALUE")
+        changes[k.strip()] = yamlsafe.load(v.encode(), "--set").data
+    for k in values.get("unset") or ():
+        changes[k] = None
+    if not changes:
+        raise _usage("an amend changes something: --deadline, --pause-until, --resume, --set KEY=VALUE or --unset KEY")
+    content = {"changes": changes}
+    return content, _amend_terms(Agreement({"id": "x", "kind": AMEND, "by": "x", "content": content}, ""))
+
+
+def _seat_draft(values: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+    seat, key, why, name = values.get("seat"), values.get("new_key"), values.get("why"), values.get("name")
+    if not seat or not key or why not in ("lost-key", "replacement"):
+        raise _usage("a seat agreement names the seat (--seat ID), the new public key (--new-key FILE or "
+                     "'ssh-ed25519 AAAA…') and why (--why lost-key|replacement)")
+    return {"seat": seat, "key": key, "why": why, **({"name": name} if name else {})}, \
+        f"seat {seat} to a new key ({why})"
+
+
+def _resign_draft(_values: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+    return {}, "resigns"
+
+
+def _nmr_draft(values: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+    player = values.get("player")
+    if not player:
+        raise _usage("an nmr names the absent player: --player ID")
+    return {"player": player}, f"{player} missed the deadline"
+
+
+def _end_draft(values: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+    result, player = values.get("result"), values.get("player")
+    if result not in RESULTS:
+        raise _usage(f"an end states its result: --result {'|'.join(RESULTS)}")
+    return {"result": result, **({"player": player} if player else {})}, \
+        f"the game ends: {result}" + (f" ({player})" if player else "")
+
+
+def _upgrade_draft(values: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+    """The gate the proposer's pbem writes (`needs`: its version, its workflow, pinned by --index-url if given)."""
+    return {"pbem": values["pbem"], "workflow": values["workflow"]}, f"the workflow of pbem {values['pbem']}"
+
+
 # --- the table -------------------------------------------------------------------------------------------------
 
 KINDS: dict[str, Kind] = {kind.name: kind for kind in (
-    Kind(START, _every_seat, _start_content, _start_open, start_terms),
-    Kind(AMEND, _active, _amend_content, _open, _amend_terms, apply=_amended),
-    Kind(SEAT, _others, _seat_content, _seat_open, _seat_terms, subject=_seat_given, apply=_seat_given_to),
-    Kind(RESIGN, _himself, _resign_content, _open, _resign_terms, subject=_proposer),
-    Kind(NMR, _others, _nmr_content, _nmr_open, _nmr_terms, subject=_player_named),
-    Kind(END, _end_signers, _end_content, _open, _end_terms, subject=_player_named),
-    Kind(ERRATUM, _active, _erratum_content, _open, _erratum_terms),
-    Kind(UPGRADE, _active, _upgrade_content, _open, _upgrade_terms),
+    Kind(START, _every_seat, _start_content, _start_open, start_terms,
+         help="consent to start over the final game.yaml (pbem start)",
+         signed_words="(start the game with `pbem start`, as proposed)"),
+    Kind(AMEND, _active, _amend_content, _open, _amend_terms, apply=_amended,
+         help="change game.yaml's title, rules, deadline or pause", draft=_amend_draft, options=(
+             Option("deadline", "the new deadline, e.g. 72h"), Option("pause_until", "pause until YYYY-MM-DD"),
+             Option("resume", "end a pause", "flag"), Option("set", "KEY=VALUE of game.yaml (VALUE as YAML)", "many"),
+             Option("unset", "remove KEY from game.yaml", "many"))),
+    Kind(SEAT, _others, _seat_content, _seat_open, _seat_terms, subject=_seat_given, apply=_seat_given_to,
+         help="give a seat to a new key: a lost key, or a replacement player", draft=_seat_draft, options=(
+             Option("seat", "the seat given to a new key"), Option("new_key", "the new public key (file or line)",
+                                                                    "key"),
+             Option("why", "lost-key or replacement"), Option("name", "the new player's name"))),
+    Kind(RESIGN, _himself, _resign_content, _open, _resign_terms, subject=_proposer, draft=_resign_draft,
+         help="leave the game, in effect at once (pbem resign)"),
+    Kind(NMR, _others, _nmr_content, _nmr_open, _nmr_terms, subject=_player_named, draft=_nmr_draft,
+         help="a player missed the deadline: his part is settled by the ruleset's defaults",
+         options=(Option("player", "the absent player"),)),
+    Kind(END, _end_signers, _end_content, _open, _end_terms, subject=_player_named, draft=_end_draft,
+         help="the game ends: a draw, a concession or a forfeit", options=(
+             Option("result", "draw, concession or forfeit"), Option("player", "who concedes or forfeits"))),
+    Kind(ERRATUM, _active, _erratum_content, _open, _erratum_terms, from_tree=True,
+         signed_words="(in effect: the report is corrected, and replay restarted from the corrected step)",
+         help="correct the firm report: your edit of the report files (as pbem erratum propose)",
+         options=(Option("reason", "what was wrong"),)),
+    Kind(UPGRADE, _active, _upgrade_content, _open, _upgrade_terms, draft=_upgrade_draft, needs=("pbem", "workflow"),
+         writes=upgrade.effect, help="the game's workflow becomes the one this pbem writes",
+         options=(Option("index_url", "pin the new gate by hash, read from this package index"),)),
 )}
 
 
-# --- what one commit may change --------------------------------------------------------------------------------
-
-def agreement_findings(table: Table, before: Mapping[str, Agreement], after: Mapping[str, Agreement],
-                       committer: str) -> list[Finding]:
-    """Every rule a commit's changes to agreements/ must keep (module docstring): a proposal is its author's
-    and carries his signature only; a player adds only his own, valid signature; nothing signed changes and
-    nothing is removed; each kind's content and time rules. `before`/`after`: by file."""
-    out: list[Finding] = []
-    for path in sorted(set(before) | set(after)):
-        old, new = before.get(path), after.get(path)
-        if new is None:
-            assert old is not None
-            out.append(Finding("agreement.changed", f"agreement {old.id} was removed: agreements stay in the "
-                               "report", file=path))
-            continue
-        if old is not None and old.raw == new.raw:
-            continue
-        out.extend(_one(table, old, new, committer))
-    return out
+def proposable() -> list[Kind]:
+    """The kinds `pbem agree KIND` proposes, in the table's order."""
+    return [kind for kind in KINDS.values() if kind.draft is not None or kind.from_tree]
 
 
-def _one(table: Table, old: Agreement | None, new: Agreement, committer: str) -> list[Finding]:
-    f = new.file
-    out: list[Finding] = []
-    if f != f"agreements/{new.id}.yaml":
-        out.append(Finding("agreement.malformed", f"agreement {new.id} must live in agreements/{new.id}.yaml",
-                           file=f, line=new.line_of("id")))
-    kind = KINDS.get(new.kind)
-    if kind is None:  # the schema names the kinds; this is the registry's side of it
-        return out + [Finding("agreement.malformed", f"no agreement of kind {new.kind!r}", file=f,
-                              line=new.line_of("kind"))]
-    if old is None:
-        out.extend(_proposal(table, kind, new, committer))
-    elif old.body() != new.body():
-        out.append(Finding("agreement.changed", f"agreement {new.id}: what was signed cannot change (propose a "
-                           "new one instead)", file=f))
-    added = [p for p, s in sorted(new.signatures.items()) if old is None or old.signatures.get(p) != s]
-    for player in added:
-        if player != committer:
-            why = "holds no seat" if player not in table.seats else "signs for himself"
-            out.append(Finding("agreement.foreign-signature", f"{committer} wrote a signature in {player}'s name "
-                               f"on agreement {new.id}; {player} {why} (each signs in a commit of his own: "
-                               f"pbem sign {new.id})", file=f, line=new.line_of("signatures")))
-        elif old is not None and player in old.signatures:
-            out.append(Finding("agreement.changed", f"{player}'s signature on agreement {new.id} was replaced",
-                               file=f, line=new.line_of("signatures")))
-        elif table.started and player != new.by and player not in kind.signers(new, table):
-            out.append(Finding("agreement.not-a-signer", f"{player} signed agreement {new.id}, whose signers are "
-                               f"{', '.join(kind.signers(new, table)) or 'nobody'}", file=f,
-                               line=new.line_of("signatures")))
-        elif not signature_valid(table.game_id, new, player, table.keys):
-            out.append(Finding("agreement.signature", f"{player}'s signature on agreement {new.id} does not "
-                               "verify under his key in game.yaml over this agreement in this game", file=f,
-                               line=new.line_of("signatures")))
-    if old is not None:
-        for player in sorted(set(old.signatures) - set(new.signatures)):
-            out.append(Finding("agreement.changed", f"{player}'s signature on agreement {new.id} was removed",
-                               file=f, line=new.line_of("signatures")))
-    if added and not out:
-        out.extend(kind.open(new, table))
-    return out
-
-
-def _proposal(table: Table, kind: Kind, new: Agreement, proposer: str) -> list[Finding]:
-    f = new.file
-    out = []
-    if author_of(new.id) != proposer or new.by != proposer:
-        out.append(Finding("ownership.id-author", f"{proposer} proposed agreement {new.id} (by {new.by}): a "
-                           "proposal's id and `by` name its proposer", file=f, line=new.line_of("id")))
-    if proposer not in new.signatures:
-        out.append(Finding("agreement.unsigned", f"a new agreement carries its proposer's signature: {proposer} "
-                           f"proposes {new.id} and signs it", file=f, line=new.line_of("signatures")))
-    out.extend(kind.content(new, table))
-    if not new.signatures:
-        out.extend(kind.open(new, table))  # else checked with the added signature
-    return out
-
-
-# --- the start (DESIGN §2 Setup, seed 000 §2.A) ---------------------------------------------------------------
-
-def complete(table: Table, agreement: Agreement) -> bool:
-    """Whether every required signer signed `agreement` validly."""
-    kind = KINDS[agreement.kind]
-    return set(kind.signers(agreement, table)) <= valid_signers(table.game_id, agreement, table.keys)
-
-
-def start_findings(table: Table, agreements: Mapping[str, Agreement], first: str,
-                   rolled: str | None, ordered: bool = False) -> list[Finding]:
-    """The start commit carries every seat's consent over the final game.yaml: some `start` agreement over
-    exactly this game.yaml (`table.game_digest`) is validly signed by every seat, and control goes to the
-    player it names (`first`), or to the one the start roll named (`rolled`) when it says `roll: true`; the
-    table order is by dice (`ordered`: the order dice are rolled) exactly when it says `order: roll`.
-    Rules: setup.no-consent, agreement.stale, agreement.unsigned."""
-    starts = [a for _, a in sorted(agreements.items()) if a.kind == START]
-    how = "every player runs `pbem start --first ID` (or `pbem start --roll`) to consent"
-    if not starts:
-        return [Finding("setup.no-consent", f"the start needs every seat's signed consent over the final "
-                        f"game.yaml ({', '.join(table.seats)}), and there is no start agreement",
-                        file="game.yaml", hint=how)]
-    current = [a for a in starts if a.content["game"] == table.game_digest]
-    if not current:
-        return [Finding("agreement.stale", f"every start agreement ({', '.join(a.id for a in starts)}) is over "
-                        "another game.yaml: it changed after they were signed; consent again to this one",
-                        file="game.yaml", hint=how)]
-    signed = [a for a in current if complete(table, a)]
-    if not signed:
-        best = max(current, key=lambda a: len(valid_signers(table.game_id, a, table.keys)))
-        missing = [p for p in table.seats if p not in valid_signers(table.game_id, best, table.keys)]
-        return [Finding("agreement.unsigned", f"start agreement {best.id} lacks a valid signature of "
-                        f"{', '.join(missing)}: the start needs every seat's", file=best.file,
-                        hint=f"{', '.join(missing)}: pbem sign {best.id}")]
-    for agreement in signed:
-        if agreement.content.get("first") == first or (agreement.content.get("roll") and rolled == first):
-            if (agreement.content.get("order") == "roll") == ordered:
-                return []
-    said = "; ".join(f"{a.id}: " + start_terms(a) for a in signed)
-    order = "the table order by dice" if ordered else "game.yaml's table order"
-    return [Finding("setup.no-consent", f"control went to {first} with {order}, but the start every seat signed "
-                    f"says otherwise ({said}; by dice: {rolled or 'not rolled'})", file="status.yaml", hint=how)]
+def read_options(kind: Kind, args: Sequence[str]) -> dict[str, Any]:
+    """The values of `pbem agree KIND ARGS`: `--name VALUE`, `--name=VALUE` or `name=VALUE` of the kind's options
+    (and NOTE); a flag takes no value. Anything else is a usage error naming what the kind takes."""
+    options = (*kind.options, NOTE)
+    by_flag = {o.flag: o for o in options}
+    takes = ", ".join(o.flag for o in options)
+    values: dict[str, Any] = {}
+    rest = list(args)
+    while rest:
+        arg = rest.pop(0)
+        if arg.startswith("--"):
+            flag, eq, value = arg.partition("=")
+            option = by_flag.get(flag)
+            if option is not None and option.form != "flag" and not eq:
+                if not rest:
+                    raise _usage(f"{flag} needs a value ({kind.name} takes {takes})")
+                value = rest.pop(0)
+        else:
+            name, eq, value = arg.partition("=")
+            option = by_flag.get("--" + name.replace("_", "-")) if eq else None
+        if option is None:
+            raise _usage(f"{arg!r}: no option of {kind.name} (it takes {takes}, as --OPTION VALUE or OPTION=VALUE)")
+        if option.form == "flag":
+            values[option.name] = value.lower() not in ("false", "no", "0") if eq else True
+        elif option.form == "many":
+            values.setdefault(option.name, []).append(value)
+        else:
+            values[option.name] = value
+    return values

@@ -20,6 +20,7 @@ from pbem.errors import Finding
 from pbem.protocol.agreements import Agreement
 
 UPGRADE = "upgrade"
+WORKFLOW = ".github/workflows/pbem.yml"  # the gate (files/layout names it too)
 VERSION_RE = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\Z")
 # Versions of pbem whose gate is known to let a rule be broken: a game is never upgraded to one. The release
 # that fixes a hole adds the versions it leaves behind, with the hole in words.
@@ -35,6 +36,11 @@ def blob_id(text: str) -> str:
 def version_key(text: str) -> tuple[int, ...] | None:
     m = VERSION_RE.match(text)
     return tuple(int(g) for g in m.groups()) if m else None
+
+
+def effect(agreement: Agreement) -> tuple[dict[str, str], str]:
+    """What the commit adding an upgrade's last signature writes (the workflow as agreed), in files and words."""
+    return {WORKFLOW: agreed_workflow(agreement)[0]}, f"the workflow of pbem {agreement.content['pbem']}"
 
 
 def agreed_workflow(agreement: Agreement) -> tuple[str, str]:
