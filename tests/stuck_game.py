@@ -28,7 +28,7 @@ from gitutil import Sandbox
 from pbem.errors import Finding
 from pbem.formats import yamlsafe
 from pbem.formats.writer import dump_mapping, dump_report
-from pbem.protocol import agreements
+from pbem.protocol import kinds
 from pbem.protocol.model import HORIZON
 from pbem.services import chance
 from pbem.services import turn as turns
@@ -318,7 +318,7 @@ def sign_agreement(play: Play, player: str, kind: str, content: dict[str, Any]) 
     what a resign or nmr completed by it settles."""
     game = play.game
     open_one = next((a for a in game.agreements.values() if a.kind == kind and player not in a.signatures
-                     and dict(a.content) == content and kind != agreements.RESIGN), None)
+                     and dict(a.content) == content and kind != kinds.RESIGN), None)
     if open_one is not None:
         raw = dict(open_one.raw)
         raw["signatures"] = {**open_one.signatures, player: signature(game, raw, play.keys[player])}
@@ -343,7 +343,7 @@ def sign_agreement(play: Play, player: str, kind: str, content: dict[str, Any]) 
 
 
 def resigned(play: Play) -> frozenset[str]:
-    return agreements.resigned(play.game.agreements, play.game.manifest.keys) if play.game.agreements \
+    return kinds.resigned(play.game.agreements, play.game.manifest.keys) if play.game.agreements \
         else frozenset()
 
 
@@ -390,7 +390,7 @@ def play_step(play: Play, rng: random.Random, figures: Figures, keys_folder: Pat
     before = play.commits
     if roll < 0.03 and len(active(play)) > 1:
         who = rng.choice(active(play))
-        assert not sign_agreement(play, who, agreements.RESIGN, {}), "pbem resign must always land"
+        assert not sign_agreement(play, who, kinds.RESIGN, {}), "pbem resign must always land"
     elif roll < 0.06:
         from pbem.protocol.ways_out import consent_table
 
@@ -399,7 +399,7 @@ def play_step(play: Play, rng: random.Random, figures: Figures, keys_folder: Pat
         if owing:
             absent = rng.choice(owing)
             for signer in [p for p in active(play) if p != absent]:
-                if sign_agreement(play, signer, agreements.NMR, {"player": absent}):
+                if sign_agreement(play, signer, kinds.NMR, {"player": absent}):
                     break  # e.g. he settled before the last signature: the nmr is moot
     elif roll < 0.08 and resigned(play):
         seat = rng.choice(sorted(resigned(play)))
@@ -407,7 +407,7 @@ def play_step(play: Play, rng: random.Random, figures: Figures, keys_folder: Pat
         content = {"seat": seat, "key": key.public.to_line().split(" ", 2)[0] + " "
                    + key.public.to_line().split(" ", 2)[1], "why": "replacement"}
         for signer in [p for p in active(play) if p != seat]:
-            if sign_agreement(play, signer, agreements.SEAT, content):
+            if sign_agreement(play, signer, kinds.SEAT, content):
                 break
         else:
             play.keys[seat] = key

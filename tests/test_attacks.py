@@ -5307,3 +5307,20 @@ def test_withheld__the_nmr_opens_a_set_with_a_made_up_key(turkey_withholds: Any)
     files["secrets/turkey-0001.yaml"] = dump_mapping({**raw, "opened": "cd" * 32}).encode()
     bad = turkey_withholds.sneak("russia", files, "russia: signs the nmr, and opens as he likes")
     assert ("share.bad-opening", bad) in turkey_withholds.verify()
+
+
+# --- agreement kinds: `pbem agree KIND` takes only the options of its kind's row -------------------------------
+
+@pytest.mark.parametrize("args", [
+    ("resign", "--player", "kli"),  # a resign names nobody but its proposer: no resigning someone else
+    ("nmr", "--player", "kli", "seat=fed"),  # no field of another kind smuggled into an nmr
+    ("end", "--result", "forfeit", "--player", "kli", "signatures=fed"),  # nor the document's own fields
+    ("amend", "--deadline"),  # an option missing its value does not swallow the next word
+])
+def test_agree__a_kind_takes_only_the_options_of_its_row(started: Table, args: tuple[str, ...]) -> None:
+    """Threat: a player passes options the kind does not define (another kind's, or the agreement's own fields
+    as KEY=VALUE) to get content past what the co-signers expect. Defence: `pbem agree` reads only the row's
+    options (protocol.kinds.read_options) and refuses anything else (usage.agree, nothing written); what is
+    written by hand meets the schema and the kind's rules as before."""
+    line = refused(started, "agree", *args, who="fed", rule="usage.agree", code=2)
+    assert f"no option of {args[0]}" in line or "--deadline needs a value" in line

@@ -4,10 +4,11 @@ bring up errors with other players"), through the real `pbem` in real game repos
 An erratum corrects entries before the firm marker. Any player proposes it (`pbem erratum propose`: his edits of
 the firm report become an agreement of kind erratum, agreements/<him>-NNNN.yaml, signed by him), every other
 player signs it (`pbem erratum sign` or `pbem sign`), and the last signature applies it: the report changes by
-exactly its entries and replay restarts from the corrected step. None of this needs control. Old games' errata
-files (errata/e0001.yaml) stay valid: the fixture `base_proposed` writes one by hand, as the older pbem did, and
-the bad inputs are tried on it. The games are the duel of tests/conftest.py (fed = alice's key, kli = bob's;
-carol holds no seat) and the three-player melee (rom = dave's key).
+exactly its entries and replay restarts from the corrected step. None of this needs control. The verifier still
+judges the older form (errata/e0001.yaml), which pbem no longer writes: the fixture `base_proposed` writes one by
+hand, as the older pbem did, `hand_apply` signs and applies it by hand, and the bad inputs are tried on it. The
+games are the duel of tests/conftest.py (fed = alice's key, kli = bob's; carol holds no seat) and the three-player
+melee (rom = dave's key).
 
 Bad inputs are tried both ways: through pbem (refused: exit 1, one line naming file and rule, nothing changed)
 and written by hand, as a player with plain git could (`pbem verify` names the rule, the file and the commit).
@@ -163,6 +164,14 @@ def signed_not_applied(table: Table) -> dict[str, Any]:
     return raw
 
 
+def hand_apply(table: Table) -> None:
+    """kli signs e0001 by hand, then fed applies it by hand (the report as corrected, `applied: true`)."""
+    raw = signed_not_applied(table)
+    write_erratum(table, {**raw, "applied": True})
+    correct(table, CA_SPEED, "unit: CA, do: {speed: 10}")
+    sneak_as(table, "fed", "fed: applies e0001")
+
+
 # --- the whole flow --------------------------------------------------------------------------------------------
 
 def test_a_proposal_is_signed_by_its_proposer_and_leaves_the_report_as_it_is(base_agreed: Table) -> None:
@@ -237,9 +246,13 @@ def test_the_last_signature_applies_the_correction_and_replay_restarts(agreed: T
     agreed.turn("fed", through="1.16.damage", note="the game goes on")  # and the game goes on
 
 
-def test_an_old_erratum_is_still_signed_and_applied(proposed: Table) -> None:
-    """errata/e0001.yaml of an older game: `pbem erratum sign e0001` signs and applies it as before."""
-    assert "erratum e0001 applied" in cli(proposed, "erratum", "sign", "e0001", who="kli")
+def test_an_old_erratum_is_no_longer_signed_or_applied_by_pbem(proposed: Table) -> None:
+    """errata/e0001.yaml: pbem refuses to sign or apply it, naming the file and saying to propose the correction
+    again as an agreement (nothing changes); applied by hand, the verifier still accepts it."""
+    for command in ("sign", "apply"):
+        line = refused(proposed, "erratum", command, "e0001", who="kli", rule="usage.erratum", where=E1, code=2)
+        assert "propose the correction again" in line
+    hand_apply(proposed)
     assert erratum(proposed)["applied"] is True and "unit: CA, do: {speed: 10}" in proposed.read(TURN_1)
     assert findings(proposed) == []
 
@@ -316,13 +329,13 @@ def _melee(root: Path) -> Table:
 
 
 def test_errata_pass_the_pre_receive_hook(proposed: Table) -> None:
-    """DESIGN §9: a server with the hook accepts the signing-and-applying commit, and refuses a hand-made one
+    """DESIGN §9: a server with the hook accepts the signing and the applying commits, and refuses a hand-made one
     that applies the erratum without kli's signature."""
     from test_hook import push, serve, server_ref
 
     server = serve(proposed)
     bad = copy_table(proposed, proposed.root.parent / "bad")
-    cli(proposed, "erratum", "sign", "e0001", who="kli")
+    hand_apply(proposed)
     done = push(proposed)
     assert done.returncode == 0, done.stderr
     assert server_ref(server) == proposed.head()
@@ -338,10 +351,8 @@ def test_errata_pass_the_pre_receive_hook(proposed: Table) -> None:
 # --- bad inputs ------------------------------------------------------------------------------------------------
 
 def test_an_erratum_missing_a_signature_is_not_applied(proposed: Table) -> None:
-    """"An erratum missing a signature": `pbem erratum apply` refuses it (rule erratum.unsigned, naming the
-    erratum file; nothing changes); written by hand, `pbem verify` finds it in that commit."""
-    line = refused(proposed, "erratum", "apply", "e0001", who="fed", rule="erratum.unsigned", where=E1)
-    assert "kli" in line
+    """"An erratum missing a signature", applied by hand: `pbem verify` finds it in that commit (erratum.unsigned,
+    naming the erratum file)."""
     raw = erratum(proposed)
     write_erratum(proposed, {**raw, "applied": True})
     correct(proposed, CA_SPEED, "unit: CA, do: {speed: 10}")
@@ -416,10 +427,9 @@ def test_applying_without_changing_the_report_is_found(proposed: Table) -> None:
 
 
 def test_applying_twice_is_refused(proposed: Table) -> None:
-    """Once applied, `pbem erratum apply` refuses (erratum.applied); by hand, un-marking it is a finding, and the
-    report cannot be changed back by that erratum again (erratum.mismatch: no erratum applied in this commit)."""
-    cli(proposed, "erratum", "sign", "e0001", who="kli")
-    refused(proposed, "erratum", "apply", "e0001", who="fed", rule="erratum.applied", where=E1)
+    """Once applied, un-marking it is a finding, and the report cannot be changed back by that erratum again
+    (erratum.mismatch: no erratum applied in this commit)."""
+    hand_apply(proposed)
     raw = erratum(proposed)
     write_erratum(proposed, {k: v for k, v in raw.items() if k != "applied"})
     oid = sneak_as(proposed, "fed", "fed: un-applies e0001")
@@ -428,7 +438,7 @@ def test_applying_twice_is_refused(proposed: Table) -> None:
 
 def test_reapplying_a_copied_erratum_is_found(proposed: Table) -> None:
     """A copy of an applied erratum under a new id carries signatures that do not cover it."""
-    cli(proposed, "erratum", "sign", "e0001", who="kli")
+    hand_apply(proposed)
     raw = erratum(proposed)
     write_erratum(proposed, {**raw, "id": "e0002", "removed": raw["added"], "added": raw["removed"]},
                   "errata/e0002.yaml")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pbem.crypto.keys import write_keypair
-from pbem.protocol import agreements
+from pbem.protocol import kinds
 from pbem.services.workspace import Workspace
 from gitutil import fixed_key
 from test_agreement_kinds import carol_pub
@@ -22,7 +22,7 @@ def newest(table, who: str) -> str:  # type: ignore[no-untyped-def]
 def vacant(table) -> frozenset[str]:  # type: ignore[no-untyped-def]
     head = Workspace.open(table.repo_dir).head()
     assert head is not None
-    return agreements.resigned(head.game.agreements, head.game.manifest.keys)
+    return kinds.resigned(head.game.agreements, head.game.manifest.keys)
 
 
 def test_a_replacement_who_loses_his_key_keeps_the_seat(tmp_path: Path) -> None:

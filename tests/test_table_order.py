@@ -185,7 +185,7 @@ def test_two_players_sit_in_the_only_order_there_is(started: Table) -> None:
     assert "who starts fixes who follows" in error, error
     # the same terms proposed without pbem's check: the verifier refuses them (agreement.malformed)
     from pbem.errors import PbemError
-    from pbem.protocol.agreements import START
+    from pbem.protocol.kinds import START
     from pbem.services import agreements
     from pbem.services.workspace import Workspace, load_identity
 

@@ -3,8 +3,9 @@ lists what waits for whom, `pbem resign` leaves the game; all out of turn."""
 
 from __future__ import annotations
 
+import inspect
 import sys
-from typing import List, Optional
+from typing import Optional
 
 import typer
 
@@ -22,23 +23,20 @@ def sign(agreement: str = typer.Argument(..., help="the agreement's id, e.g. fed
 
     Example: pbem sign fed-0001
     """
+    from pbem.protocol.kinds import KINDS, describe
     from pbem.services import agreements
 
     def go() -> None:
         ws = workspace()
         head = ws.head()
         if head is not None:  # what he signs, in words (a seat: the new key's fingerprint and comment)
-            from pbem.protocol.agreements import describe
-
             found = agreements.by_id(head.game).get(agreement)
             if found is not None:
                 typer.echo(f"{agreement}: {describe(found)}")
         done = agreements.sign(ws, identity(key), agreement)
         waiting = f"waiting for {', '.join(done.unsigned)}" if done.unsigned else "every signer has signed"
-        start = done.kind == "start" and not done.unsigned
-        extra = " (start the game with `pbem start`, as proposed)" if start else ""
-        if done.kind == "erratum" and not done.unsigned:
-            extra = " (in effect: the report is corrected, and replay restarted from the corrected step)"
+        row = KINDS.get(done.kind)
+        extra = f" {row.signed_words}" if row is not None and row.signed_words and not done.unsigned else ""
         typer.echo(f"signed {done.agreement}: {waiting}{extra}")
 
     run(go)
@@ -49,69 +47,55 @@ def _done(done) -> None:  # type: ignore[no-untyped-def]
     typer.echo(f"proposed {done.agreement} ({done.kind}): {waiting}")
 
 
-@commands.command()
-def agree(kind: str = typer.Argument(..., help="amend, seat, resign, nmr, end, erratum or upgrade"),
-          deadline: Optional[str] = typer.Option(None, "--deadline", help="amend: the new deadline, e.g. 72h"),
-          pause_until: Optional[str] = typer.Option(None, "--pause-until", help="amend: pause until YYYY-MM-DD"),
-          resume: bool = typer.Option(False, "--resume", help="amend: end a pause"),
-          set_: List[str] = typer.Option([], "--set", help="amend: KEY=VALUE of game.yaml (VALUE as YAML)"),
-          unset: List[str] = typer.Option([], "--unset", help="amend: remove KEY from game.yaml"),
-          seat: Optional[str] = typer.Option(None, "--seat", help="seat: the seat given to a new key"),
-          new_key: Optional[str] = typer.Option(None, "--new-key", help="seat: the new public key (file or line)"),
-          why: Optional[str] = typer.Option(None, "--why", help="seat: lost-key or replacement"),
-          name: Optional[str] = typer.Option(None, "--name", help="seat: the new player's name"),
-          player: Optional[str] = typer.Option(None, "--player", help="nmr: the absent player; end: who concedes "
-                                               "or forfeits"),
-          result: Optional[str] = typer.Option(None, "--result", help="end: draw, concession or forfeit"),
-          note: Optional[str] = typer.Option(None, "--note", help="why, in words"),
-          reason: Optional[str] = typer.Option(None, "--reason", help="erratum: what was wrong (the correction "
-                                               "is your edit of the report files, as `pbem erratum propose`)"),
-          index_url: Optional[str] = typer.Option(None, "--index-url", help="upgrade: pin the new gate by hash, "
-                                                  "read from this package index"),
+def _kinds_help() -> str:
+    """`pbem agree --help`: every kind `pbem agree` proposes and its options, from the kinds' table."""
+    from pbem.protocol.kinds import NOTE, proposable
+
+    lines = []
+    for kind in proposable():
+        lines.append(f"{kind.name}: {kind.help}")
+        lines.extend(f"    {o.flag}{'' if o.form == 'flag' else ' VALUE'}: {o.help}" for o in kind.options)
+    lines.append(f"every kind: {NOTE.flag} VALUE: {NOTE.help}")
+    return "\n\n\b\nKinds and their options:\n" + "\n".join(lines)
+
+
+def agree(ctx: typer.Context,
+          kind: str = typer.Argument(..., help="the kind of agreement (listed below)", metavar="KIND"),
           key: Optional[str] = KeyOption) -> None:
     """Propose an agreement, signed by you, in one commit; the others sign it with `pbem sign ID`, and it takes
-    effect in the commit that adds its last required signature.
+    effect in the commit that adds its last required signature. After KIND come its options, as --OPTION VALUE
+    or OPTION=VALUE.
 
-    Examples: pbem agree amend --deadline 96h; pbem agree nmr --player kli; pbem agree seat --seat kli
-    --new-key kli-new.pub --why lost-key; pbem agree end --result forfeit --player kli;
-    pbem agree upgrade --index-url https://pypi.org/simple/ (the workflow of this pbem);
-    (edit the firm report) pbem agree erratum --reason "CA turned TR, not TL"
+    \b
+    Examples:
+      pbem agree amend --deadline 96h
+      pbem agree nmr --player kli      (or: pbem agree nmr player=kli)
+      pbem agree seat --seat kli --new-key kli-new.pub --why lost-key
+      pbem agree end --result forfeit --player kli
+      pbem agree upgrade --index-url https://pypi.org/simple/   (the workflow of this pbem)
+      (edit the firm report) pbem agree erratum --reason "CA turned TR, not TL"
     """
-    from pbem.formats import yamlsafe
+    from pbem.protocol import kinds
     from pbem.services import agreements
 
     def go() -> None:
-        if kind == "erratum":  # the same as `pbem erratum propose`: the correction is read from the report files
+        row = kinds.KINDS.get(kind)
+        values = kinds.read_options(row, ctx.args) if row is not None else {}
+        if row is not None and row.from_tree:  # the same as `pbem erratum propose`: read from the report files
             from pbem.cli.options import erratum_said as said
             from pbem.services import errata
 
-            if reason is None:
+            if values.get("reason") is None:
                 raise PbemError("usage.erratum", "give the reason for the correction: --reason TEXT")
-            said(errata.propose(workspace(), identity(key), reason))
+            said(errata.propose(workspace(), identity(key), values["reason"]))
             return
-        changes: dict = {}
-        if deadline:
-            changes["deadline"] = deadline
-        if pause_until:
-            changes["paused_until"] = pause_until
-        if resume:
-            changes["paused_until"] = None
-        for item in set_:
-            k, eq, v = item.partition("=")
-            if not eq:
-                raise PbemError("usage.agree", f"--set {item!r}: write KEY=VALUE")
-            changes[k.strip()] = yamlsafe.load(v.encode(), "--set").data
-        for k in unset:
-            changes[k] = None
-        lock = None
-        if kind == "upgrade" and index_url:
-            from pbem.services import gatelock
-
-            lock = gatelock.lock(index_url)
-        _done(agreements.agree(workspace(), identity(key), kind, changes=changes, seat_id=seat, new_key=new_key,
-                               why=why, name=name, player=player, result=result, note=note, lock=lock))
+        _done(agreements.agree(workspace(), identity(key), kind, **values))
 
     run(go)
+
+
+agree.__doc__ = inspect.cleandoc(agree.__doc__ or "") + _kinds_help()
+commands.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(agree)
 
 
 @commands.command()

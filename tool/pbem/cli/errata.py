@@ -29,7 +29,7 @@ def propose(reason: str = typer.Option(..., "--reason", help="what was wrong, fo
 
 
 @errata_app.command("sign")
-def sign(erratum: str = typer.Argument(..., help="the erratum's id, e.g. fed-0001 (or an old e0001)"),
+def sign(erratum: str = typer.Argument(..., help="the erratum's id, e.g. fed-0001"),
          key: Optional[str] = KeyOption) -> None:
     """Sign an erratum (review it first with `pbem erratum show`); the last signature applies it.
 
@@ -41,12 +41,12 @@ def sign(erratum: str = typer.Argument(..., help="the erratum's id, e.g. fed-000
 
 
 @errata_app.command("apply")
-def apply(erratum: str = typer.Argument(..., help="an old erratum's id, e.g. e0001"),
+def apply(erratum: str = typer.Argument(..., help="the erratum's id, e.g. fed-0001"),
           key: Optional[str] = KeyOption) -> None:
-    """Apply an old-style erratum (errata/e0001.yaml) every player has signed; an erratum agreement takes effect
-    with its last signature (`pbem erratum sign` or `pbem sign`).
+    """An erratum takes effect with its last signature (`pbem erratum sign` or `pbem sign`): this says who still
+    has to sign it.
 
-    Example: pbem erratum apply e0001
+    Example: pbem erratum apply fed-0001
     """
     from pbem.services import errata
 

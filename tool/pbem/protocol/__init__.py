@@ -1,4 +1,4 @@
 """protocol layer (see DESIGN §10)."""
 
-# every agreement kind is registered once the protocol is imported: `upgrade` builds on agreements.py's kinds
-from pbem.protocol import upgrade as _upgrade  # noqa: E402,F401
+# the agreement document first: it re-exports the kinds (protocol.kinds), which build on it
+from pbem.protocol import agreements as _agreements  # noqa: E402,F401

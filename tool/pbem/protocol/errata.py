@@ -1,9 +1,5 @@
-"""Errata: correcting the firm part of the report with every player's signature (DESIGN §4.8; seed 000 §3.C
-"firm to here ... other than potentially to correct errors", §4.A "Promptly bring up errors with other players").
-
-An erratum is now an agreement of kind `erratum` (protocol.agreements): proposed, signed and in effect with its
-last signature like every agreement; the commit adding that signature changes the report by exactly its entries
-(`correction_findings`, `of_agreement`). What follows is the older form, still valid in any game:
+"""The errata/ form, older than the erratum agreement (protocol.erratum) and never released; what judges and reads
+it stays until the verifier's readers no longer read errata/ (pbem writes it no more):
 
 An erratum (errata/<id>.yaml) lists the firm entries to take out (`removed`) and those to put in (`added`), with a
 reason. Every player signs its content hash (an SSH signature, namespace `pbem`, as a dice void's co-signature).
@@ -20,80 +16,17 @@ An erratum is never changed in substance, removed, or applied twice. Pure: no gi
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding
-from pbem.formats.canonical import dumps as canonical
 # NAMESPACE is re-exported: errata are signed in the agreements' namespace
 from pbem.protocol.agreements import NAMESPACE, Agreement, consent_message, signed_by  # noqa: F401
-from pbem.protocol.history import changed_entries
-from pbem.protocol.model import Entry
+from pbem.protocol.erratum import (UNSIGNED_FIELDS, Erratum, correction_findings, entry_findings,  # noqa: F401
+                                   of_agreement)  # moved: re-exported until the lead sweeps
 from pbem.rulesets.base import Point
 
 DOMAIN = b"pbem-erratum-v1\0"
-UNSIGNED_FIELDS = ("signatures", "applied")  # what the signatures cannot cover: they are added after signing
-
-
-@dataclass(frozen=True)
-class Erratum:
-    """One erratum as read from errata/<id>.yaml; `removed` and `added` are entries parsed as report entries
-    (their `file` is the report file they belong in, their `line` the line in the erratum file)."""
-
-    raw: Mapping[str, Any] = field(repr=False)
-    file: str
-    removed: tuple[Entry, ...]
-    added: tuple[Entry, ...]
-
-    @property
-    def id(self) -> str:
-        return self.raw["id"]
-
-    @property
-    def by(self) -> str:
-        return self.raw["by"]
-
-    @property
-    def reason(self) -> str:
-        return self.raw["reason"]
-
-    @property
-    def signatures(self) -> Mapping[str, str]:
-        return self.raw.get("signatures") or {}
-
-    @property
-    def applied(self) -> bool:
-        return bool(self.raw.get("applied"))
-
-    def content(self) -> bytes:
-        """The canonical bytes every player signs the hash of: all but the signatures and the applied mark."""
-        return canonical({k: v for k, v in self.raw.items() if k not in UNSIGNED_FIELDS})
-
-    def unsigned(self, players: Sequence[str]) -> list[str]:
-        """The players whose signature is still missing, in table order."""
-        return [p for p in players if p not in self.signatures]
-
-    def corrected_from(self) -> Point | None:
-        """The earliest step the erratum changes: replay restarts there (None: it changes nothing)."""
-        return min((e.at for e in (*self.removed, *self.added)), default=None)
-
-    def corrected_from_text(self) -> str:
-        first = min((*self.removed, *self.added), key=lambda e: e.at, default=None)
-        return first.at_text if first is not None else "nowhere"
-
-    def terms(self) -> str:
-        """What it corrects, in words (status, log, `pbem agreements`)."""
-        return f"-{len(self.removed)} +{len(self.added)} entries from {self.corrected_from_text()}: {self.reason}"
-
-
-def of_agreement(agreement: Agreement) -> Erratum:
-    """An agreement of kind `erratum` seen as an erratum: the same entries, reason and signatures; it is applied
-    by the commit that adds its last required signature (so `applied` is never written into it)."""
-    raw = {"id": agreement.id, "by": agreement.by, "reason": agreement.content.get("reason", ""),
-           "signatures": agreement.signatures}
-    return Erratum(raw, agreement.file, *agreement.entries)
 
 
 def message(game_id: str, erratum: Erratum) -> bytes:
@@ -200,62 +133,3 @@ def _proposal(players: Sequence[str], new: Erratum, proposer: str, firm: Point |
     return out + entry_findings(players, new, firm)
 
 
-def entry_findings(players: Sequence[str], new: Erratum, firm: Point | None) -> list[Finding]:
-    """What a proposed erratum may correct, in either form: something, only entries of seated players, only
-    before the firm marker (`firm`: the next unresolved step), never removing and adding the same entry."""
-    f = new.file
-    out = []
-    if not new.removed and not new.added:
-        out.append(Finding("erratum.malformed", f"erratum {new.id} corrects nothing (no removed or added entry)",
-                           file=f))
-    for entry in (*new.removed, *new.added):
-        if entry.by not in players:
-            out.append(Finding("erratum.malformed", f"entry by unknown player {entry.by!r}", file=f, line=entry.line))
-        elif firm is not None and entry.at >= firm:
-            out.append(Finding("erratum.not-firm", f"{entry.by}'s {dict(entry.do)} at {entry.at_text} is not firm "
-                               f"yet: its owner changes it in his turn; an erratum corrects only what lies before "
-                               f"the firm marker", file=f, line=entry.line))
-    removed, added = changed_entries(new.removed, new.added)
-    if len(removed) != len(new.removed) or len(added) != len(new.added):
-        out.append(Finding("erratum.malformed", f"erratum {new.id} removes and adds the same entry", file=f))
-    return out
-
-
-def correction_findings(removed: Sequence[Entry], added: Sequence[Entry],
-                        applied: Sequence[Erratum]) -> list[Finding]:
-    """The report must change by exactly the entries of the errata applied in this commit, no more, no less.
-    `removed`, `added`: how the report changed (`history.entry_changes`, as `firm.changed` compares them);
-    entries are matched by identity and report file."""
-    want_removed = Counter((e.identity(), e.file) for x in applied for e in x.removed)
-    want_added = Counter((e.identity(), e.file) for x in applied for e in x.added)
-    got_removed = Counter((e.identity(), e.file) for e in removed)
-    got_added = Counter((e.identity(), e.file) for e in added)
-    out = []
-    source = ", ".join(x.id for x in applied) or "no erratum applied in this commit"
-    for entry in _take(removed, got_removed - want_removed):
-        out.append(Finding("erratum.mismatch", f"{entry.by}'s {dict(entry.do)} at {entry.at_text} was removed or "
-                           f"edited, but {source} does not remove it", file=entry.file, line=entry.line))
-    for entry in _take(added, got_added - want_added):
-        out.append(Finding("erratum.mismatch", f"{entry.by}'s {dict(entry.do)} at {entry.at_text} was added, but "
-                           f"{source} does not add it", file=entry.file, line=entry.line))
-    for x in applied:
-        for entry in _take(list(x.removed), want_removed - got_removed):
-            out.append(Finding("erratum.mismatch", f"erratum {x.id} removes {entry.by}'s {dict(entry.do)} at "
-                               f"{entry.at_text} from {entry.file}, but the report does not lose it (is it there?)",
-                               file=x.file, line=entry.line))
-        for entry in _take(list(x.added), want_added - got_added):
-            out.append(Finding("erratum.mismatch", f"erratum {x.id} adds {entry.by}'s {dict(entry.do)} at "
-                               f"{entry.at_text} to {entry.file}, but the report does not gain it", file=x.file,
-                               line=entry.line))
-    return out
-
-
-def _take(entries: Sequence[Entry], wanted: Counter) -> list[Entry]:
-    left = Counter(wanted)
-    out = []
-    for entry in entries:
-        key = (entry.identity(), entry.file)
-        if left[key] > 0:
-            left[key] -= 1
-            out.append(entry)
-    return out

@@ -6,7 +6,8 @@ that the game's workflow file becomes exactly the text the agreement holds: what
 The signers read the whole new workflow in the agreement; the verifier checks that it pins the version the
 agreement names, that this version is no older than the one that made the game (game.yaml's `pbem`) and that
 it is not one with a known hole (KNOWN_HOLES), and that the file written is byte for byte the signed text
-(by its git blob id, which the tree gives without reading the file). Pure: no git, files or printing.
+(by its git blob id, which the tree gives without reading the file). The kind's row (its content rules) is in
+protocol.kinds; here are the versions and the effect. Pure: no git, files or printing.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ import re
 from typing import Mapping
 
 from pbem.errors import Finding
-from pbem.protocol.agreements import KINDS, Agreement, Kind, Table, _active, _finding, _open
+from pbem.protocol.agreements import Agreement
 
 UPGRADE = "upgrade"
+WORKFLOW = ".github/workflows/pbem.yml"  # the gate (files/layout names it too)
 VERSION_RE = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\Z")
 # Versions of pbem whose gate is known to let a rule be broken: a game is never upgraded to one. The release
 # that fixes a hole adds the versions it leaves behind, with the hole in words.
@@ -36,27 +38,9 @@ def version_key(text: str) -> tuple[int, ...] | None:
     return tuple(int(g) for g in m.groups()) if m else None
 
 
-def _content(agreement: Agreement, table: Table) -> list[Finding]:
-    version, text = agreement.content.get("pbem"), agreement.content.get("workflow")
-    wanted = version_key(str(version))
-    if wanted is None or not isinstance(text, str):
-        return [_finding("agreement.malformed", agreement, f"upgrade {agreement.id} names a pbem version "
-                         "(pbem: X.Y.Z) and the whole new workflow (workflow: its text)")]
-    if not re.search(rf"\bpbem=={re.escape(str(version))}[\s\"]", text):
-        return [_finding("agreement.malformed", agreement, f"upgrade {agreement.id}: its workflow does not install "
-                         f"pbem=={version}, the version it names", hint="pbem agree upgrade writes both")]
-    made_by = version_key(str((table.game or {}).get("pbem", "")))
-    if made_by is not None and wanted < made_by:
-        return [_finding("agreement.downgrade", agreement, f"upgrade {agreement.id} goes back to pbem {version}, "
-                         f"older than pbem {(table.game or {}).get('pbem')} that made this game")]
-    if str(version) in KNOWN_HOLES:
-        return [_finding("agreement.known-hole", agreement, f"upgrade {agreement.id}: pbem {version} has a known "
-                         f"hole in its gate ({KNOWN_HOLES[str(version)]}); upgrade to a version that fixes it")]
-    return []
-
-
-KIND = Kind(UPGRADE, _active, _content, _open)
-KINDS[UPGRADE] = KIND  # registered here: agreements.py knows no kind that builds on it (no import circle)
+def effect(agreement: Agreement) -> tuple[dict[str, str], str]:
+    """What the commit adding an upgrade's last signature writes (the workflow as agreed), in files and words."""
+    return {WORKFLOW: agreed_workflow(agreement)[0]}, f"the workflow of pbem {agreement.content['pbem']}"
 
 
 def agreed_workflow(agreement: Agreement) -> tuple[str, str]:

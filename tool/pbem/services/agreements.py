@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from pbem.errors import ILLEGAL, PbemError
-from pbem.formats.writer import dump_mapping
-from pbem.protocol import agreements, upgrade
+from pbem.formats import yamlsafe
+from pbem.formats.writer import dump_mapping, dump_report
+from pbem.protocol import agreements, kinds, upgrade
 from pbem.protocol.agreements import Agreement
+from pbem.protocol.erratum import Erratum
+from pbem.protocol.model import Entry, entry_identity, notes_of
 from pbem.rulesets.base import Point
 from pbem.services.workspace import Identity, Workspace
 from pbem.files.layout import GAME, STATUS, WORKFLOW
@@ -24,6 +27,7 @@ from pbem.protocol.verified import Verified
 from pbem.protocol.ways_out import agreement_effect, consent_table, errata_agreed, settled_now, settlement_parts
 
 ORDER = ("id", "kind", "by", "content", "signatures")
+Files = dict[str, bytes]
 
 
 @dataclass(frozen=True)
@@ -53,14 +57,14 @@ def by_id(game: Game) -> dict[str, Agreement]:
     return {a.id: a for a in game.agreements.values()}
 
 
-def table_of(game: Game) -> agreements.Table:
+def table_of(game: Game) -> kinds.Table:
     """The agreement rules' view of `game`: before or after the start, with who owes what now."""
     return consent_table(game, started=game.status is not None, status=game.status)
 
 
 def signers(game: Game, agreement: Agreement) -> tuple[str, ...]:
     """Who must sign `agreement` (its kind says)."""
-    return agreements.KINDS[agreement.kind].signers(agreement, table_of(game))
+    return kinds.KINDS[agreement.kind].signers(agreement, table_of(game))
 
 
 def unsigned(game: Game, agreement: Agreement) -> tuple[str, ...]:
@@ -101,7 +105,7 @@ def sign(ws: Workspace, me: Identity, agreement_id: str) -> Done:
         raise PbemError("agreement.foreign-signature", f"agreement {agreement_id} is not yours to sign (signers: "
                         f"{', '.join(signers(head.game, agreement))})", file=agreement.file, exit_code=ILLEGAL)
     table = consent_table(head.game, started=head.started, status=head.status)
-    for finding in agreements.KINDS[agreement.kind].open_findings(agreement, table):
+    for finding in kinds.KINDS[agreement.kind].open(agreement, table):
         raise PbemError.from_finding(finding)
     if agreement.kind == upgrade.UPGRADE:
         _check_upgrade(agreement)
@@ -180,16 +184,17 @@ def completion(ws: Workspace, head: Verified, files: dict[str, bytes], player: s
         files[GAME] = dump_mapping(effect).encode()
         message += " (takes effect: game.yaml as agreed)"
     for erratum in errata_agreed(head, ws.game_of(files)):  # an erratum's: the report as corrected
-        from pbem.services.errata import correct
-
         correct(files, erratum, head.game)
         message += f" (takes effect: the report corrected from {erratum.corrected_from_text()})"
     game = ws.game_of(files)
-    for signed in game.agreements.values():
-        if f"agreements/{signed.id}.yaml" in changed and signed.kind == upgrade.UPGRADE and \
-                agreements.signed_by_all(signed, consent_table(head.game, True, head.status)):
-            files[WORKFLOW] = upgrade.agreed_workflow(signed)[0].encode()  # the last signature: the new gate
-            message += f" (takes effect: the workflow of pbem {signed.content['pbem']})"
+    for signed in game.agreements.values():  # the files a kind's row writes with its last signature (the gate)
+        row = kinds.KINDS.get(signed.kind)
+        writes = row.writes if row is not None else None
+        if writes is not None and f"agreements/{signed.id}.yaml" in changed and \
+                kinds.signed_by_all(signed, consent_table(head.game, True, head.status)):
+            written, words = writes(signed)
+            files.update({path: text.encode() for path, text in written.items()})
+            message += f" (takes effect: {words})"
     settled = settled_now(head, ws.game_of(files))
     if settled:  # an nmr's last signature, or a resign: what its player owed and never gave is withheld
         marks = chance.withhold(files, head.game, settlement_parts(head, settled), settled)
@@ -201,6 +206,40 @@ def completion(ws: Workspace, head: Verified, files: dict[str, bytes], player: s
     return message
 
 
+# --- the erratum's effect (DESIGN §4.8): the report changed by exactly its entries --------------------------------
+
+def entry_data(entry: Entry) -> dict[str, Any]:
+    """An entry as a report file and an erratum's content write it."""
+    return {"at": entry.at_text, "by": entry.by, **({"unit": entry.unit} if entry.unit else {}),
+            "do": dict(entry.do)}
+
+
+def _identity(item: Mapping[str, Any]) -> bytes:
+    """An entry's identity as protocol.model.Entry computes it (at, by, unit, do and its `x-` fields)."""
+    return entry_identity(item["at"], item["by"], item.get("unit"), item["do"], notes_of(item))
+
+
+def correct(files: Files, erratum: Erratum, game: Game) -> None:
+    """Change the report files in `files` by exactly the erratum's entries; refuse a stale erratum (one whose
+    removed entries are no longer in the report) before anything is written."""
+    parse_time = game.manifest.ruleset.parse_time
+    touched = sorted({e.file for e in (*erratum.removed, *erratum.added)})
+    for path in touched:
+        items = list((yamlsafe.load(files[path], path).data or {}).get("entries") or []) if path in files else []
+        for entry in (e for e in erratum.removed if e.file == path):
+            at = next((i for i, item in enumerate(items) if _identity(item) == entry.identity()), None)
+            if at is None:
+                raise PbemError("erratum.mismatch", f"erratum {erratum.id} removes {entry.by}'s {dict(entry.do)} at "
+                                f"{entry.at_text}, which {path} no longer holds", file=erratum.file,
+                                line=entry.line, exit_code=ILLEGAL)
+            del items[at]
+        for entry in (e for e in erratum.added if e.file == path):
+            # after the last entry at or before its time, so the file stays in game-time order
+            place = max((i + 1 for i, item in enumerate(items) if parse_time(item["at"]) <= entry.at), default=0)
+            items.insert(place, entry_data(entry))
+        files[path] = dump_report(items).encode()
+
+
 def listing(game: Game, nmrs: Sequence[tuple[str, Point]] = ()) -> list[str]:
     """One line per agreement: its kind and terms, who signed, who still has to; for an nmr in effect, the step
     it settled (`nmrs`: `Verified.nmrs`)."""
@@ -208,15 +247,15 @@ def listing(game: Game, nmrs: Sequence[tuple[str, Point]] = ()) -> list[str]:
     settled = dict(nmrs)
     for agreement in sorted(game.agreements.values(), key=lambda a: a.id):
         missing = unsigned(game, agreement)
-        terms = agreements.describe(agreement)
-        stale = agreement.kind == agreements.START and agreement.content["game"] != game.manifest.digest
+        terms = kinds.describe(agreement)
+        stale = agreement.kind == kinds.START and agreement.content["game"] != game.manifest.digest
         effect = ", in effect"
         if agreement.id in settled:
             step = game.manifest.ruleset.format_time(settled[agreement.id])
             effect += f": {agreement.content.get('player')}'s {_settled_words(game)}".replace("STEP", step)
         state = ("stale: game.yaml changed since" if stale else
                  f"to sign: {', '.join(missing)} (pbem sign {agreement.id})" if missing else
-                 "signed by all" + (effect if agreement.kind != agreements.START else ""))
+                 "signed by all" + (effect if agreement.kind != kinds.START else ""))
         out.append(f"{agreement.id} by {agreement.by} ({agreement.kind}: {terms}) — {state}")
     return out
 
@@ -230,45 +269,24 @@ def _settled_words(game: Game) -> str:
 
 # --- the ways out of a stalled game (DESIGN §4.8): amend, seat, resign, nmr, end --------------------------------
 
-def agree(ws: Workspace, me: Identity, kind: str, *, changes: Mapping[str, Any] | None = None,
-          seat_id: str | None = None, new_key: str | None = None, why: str | None = None, name: str | None = None,
-          player: str | None = None, result: str | None = None, note: str | None = None,
-          lock: str | None = None) -> Done:
-    """Propose an agreement of `kind` (`pbem agree KIND`), signed by me; refused before anything is written
-    when its content or its time is wrong (the verifier's own rules, protocol.agreements)."""
-    content: dict[str, Any]
-    if kind == agreements.AMEND:
-        if not changes:
-            raise PbemError("usage.agree", "an amend changes something: --deadline, --pause-until, --resume, "
-                            "--set KEY=VALUE or --unset KEY")
-        content = {"changes": dict(changes)}
-        summary = agreements.describe(Agreement({"id": "x", "kind": kind, "by": "x", "content": content}, ""))
-    elif kind == agreements.SEAT:
-        if not seat_id or not new_key or why not in ("lost-key", "replacement"):
-            raise PbemError("usage.agree", "a seat agreement names the seat (--seat ID), the new public key "
-                            "(--new-key FILE or 'ssh-ed25519 AAAA…') and why (--why lost-key|replacement)")
-        content = {"seat": seat_id, "key": _key_text(new_key), "why": why, **({"name": name} if name else {})}
-        summary = f"seat {seat_id} to a new key ({why})"
-    elif kind == agreements.RESIGN:
-        content, summary = {}, "resigns"
-    elif kind == agreements.NMR:
-        if not player:
-            raise PbemError("usage.agree", "an nmr names the absent player: --player ID")
-        content, summary = {"player": player}, f"{player} missed the deadline"
-    elif kind == agreements.END:
-        if result not in agreements.RESULTS:
-            raise PbemError("usage.agree", f"an end states its result: --result {'|'.join(agreements.RESULTS)}")
-        content = {"result": result, **({"player": player} if player else {})}
-        summary = f"the game ends: {result}" + (f" ({player})" if player else "")
-    elif kind == upgrade.UPGRADE:  # the gate this pbem writes: its version, pinned by `lock` when given
-        import pbem
-        from pbem.services.gateworkflow import workflow_text
-
-        content = {"pbem": pbem.__version__, "workflow": workflow_text(None, lock)}
-        summary = f"the workflow of pbem {pbem.__version__}"
-    else:
-        raise PbemError("usage.agree", f"no agreement kind {kind!r} to propose (kinds: amend, seat, resign, nmr, "
-                        "end, erratum, upgrade)")
+def agree(ws: Workspace, me: Identity, kind: str, **values: Any) -> Done:
+    """Propose an agreement of `kind` (`pbem agree KIND`), signed by me: its row's `draft` turns `values` (its
+    options, protocol.kinds.read_options) into the content; refused before anything is written when its content
+    or its time is wrong (the verifier's own rules, the kind's row)."""
+    row = kinds.KINDS.get(kind)
+    if row is None or row.draft is None:
+        if row is not None and row.from_tree:
+            raise PbemError("usage.agree", f"a {kind} is proposed from your edit of the working tree: pbem agree "
+                            f"{kind} (or pbem erratum propose)")
+        raise PbemError("usage.agree", f"no agreement kind {kind!r} to propose (kinds: "
+                        f"{', '.join(k.name for k in kinds.proposable())})")
+    for option in row.options:
+        if option.form == "key" and values.get(option.name):
+            values[option.name] = _key_text(values[option.name])
+    for need in row.needs:
+        values[need] = FACTS[need](values)
+    content, summary = row.draft(values)
+    note = values.get("note")
     if note:
         content["note"] = note
     head, me_id = seat(ws, me)
@@ -276,16 +294,33 @@ def agree(ws: Workspace, me: Identity, kind: str, *, changes: Mapping[str, Any] 
         raise PbemError("agreement.closed", f"a {kind} agreement is made after the start", exit_code=ILLEGAL)
     if head.status.over:
         end = ended(head.game)
-        rule = "agreement.second-end" if kind == agreements.END and end is not None else "game.over"
+        rule = "agreement.second-end" if kind == kinds.END and end is not None else "game.over"
         raise PbemError(rule, "the game is over" + (f" (ended by agreement {end.id})" if end else ""),
                         exit_code=ILLEGAL)
     draft = Agreement({"id": next_id(head.game, me_id), "kind": kind, "by": me_id, "content": content,
                        "signatures": {}}, "agreements/draft.yaml")
     table = consent_table(head.game, True, head.status)
-    kind_ = agreements.KINDS[kind]
-    for finding in (*kind_.content_findings(draft, table), *kind_.open_findings(draft, table)):
+    for finding in (*row.content(draft, table), *row.open(draft, table)):
         raise PbemError.from_finding(finding)
     return propose(ws, me, kind, content, summary)
+
+
+def _version(_values: Mapping[str, Any]) -> str:
+    import pbem
+
+    return pbem.__version__
+
+
+def _workflow(values: Mapping[str, Any]) -> str:
+    """The gate this pbem writes, pinned by hash from the package index `index_url` when one is given."""
+    from pbem.services import gatelock
+    from pbem.services.gateworkflow import workflow_text
+
+    return workflow_text(None, gatelock.lock(values["index_url"]) if values.get("index_url") else None)
+
+
+# What a kind's row may need from the proposer's own pbem (protocol.kinds.Kind.needs).
+FACTS: Mapping[str, Callable[[Mapping[str, Any]], str]] = {"pbem": _version, "workflow": _workflow}
 
 
 def _key_text(value: str) -> str:
@@ -312,11 +347,11 @@ def to_sign(game: Game, player: str | None) -> list[str]:
         return []
     out = []
     for agreement in sorted(game.agreements.values(), key=lambda a: a.id):
-        if agreement.kind == agreements.START and game.status is not None:
+        if agreement.kind == kinds.START and game.status is not None:
             continue
         if player in unsigned(game, agreement):
             out.append(f"sign {agreement.id} ({agreement.kind} by {agreement.by}: "
-                       f"{agreements.describe(agreement)}): pbem sign {agreement.id}")
+                       f"{kinds.describe(agreement)}): pbem sign {agreement.id}")
     return out
 
 
@@ -324,7 +359,7 @@ def waiting(game: Game) -> dict[str, list[str]]:
     """Who must still sign which agreement: player -> agreement ids (`pbem agreements`, `pbem status --json`)."""
     out: dict[str, list[str]] = {}
     for agreement in sorted(game.agreements.values(), key=lambda a: a.id):
-        if agreement.kind == agreements.START and game.status is not None:
+        if agreement.kind == kinds.START and game.status is not None:
             continue
         for p in unsigned(game, agreement):
             out.setdefault(p, []).append(agreement.id)
@@ -334,4 +369,4 @@ def waiting(game: Game) -> dict[str, list[str]]:
 def result(game: Game) -> str | None:
     """The game's result when an end agreement ended it, in words (pbem log, status, the HTML page)."""
     end = ended(game)
-    return f"{agreements.describe(end)} — agreement {end.id}" if end is not None else None
+    return f"{kinds.describe(end)} — agreement {end.id}" if end is not None else None

@@ -25,7 +25,7 @@ from typing import Any, Iterable, Mapping
 
 from pbem.errors import Finding, PbemError
 from pbem.formats import times, yamlsafe
-from pbem.protocol import agreements
+from pbem.protocol import kinds
 from pbem.protocol.model import Status
 from pbem.services import gateclock
 from pbem.services.gateclock import Clock
@@ -206,16 +206,16 @@ def nmr_findings(repo: GameRepo, commits: Iterable[str], clock: Clock) -> list[F
 
 def _judge(repo: GameRepo, agreement: Any, parent: str, clock: Clock, at: datetime) -> Finding | None:
     """One agreement of a commit accepted at `at` (now, for a commit arriving now): overdue then, or a finding."""
-    nmr = agreement.kind == agreements.NMR
+    nmr = agreement.kind == kinds.NMR
     # what takes a player's game or seat without his signature: only once he is overdue
-    unsigned = (agreement.kind == agreements.END and agreement.content.get("result") == "forfeit") or \
-        (agreement.kind == agreements.SEAT and agreement.content.get("why") == "lost-key")
+    unsigned = (agreement.kind == kinds.END and agreement.content.get("result") == "forfeit") or \
+        (agreement.kind == kinds.SEAT and agreement.content.get("why") == "lost-key")
     if not nmr and not unsigned:
         return None
-    player = agreements.subject_of(agreement)
+    player = kinds.subject_of(agreement)
     owed = [w for w in _waits_at(repo, parent, clock, _game_at(repo, parent), at) if w.player == player] \
         if isinstance(player, str) else []
-    taken = "game" if agreement.kind == agreements.END else "seat"
+    taken = "game" if agreement.kind == kinds.END else "seat"
     if not owed:
         if unsigned:
             return Finding("agreement.not-overdue", f"{agreement.kind} {agreement.id} takes {player}'s {taken} "

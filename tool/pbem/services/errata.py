@@ -6,13 +6,14 @@ one. Each is one signed commit, made without holding control.
 pbem turns the difference into an agreement of kind `erratum` (agreements/<me>-NNNN.yaml, signed by him), and
 the report files go back to what is firm until every active player has signed; the last signature's commit
 changes the report by exactly its entries (services.agreements). Other edits in the working tree are kept, and
-never mixed into these commits. Old games' errata/<id>.yaml files are still signed and applied as before.
+never mixed into these commits. The errata/<id>.yaml files of the older form are listed and shown, never signed
+or applied: such a correction is proposed again as an agreement.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 from pbem.errors import ILLEGAL, PbemError
 from pbem.formats import yamlsafe
@@ -23,9 +24,17 @@ from pbem.protocol import agreements as agreements_
 from pbem.protocol import errata
 from pbem.protocol.agreements import ERRATUM, Agreement
 from pbem.protocol.errata import Erratum
+from pbem.errors import ILLEGAL, PbemError, check_text
+from pbem.formats.writer import dump_mapping
+from pbem.protocol import erratum as errata
+from pbem.protocol import kinds
+from pbem.protocol.agreements import Agreement
+from pbem.protocol.erratum import Erratum
+from pbem.protocol.kinds import ERRATUM
 from pbem.protocol.history import entry_changes
-from pbem.protocol.model import Entry, Status, entry_identity, notes_of
+from pbem.protocol.model import Status
 from pbem.services import agreements
+from pbem.services.agreements import correct, entry_data
 from pbem.services.workspace import Identity, Workspace
 from pbem.files.layout import ERRATUM_RE, REPORT_RE, STATUS
 from pbem.files.readers import read_erratum
@@ -35,7 +44,6 @@ from pbem.protocol.verified import Verified
 from pbem.protocol.ways_out import errata_agreed
 
 Files = dict[str, bytes]
-ORDER = ("id", "by", "reason", "removed", "added", "signatures", "applied")
 
 
 @dataclass(frozen=True)
@@ -74,8 +82,8 @@ def propose(ws: Workspace, me: Identity, reason: str) -> Done:
                             f"(firm to {head.status.firm}): its owner changes it in his turn; an erratum corrects "
                             "only what lies before the firm marker", file=entry.file, line=entry.line,
                             exit_code=ILLEGAL, hint="keep only the correction of firm entries in the working tree")
-    content = {"reason": reason, "removed": [_entry_data(e) for e in removed],
-               "added": [_entry_data(e) for e in added]}
+    content = {"reason": reason, "removed": [entry_data(e) for e in removed],
+               "added": [entry_data(e) for e in added]}
     erratum_id = agreements.next_id(head.game, player)
     raw: dict[str, Any] = {"id": erratum_id, "kind": ERRATUM, "by": player, "content": content, "signatures": {}}
     raw["signatures"] = {player: agreements.signature(head.game, raw, me)}
@@ -89,50 +97,21 @@ def propose(ws: Workspace, me: Identity, reason: str) -> Done:
 
 def sign(ws: Workspace, me: Identity, erratum_id: str) -> Done:
     """Add my signature to an erratum; when it completes the set, the same commit applies the correction."""
-    head, player = _seat(ws, me)
-    if not _old_style(erratum_id):
-        return _as_done(ws, agreements.sign(ws, me, _agreement(head.game, erratum_id).id))
-    erratum = _erratum(head.game, erratum_id)
-    if player in erratum.signatures:
-        raise PbemError("usage.erratum", f"you signed erratum {erratum_id} already"
-                        + (f"; waiting for {', '.join(erratum.unsigned(head.game.manifest.players))}"
-                           if erratum.unsigned(head.game.manifest.players) else ""))
-    raw = dict(erratum.raw)
-    raw["signatures"] = {**erratum.signatures, player: _signature(head.game, raw, me)}
-    files = ws.head_files()
-    signed = read_erratum(_dump(raw), erratum.file, head.game.manifest.ruleset)
-    if not signed.unsigned(head.game.manifest.players):
-        raw["applied"] = True
-        correct(files, signed, head.game)
-        summary = f"signs and applies erratum {erratum_id}: {erratum.reason}"
-    else:
-        summary = f"signs erratum {erratum_id}"
-    files[erratum.file] = _dump(raw)
-    return _commit(ws, head, me, player, files, erratum_id, summary)
+    head, _player = _seat(ws, me)
+    return _as_done(ws, agreements.sign(ws, me, _agreement(head.game, erratum_id).id))
 
 
 def apply(ws: Workspace, me: Identity, erratum_id: str) -> Done:
-    """Apply an erratum every player has signed: the report changes by exactly its entries, and replay restarts
-    from the earliest corrected step (DESIGN §4.8)."""
-    head, player = _seat(ws, me)
-    if not _old_style(erratum_id):
-        agreement = _agreement(head.game, erratum_id)
-        missing = agreements.unsigned(head.game, agreement)
-        raise PbemError("erratum.unsigned" if missing else "usage.erratum",
-                        f"erratum {erratum_id} takes effect with its last signature"
-                        + (f": it lacks the signature of {', '.join(missing)}" if missing else ", and it has it"),
-                        file=agreement.file, exit_code=ILLEGAL if missing else 2,
-                        hint=f"{', '.join(missing)} runs `pbem sign {erratum_id}`" if missing else None)
-    erratum = _erratum(head.game, erratum_id)
-    missing = erratum.unsigned(head.game.manifest.players)
-    if missing:
-        raise PbemError("erratum.unsigned", f"erratum {erratum_id} cannot be applied: it lacks the signature of "
-                        f"{', '.join(missing)} (every player signs an erratum, DESIGN §4.8)", file=erratum.file,
-                        hint=f"{', '.join(missing)} runs `pbem erratum sign {erratum_id}`", exit_code=ILLEGAL)
-    files = ws.head_files()
-    correct(files, erratum, head.game)
-    files[erratum.file] = _dump({**erratum.raw, "applied": True})
-    return _commit(ws, head, me, player, files, erratum_id, f"applies erratum {erratum_id}: {erratum.reason}")
+    """An erratum takes effect with its last signature (DESIGN §4.8): there is nothing to apply; say who still
+    has to sign it."""
+    head, _player = _seat(ws, me)
+    agreement = _agreement(head.game, erratum_id)
+    missing = agreements.unsigned(head.game, agreement)
+    raise PbemError("erratum.unsigned" if missing else "usage.erratum",
+                    f"erratum {erratum_id} takes effect with its last signature"
+                    + (f": it lacks the signature of {', '.join(missing)}" if missing else ", and it has it"),
+                    file=agreement.file, exit_code=ILLEGAL if missing else 2,
+                    hint=f"{', '.join(missing)} runs `pbem sign {erratum_id}`" if missing else None)
 
 
 def listing(game: Game, with_applied: bool = True) -> list[str]:
@@ -145,7 +124,7 @@ def listing(game: Game, with_applied: bool = True) -> list[str]:
         if not missing and not with_applied:
             continue
         state = f"to sign: {', '.join(missing)}" if missing else "applied"  # last, as `pbem watch` reads it
-        out.append(f"{agreement.id} by {agreement.by} ({agreements_.describe(agreement)}) — {state}")
+        out.append(f"{agreement.id} by {agreement.by} ({kinds.describe(agreement)}) — {state}")
     for _key, erratum in sorted(game.errata.items()):
         if erratum.applied and not with_applied:
             continue
@@ -162,13 +141,13 @@ def listing(game: Game, with_applied: bool = True) -> list[str]:
 
 def show(game: Game, erratum_id: str) -> str:
     """An erratum's reason, its entries and its signatures (`pbem erratum show`)."""
-    if not _old_style(erratum_id):
-        agreement = _agreement(game, erratum_id)
-        missing = agreements.unsigned(game, agreement)
-        return _shown(errata.of_agreement(agreement), game, not missing, missing, f"pbem sign {erratum_id}")
-    erratum = _erratum(game, erratum_id)
-    return _shown(erratum, game, erratum.applied, erratum.unsigned(game.manifest.players),
-                  f"pbem erratum sign {erratum_id}")
+    erratum = game.errata.get(erratum_id)  # the errata/ form: read, never written
+    if erratum is not None:
+        return _shown(erratum, game, erratum.applied, erratum.unsigned(game.manifest.players),
+                      f"pbem erratum sign {erratum_id}")
+    agreement = _agreement(game, erratum_id)
+    missing = agreements.unsigned(game, agreement)
+    return _shown(errata.of_agreement(agreement), game, not missing, missing, f"pbem sign {erratum_id}")
 
 
 def _shown(erratum: Erratum, game: Game, applied: bool, missing: Sequence[str], command: str) -> str:
@@ -200,16 +179,15 @@ def _seat(ws: Workspace, me: Identity) -> tuple[Verified, str]:
     return head, player
 
 
-def _old_style(erratum_id: str) -> bool:
-    """Whether `erratum_id` names an old errata/<id>.yaml file (e0001) rather than an agreement (fed-0001)."""
-    return ERRATUM_RE.match(f"errata/{erratum_id}.yaml") is not None
-
-
 def _kind_erratum(game: Game) -> list[Agreement]:
     return [a for a in game.agreements.values() if a.kind == ERRATUM]
 
 
 def _agreement(game: Game, erratum_id: str) -> Agreement:
+    if erratum_id in game.errata:
+        raise PbemError("usage.erratum", f"erratum {erratum_id} is an errata/ file of the older form, which pbem "
+                        "no longer signs or applies: propose the correction again, as an agreement",
+                        file=game.errata[erratum_id].file, hint="pbem erratum propose --reason TEXT")
     agreement = agreements.by_id(game).get(erratum_id)
     if agreement is None or agreement.kind != ERRATUM:
         known = ", ".join(sorted([a.id for a in _kind_erratum(game)] + list(game.errata))) or "none yet"
@@ -222,59 +200,6 @@ def _as_done(ws: Workspace, done: agreements.Done) -> Done:
     head = ws.head()
     assert head is not None and head.status is not None
     return Done(done.agreement, not done.unsigned, done.unsigned, head.status, done.commit)
-
-
-def _erratum(game: Game, erratum_id: str) -> Erratum:
-    erratum = game.errata.get(erratum_id)
-    if erratum is None:
-        known = ", ".join(sorted(game.errata)) or "none yet"
-        raise PbemError("usage.no-erratum", f"no erratum {erratum_id!r} (errata: {known})")
-    if erratum.applied:
-        raise PbemError("erratum.applied", f"erratum {erratum_id} was applied already; an erratum is applied once",
-                        file=erratum.file, exit_code=ILLEGAL)
-    return erratum
-
-
-def _entry_data(entry: Entry) -> dict[str, Any]:
-    return {"at": entry.at_text, "by": entry.by, **({"unit": entry.unit} if entry.unit else {}),
-            "do": dict(entry.do)}
-
-
-def _signature(game: Game, raw: Mapping[str, Any], me: Identity) -> str:
-    ruleset = game.manifest.ruleset
-    draft = read_erratum(_dump({**raw, "signatures": {}}), f"errata/{raw['id']}.yaml", ruleset)
-    return me.signer.sign(errata.message(game.manifest.id, draft), errata.NAMESPACE)
-
-
-def _dump(raw: Mapping[str, Any]) -> bytes:
-    ordered = {k: raw[k] for k in ORDER if k in raw} | {k: v for k, v in raw.items() if k not in ORDER}
-    return dump_mapping(ordered).encode()
-
-
-def _identity(item: Mapping[str, Any]) -> bytes:
-    """An entry's identity as protocol.model.Entry computes it (at, by, unit, do and its `x-` fields)."""
-    return entry_identity(item["at"], item["by"], item.get("unit"), item["do"], notes_of(item))
-
-
-def correct(files: Files, erratum: Erratum, game: Game) -> None:
-    """Change the report files in `files` by exactly the erratum's entries; refuse a stale erratum (one whose
-    removed entries are no longer in the report) before anything is written."""
-    parse_time = game.manifest.ruleset.parse_time
-    touched = sorted({e.file for e in (*erratum.removed, *erratum.added)})
-    for path in touched:
-        items = list((yamlsafe.load(files[path], path).data or {}).get("entries") or []) if path in files else []
-        for entry in (e for e in erratum.removed if e.file == path):
-            at = next((i for i, item in enumerate(items) if _identity(item) == entry.identity()), None)
-            if at is None:
-                raise PbemError("erratum.mismatch", f"erratum {erratum.id} removes {entry.by}'s {dict(entry.do)} at "
-                                f"{entry.at_text}, which {path} no longer holds", file=erratum.file,
-                                line=entry.line, exit_code=ILLEGAL)
-            del items[at]
-        for entry in (e for e in erratum.added if e.file == path):
-            # after the last entry at or before its time, so the file stays in game-time order
-            place = max((i + 1 for i, item in enumerate(items) if parse_time(item["at"]) <= entry.at), default=0)
-            items.insert(place, _entry_data(entry))
-        files[path] = dump_report(items).encode()
 
 
 def _commit(ws: Workspace, head: Verified, me: Identity, player: str, files: Files, erratum_id: str, summary: str,
@@ -299,8 +224,5 @@ def _commit(ws: Workspace, head: Verified, me: Identity, player: str, files: Fil
         ws.write_files(edits)
         for path in removed:
             (ws.root / path).unlink(missing_ok=True)
-    if not _old_style(erratum_id):
-        missing = agreements.unsigned(game, agreements.find(game, erratum_id))
-        return Done(erratum_id, not missing, missing, status, oid)
-    erratum = ws.game_of(files).errata[erratum_id]
-    return Done(erratum_id, erratum.applied, tuple(erratum.unsigned(game.manifest.players)), status, oid)
+    missing = agreements.unsigned(game, agreements.find(game, erratum_id))
+    return Done(erratum_id, not missing, missing, status, oid)

@@ -335,7 +335,7 @@ def status_view(ws: Any, me: str | None) -> StatusView:
 
 def _agreements(ws: Any, game: Any, me: str | None) -> dict[str, Any]:
     """The agreements waiting for my signature and the waits of owed items (DESIGN §4.8)."""
-    from pbem.protocol.agreements import describe
+    from pbem.protocol.kinds import describe
     from pbem.services import agreements, deadlines
 
     mine = [a for a in sorted(game.agreements.values(), key=lambda a: a.id)

@@ -18,7 +18,7 @@ import pbem
 from pbem.errors import ILLEGAL, PbemError
 from pbem.formats import resources, yamlsafe
 from pbem.formats.writer import dump_flow, dump_mapping
-from pbem.protocol import agreements as consent
+from pbem.protocol import kinds
 from pbem.protocol.agreements import Agreement
 from pbem.protocol.serving import ORDER_REF, START_REF, order_refs, start_sides
 from pbem.services import agreements
@@ -230,7 +230,7 @@ def terms(first: str | None, roll: bool, order: bool = False) -> dict[str, Any]:
 def current_starts(game: Game) -> list[Agreement]:
     """The start agreements over game.yaml as it is (older ones are stale), by id."""
     return sorted((a for a in game.agreements.values()
-                   if a.kind == consent.START and a.content["game"] == game.manifest.digest), key=lambda a: a.id)
+                   if a.kind == kinds.START and a.content["game"] == game.manifest.digest), key=lambda a: a.id)
 
 
 def _matching(game: Game, wanted: dict[str, Any]) -> list[Agreement]:
@@ -276,13 +276,13 @@ def begin(ws: Workspace, me: Identity, first: str | None = None, roll: bool = Fa
             signed = agreements.sign(ws, me, best.id)
         elif not candidates:
             content = {"game": game.manifest.digest, **wanted}
-            signed = agreements.propose(ws, me, consent.START, content,
-                                        f"start, {consent.start_terms(_draft(content))}")
+            signed = agreements.propose(ws, me, kinds.START, content,
+                                        f"start, {kinds.start_terms(_draft(content))}")
         else:
             best = max(candidates, key=lambda a: len(a.signatures))
             missing = agreements.unsigned(game, best)
             raise PbemError("agreement.unsigned", f"start agreement {best.id} "
-                            f"({consent.start_terms(best)}) waits for the signature of {', '.join(missing)}; "
+                            f"({kinds.start_terms(best)}) waits for the signature of {', '.join(missing)}; "
                             "the start needs every seat's", file=best.file, exit_code=ILLEGAL,
                             hint=f"{', '.join(missing)}: pbem sign {best.id}")
         verb = "signed" if signed.agreement in {a.id for a in candidates} else "proposed"
@@ -311,7 +311,7 @@ def begin(ws: Workspace, me: Identity, first: str | None = None, roll: bool = Fa
 
 
 def _draft(content: dict[str, Any]) -> Agreement:
-    return Agreement({"id": "x-0000", "kind": consent.START, "by": "x", "content": content, "signatures": {}}, "")
+    return Agreement({"id": "x-0000", "kind": kinds.START, "by": "x", "content": content, "signatures": {}}, "")
 
 
 def before_start(game: Game, me: str | None) -> str:
@@ -330,7 +330,7 @@ def start_todo(game: Game, me: str | None) -> tuple[str, str]:
         return (f"the game has not started: seats {', '.join(open_seats)} are open (then every seat consents to "
                 "start)", f"pbem join --as {open_seats[0]}")
     starts = current_starts(game)
-    stale = sorted(a.id for a in game.agreements.values() if a.kind == consent.START and a not in starts)
+    stale = sorted(a.id for a in game.agreements.values() if a.kind == kinds.START and a not in starts)
     if not starts:
         return ("the game has not started: nobody has proposed the start over game.yaml as it is"
                 + (f" ({', '.join(stale)} are stale: game.yaml changed since)" if stale else "")
@@ -340,12 +340,12 @@ def start_todo(game: Game, me: str | None) -> tuple[str, str]:
     if ready:
         how = f"--first {ready[0].content['first']}" if "first" in ready[0].content else "--roll"
         how += " --order-by-dice" if ready[0].content.get("order") == "roll" else ""
-        return f"every seat signed start agreement {ready[0].id} ({consent.start_terms(ready[0])})", f"pbem start {how}"
+        return f"every seat signed start agreement {ready[0].id} ({kinds.start_terms(ready[0])})", f"pbem start {how}"
     for agreement in starts:
         if me in agreements.unsigned(game, agreement):
             return (f"your signature on start agreement {agreement.id} by {agreement.by} "
-                    f"({consent.start_terms(agreement)}, over game.yaml as it is): review game.yaml, then sign it",
+                    f"({kinds.start_terms(agreement)}, over game.yaml as it is): review game.yaml, then sign it",
                     f"pbem sign {agreement.id}")
-    waiting = "; ".join(f"start agreement {a.id} ({consent.start_terms(a)}) waits for "
+    waiting = "; ".join(f"start agreement {a.id} ({kinds.start_terms(a)}) waits for "
                         f"{', '.join(agreements.unsigned(game, a))}" for a in starts)
     return f"nothing yet: {waiting}", f"pbem sign {starts[0].id}"
