@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from pbem.rulesets.base import Action, Event, Point
+from pbem.rulesets.base import Action, Capabilities, Event, Point
 
 
 @dataclass(frozen=True)
@@ -21,7 +21,7 @@ class TinyState:
         return dict(self.pos)[unit]
 
 
-class TinyRuleset:
+class TinyRuleset(Capabilities):
     name = "tiny/1"
 
     def __init__(self, last: int = 20) -> None:

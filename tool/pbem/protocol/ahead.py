@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from pbem.protocol.legality import judges_ahead
 from pbem.protocol.model import Checkpoint, Inputs
 from pbem.protocol.replay import plan_actions
 from pbem.rulesets.base import Action, Ruleset
@@ -45,21 +44,21 @@ def warnings(ruleset: Ruleset, setup: Mapping[str, Any], inputs: Inputs, firm: C
              player: str) -> list[str]:
     """What `player`'s own orders lead to, as far as he alone can see, up to his horizon: one line each, in game
     time order, each once (first what is void at the step replay stopped at, `void_here`)."""
-    own = getattr(ruleset, "own_warnings", None)
+    sight = ruleset.foresight
     point, through = firm.point, inputs.of(player).through
     out: list[str] = void_here(ruleset, firm, inputs, player)
-    if own is None or not judges_ahead(ruleset) or point is None or through is None:
+    if sight is None or point is None or through is None:
         return out
-    view = ruleset.own_view(firm.state, player)  # type: ignore[attr-defined]
+    view = sight.own_view(firm.state, player)
     steps = 0
     while point is not None and point <= through and steps < LIMIT:
-        state = ruleset.own_state(view)  # type: ignore[attr-defined]
+        state = sight.own_state(view)
         given = [Action(e.at, e.by, e.unit, e.do, "entry", e.file, e.line) for e in inputs.at(point) if e.by == player]
         planned, done = plan_actions(ruleset, state, point, player, inputs, {a.unit for a in given}, None)
         given += planned
         given += [a for a in ruleset.default_actions(state, point, player) if a.unit not in done]
-        after = ruleset.own_step(view, point, given)  # type: ignore[attr-defined]
-        for line in own(view, after, point, given, inputs.of(player).plans):
+        after = sight.own_step(view, point, given)
+        for line in sight.own_warnings(view, after, point, given, inputs.of(player).plans):
             if line not in out:
                 out.append(line)
         view, point, steps = after, ruleset.next_step(setup, point), steps + 1

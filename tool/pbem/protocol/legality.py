@@ -22,26 +22,20 @@ again (if his later change made it impossible, replay voids it).
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any, Iterable, Mapping
 
 from pbem.errors import Finding
 from pbem.protocol.model import Checkpoint, Entry, Inputs
 from pbem.protocol.replay import plan_actions
-from pbem.rulesets.base import Action, Ruleset
+from pbem.rulesets.base import Action, Foresight, Ruleset
 
 ILLEGAL = "rules.illegal-action"
 DUPLICATE = "rules.duplicate-action"
 
 
-@lru_cache(maxsize=None)
-def _judges_ahead(kind: type) -> bool:
-    return all(getattr(kind, name, None) is not None for name in ("own_view", "own_state", "own_step", "own_legality"))
-
-
 def judges_ahead(ruleset: Ruleset) -> bool:
-    """Whether the ruleset can judge entries with their author's view (`own_legality` and its view)."""
-    return _judges_ahead(type(ruleset))
+    """Whether the ruleset can judge entries with their author's view (its `foresight`)."""
+    return ruleset.foresight is not None
 
 
 def own_findings(ruleset: Ruleset, setup: Mapping[str, Any], inputs: Inputs, firm: Checkpoint, player: str,
@@ -56,16 +50,14 @@ def own_findings(ruleset: Ruleset, setup: Mapping[str, Any], inputs: Inputs, fir
         return []
     fresh = {id(e) for e in mine}
     last = max(e.at for e in mine)
-    ahead = judges_ahead(ruleset)
-    view = ruleset.own_view(firm.state, player) if ahead else None  # type: ignore[attr-defined]
-    slot_of = getattr(ruleset, "slot_of", None)
-    spend = getattr(ruleset, "spend", None)
+    sight, uses = ruleset.foresight, ruleset.uses
+    view = sight.own_view(firm.state, player) if sight is not None else None
     found: list[Finding] = []
     first = True
     while point is not None and point <= last:
         taken: dict[tuple[str | None, Any], bool] = {}  # slot -> whether the entry that took it is new
         actions: list[Action] = []
-        # what this step's entries are judged against, less what those accepted before spent (`ruleset.spend`:
+        # what this step's entries are judged against, less what those accepted before spent (`uses.spend`:
         # tactical energy, so two shots that each fit the allocation but together do not are not both accepted);
         # the entries standing before this commit count first, so the commit that makes a sum exceed is refused
         here = firm.state if first else view
@@ -73,7 +65,7 @@ def own_findings(ruleset: Ruleset, setup: Mapping[str, Any], inputs: Inputs, fir
         for entry in sorted(mine_here, key=lambda e: id(e) in fresh):
             action = Action(entry.at, entry.by, entry.unit, entry.do, "entry", entry.file, entry.line)
             verb = next(iter(entry.do), "")
-            slot = (slot_of(entry.do) if slot_of is not None else None) or verb
+            slot = (uses.slot_of(entry.do) if uses is not None else None) or verb
             judged = id(entry) in fresh
             if (entry.unit, slot) in taken:
                 if judged or taken[(entry.unit, slot)]:
@@ -81,8 +73,8 @@ def own_findings(ruleset: Ruleset, setup: Mapping[str, Any], inputs: Inputs, fir
                                          f"{entry.at_text}: one action per unit and slot at a step",
                                          file=entry.file, line=entry.line))
                 continue
-            reason = (ruleset.legal(here, action) if first
-                      else ruleset.own_legality(here, action))  # type: ignore[attr-defined]
+            reason = (ruleset.legal(here, action) if first or sight is None
+                      else sight.own_legality(here, action))
             if reason is not None:
                 if judged:  # a ruleset's reason may name its own rule (`reason.rule`)
                     found.append(Finding(getattr(reason, "rule", ILLEGAL), reason + ("" if first else f" (as {player} could know it "
@@ -91,22 +83,22 @@ def own_findings(ruleset: Ruleset, setup: Mapping[str, Any], inputs: Inputs, fir
                 continue
             taken[(entry.unit, slot)] = judged
             actions.append(action)
-            here = spend(here, action) if spend is not None else here
+            here = uses.spend(here, action) if uses is not None else here
         following = ruleset.next_step(setup, point)
-        if following is None or following > last or not ahead:
+        if following is None or following > last or sight is None:
             break
-        actions += _planned_and_default(ruleset, view, point, player, inputs, {a.unit for a in actions})
-        view = ruleset.own_step(view, point, actions)  # type: ignore[attr-defined]
+        actions += _planned_and_default(ruleset, sight, view, point, player, inputs, {a.unit for a in actions})
+        view = sight.own_step(view, point, actions)
         first = False
         point = following
     return found
 
 
-def _planned_and_default(ruleset: Ruleset, view: Any, point: Any, player: str, inputs: Inputs,
+def _planned_and_default(ruleset: Ruleset, sight: Foresight, view: Any, point: Any, player: str, inputs: Inputs,
                          explicit: set[str | None]) -> list[Action]:
     """His plans' actions at this step in his view (a tie takes the first option: the view only needs some
     course; the ruleset marks plan-driven units as uncertain), then his defaults."""
-    state = ruleset.own_state(view)  # type: ignore[attr-defined]
+    state = sight.own_state(view)
     out, done = plan_actions(ruleset, state, point, player, inputs, explicit, None)
     out.extend(a for a in ruleset.default_actions(state, point, player) if a.unit not in done)
     return out

@@ -198,7 +198,7 @@ def completion(ws: Workspace, head: Verified, files: dict[str, bytes], player: s
     settled = settled_now(head, ws.game_of(files))
     if settled:  # an nmr's last signature, or a resign: what its player owed and never gave is withheld
         marks = chance.withhold(files, head.game, settlement_parts(head, settled), settled)
-        if hasattr(head.game.manifest.ruleset, "recognise"):  # Diplomacy: a withheld set the shares open
+        if head.game.manifest.ruleset.press is not None:  # Diplomacy: a withheld set the shares open
             from pbem.services.dow_openings import opened_marks
 
             marks += opened_marks(files, ws.game_of(files))
@@ -262,7 +262,7 @@ def listing(game: Game, nmrs: Sequence[tuple[str, Point]] = ()) -> list[str]:
 
 def _settled_words(game: Game) -> str:
     """What an nmr settled at STEP, in the words of the game's ruleset."""
-    if hasattr(game.manifest.ruleset, "recognise"):  # Diplomacy: the phase resolves with the engine's defaults
+    if game.manifest.ruleset.press is not None:  # Diplomacy: the phase resolves with the engine's defaults
         return "orders for STEP settled by the engine's defaults"
     return "part at STEP settled by the ruleset's defaults"
 

@@ -89,10 +89,10 @@ def _check_binding(game: Game, refs: list[str], sides: int) -> None:
     """Refuse at once what the verifier refuses later (DESIGN §5 binding): a die of another size than the rules
     roll for a ref, and a ref that a batch which stands already rolls. Whether the ref is owed now is judged
     when the turn is yielded (it needs the replay of the turn)."""
-    sides_of = getattr(game.manifest.ruleset, "dice_sides", None)
+    dice = game.manifest.ruleset.dice
     for ref in refs:
         wanted = (start_sides(ref, len(game.manifest.players)) if ref.startswith(START_REF)
-                  else sides_of(ref) if sides_of is not None else None)
+                  else dice.dice_sides(ref) if dice is not None else None)
         if wanted is not None and sides != wanted:
             raise PbemError("dice.bad-sides", f"--sides {sides} for {ref}: the rules roll it with a d{wanted}",
                             hint=f"use --sides {wanted}", exit_code=ILLEGAL)
@@ -217,10 +217,10 @@ def _check_sealable(game: Game, owner: str, kind: str, value: Any, document: yam
     are not the owner's, or that spends more than a unit's power (every line counted, `reinforce` too), or
     plots a speed above max_speed, is refused here with its line (rules.allocation; seed §2.C). Sealed, nobody
     could see the mistake before the reveal, when it can no longer be taken back."""
-    errors = getattr(game.manifest.ruleset, "seal_errors", None)
-    if errors is None or not isinstance(value, Mapping):
+    audit = game.manifest.ruleset.audit
+    if audit is None or not isinstance(value, Mapping):
         return
-    for unit, reason in errors(game.manifest.setup, kind, owner, value):
+    for unit, reason in audit.seal_errors(game.manifest.setup, kind, owner, value):
         raise PbemError("rules.allocation", reason, file=document.file,
                         line=document.line_of(("units", unit)), exit_code=ILLEGAL)
 
@@ -243,8 +243,8 @@ def seal_secret(files: Files, game: Game, me: Identity, owner: str, kind: str, c
     if concerns:
         raw["concerns"] = concerns
     ruleset = game.manifest.ruleset
-    sealed_kind = getattr(ruleset, "sealed_kind", None)
-    if step is not None and sealed_kind is not None and sealed_kind(ruleset.parse_time(step)) not in (None, kind):
+    sealing = ruleset.sealing
+    if step is not None and sealing is not None and sealing.sealed_kind(ruleset.parse_time(step)) not in (None, kind):
         step = None  # a note or a target sealed while one owes an allocation does not answer that step
     if step is not None:
         raw["step"] = step  # the sealed simultaneous step this answers (DESIGN §4.7)

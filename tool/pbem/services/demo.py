@@ -140,7 +140,8 @@ def audit_results(result: HistoryResult) -> list[tuple[bool, str]]:
     if last is None or last.stop is None:
         return []
     ruleset, game_setup = last.game.manifest.ruleset, last.game.manifest.setup
-    if not hasattr(ruleset, "audit_allocation") or not hasattr(ruleset, "turn_record"):
+    audit = ruleset.audit
+    if audit is None:
         return []
     state = last.stop.checkpoint.state
     out: list[tuple[bool, str]] = []
@@ -148,9 +149,9 @@ def audit_results(result: HistoryResult) -> list[tuple[bool, str]]:
         if secret.raw.get("kind") != "allocation" or not secret.revealed or "step" not in secret.raw:
             continue
         value = secret.value()
-        turn = ruleset.turn_of(ruleset.parse_time(secret.raw["step"]))  # the step it answers, as the verifier
-        record = ruleset.turn_record(state, secret.owner, turn)
-        reasons = ruleset.audit_allocation(game_setup, record, value)
+        turn = audit.turn_of(ruleset.parse_time(secret.raw["step"]))  # the step it answers, as the verifier
+        record = audit.turn_record(state, secret.owner, turn)
+        reasons = audit.audit_allocation(game_setup, record, value)
         spent = "; ".join(f"{u.unit} speeds {'/'.join(map(str, u.speeds))}, fired {', '.join(u.fired) or 'nothing'}"
                           for u in record.units)
         head = f"{secret.id} of {secret.owner} for turn {turn} ({spent})"

@@ -70,7 +70,7 @@ def _seat(ws: Workspace, me: Identity) -> Seat:
     if head is None or not head.started or head.status is None or head.stop is None:
         raise PbemError("setup.not-started", "the game has not started yet (pbem start --first ID)")
     ruleset = head.game.manifest.ruleset
-    if not hasattr(ruleset, "recognise"):
+    if ruleset.press is None:
         raise PbemError("usage.not-diplomacy", f"this game plays {ruleset.name}, which has no orders, press or "
                         "relationships (those are dow/1 commands)")
     player = who(head.game, me.public)
@@ -292,7 +292,8 @@ def post(ws: Workspace, me: Identity, body: Mapping[str, Any]) -> Posted:
     ruleset = seat.head.game.manifest.ruleset
     message = {"by": seat.player, "at": seat.when, **body}
     path = press_file(seat.player)
-    schemas.validate(getattr(ruleset, "press_schema", "pbem/press/message/1"), message, file=path)
+    schemas.validate(ruleset.press.press_schema if ruleset.press is not None else "pbem/press/message/1", message,
+                     file=path)
     after, refusal = ruleset.recognise(seat.state, message, seat.player)
     if refusal is not None:
         raise PbemError(getattr(refusal, "rule", "press.refused"), str(refusal), file=path, exit_code=ILLEGAL,
@@ -368,7 +369,7 @@ def relations(ws: Workspace, at: str | None = None) -> dict[str, Any]:
     if head is None or not head.started or head.stop is None:
         raise PbemError("setup.not-started", "the game has not started yet (pbem start --first ID)")
     ruleset = head.game.manifest.ruleset
-    if not hasattr(ruleset, "relations_data"):
+    if ruleset.press is None:
         raise PbemError("usage.not-diplomacy", f"this game plays {ruleset.name}, which has no relationships")
     if at is None:
         point, state = head.stop.checkpoint.point, current_state(head)
@@ -587,7 +588,7 @@ def results(ws: Workspace, phase: str | None = None) -> list[PhaseReport]:
         raise PbemError("setup.not-started", "the game has not started yet (pbem start --first ID)")
     game = head.game
     ruleset = game.manifest.ruleset
-    if not hasattr(ruleset, "recognise"):
+    if ruleset.press is None:
         raise PbemError("usage.not-diplomacy", f"this game plays {ruleset.name}: `pbem log` tells its story")
     wanted = None
     if phase is not None:

@@ -208,12 +208,12 @@ def game_log(repo: GameRepo, revision: str | None = None) -> GameLog:
             svg=board.svg(verified) if verified is not None and status is not None else None,
             findings=tuple(f.text() for f in commit.findings)))
     units: tuple[tuple[str, ...], ...] = ()
-    summary = getattr(ruleset, "state_summary", None)
+    summary = ruleset.summary
     if last.stop is not None and summary is not None:
-        listed = summary(last.stop.checkpoint.state)
-        if listed:
-            head = tuple(listed[0])
-            units = (head, *(tuple(_plain(u.get(k)) for k in head) for u in listed))
+        standing = summary.state_summary(last.stop.checkpoint.state)
+        if standing:
+            head = tuple(standing[0])
+            units = (head, *(tuple(_plain(u.get(k)) for k in head) for u in standing))
     names = {s.id: s.name for s in manifest.seats}
     around = game.inputs.players if game.inputs.ordered_by_dice else tuple(names)  # seed §2.A: as the dice sat them
     return GameLog(
@@ -304,9 +304,9 @@ def status_view(ws: Any, me: str | None) -> StatusView:
         except ValueError:
             report_file = None
     units: tuple[tuple[str, ...], ...] = ()
-    summary = getattr(manifest.ruleset, "state_summary", None)
+    summary = manifest.ruleset.summary
     if head.stop is not None and summary is not None:
-        listed = [u for u in summary(head.stop.checkpoint.state) if u.get("status", "active") == "active"]
+        listed = [u for u in summary.state_summary(head.stop.checkpoint.state) if u.get("status", "active") == "active"]
         keys = [k for k in ("id", "owner", "hex", "facing", "speed", "hull") if listed and k in listed[0]]
         if listed and keys:
             units = (tuple(keys), *(tuple(_plain(u.get(k)) for k in keys) for u in listed[:8]))
@@ -354,11 +354,11 @@ def _my_voids(head: Any, me: str | None) -> tuple[Any, ...]:
 def _sides(ruleset: Any, status: Any) -> int:
     """The die of the first roll I may owe (every die of a ruleset is alike so far)."""
     rolls = [b for b in (status.pending if status is not None else ()) if b.kind == ROLL]
-    if not rolls:
+    if not rolls or ruleset.dice is None:
         return 6
     ref = rolls[0].why.removeprefix("dice owed for ").split(",")[0].split(" (")[0].strip()
     try:
-        return int(ruleset.dice_sides(ref))
+        return int(ruleset.dice.dice_sides(ref))
     except (AttributeError, TypeError, ValueError):
         return 6
 

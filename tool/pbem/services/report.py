@@ -41,7 +41,7 @@ def log_text(result: HistoryResult) -> str:
         out.append(f"  {entry.at_text:<14} {entry.by:<8} {entry.unit or '':<6} {what}")
     if firm is not None and not marked:
         out.append(FIRM_MARKER)
-    if hasattr(ruleset, "recognise") and last.stop is not None:  # Diplomacy: the orders are sealed, not entries
+    if ruleset.press is not None and last.stop is not None:  # Diplomacy: the orders are sealed, not entries
         from pbem.services.dow_log import log_lines
 
         out.append("")
@@ -106,10 +106,10 @@ def log_text(result: HistoryResult) -> str:
     if ending:
         out.append("")
         out.append(f"Outcome: {ending}")
-    if last.stop is not None and hasattr(ruleset, "state_summary"):
+    if last.stop is not None and ruleset.summary is not None:
         out.append("")
         out.append("Units at the end:" if last.stop.over else "Units at the firm point:")
-        for unit in ruleset.state_summary(last.stop.checkpoint.state):
+        for unit in ruleset.summary.state_summary(last.stop.checkpoint.state):
             out.append("  " + "  ".join(f"{k}={v}" for k, v in unit.items()))
     # each line is ours, its values the repository's: a newline or ESC from the data is shown escaped
     return "\n".join(escape.terminal(line) for line in out) + "\n"

@@ -13,27 +13,27 @@ def shots(last: Verified | None) -> list[str]:
     """One line per scored shot so far, in game order ([] for a ruleset without shots)."""
     if last is None or last.stop is None:
         return []
-    report = getattr(last.game.manifest.ruleset, "shots_report", None)
-    return list(report(last.stop.checkpoint.state)) if report is not None else []
+    summary = last.game.manifest.ruleset.summary
+    return list(summary.shots_report(last.stop.checkpoint.state)) if summary is not None else []
 
 
 def outcome(last: Verified | None) -> str | None:
     """Who won, or a draw, and why, once the game is over; None while it goes on (or without a rule)."""
     if last is None or last.stop is None or not last.stop.over:
         return None
-    rule = getattr(last.game.manifest.ruleset, "outcome", None)
-    return rule(last.stop.checkpoint.state) if rule is not None else None
+    summary = last.game.manifest.ruleset.summary
+    return summary.outcome(last.stop.checkpoint.state) if summary is not None else None
 
 
 def positions(last: Verified | None) -> list[str]:
     """Where each unit stands at the firm point (or the end): "CA (fed) 1417 facing B, speed 8, hull 200"."""
     if last is None or last.stop is None:
         return []
-    summary = getattr(last.game.manifest.ruleset, "state_summary", None)
+    summary = last.game.manifest.ruleset.summary
     if summary is None:
         return []
     out = []
-    for unit in summary(last.stop.checkpoint.state):
+    for unit in summary.state_summary(last.stop.checkpoint.state):
         where = (f"{unit['hex']} facing {unit['facing']}, speed {unit['speed']}" if unit.get("hex")
                  else str(unit.get("status")))
         shields = unit.get("shields")

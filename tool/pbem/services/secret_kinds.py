@@ -36,9 +36,9 @@ class SecretKind:
 def secret_kinds(game: Game) -> list[SecretKind]:
     """The kinds a player can seal in `game`: `note`, then the ruleset's own."""
     kinds = {NOTE: "free text you commit to now and show later, at the end or at --reveal TIME"}
-    offered = getattr(game.manifest.ruleset, "secret_kinds", None)
-    if offered is not None:
-        kinds.update(offered(game.manifest.setup))
+    sealing = game.manifest.ruleset.sealing
+    if sealing is not None:
+        kinds.update(sealing.secret_kinds(game.manifest.setup))
     return [SecretKind(name, when, EXAMPLES.get(name, "")) for name, when in kinds.items()]
 
 

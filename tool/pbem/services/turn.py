@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import json
 from dataclasses import dataclass, field
-from typing import Any
 
 from pbem.errors import ILLEGAL, Finding, PbemError
 from pbem.text import first_control, terminal
@@ -85,11 +84,10 @@ def own_audit(verified: Verified | None, me: Identity | None, player: str | None
     """Seed §2.C: my allocations still sealed, opened with my own key and audited against what my units did so
     far (from the firm point's state): what one does not pay for now, its reveal at the end will be refused
     for. Only I can see inside, so only I am told, while my later orders can still keep within it."""
-    # the energy audit is a tactical capability, probed by name until rulesets declare their capabilities
-    ruleset: Any = verified.game.manifest.ruleset if verified is not None else None
-    if verified is None or verified.stop is None or me is None or player is None \
-            or getattr(ruleset, "audit_allocation", None) is None:
+    audit = verified.game.manifest.ruleset.audit if verified is not None else None
+    if verified is None or verified.stop is None or me is None or player is None or audit is None:
         return ()
+    ruleset = verified.game.manifest.ruleset
     out: list[str] = []
     for secret in sorted(verified.game.secrets.values(), key=lambda s: s.id):
         if secret.owner != player or secret.revealed or secret.raw["kind"] != "allocation" or "step" not in secret.raw:
@@ -100,9 +98,9 @@ def own_audit(verified: Verified | None, me: Identity | None, player: str | None
                                                 bytes.fromhex(secret.raw["commit"])))
         except (PbemError, ValueError, OSError):
             continue  # not openable with this key file (an agent-held key): nothing to say
-        turn = ruleset.turn_of(ruleset.parse_time(secret.raw["step"]))
-        record = ruleset.turn_record(verified.stop.checkpoint.state, player, turn)
-        for reason in ruleset.audit_allocation(verified.game.manifest.setup, record, {**value, "turn": turn}):
+        turn = audit.turn_of(ruleset.parse_time(secret.raw["step"]))
+        record = audit.turn_record(verified.stop.checkpoint.state, player, turn)
+        for reason in audit.audit_allocation(verified.game.manifest.setup, record, {**value, "turn": turn}):
             out.append(f"warning: your sealed allocation {secret.id} does not pay for what you did: {reason} (its "
                        "reveal at the end is refused for it: keep your orders within it)")
     return tuple(out)
@@ -409,14 +407,14 @@ def check_roll(ws: Workspace, files: dict[str, bytes], player: str, refs: list[s
     game = ws.game_of(files)
     stop, _status = expected_after(head, game, player)
     owed = list(dict.fromkeys(stop.dice_refs))
-    roller = getattr(game.manifest.ruleset, "dice_roller", None)
+    dice = game.manifest.ruleset.dice
     for ref in refs:
         if ref not in owed:
             raise PbemError("dice.unbound-ref", f"--ref {ref}: nothing owes a die for it now (dice are rolled for "
                             "a declared shot of the step being resolved)", exit_code=ILLEGAL,
                             hint=("owed now: " + ", ".join(owed)) if owed else "declare the shot first (an entry "
                             "{fire: {weapon, target}} at its fire step), then roll")
-        firer = roller(stop.checkpoint.state, ref) if roller is not None else None
+        firer = dice.dice_roller(stop.checkpoint.state, ref) if dice is not None else None
         if firer is not None and firer != player:
             raise PbemError("dice.wrong-roller", f"--ref {ref}: that die is {firer}'s to roll, not yours: only the "
                             "player whose action a die resolves announces it", exit_code=ILLEGAL,

@@ -41,7 +41,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
-from pbem.rulesets.base import Action, Event, Point
+from pbem.rulesets.base import Action, Capabilities, Event, Orders, Point, Positions, Press, Sealed, Seats
 from pbem.rulesets.dow import conditions, engine, phases, press, resolve, state
 from pbem.rulesets.dow.board import Board
 from pbem.rulesets.dow.refusal import Refusal
@@ -50,7 +50,7 @@ from pbem.rulesets.dow.relations import Relations
 RESULT_MISMATCH = "result.mismatch"
 
 
-class DowRuleset:
+class DowRuleset(Capabilities):
     """The `dow/1` ruleset (zero-argument constructor)."""
 
     name = "dow/1"
@@ -261,6 +261,35 @@ class DowRuleset:
     def is_over(self, game: state.DowState) -> bool:
         """Whether someone has won or a draw was agreed (or declared by the engine at its year limit)."""
         return game.outcome is not None
+
+    def reveals_sealed_at(self, game: state.DowState, point: Point) -> bool:
+        """Every phase resolves from the revealed orders (`reveals_sealed`)."""
+        return self.reveals_sealed
+
+    def sealed_input_error(self, kind: str, point: Point, value: Any) -> str | None:
+        """Orders carry no step of their own: the secret's `step` alone says which phase they answer."""
+        return None
+
+    # --- capabilities (rulesets/base.py): this class implements each itself ----------------------------------
+    @property
+    def sealing(self) -> Sealed:
+        return self
+
+    @property
+    def press(self) -> Press:
+        return self
+
+    @property
+    def orders(self) -> Orders:
+        return self
+
+    @property
+    def seats(self) -> Seats:
+        return self
+
+    @property
+    def positions(self) -> Positions:
+        return self
 
 
 def _orders_only(action: Action) -> Action:

@@ -23,13 +23,14 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
-from pbem.rulesets.base import Action, Ambiguous, Event, Point
+from pbem.rulesets.base import (Action, Ambiguous, Armed, Audit, Capabilities, Declared, Dice, Event, Foresight, Plans,
+                                Point, Sealed, Seats, Seeking, Summary, Uses)
 from pbem.rulesets.tactical import (actions, conditions, energy, foresight, gametime, outcome, plans, reinforce,
                                     seeking, state)
 from pbem.rulesets.tactical.weapons import DIE_SIDES
 
 
-class TacticalRuleset:
+class TacticalRuleset(Capabilities):
     """The `tactical/1` ruleset (zero-argument constructor, registered in pbem.rulesets)."""
 
     name = "tactical/1"
@@ -274,6 +275,10 @@ class TacticalRuleset:
         """DESIGN §4.8: a resigned player's units leave the map (state.resigned)."""
         return state.resigned(game, player)
 
+    def replaced(self, game: state.TacticalState, player: str) -> state.TacticalState:
+        """A seat given to a new holder changes nothing on the map: the units play on under him."""
+        return game
+
     def is_over(self, game: state.TacticalState) -> bool:
         """Whether at most one player still has units in play (of at least two who started with units)."""
         started = {u.owner for u in game.units if u.seeking is None}
@@ -296,3 +301,48 @@ class TacticalRuleset:
     def unit_positions(self, game: state.TacticalState) -> dict[str, tuple[str, str] | None]:
         """Unit id -> (hex, facing), None for a unit out of play."""
         return state.unit_positions(game)
+
+    # --- capabilities (rulesets/base.py): this class implements each itself ----------------------------------
+    @property
+    def plans(self) -> Plans:
+        return self
+
+    @property
+    def dice(self) -> Dice:
+        return self
+
+    @property
+    def declared(self) -> Declared:
+        return self
+
+    @property
+    def sealing(self) -> Sealed:
+        return self
+
+    @property
+    def seeking(self) -> Seeking:
+        return self
+
+    @property
+    def audit(self) -> Audit:
+        return self
+
+    @property
+    def seats(self) -> Seats:
+        return self
+
+    @property
+    def foresight(self) -> Foresight:
+        return self
+
+    @property
+    def uses(self) -> Uses:
+        return self
+
+    @property
+    def armed(self) -> Armed:
+        return self
+
+    @property
+    def summary(self) -> Summary:
+        return self
