@@ -26,6 +26,7 @@ RANK = {
     "crypto": 5,
     "rulesets": 4, "formats": 3,
     "errors": 2,
+    "catalog": 1,  # every rule id and what to do about it: imports nothing, so errors may take hints from it
     "pbem": 0,  # the package's own __init__ (its version): imports nothing of pbem
 }
 
