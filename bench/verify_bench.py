@@ -179,6 +179,49 @@ for oid in oids:
 print(len(oids), total)
 """
 
+# The floor of ARCHITECTURE §4.4 (and the issue's target): one Python process, nothing of pbem's, that walks the
+# first-parent history with pygit2, parses each commit, checks its one Ed25519 signature with PyNaCl over the
+# SSHSIG message (as pbem does), diffs each tree against its parent's and reads every changed blob.
+FLOOR_PYGIT2 = """
+import base64, hashlib, struct, sys, pygit2
+from nacl.signing import VerifyKey
+pygit2.settings.enable_caching(False)
+repo = pygit2.Repository(sys.argv[1])
+walker = repo.walk(repo.head.target, pygit2.enums.SortMode.TOPOLOGICAL)
+walker.simplify_first_parent()
+commits = list(walker)
+commits.reverse()
+def strings(data):
+    out, i = [], 0
+    while i < len(data):
+        (n,) = struct.unpack(">I", data[i:i + 4])
+        out.append(data[i + 4:i + 4 + n])
+        i += 4 + n
+    return out
+def string(b):
+    return struct.pack(">I", len(b)) + b
+total = 0
+parent = None
+for commit in commits:
+    armored, payload = commit.gpg_signature
+    body = b"".join(armored.strip().splitlines()[1:-1])
+    blob = base64.b64decode(body)
+    assert blob[:6] == b"SSHSIG"
+    key, namespace, reserved, hash_alg, sig = strings(blob[10:])
+    _, raw_key = strings(key)
+    _, raw_sig = strings(sig)
+    message = b"SSHSIG" + string(namespace) + string(reserved) + string(hash_alg) + string(
+        hashlib.sha512(payload).digest())
+    VerifyKey(raw_key).verify(message, raw_sig)
+    tree = commit.tree
+    diff = tree.diff_to_tree(swap=True) if parent is None else parent.tree.diff_to_tree(tree)
+    for delta in diff.deltas:
+        if delta.status != pygit2.enums.DeltaStatus.DELETED:
+            total += len(repo.odb.read(delta.new_file.id)[1])
+    parent = commit
+print(len(commits), total)
+"""
+
 
 # Runs one command as its only child and reports its wall time, the CPU time of it and of every process it waited
 # for (verify's fetching process), and the peak resident memory of the largest of them (RUSAGE_CHILDREN).
@@ -240,15 +283,19 @@ def main() -> None:
             start = time.perf_counter()
             make_game(path, n)
             print(f"built {n} commits in {time.perf_counter() - start:.1f} s", file=sys.stderr)
-        floors, verifies = [], []
+        floors, floors2, verifies = [], [], []
         for _ in range(args.runs):  # alternated, so that a change in the machine's load touches both alike
             floors.append(timed([sys.executable, "-c", FLOOR, str(path), str(ROOT / "tool")], path))
+            floors2.append(timed([sys.executable, "-c", FLOOR_PYGIT2, str(path)], path))
+            assert floors2[-1][3].split()[0] == str(n), floors2[-1][3]
             shutil.rmtree(path / ".git" / "pbem", ignore_errors=True)  # a cold, full verification
             verifies.append(timed([pbem, "verify"], path))
             shutil.rmtree(path / ".git" / "pbem", ignore_errors=True)
             assert verifies[-1][3].startswith("ok:"), verifies[-1][3][:500]
         floor_t, floor_cpu = median([f[0] for f in floors]), median([f[1] for f in floors])
         verify_t, verify_cpu = median([v[0] for v in verifies]), median([v[1] for v in verifies])
+        floor2_t, floor2_cpu = median([f[0] for f in floors2]), median([f[1] for f in floors2])
+        floor2_mem = max(f[2] for f in floors2)
         verify_mem = max(v[2] for v in verifies)
         timed([pbem, "verify", "HEAD~1"], path)  # keeps the clean state of the parent (verify/cache.py)
         ones, one_cpus = [], []
@@ -265,7 +312,10 @@ def main() -> None:
                      "commits_per_s": round(n / verify_t), "x_floor": round(verify_t / floor_t, 2),
                      "x_floor_cpu": round(verify_cpu / floor_cpu, 2),
                      "tail_ratio": round(ratio, 2) if ratio else None, "one_commit_s": round(median(ones), 2),
-                     "one_commit_cpu_s": round(median(one_cpus), 2), "peak_mb": round(verify_mem / 1024)})
+                     "one_commit_cpu_s": round(median(one_cpus), 2), "peak_mb": round(verify_mem / 1024),
+                     "floor2_s": round(floor2_t, 2), "floor2_cpu_s": round(floor2_cpu, 2),
+                     "x_floor2": round(verify_t / floor2_t, 2), "x_floor2_cpu": round(verify_cpu / floor2_cpu, 2),
+                     "floor2_peak_mb": round(floor2_mem / 1024)})
     print("| commits | floor s (CPU) | verify s (CPU) | commits/s | × floor (CPU) | last 1k / 1k–2k "
           "| one new commit s (CPU) | peak MB |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -273,6 +323,17 @@ def main() -> None:
         print(f"| {r['commits']} | {r['floor_s']} ({r['floor_cpu_s']}) | {r['verify_s']} ({r['verify_cpu_s']}) | "
               f"{r['commits_per_s']} | {r['x_floor']} ({r['x_floor_cpu']}) | {r['tail_ratio']} | "
               f"{r['one_commit_s']} ({r['one_commit_cpu_s']}) | {r['peak_mb']} |")
+    print()
+    print("Against the pygit2 floor (one process: first-parent walk, commit parsed, one Ed25519 signature checked "
+          "with PyNaCl, tree diffed against its parent's, every changed blob read):")
+    print()
+    print("| commits | pygit2 floor s (CPU) | verify s (CPU) | × floor wall | × floor CPU | one new commit s (CPU) "
+          "| peak MB verify (floor) |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r['commits']} | {r['floor2_s']} ({r['floor2_cpu_s']}) | {r['verify_s']} ({r['verify_cpu_s']}) | "
+              f"{r['x_floor2']} | {r['x_floor2_cpu']} | {r['one_commit_s']} ({r['one_commit_cpu_s']}) | "
+              f"{r['peak_mb']} ({r['floor2_peak_mb']}) |")
     print(json.dumps(rows), file=sys.stderr)
 
 

@@ -28,6 +28,7 @@ RANK = {
     "rulesets": 4, "formats": 3,
     "errors": 2,
     "text": 1,
+    "catalog": 1,  # every rule id and what to do about it: imports nothing, so errors may take hints from it
     "pbem": 0,  # the package's own __init__ (its version): imports nothing of pbem
 }
 
