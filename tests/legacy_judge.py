@@ -51,10 +51,12 @@ from pbem.protocol.whisper import whisper_findings
 from pbem.rulesets.base import Point, Ruleset
 from pbem.protocol.replay import replay, start_checkpoint
 from pbem.protocol.serving import START_REF, order_refs, seat_before, start_sides
-from pbem.verify.agreementfile import AGREEMENT_RE
-from pbem.verify.erratafile import ERRATUM_RE
-from pbem.verify.gamefiles import (CODEOWNERS, DICE_RE, GAME, PLAYERS_RE, PRESS_RE, README, REPORT_RE, SECRET_RE,
-                                   STATUS, WORKFLOW, Game, in_commit_order, press_added)
+from pbem.files.layout import AGREEMENT_RE
+from pbem.files.layout import ERRATUM_RE
+from pbem.files.layout import (CODEOWNERS, DICE_RE, GAME, PLAYERS_RE, PRESS_RE, README, REPORT_RE, SECRET_RE, STATUS,
+                               WORKFLOW)
+from pbem.protocol.books import in_commit_order, press_added
+from pbem.protocol.game import Game
 from pbem.verify.invitation import join_findings
 
 PROTECTED = (GAME, WORKFLOW, README, CODEOWNERS)

@@ -156,7 +156,7 @@ def test_the_old_home_still_answers() -> None:
 def test_the_upgrade_row_writes_the_gate_where_the_layout_has_it() -> None:
     """The upgrade's row names the file its last signature writes; it is the game's workflow file."""
     from pbem.protocol import upgrade
-    from pbem.verify.gamefiles import WORKFLOW
+    from pbem.files.layout import WORKFLOW
 
     row = kinds.KINDS["upgrade"]
     assert row.writes is not None and upgrade.WORKFLOW == WORKFLOW

@@ -16,9 +16,10 @@ from pbem.crypto.keys import PublicKey
 from pbem.errors import PbemError
 from pbem.files.layout import GAME, STATUS
 from pbem.formats import schemas, times, yamlsafe
-from pbem.protocol.agreements import ERRATUM, Agreement
+from pbem.protocol.agreements import Agreement
+from pbem.protocol.kinds import ERRATUM
 from pbem.protocol.dice import ESCROW, Batch
-from pbem.protocol.errata import Erratum
+from pbem.protocol.erratum import Erratum
 from pbem.protocol.game import Manifest, Seat
 from pbem.protocol.model import Entry, PlayerInputs, Status, notes_of
 from pbem.protocol.secrets import Secret

@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Mapping
 
-from pbem.protocol.agreements import START, Agreement
+from pbem.protocol.agreements import Agreement
+from pbem.protocol.kinds import START
 from pbem.protocol.dice import Batch
 from pbem.protocol.game import Game, Manifest
 from pbem.protocol.model import Message, PressFile, Rolled, SealedInput

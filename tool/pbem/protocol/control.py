@@ -15,7 +15,8 @@ from pbem.protocol.verified import Verified
 from pbem.protocol.ways_out import (covered_by_nmr, effects_of, ended, errata_agreed, excused_by_nmr, nmr_served,
                                     resignations_applied, without_orders)
 from pbem.rulesets.base import Point, Ruleset
-from pbem.verify.gamefiles import Game, in_commit_order  # moved: protocol/game.py, protocol/books.py (house-files)
+from pbem.protocol.books import in_commit_order
+from pbem.protocol.game import Game
 
 
 def status_of(ruleset: Ruleset, stop: Stop, yielded_by: str | None, note: str = "") -> Status:

@@ -9,7 +9,7 @@ from typing import Any, Mapping
 from pbem.crypto.keys import PublicKey
 from pbem.protocol.agreements import Agreement
 from pbem.protocol.dice import Batch
-from pbem.protocol.errata import Erratum
+from pbem.protocol.erratum import Erratum
 from pbem.protocol.model import Inputs, PressFile, Status
 from pbem.protocol.secrets import Secret
 from pbem.rulesets import get as get_ruleset

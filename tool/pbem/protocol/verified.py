@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pbem.crypto.keys import PublicKey
 from pbem.protocol.model import Status, Stop
 from pbem.rulesets.base import Point
-from pbem.verify.gamefiles import Game
+from pbem.protocol.game import Game
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from pbem.protocol import agreements, dice, errata, secrets
 from pbem.protocol.model import OWED, Status
 from pbem.protocol.verified import Verified
 from pbem.rulesets.base import Point, Ruleset, State
-from pbem.verify.gamefiles import Game  # moved: protocol/game.py once house-files lands (ARCHITECTURE §4.2)
+from pbem.protocol.game import Game
 
 
 FOREVER: tuple = (float("inf"),)  # a horizon past every game time (points are tuples led by a number)

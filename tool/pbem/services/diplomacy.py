@@ -33,7 +33,7 @@ from pbem.files.layout import STATUS
 from pbem.files.lines import ENTRY_LINE
 from pbem.protocol.books import in_commit_order
 from pbem.protocol.game import Game
-from pbem.protocol.agreements import NMR
+from pbem.protocol.kinds import NMR
 from pbem.protocol.kinds import NMR
 from pbem.protocol.openings import gives_input
 from pbem.protocol.control import expected_after, who

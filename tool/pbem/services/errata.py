@@ -22,8 +22,9 @@ from pbem.formats.freetext import check_text
 from pbem.formats.writer import dump_mapping, dump_report
 from pbem.protocol import agreements as agreements_
 from pbem.protocol import errata
-from pbem.protocol.agreements import ERRATUM, Agreement
-from pbem.protocol.errata import Erratum
+from pbem.protocol.agreements import Agreement
+from pbem.protocol.kinds import ERRATUM
+from pbem.protocol.erratum import Erratum
 from pbem.errors import ILLEGAL, PbemError, check_text
 from pbem.formats.writer import dump_mapping
 from pbem.protocol import erratum as errata

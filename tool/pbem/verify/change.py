@@ -15,7 +15,8 @@ from typing import Any, Mapping
 
 from pbem.crypto.keys import PublicKey
 from pbem.protocol import upgrade
-from pbem.protocol.agreements import Agreement, Table
+from pbem.protocol.agreements import Agreement
+from pbem.protocol.kinds import Table
 from pbem.protocol.control import expected_after, expected_start, start_batch, start_choice, takes_turn, who
 from pbem.protocol.dice import Batch
 from pbem.protocol.history import entry_changes
@@ -25,9 +26,10 @@ from pbem.protocol.serving import START_REF
 from pbem.protocol.verified import Verified
 from pbem.protocol.ways_out import (agreement_effect, completed, consent_table, errata_agreed, nmr_completed,
                                     settled_now)
-from pbem.verify.agreementfile import AGREEMENT_RE
-from pbem.verify.erratafile import ERRATUM_RE
-from pbem.verify.gamefiles import DICE_RE, GAME, PLAYERS_RE, PRESS_RE, REPORT_RE, SECRET_RE, STATUS, Game
+from pbem.files.layout import AGREEMENT_RE
+from pbem.files.layout import ERRATUM_RE
+from pbem.files.layout import DICE_RE, GAME, PLAYERS_RE, PRESS_RE, REPORT_RE, SECRET_RE, STATUS
+from pbem.protocol.game import Game
 
 # The kinds of path a commit may change besides the fixed files, each recognised once (files/layout.py's patterns)
 PATH_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (

@@ -34,7 +34,8 @@ from pbem.protocol.serving import seat_before
 from pbem.protocol.verified import Verified
 from pbem.protocol.ways_out import gone_now
 from pbem.verify.change import AGREEMENT, ERRATUM, JOIN, PRESS, REFUSED, SETTLE, SETUP, START, TURN, Change
-from pbem.verify.gamefiles import Game, in_commit_order
+from pbem.protocol.books import in_commit_order
+from pbem.protocol.game import Game
 from pbem.verify.rules import (Rule, agreements, control, dice, errata, firm, legality, ownership, press, progress,
                                protected, secrets, setup, status, tactical)
 

@@ -9,6 +9,6 @@ from typing import Callable
 from pbem.errors import Finding
 from pbem.protocol.verified import Verified
 from pbem.verify.change import Change
-from pbem.verify.gamefiles import Game
+from pbem.protocol.game import Game
 
 Rule = Callable[[Verified, Game, Change], list[Finding]]

@@ -13,7 +13,8 @@ from pbem.protocol import agreements, dice, errata, openings, secrets, upgrade
 from pbem.protocol.verified import Verified
 from pbem.protocol.ways_out import settlement_parts
 from pbem.verify.change import Change
-from pbem.verify.gamefiles import GAME, STATUS, WORKFLOW, Game
+from pbem.files.layout import GAME, STATUS, WORKFLOW
+from pbem.protocol.game import Game
 
 SETTLES = ("withheld", "opened")  # what the commit completing an nmr may write in a secret (DESIGN §4.7, §4.8)
 

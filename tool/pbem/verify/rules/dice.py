@@ -12,7 +12,8 @@ from pbem.protocol.verified import Verified
 from pbem.protocol.ways_out import secrets_owed
 from pbem.rulesets.base import Point, Ruleset
 from pbem.verify.change import TURN, Change
-from pbem.verify.gamefiles import STATUS, Game
+from pbem.files.layout import STATUS
+from pbem.protocol.game import Game
 
 
 def batches(prev: Verified, game: Game, change: Change) -> list[Finding]:

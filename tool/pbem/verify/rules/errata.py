@@ -12,7 +12,8 @@ from pbem.errors import Finding
 from pbem.protocol import errata
 from pbem.protocol.verified import Verified
 from pbem.verify.change import Change
-from pbem.verify.gamefiles import STATUS, Game
+from pbem.files.layout import STATUS
+from pbem.protocol.game import Game
 
 
 def check(prev: Verified, game: Game, change: Change) -> list[Finding]:

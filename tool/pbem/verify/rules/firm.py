@@ -9,7 +9,7 @@ from pbem.protocol.history import firm_findings
 from pbem.protocol.model import REPLY
 from pbem.protocol.verified import Verified
 from pbem.verify.change import TURN, Change
-from pbem.verify.gamefiles import Game
+from pbem.protocol.game import Game
 
 
 def check(prev: Verified, game: Game, change: Change) -> list[Finding]:

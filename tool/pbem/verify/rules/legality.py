@@ -8,7 +8,7 @@ from pbem.errors import Finding
 from pbem.protocol.legality import own_findings
 from pbem.protocol.verified import Verified
 from pbem.verify.change import Change
-from pbem.verify.gamefiles import Game
+from pbem.protocol.game import Game
 
 
 def check(prev: Verified, game: Game, change: Change) -> list[Finding]:

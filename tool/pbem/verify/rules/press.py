@@ -12,7 +12,8 @@ from pbem.protocol.verified import Verified
 from pbem.protocol.ways_out import reveals_owed
 from pbem.protocol.whisper import whisper_findings
 from pbem.verify.change import Change
-from pbem.verify.gamefiles import Game, press_added
+from pbem.protocol.books import press_added
+from pbem.protocol.game import Game
 
 
 def check(prev: Verified, game: Game, change: Change) -> list[Finding]:

@@ -9,7 +9,8 @@ from pbem.protocol.control import progress_error
 from pbem.protocol.model import CLARIFY, Break
 from pbem.protocol.verified import Verified
 from pbem.verify.change import TURN, Change
-from pbem.verify.gamefiles import STATUS, Game
+from pbem.files.layout import STATUS
+from pbem.protocol.game import Game
 
 
 def check(prev: Verified, game: Game, change: Change) -> list[Finding]:

@@ -7,7 +7,8 @@ from __future__ import annotations
 from pbem.errors import Finding
 from pbem.protocol.verified import Verified
 from pbem.verify.change import Change
-from pbem.verify.gamefiles import CODEOWNERS, GAME, README, WORKFLOW, Game
+from pbem.files.layout import CODEOWNERS, GAME, README, WORKFLOW
+from pbem.protocol.game import Game
 
 PROTECTED = (GAME, WORKFLOW, README, CODEOWNERS)
 

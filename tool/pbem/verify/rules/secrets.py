@@ -8,7 +8,7 @@ from pbem.protocol import secrets
 from pbem.protocol.model import SEALED
 from pbem.protocol.verified import Verified
 from pbem.verify.change import TURN, Change
-from pbem.verify.gamefiles import Game
+from pbem.protocol.game import Game
 
 
 def check(prev: Verified, game: Game, change: Change) -> list[Finding]:

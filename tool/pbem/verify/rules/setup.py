@@ -13,7 +13,8 @@ from pbem.protocol.serving import START_REF, order_refs, start_sides
 from pbem.protocol.verified import Verified
 from pbem.protocol.ways_out import consent_table
 from pbem.verify.change import Change
-from pbem.verify.gamefiles import CODEOWNERS, GAME, README, STATUS, WORKFLOW, Game
+from pbem.files.layout import CODEOWNERS, GAME, README, STATUS, WORKFLOW
+from pbem.protocol.game import Game
 from pbem.verify.invitation import join_findings
 
 SETUP_FILES = {GAME, WORKFLOW, README, CODEOWNERS}

@@ -11,7 +11,8 @@ from pbem.protocol.model import Status, Stop
 from pbem.protocol.verified import Verified
 from pbem.protocol.ways_out import ended
 from pbem.verify.change import Change
-from pbem.verify.gamefiles import STATUS, Game
+from pbem.files.layout import STATUS
+from pbem.protocol.game import Game
 
 
 def replayed(prev: Verified, game: Game, change: Change) -> list[Finding]:

@@ -8,7 +8,7 @@ from pbem.errors import Finding, PbemError
 from pbem.protocol import secrets
 from pbem.protocol.verified import Verified
 from pbem.verify.change import TURN, Change
-from pbem.verify.gamefiles import Game
+from pbem.protocol.game import Game
 
 
 def launches(prev: Verified, game: Game, change: Change) -> list[Finding]:
