@@ -56,9 +56,6 @@ KNOWN_IMPURE = {
     ("pbem.protocol.model", "os"),
     # the diplomacy package is imported without its heavy side modules (see the module docstring there).
     ("pbem.rulesets.dow.engine", "sys"),
-    # the game model's move into protocol/ (see KNOWN_UPWARD)
-    ("pbem.protocol.control", "pbem.verify.gamefiles"), ("pbem.protocol.ways_out", "pbem.verify.gamefiles"),
-    ("pbem.protocol.verified", "pbem.verify.gamefiles"),
 }
 
 

@@ -65,7 +65,8 @@ def assert_same(got: Game, want: Game) -> None:
 
 
 def collection(game: Game, kind: FileKind) -> Mapping[str, Any]:
-    return getattr(game.inputs if kind.field in ("files", "per_player") else game, kind.field)  # type: ignore[no-any-return]
+    held: Mapping[str, Any] = getattr(game.inputs if kind.field in ("files", "per_player") else game, kind.field)
+    return held
 
 
 def of_kind(kind: FileKind) -> list[str]:

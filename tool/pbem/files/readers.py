@@ -147,7 +147,8 @@ def read_agreement(data: bytes, file: str, ruleset: Ruleset | None = None) -> Ag
 
 
 def read_erratum(data: bytes, file: str, ruleset: Ruleset) -> Erratum:
-    """One old-style erratum (the errata/ form: goes with it); raises PbemError naming file, line and rule for anything malformed."""
+    """One old-style erratum (the errata/ form: goes with it); raises PbemError naming file, line and rule for
+    anything malformed."""
     doc = yamlsafe.load(data, file)
     raw = doc.data if doc.data is not None else {}
     schemas.validate("pbem/erratum/1", raw, file=file, doc=doc)

@@ -26,6 +26,7 @@ from pbem.crypto import sshsig
 from pbem.crypto.keys import PublicKey
 from pbem.errors import PbemError
 from pbem.formats.canonical import dumps as canonical
+from pbem.protocol.ids import author_of  # moved: re-exported until the lead sweeps
 from pbem.protocol.model import Entry
 
 NAMESPACE = "pbem"  # as dice voids and errata: never `git`, so no agreement signature can pass for a commit's
@@ -50,11 +51,6 @@ def signed_by(armored: str | None, message: bytes, key: PublicKey | None) -> boo
     except PbemError:
         return False
     return signer.same_key(key)
-
-
-def author_of(document_id: str) -> str:
-    """The player an out-of-turn id names: the part before its last `-` (`rom-0001` -> `rom`)."""
-    return document_id.rpartition("-")[0]
 
 
 # --- the agreement ---------------------------------------------------------------------------------------------

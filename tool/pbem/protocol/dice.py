@@ -36,6 +36,7 @@ from pbem.crypto import sshsig
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
 from pbem.formats.canonical import dumps as canonical
+from pbem.protocol.ids import author_of, named_author
 from pbem.protocol.model import Break
 from pbem.rulesets.base import Withheld
 
@@ -105,7 +106,7 @@ class Batch:
         if agreement is None:
             return None
         # a resign is its own player's agreement; an nmr is never signed, let alone proposed, by its subject
-        kind = "resign" if agreement.rpartition("-")[0] == self.roller else "nmr"
+        kind = "resign" if author_of(agreement) == self.roller else "nmr"
         return Withheld(self.roller, agreement, kind)
 
     def contributors(self, players: Sequence[str]) -> list[str]:
@@ -251,7 +252,7 @@ def _changes(game_id: str, players: Sequence[str], keys: Mapping[str, PublicKey]
     if f != f"dice/{new.id}.yaml":
         out.append(_f("dice.bad-batch", f"batch {new.id} must live in dice/{new.id}.yaml", f))
     if old is None:
-        author = new.id.rsplit("-", 1)[0] if "-" in new.id else None
+        author = named_author(new.id)
         if author is not None and author != new.roller:
             out.append(Finding("ownership.id-author", f"batch {new.id} is rolled by {new.roller}: its id must "
                                f"carry its roller ({new.roller}-NNNN)", file=f, line=new.line_of("id")))
@@ -317,7 +318,7 @@ def _withheld(players: Sequence[str], old: Batch, new: Batch, settled: Mapping[s
             out.append(_f("dice.bad-withheld", f"batch {new.id} marks {player}'s part withheld by {agreement}, "
                           "which this commit does not complete (only the last signature of an nmr against him, "
                           "or his own resign, settles it)", new.file))
-        elif not (involved(players, old, player) if agreement.rpartition("-")[0] == player
+        elif not (involved(players, old, player) if author_of(agreement) == player
                   else owes(players, old, player)):
             # a resign settles every part he still had to give; an nmr only what he owes now
             out.append(_f("dice.bad-withheld", f"batch {new.id}: {player} owes it nothing now to withhold",

@@ -9,14 +9,10 @@ from __future__ import annotations
 from typing import Collection, Mapping
 
 from pbem.errors import Finding
+from pbem.protocol.ids import press_author as author_of  # moved: re-exported until the lead sweeps
 from pbem.protocol.model import PressFile
 
 LEGACY = "press/global.yaml"
-
-
-def author_of(path: str) -> str:
-    """The seat a press file belongs to: press/<author>.yaml."""
-    return path[len("press/"):-len(".yaml")]
 
 
 def press_findings(before: Mapping[str, PressFile], after: Mapping[str, PressFile], committer: str,

@@ -10,7 +10,6 @@ over while any secret is unrevealed.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, Collection, Iterable, Mapping, Sequence
@@ -18,27 +17,13 @@ from typing import Any, Callable, Collection, Iterable, Mapping, Sequence
 from pbem.crypto import seal
 from pbem.errors import Finding, PbemError
 from pbem.formats import schemas
+from pbem.protocol.ids import named_author
+from pbem.protocol.ids import named_author as id_author, next_id as next_secret_id  # noqa: F401  # moved: re-exported until the lead sweeps
 from pbem.protocol.model import Break, Entry
 from pbem.rulesets.base import Point
 
 SECRET = "secret"
 END = "end"
-# DESIGN §2, §4.9: a secret's id carries its owner, `<owner>-NNNN`, numbered per owner, so players sealing at once
-# never write the same path; the old `sNNNN` stays valid in existing games but is no longer written.
-AUTHOR_ID = re.compile(r"([a-z][a-z0-9_-]{0,15})-([0-9]{4,6})\Z")
-OLD_ID = re.compile(r"s[0-9]{4,6}\Z")
-
-
-def id_author(secret_id: str) -> str | None:
-    """The player part of an id `<owner>-NNNN` (split at its last `-`); None for an old-style `sNNNN`."""
-    m = AUTHOR_ID.match(secret_id)
-    return m.group(1) if m else None
-
-
-def next_secret_id(existing: Iterable[str], owner: str) -> str:
-    """`owner`'s next free secret id: `<owner>-NNNN`, one more than his highest (DESIGN §4.9)."""
-    numbers = [int(m.group(2)) for i in existing if (m := AUTHOR_ID.match(i)) and m.group(1) == owner]
-    return f"{owner}-{max(numbers, default=0) + 1:04d}"
 
 
 @dataclass(frozen=True)
@@ -179,7 +164,7 @@ def _sealed(new: Secret, players: Sequence[str], parse_time: Callable[[str], Poi
     out = []
     if new.owner not in players:
         out.append(Finding("secret.bad-secret", f"owner {new.owner!r} is not a player", file=f))
-    author = id_author(new.id)
+    author = named_author(new.id)
     if author is not None and author != new.owner:
         out.append(Finding("ownership.id-author", f"secret {new.id} names {author} in its id, but its owner is "
                            f"{new.owner}: a secret's id is `<owner>-NNNN` (secrets/{new.owner}-NNNN.yaml)", file=f,

@@ -25,17 +25,13 @@ from pbem.crypto import whisper as crypto
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
 from pbem.protocol.model import Message, PressFile
+from pbem.protocol.ids import author_of
 from pbem.protocol.press import LEGACY
 
 BAD_WHISPER = "press.bad-whisper"
 SIGNATURE = "press.whisper-signature"
 BAD_DISCLOSURE = "press.bad-disclosure"
 ID_AUTHOR = "ownership.id-author"
-
-
-def author_of_id(whisper_id: str) -> str:
-    """The sender named by a whisper id `<sender>-NNNN` (split at the last `-`)."""
-    return whisper_id.rsplit("-", 1)[0]
 
 
 def whispers_of(press: Mapping[str, PressFile], sender: str) -> list[Message]:
@@ -46,7 +42,7 @@ def whispers_of(press: Mapping[str, PressFile], sender: str) -> list[Message]:
 
 def find(press: Mapping[str, PressFile], whisper_id: str) -> Message | None:
     """The whisper with this id, or None when none was sent."""
-    return next((m for m in whispers_of(press, author_of_id(whisper_id)) if m.body["whisper"].get("id") ==
+    return next((m for m in whispers_of(press, author_of(whisper_id)) if m.body["whisper"].get("id") ==
                  whisper_id), None)
 
 
@@ -70,8 +66,8 @@ def _whisper(game_id: str, keys: Mapping[str, PublicKey], press: Mapping[str, Pr
     def finding(rule: str, text: str) -> list[Finding]:
         return [Finding(rule, f"whisper {wid}: {text}", file=message.file, line=message.line)]
 
-    if author_of_id(wid) != sender:
-        return finding(ID_AUTHOR, f"the id names {author_of_id(wid)!r}, but {sender} sent it (ids are "
+    if author_of(wid) != sender:
+        return finding(ID_AUTHOR, f"the id names {author_of(wid)!r}, but {sender} sent it (ids are "
                                   f"{sender}-NNNN)")
     same = [m for m in whispers_of(press, sender) if m.body["whisper"].get("id") == wid]
     if len(same) > 1:

@@ -12,7 +12,7 @@ from typing import Any, Callable, Mapping, Sequence
 from pbem.errors import ILLEGAL, PbemError
 from pbem.formats import yamlsafe
 from pbem.formats.writer import dump_mapping, dump_report
-from pbem.protocol import agreements, kinds, upgrade
+from pbem.protocol import agreements, ids, kinds, upgrade
 from pbem.protocol.agreements import Agreement
 from pbem.protocol.erratum import Erratum
 from pbem.protocol.model import Entry, entry_identity, notes_of
@@ -75,10 +75,8 @@ def unsigned(game: Game, agreement: Agreement) -> tuple[str, ...]:
 
 
 def next_id(game: Game, player: str) -> str:
-    """My next free id: `<player>-NNNN`, numbered per author (DESIGN §2)."""
-    numbers = [int(m.group(1)) for a in game.agreements.values()
-               if (m := re.fullmatch(re.escape(player) + r"-([0-9]{4})", a.id))]
-    return f"{player}-{(max(numbers) + 1) if numbers else 1:04d}"
+    """My next free agreement id: `<player>-NNNN`, numbered per author (DESIGN §2, §4.9)."""
+    return ids.next_id((a.id for a in game.agreements.values()), player)
 
 
 def propose(ws: Workspace, me: Identity, kind: str, content: Mapping[str, Any], summary: str) -> Done:

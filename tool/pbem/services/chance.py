@@ -19,7 +19,8 @@ from pbem.formats import schemas, yamlsafe
 from pbem.formats.canonical import dumps as canonical
 from pbem.formats.freetext import check_text
 from pbem.formats.writer import dump_mapping
-from pbem.protocol import dice, secrets
+from pbem.protocol import dice, ids, secrets
+from pbem.protocol.ids import next_id as author_id  # noqa: F401  # moved: re-exported until the lead sweeps
 from pbem.protocol.dice import Batch
 from pbem.protocol.secrets import Secret
 from pbem.protocol.serving import START_REF, start_sides
@@ -39,13 +40,6 @@ def private_key(me: Identity) -> PrivateKey:
 def next_id(existing: Mapping[str, Any], prefix: str) -> str:
     numbers = [int(i[1:]) for i in existing]
     return f"{prefix}{(max(numbers) + 1) if numbers else 1:04d}"
-
-
-def author_id(existing: Mapping[str, Any], author: str) -> str:
-    """The next id of a file `author` makes out of turn: `<author>-NNNN`, numbered per author (DESIGN §2, §4.9),
-    so two players acting at once never write the same path. Old-style ids (`b0001`) are not counted."""
-    numbers = [int(i.rsplit("-", 1)[1]) for i in existing if i.rsplit("-", 1)[0] == author and "-" in i]
-    return f"{author}-{(max(numbers) + 1) if numbers else 1:04d}"
 
 
 def announce(files: Files, game: Game, me: Identity, roller: str, purposes: list[str], refs: list[str],
@@ -68,7 +62,7 @@ def announce(files: Files, game: Game, me: Identity, roller: str, purposes: list
     each = each or [sides] * len(purposes)
     for i, ref in enumerate(refs):
         _check_binding(game, [ref], each[i])
-    batch_id = author_id(game.batches, roller)
+    batch_id = ids.next_id(game.batches, roller)
     raw: dict[str, Any] = {"id": batch_id, "roller": roller, "mode": mode, "sides": sides,
                            "rolls": [{"for": text, **({"ref": refs[i]} if refs else {}),
                                       **({"sides": each[i]} if each[i] != sides else {})}
@@ -238,7 +232,7 @@ def seal_secret(files: Files, game: Game, me: Identity, owner: str, kind: str, c
     schemas.validate(f"pbem/secret/{kind}/1", value, file=source)
     _check_sealable(game, owner, kind, value, document)
     sealed = seal.seal(canonical(value), me.public)
-    secret_id = secrets.next_secret_id(game.secrets, owner)  # the owner's own id: sealing at once never collides
+    secret_id = ids.next_id(game.secrets, owner)  # the owner's own id: sealing at once never collides
     raw: dict[str, Any] = {"id": secret_id, "owner": owner, "kind": kind}
     if concerns:
         raw["concerns"] = concerns
@@ -288,7 +282,7 @@ def withheld_listing(game: Game) -> list[str]:
                 out.append(f"dice {batch.id}: {player}'s contribution withheld, {how}: left out of the seed")
     for secret in sorted(game.secrets.values(), key=lambda s: s.id):
         if secret.withheld:
-            how = "resign" if secret.withheld.rpartition("-")[0] == secret.owner else "nmr"
+            how = "resign" if ids.author_of(secret.withheld) == secret.owner else "nmr"
             what = secret.raw["kind"] + (f", {secret.raw['concerns']}" if secret.raw.get("concerns") else "")
             out.append(f"secret {secret.id} ({what}): {secret.owner}'s reveal withheld, {how} {secret.withheld}: "
                        "what it hid is lost")

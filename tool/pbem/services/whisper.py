@@ -18,6 +18,7 @@ from pbem.crypto import whisper as crypto
 from pbem.crypto.keys import PrivateKey
 from pbem.errors import ILLEGAL, PbemError
 from pbem.formats.freetext import check_text
+from pbem.protocol import ids
 from pbem.protocol import whisper as rules
 from pbem.protocol.model import Message
 from pbem.services import diplomacy
@@ -69,8 +70,7 @@ def whisper(ws: Workspace, me: Identity, to: Sequence[str], text: str) -> diplom
 
 def next_id(game: Game, player: str) -> str:
     """The sender's next whisper id, `<player>-NNNN` (numbered per author, DESIGN §2)."""
-    numbers = [int(m.body["whisper"]["id"].rsplit("-", 1)[1]) for m in rules.whispers_of(game.press, player)]
-    return f"{player}-{(max(numbers) + 1) if numbers else 1:04d}"
+    return ids.next_id((m.body["whisper"]["id"] for m in rules.whispers_of(game.press, player)), player)
 
 
 def inbox(ws: Workspace, me: Identity) -> list[Whisper]:
