@@ -37,10 +37,6 @@ KNOWN_UPWARD = {("pbem.errors", "pbem.formats.escape")}
 KNOWN_CYCLES = {
     frozenset({"pbem.protocol.errata", "pbem.protocol.agreements"}),
     frozenset({"pbem.services.errata", "pbem.services.agreements"}),
-    # services/diplomacy.py is to become the package services/dow/: its helper modules (the log, the order check,
-    # the openings of withheld sets) take its shared types from it, and it calls them lazily
-    frozenset({"pbem.services.diplomacy", "pbem.services.dow_log", "pbem.services.order_check",
-               "pbem.services.dow_openings"}),
 }
 
 # What the pure core may not import: git, processes, files, clocks, randomness, the network, the terminal.
