@@ -52,7 +52,8 @@ from pbem.crypto.keys import PrivateKey, write_keypair  # noqa: E402
 from pbem.protocol.model import SEALED  # noqa: E402
 from pbem.rulesets.dow import engine, resolve  # noqa: E402
 from pbem.rulesets.dow.state import POWERS  # noqa: E402
-from pbem.services import diplomacy, setup  # noqa: E402
+from pbem.services import setup  # noqa: E402
+from pbem.services.dow import orders as dow_orders, press as dow_press, seat as dow_seat  # noqa: E402
 from pbem.services.workspace import Identity, Workspace  # noqa: E402
 from pbem.store.signer import KeySigner  # noqa: E402
 
@@ -130,20 +131,20 @@ def make_game(path: Path, until: int, seed: int = 15) -> int:
         if when == "S1901P":
             for i, a in enumerate(POWERS):
                 for b in POWERS[i + 1:]:
-                    diplomacy.post(ws, players[a], {"declare": {"to": b, "state": "WAR"}})
+                    dow_press.post(ws, players[a], {"declare": {"to": b, "state": "WAR"}})
         for power in speakers:
-            diplomacy.post(ws, players[power], {"say": f"{NAMES[power]} of {power.title()} at {when}: no quarter."})
+            dow_press.post(ws, players[power], {"say": f"{NAMES[power]} of {power.title()} at {when}: no quarter."})
         if when == "S1901P":  # the press-only first half ends when every power is ready
             for power in POWERS:
-                diplomacy.post(ws, players[power], {"ready": True})
+                dow_press.post(ws, players[power], {"ready": True})
             continue
-        state = diplomacy.current_state(ws.head())
+        state = dow_seat.current_state(ws.head())
         phase = when if not when.endswith("P") else ""
         for power in owing:
             orders = choose(state, phase, power, rng) if phase else []
-            diplomacy.seal_orders(ws, players[power], json.dumps({"orders": orders}).encode(), f"bench {when}")
+            dow_orders.seal_orders(ws, players[power], json.dumps({"orders": orders}).encode(), f"bench {when}")
         for power in owing:
-            diplomacy.reveal_orders(ws, players[power])
+            dow_orders.reveal_orders(ws, players[power])
         if when.endswith("A"):
             print(f"  {when} done", file=sys.stderr)
     count = int(subprocess.run(["git", "-C", str(path), "rev-list", "--count", "HEAD"], capture_output=True,

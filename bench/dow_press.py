@@ -25,7 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from dow_game import CODE, identity, median, run  # noqa: E402
 from pbem.rulesets.dow.state import POWERS  # noqa: E402
-from pbem.services import diplomacy, setup  # noqa: E402
+from pbem.services import setup  # noqa: E402
+from pbem.services.dow import press as dow_press  # noqa: E402
 
 GAMES = Path(__file__).resolve().parent / ".games"
 
@@ -41,7 +42,7 @@ def make_game(path: Path, messages: int) -> None:
         setup.begin(ws, players[power], first="austria")
     for number in range(messages):
         power = POWERS[number % len(POWERS)]
-        diplomacy.post(ws, players[power], {"say": f"w{number}"})
+        dow_press.post(ws, players[power], {"say": f"w{number}"})
     subprocess.run(["git", "-C", str(path), "gc", "-q"], check=True)
 
 

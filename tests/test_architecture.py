@@ -39,10 +39,6 @@ KNOWN_CYCLES = {
     # branches written against the old home; the circle is those re-export lines alone and goes with them
     frozenset({"pbem.protocol.agreements", "pbem.protocol.kinds", "pbem.protocol.agreement_rules",
                "pbem.protocol.erratum", "pbem.protocol.upgrade"}),
-    # services/diplomacy.py is to become the package services/dow/: its helper modules (the log, the order check,
-    # the openings of withheld sets) take its shared types from it, and it calls them lazily
-    frozenset({"pbem.services.diplomacy", "pbem.services.dow_log", "pbem.services.order_check",
-               "pbem.services.dow_openings"}),
 }
 
 # What the pure core may not import: git, processes, files, clocks, randomness, the network, the terminal.

@@ -1202,10 +1202,10 @@ def dow_allied(base_dow_allied: Any, tmp_path: Path) -> Any:
 
 def _recognised(dow: Any) -> dict[tuple[str, str], str]:
     """The recognised state of each pair of powers after the press sent so far (pbem relations --format json)."""
-    from pbem.services import diplomacy
+    from pbem.services.dow import seat as dow_seat
 
     head = dow.ws().head()
-    relations = head.game.manifest.ruleset.relations(diplomacy.current_state(head)).recognised
+    relations = head.game.manifest.ruleset.relations(dow_seat.current_state(head)).recognised
     return {(a, b): relations.get(a, b) for a, b in [("england", "france"), ("austria", "england"),
                                                      ("austria", "france")]}
 
@@ -2781,11 +2781,11 @@ def test_private_press__a_whisper_to_a_power_that_is_out_or_not_seated(dow_whisp
     from dataclasses import replace as replaced
 
     from pbem.rulesets.dow.board import Board
-    from pbem.services import diplomacy
+    from pbem.services.dow import seat as dow_seat
 
     whisper = _whisper_of(dow_whisper, "england-0001")
     head = dow_whisper.ws().head()
-    state = diplomacy.current_state(head)
+    state = dow_seat.current_state(head)
     data = state.board.as_data()
     out = replaced(state, board=Board.from_data({part: {p: v for p, v in data[part].items() if p != "turkey"}
                                                  for part in data}))

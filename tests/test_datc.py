@@ -143,7 +143,7 @@ def test_a_support_the_engine_would_count_for_the_other_coast_is_refused() -> No
 
 def test_a_rewritten_order_is_void_at_resolution_with_its_own_verdict() -> None:
     """The verifier voids it like an invalid order (the unit holds, no offence); `pbem orders` refuses to seal
-    it (rules.order-rewritten, services/diplomacy.py)."""
+    it (rules.order-rewritten, services/dow/orders.py)."""
     from dataclasses import replace
 
     from pbem.rulesets.dow import DowRuleset

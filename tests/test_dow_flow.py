@@ -31,7 +31,8 @@ from gitutil import clean_env
 from pbem.crypto.keys import PrivateKey, write_keypair
 from pbem.formats import yamlsafe
 from pbem.formats.writer import dump_mapping
-from pbem.services import diplomacy, setup
+from pbem.services import setup
+from pbem.services.dow import orders as dow_orders, press as dow_press
 from pbem.services.workspace import Identity, Workspace, load_identity
 from pbem.store.repo import GameRepo
 from pbem.store.signer import signer_for
@@ -103,15 +104,15 @@ class Dow:
         return str(path)
 
     # --- fast moves through the services ------------------------------------------------------------------
-    def seal(self, power: str, orders: Sequence[str] = ()) -> diplomacy.SealedOrders:
-        return diplomacy.seal_orders(self.ws(), self.me(power), json.dumps({"orders": list(orders)}).encode(),
+    def seal(self, power: str, orders: Sequence[str] = ()) -> dow_orders.SealedOrders:
+        return dow_orders.seal_orders(self.ws(), self.me(power), json.dumps({"orders": list(orders)}).encode(),
                                      f"{power}'s orders", anyway=True)  # as given: the rules void what is void
 
-    def reveal(self, power: str) -> diplomacy.RevealedOrders:
-        return diplomacy.reveal_orders(self.ws(), self.me(power))
+    def reveal(self, power: str) -> dow_orders.RevealedOrders:
+        return dow_orders.reveal_orders(self.ws(), self.me(power))
 
-    def say(self, power: str, **body: Any) -> diplomacy.Posted:
-        return diplomacy.post(self.ws(), self.me(power), body)
+    def say(self, power: str, **body: Any) -> dow_press.Posted:
+        return dow_press.post(self.ws(), self.me(power), body)
 
     def phase(self, orders: Mapping[str, Sequence[str]] | None = None) -> None:
         """Every power still owing orders seals (`orders`, else an empty set), then each reveals; in the press-only

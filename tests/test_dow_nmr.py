@@ -17,7 +17,8 @@ from unittest import mock
 
 from test_hook import age_record
 from test_sync import POWERS, Seat, clone, dow_game, dow_keys, hub_for, hub_verifies
-from pbem.services import agreements, diplomacy
+from pbem.services import agreements
+from pbem.services.dow import chronicle as dow_chronicle, orders as dow_orders, press as dow_press
 from pbem.services.workspace import Identity
 
 EMPTY = json.dumps({"orders": []}).encode()
@@ -55,17 +56,17 @@ def test_nmrs_in_a_row_each_settle_their_phase_and_the_second_missed_movement_is
         while seat.ws().head().status.firm != phase:  # type: ignore[union-attr]
             for power, kind, _ in owed(seat):
                 assert kind == "sealed"
-                diplomacy.seal_orders(seat.ws(), keys[power], EMPTY, "o")
+                dow_orders.seal_orders(seat.ws(), keys[power], EMPTY, "o")
             for power, kind, _ in owed(seat):
-                diplomacy.reveal_orders(seat.ws(), keys[power])
+                dow_orders.reveal_orders(seat.ws(), keys[power])
         assert ("turkey", "sealed", phase) in owed(seat)
         for power in others:
-            diplomacy.seal_orders(seat.ws(), keys[power], EMPTY, "o")
+            dow_orders.seal_orders(seat.ws(), keys[power], EMPTY, "o")
         assert owed(seat) == [("turkey", "sealed", phase)]
         ids.append(nmr(seat, keys, "turkey"))
         assert owed(seat) == [(p, "secret", phase) for p in others], phase
         for i, power in enumerate(reversed(others)):
-            diplomacy.reveal_orders(seat.ws(), keys[power])
+            dow_orders.reveal_orders(seat.ws(), keys[power])
             if i < len(others) - 1:
                 assert "turkey" not in {p for p, _, _ in owed(seat)}, (phase, power, owed(seat))
         firm = seat.ws().head().status.firm  # type: ignore[union-attr]
@@ -81,7 +82,7 @@ def test_nmrs_in_a_row_each_settle_their_phase_and_the_second_missed_movement_is
     for aid, phase in zip(ids, ("S1901M", "F1901M")):
         line = next(line for line in listing if line.startswith(aid))
         assert f"in effect: turkey's orders for {phase} settled by the engine's defaults" in line, line
-    told = {r.phase: r for r in diplomacy.results(seat.ws())}
+    told = {r.phase: r for r in dow_chronicle.results(seat.ws())}
     for phase in ("S1901M", "F1901M"):
         lines = told[phase].lines()
         assert any("missed   turkey" in line for line in lines), lines
@@ -97,9 +98,9 @@ def test_the_nmr_commit_itself_owes_the_absent_power_the_next_phase(tmp_path: Pa
     seat = Seat(tmp_path / "austria", keys["austria"])
     dow_game(seat, "dow-nmr-own", keys)
     for power in POWERS:
-        diplomacy.seal_orders(seat.ws(), keys[power], EMPTY, "o")
+        dow_orders.seal_orders(seat.ws(), keys[power], EMPTY, "o")
     for power in POWERS[:-1]:
-        diplomacy.reveal_orders(seat.ws(), keys[power])
+        dow_orders.reveal_orders(seat.ws(), keys[power])
     assert owed(seat) == [("turkey", "secret", "S1901M")]
     nmr(seat, keys, "turkey")
     head = seat.ws().head()
@@ -119,12 +120,12 @@ def test_results_and_log_tell_every_phase_after_a_resignation(tmp_path: Path) ->
         for power, kind, _at in owed(seat):
             body = json.dumps({"orders": orders.get(power, []) if seat.ws().head().status.firm == "S1901M"
                                else []}).encode()  # type: ignore[union-attr]
-            diplomacy.seal_orders(seat.ws(), keys[power], body, "o")
+            dow_orders.seal_orders(seat.ws(), keys[power], body, "o")
         for power, _kind, _at in owed(seat):
-            diplomacy.reveal_orders(seat.ws(), keys[power])
+            dow_orders.reveal_orders(seat.ws(), keys[power])
     firm = seat.ws().head().status.firm  # type: ignore[union-attr]
     assert firm == "F1902M", firm
-    told = [r.phase for r in diplomacy.results(seat.ws())]
+    told = [r.phase for r in dow_chronicle.results(seat.ws())]
     assert told == ["S1901P", "S1901M", "S1901R", "F1901M", "F1901R", "W1901A", "S1902M", "S1902R"], told
     done = seat.pbem("results", "F1901M")
     assert done.returncode == 0 and "F1901M: sealed by" in done.stdout, done.stdout + done.stderr
@@ -146,7 +147,7 @@ def test_seven_clones_push_at_once_after_an_nmr_and_every_reveal_lands(tmp_path:
     with mock.patch("pbem.store.repo.time.time", return_value=past):
         dow_game(founder, "dow-nmr-hub", keys)
         for power in POWERS[:-1]:
-            diplomacy.seal_orders(founder.ws(), keys[power], EMPTY, "o")
+            dow_orders.seal_orders(founder.ws(), keys[power], EMPTY, "o")
     hub = hub_for(founder, tmp_path)
     age_record(hub, 8)  # eight days pass at the gate: its own record, not the commits' dates, is the clock
     nmr(founder, keys, "turkey")
@@ -155,13 +156,13 @@ def test_seven_clones_push_at_once_after_an_nmr_and_every_reveal_lands(tmp_path:
     seats = {"austria": founder, **{p: clone(hub, tmp_path / p, keys[p]) for p in POWERS[1:]}}
     # Turkey is back first: his press of S1901M lands before the reveals resolve the phase (press written for a
     # phase that closes while it waits to be pushed is refused on rebase: a race of its own, not this test's)
-    diplomacy.post(seats["turkey"].ws(), seats["turkey"].me, {"say": "Sorry, I was away."})
+    dow_press.post(seats["turkey"].ws(), seats["turkey"].me, {"say": "Sorry, I was away."})
     back = seats["turkey"].pbem("push")
     assert back.returncode == 0, back.stdout + back.stderr
     for power, seat in seats.items():
         if power != "turkey":
             seat.pbem("pull")
-            diplomacy.reveal_orders(seat.ws(), seat.me)
+            dow_orders.reveal_orders(seat.ws(), seat.me)
     env = {p: s for p, s in seats.items() if p != "turkey"}
     running = {p: subprocess.Popen([str(_pbem()), "push"], cwd=s.repo_dir, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, text=True, env=_env(s)) for p, s in env.items()}

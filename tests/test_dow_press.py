@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from gitutil import clean_env
-from pbem.services import diplomacy
+from pbem.services.dow import seat as dow_seat
 from pbem.store.repo import GameRepo
 from pbem.verify.history import verify_history
 from test_dow_flow import Dow, new_dow
@@ -85,7 +85,7 @@ def test_four_powers_post_press_at_the_same_moment_and_pbem_push_lands_all_of_th
     last = clones["austria"]
     assert [by for by, _ in recognised(last)] == ["england", "france", "germany", "austria"]
     for power, _ in posts:
-        assert last.data(diplomacy.press_file(power))["messages"][0]["by"] == power
+        assert last.data(dow_seat.press_file(power))["messages"][0]["by"] == power
     assert last.pbem("verify", cwd=hub).returncode == 0  # the hub itself verifies
     assert verify_history(GameRepo.open(hub)).findings() == []
 

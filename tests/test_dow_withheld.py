@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 from pbem.crypto import shares
 from pbem.errors import PbemError
-from pbem.services import agreements, diplomacy, dow_openings
+from pbem.services import agreements
+from pbem.services.dow import chronicle as dow_chronicle, openings as dow_openings, orders as dow_orders, seat as dow_seat
 from test_sync import POWERS, Seat, dow_game, dow_keys
 
 
@@ -44,9 +45,9 @@ def all_sealed_turkey_withholds(root: Path, turkey: list[str]) -> tuple[Seat, di
     dow_game(seat, "dow-withheld", keys)
     for power in POWERS:
         body = {"orders": turkey if power == "turkey" else []}
-        diplomacy.seal_orders(seat.ws(), keys[power], json.dumps(body).encode(), "o")
+        dow_orders.seal_orders(seat.ws(), keys[power], json.dumps(body).encode(), "o")
     for power in POWERS[:-1]:
-        diplomacy.reveal_orders(seat.ws(), keys[power])
+        dow_orders.reveal_orders(seat.ws(), keys[power])
     return seat, keys  # type: ignore[return-value]
 
 
@@ -71,10 +72,10 @@ def test_a_withheld_set_is_opened_by_the_others_shares_and_stands(tmp_path: Path
     assert head is not None and head.status is not None and head.status.firm == "F1901M"
     raw = head.game.secrets["turkey-0001"].raw
     assert raw["withheld"].startswith("austria-") and len(raw["opened"]) == 64
-    lines = diplomacy.results(seat.ws(), "S1901M")[0].lines(press=False)
+    lines = dow_chronicle.results(seat.ws(), "S1901M")[0].lines(press=False)
     assert "  orders   turkey   A CON - BUL" in lines, lines
     assert any(line.startswith("  WITHHELD turkey") for line in lines), lines
-    state = diplomacy.current_state(head)
+    state = dow_seat.current_state(head)
     assert "A BUL" in state.board.units_of("turkey") and dict(state.missed)["turkey"] == 1
     done = seat.pbem("verify")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -91,7 +92,7 @@ def test_with_too_few_shares_the_withheld_set_is_lost_as_before(tmp_path: Path) 
     assert head is not None
     raw = head.game.secrets["turkey-0001"].raw
     assert raw["withheld"] and "opened" not in raw
-    assert "A CON" in diplomacy.current_state(head).board.units_of("turkey")
+    assert "A CON" in dow_seat.current_state(head).board.units_of("turkey")
 
 
 def test_a_share_is_published_only_once_every_power_has_sealed(tmp_path: Path) -> None:
@@ -100,7 +101,7 @@ def test_a_share_is_published_only_once_every_power_has_sealed(tmp_path: Path) -
     keys = dow_keys(tmp_path)
     seat = Seat(tmp_path / "austria", keys["austria"])
     dow_game(seat, "dow-early", keys)
-    diplomacy.seal_orders(seat.ws(), keys["turkey"], json.dumps({"orders": ["A CON - BUL"]}).encode(), "o")
+    dow_orders.seal_orders(seat.ws(), keys["turkey"], json.dumps({"orders": ["A CON - BUL"]}).encode(), "o")
     before = seat.head()
     with pytest.raises(PbemError) as refused:
         dow_openings.open_share(seat.ws(), keys["russia"], "turkey")

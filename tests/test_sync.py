@@ -22,7 +22,8 @@ from conftest import PBEM, Table
 from gitutil import clean_env
 from pbem.crypto.keys import PrivateKey, write_keypair
 from pbem.errors import PbemError
-from pbem.services import diplomacy, setup, turn
+from pbem.services import setup, turn
+from pbem.services.dow import orders as dow_orders, press as dow_press
 from pbem.services.pull import pull
 from pbem.services.push import push
 from pbem.services.workspace import Identity, Workspace, load_identity
@@ -245,7 +246,7 @@ def dow_game(seat: Seat, game_id: str, keys: dict[str, Identity], ready: bool = 
         setup.join(ws, power, keys[power], CODE)
     start_game(ws, "austria", keys["austria"], [keys[p] for p in POWERS[1:]])
     for power in POWERS if ready else ():
-        diplomacy.post(ws, keys[power], {"ready": True})
+        dow_press.post(ws, keys[power], {"ready": True})
 
 
 def dow_hub(root: Path) -> tuple[dict[str, Seat], Path]:
@@ -264,7 +265,7 @@ def test_seven_powers_seal_their_orders_at_once_and_all_land(tmp_path: Path) -> 
     commit, each in his own clone, and push one after the other: all seven land, none retyped."""
     seats, hub = dow_hub(tmp_path)
     for power, seat in seats.items():
-        diplomacy.seal_orders(seat.ws(), seat.me, json.dumps({"orders": []}).encode(), f"{power}'s orders")
+        dow_orders.seal_orders(seat.ws(), seat.me, json.dumps({"orders": []}).encode(), f"{power}'s orders")
     said = all_push(list(seats.values()))
     assert sum("rebased" in line for line in said) == 6
     hub_verifies(hub, tmp_path)
@@ -280,9 +281,9 @@ def test_a_replayed_commit_that_no_longer_fits_is_kept_on_a_branch_and_named(tmp
     seats, hub = dow_hub(tmp_path)
     laptop = seats["france"]
     desktop = clone(hub, tmp_path / "france-desktop", laptop.me)
-    diplomacy.seal_orders(laptop.ws(), laptop.me, json.dumps({"orders": []}).encode(), "orders")
+    dow_orders.seal_orders(laptop.ws(), laptop.me, json.dumps({"orders": []}).encode(), "orders")
     assert laptop.push().code == 0
-    diplomacy.seal_orders(desktop.ws(), desktop.me, json.dumps({"orders": ["A PAR H"]}).encode(), "orders")
+    dow_orders.seal_orders(desktop.ws(), desktop.me, json.dumps({"orders": ["A PAR H"]}).encode(), "orders")
     mine, landed = desktop.head(), hub_head(hub)
     with pytest.raises(PbemError) as refused:
         desktop.push()
@@ -305,12 +306,12 @@ def test_press_posted_before_the_phase_moved_on_is_refused_with_what_happened_an
     dow_game(laptop, "dow-late", keys)
     hub = hub_for(laptop, tmp_path)
     desktop = clone(hub, tmp_path / "desktop", keys["germany"])
-    diplomacy.post(desktop.ws(), desktop.me, {"say": "Peace in the north?"})
+    dow_press.post(desktop.ws(), desktop.me, {"say": "Peace in the north?"})
     mine = desktop.head()
     for power in POWERS:  # the whole second half, played from the laptop's clone
-        diplomacy.seal_orders(laptop.ws(), keys[power], json.dumps({"orders": []}).encode(), "orders")
+        dow_orders.seal_orders(laptop.ws(), keys[power], json.dumps({"orders": []}).encode(), "orders")
     for power in POWERS:
-        diplomacy.reveal_orders(laptop.ws(), keys[power])
+        dow_orders.reveal_orders(laptop.ws(), keys[power])
     assert laptop.push().code == 0
     landed = hub_head(hub)
     with pytest.raises(PbemError) as refused:

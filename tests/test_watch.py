@@ -423,13 +423,13 @@ def test_seven_powers_on_seven_clones_seal_and_their_watches_do_the_rest(second_
     for args in (["remote", "add", "origin", str(hub)], ["push", "-q", "-u", "origin", "main"]):
         subprocess.run(["git", *args], cwd=second_half.repo_dir, env=clean_env(home), check=True, capture_output=True)
     seats = {power: clone(hub, tmp_path / power, second_half.me(power)) for power in POWERS}
-    from pbem.services import diplomacy
+    from pbem.services.dow import orders as dow_orders
 
     said = Lines()
     for power, seat in seats.items():
         if not at_once:
             watch.one_round(seat.ws(), seat.me, watch.Notifier(said, desktop=False), git=seat.run_git)
-        diplomacy.seal_orders(seat.ws(), seat.me, b'{"orders": []}', f"{power}'s orders")
+        dow_orders.seal_orders(seat.ws(), seat.me, b'{"orders": []}', f"{power}'s orders")
         if not at_once:
             assert not watch.one_round(seat.ws(), seat.me, watch.Notifier(said, desktop=False),
                                        git=seat.run_git).refused, said.said

@@ -32,13 +32,13 @@ def state_of(text: str) -> str:
 
 
 def press(body: dict[str, Any], key: Optional[str]) -> None:
-    from pbem.services import diplomacy
+    from pbem.services.dow import press as dow_press
 
     def go() -> None:
-        done = diplomacy.post(workspace(), identity(key), body)
-        typer.echo(data_lines(f"posted at {done.message['at']}: {diplomacy.describe_message(done.message)}"))
+        done = dow_press.post(workspace(), identity(key), body)
+        typer.echo(data_lines(f"posted at {done.message['at']}: {dow_press.describe_message(done.message)}"))
         if done.changes:
-            typer.echo(f"recognised now: {diplomacy.changes_text(done.changes)} (in force from the start of the "
+            typer.echo(f"recognised now: {dow_press.changes_text(done.changes)} (in force from the start of the "
                        "next Spring or Fall retreats)")
 
     run(go)
@@ -63,14 +63,14 @@ def orders(source: Optional[Path] = typer.Argument(None, help="a YAML or JSON fi
     Example: echo 'orders: ["A PAR - BUR", "A MAR S A PAR - BUR", "F BRE - MAO"]' > o.yaml && pbem orders o.yaml
     then, when all have sealed: pbem orders --reveal
     """
-    from pbem.services import diplomacy
+    from pbem.services.dow import orders as dow_orders
 
     def go() -> None:
         ws, me = workspace(), identity(key)
         if reveal == (source is not None):
             raise PbemError("usage.orders", "give either FILE (seal) or --reveal")
         if reveal:
-            done = diplomacy.reveal_orders(ws, me)
+            done = dow_orders.reveal_orders(ws, me)
             typer.echo(data_lines(f"revealed {done.secret}: your orders for {done.phase}: "
                                   f"{'; '.join(done.orders) or 'none'}"))
             for report in done.resolved:
@@ -80,7 +80,7 @@ def orders(source: Optional[Path] = typer.Argument(None, help="a YAML or JSON fi
         assert source is not None
         if not source.is_file():
             raise PbemError("usage.no-file", f"{source}: no such file")
-        done = diplomacy.seal_orders(ws, me, source.read_bytes(), str(source), anyway=anyway, draw=draw)
+        done = dow_orders.seal_orders(ws, me, source.read_bytes(), str(source), anyway=anyway, draw=draw)
         for line in done.warnings():
             typer.echo(data_lines(line), err=True)
         typer.echo(f"sealed {done.secret}: your orders for {done.phase} ({len(done.orders)}); they are revealed "
@@ -98,7 +98,7 @@ def open_(power: str = typer.Argument(..., help="the power whose sealed orders y
 
     Example: pbem open turkey && pbem agree nmr --player turkey
     """
-    from pbem.services import dow_openings
+    from pbem.services.dow import openings as dow_openings
 
     def go() -> None:
         done = dow_openings.open_share(workspace(), identity(key), power)
@@ -297,12 +297,12 @@ def relations(at: Optional[str] = typer.Option(None, "--at", help="a phase alrea
 
     Example: pbem relations    or    pbem relations --at S1901M --format json
     """
-    from pbem.services import diplomacy
+    from pbem.services.dow import relations as dow_relations
 
     def go() -> None:
-        data = diplomacy.relations(workspace(), at)
+        data = dow_relations.relations(workspace(), at)
         typer.echo(json_dumps(data, indent=2) if output is OutputFormat.json
-                   else data_lines(diplomacy.relations_text(data)), nl=output is OutputFormat.json)
+                   else data_lines(dow_relations.relations_text(data)), nl=output is OutputFormat.json)
 
     run(go)
 
@@ -314,10 +314,10 @@ def results(phase: Optional[str] = typer.Argument(None, help="one phase, e.g. F1
 
     Example: pbem results W1901A
     """
-    from pbem.services import diplomacy
+    from pbem.services.dow import chronicle as dow_chronicle
 
     def go() -> None:
-        for report in diplomacy.results(workspace(), phase):
+        for report in dow_chronicle.results(workspace(), phase):
             typer.echo(data_lines("\n".join(report.lines())))
 
     run(go)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
 from pbem.formats.canonical import dumps as canonical_dumps
-from pbem.rulesets.base import Point, State, Withheld
+from pbem.rulesets.base import Action, Event, Point, State, Withheld
 
 # Break kinds written to status.yaml `pending[].kind`.
 HORIZON = "horizon"  # DESIGN §4.2 point 1: his horizon ends before this step ("needs orders")
@@ -400,3 +400,18 @@ class Stop:
     # for its action auction or its dice; a batch may roll for these and no others
     dice_refs: tuple[str, ...] = ()
     voids: tuple[Void, ...] = ()
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """One step as replay resolved it, for an observer of the replay (services.dow.chronicle tells each resolved
+    phase from these instead of resolving it a second time): the state it began from (the effects due at it
+    applied, its press not yet recognised), its actions, the state they met (its press recognised), and what the
+    ruleset's `apply` made of them."""
+
+    point: Point
+    begun: State
+    actions: tuple[Action, ...]
+    before: State
+    after: State
+    events: tuple[Event, ...]

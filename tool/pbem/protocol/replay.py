@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping, Sequence
 from pbem.errors import Finding
 from pbem.formats.canonical import dumps as canonical_dumps
 from pbem.protocol.model import (AT, CLARIFY, CONDITION, HORIZON, READY, REPLY, ROLL, SEALED, Break, Checkpoint,
-                                 Entry, Inputs, Message, Stop, Void)
+                                 Entry, Inputs, Message, Resolved, Stop, Void)
 from pbem.protocol.auction import Auction, open_or_go_on
 from pbem.protocol.auction import breaks as auction_breaks
 from pbem.protocol.secrets import SECRET
@@ -45,6 +45,7 @@ def replay(
     fresh: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
     effects: Sequence[tuple[Point, Callable[[Any], Any]]] = (),
     settled_before: Point | None = None,
+    observer: Callable[[Resolved], None] | None = None,
 ) -> Stop:
     """Replay from `start` to the next break; pending breaks are served in table order after `after`.
     `served` is the player whose turn was just taken (it moves an open action auction on).
@@ -63,7 +64,10 @@ def replay(
 
     `settled_before`: the simultaneous steps before this point had their action auctions and damage replies
     (the firm point before an erratum): resolved again with the corrected entries, never auctioned or held for
-    replies again, so that an erratum corrects a step and never re-opens it (DESIGN §4.8)."""
+    replies again, so that an erratum corrects a step and never re-opens it (DESIGN §4.8).
+
+    `observer`: called with each step as it resolves (`Resolved`: as the ruleset's `apply` left it), in game
+    order, before its breaks are looked for; it may end the replay by raising."""
     if start.carried and inputs.gone & {b.player for b in start.carried}:
         # a seat that left (a resign) or whose turn an nmr settles is served at once: his breaks go (DESIGN §4.8)
         start = replace(start, carried=tuple(b for b in start.carried if b.player not in inputs.gone))
@@ -110,6 +114,7 @@ def replay(
         if steps > MAX_STEPS:
             raise RuntimeError("ruleset produced an endless step sequence")
         when = ruleset.format_time(point)
+        begun = state
         needing = ([p for p in inputs.players if not _covers(inputs, p, point)]
                    if getattr(ruleset, "uses_horizons", True) else [])
         if needing:
@@ -176,6 +181,8 @@ def replay(
         if declared:
             events = [e for e in events if e.kind not in reply_kinds]  # shown while the step was held
         voids.extend(step_voids)
+        if observer is not None:
+            observer(Resolved(point, begun, tuple(actions), state, new_state, tuple(events)))
         _record_moves(ruleset, inputs, tracks, point, state, events)
         tracks = _check_pursuit(ruleset, inputs, tracks, problems)
         contacts = tuple((e.data["unit"], tuple(e.data["candidates"])) for e in events if e.kind == "seeking_contact")

@@ -197,7 +197,7 @@ def completion(ws: Workspace, head: Verified, files: dict[str, bytes], player: s
     if settled:  # an nmr's last signature, or a resign: what its player owed and never gave is withheld
         marks = chance.withhold(files, head.game, settlement_parts(head, settled), settled)
         if head.game.manifest.ruleset.press is not None:  # Diplomacy: a withheld set the shares open
-            from pbem.services.dow_openings import opened_marks
+            from pbem.services.dow.openings import opened_marks
 
             marks += opened_marks(files, ws.game_of(files))
         message += "\n\n" + "\n".join(marks) if marks else ""

@@ -40,7 +40,8 @@ from pbem.errors import PbemError
 from pbem.formats import yamlsafe
 from pbem.formats.writer import dump_mapping, dump_report
 from pbem.protocol.model import READY, SEALED, Status
-from pbem.services import chance, diplomacy, report, setup, turn, whisper
+from pbem.services import chance, report, setup, turn, whisper
+from pbem.services.dow import chronicle as dow_chronicle, orders as dow_orders, press as dow_press
 from pbem.services.workspace import Identity, Workspace, load_identity
 from pbem.verify.history import HistoryResult, verify_history
 
@@ -192,25 +193,25 @@ def _play_phases(ws: Workspace, players: dict[str, Identity], phases: list[dict[
             me = players[item["by"]]
             if "whisper" in item:  # private press: {by, whisper: {to: [...], text}}
                 posted = whisper.whisper(ws, me, item["whisper"]["to"], item["whisper"]["text"])
-                echo(f"  whisper  {diplomacy.describe_message(posted.message)}")
+                echo(f"  whisper  {dow_press.describe_message(posted.message)}")
                 for reader in (item["by"], *item["whisper"]["to"]):
                     mine = [w for w in whisper.inbox(ws, players[reader]) if w.id == posted.message["whisper"]["id"]]
                     echo(f"           {reader}'s inbox: {mine[0].text if mine else 'nothing'}")
                 continue
             if "disclose" in item:  # {by, disclose: ID}
                 posted = whisper.disclose(ws, me, item["disclose"])
-                echo(f"  press    {diplomacy.describe_message(posted.message)} (checked by all: the key opens the "
+                echo(f"  press    {dow_press.describe_message(posted.message)} (checked by all: the key opens the "
                      "box to the committed text)")
                 continue
-            posted = diplomacy.post(ws, me, {k: v for k, v in item.items() if k != "by"})
-            changes = f" -> recognised: {diplomacy.changes_text(posted.changes)}" if posted.changes else ""
-            echo(f"  press    {diplomacy.describe_message(posted.message)}{changes}")
+            posted = dow_press.post(ws, me, {k: v for k, v in item.items() if k != "by"})
+            changes = f" -> recognised: {dow_press.changes_text(posted.changes)}" if posted.changes else ""
+            echo(f"  press    {dow_press.describe_message(posted.message)}{changes}")
         unready = [b.player for b in ws.head().status.pending if b.kind == READY and b.at == when]  # type: ignore
         for power in unready:  # the press-only S1901P ends when every power says it is done
-            diplomacy.post(ws, players[power], {"ready": True})
+            dow_press.post(ws, players[power], {"ready": True})
         if unready:
             echo(f"  ready    {', '.join(unready)} (the press-only first half ends)")
-            for done in diplomacy.results(ws, when):
+            for done in dow_chronicle.results(ws, when):
                 echo("\n".join(done.lines(press=False)[1:]))
         owing = [b.player for b in ws.head().status.pending if b.kind == SEALED and b.at == when]  # type: ignore
         given = phase.get("orders") or {}
@@ -223,10 +224,10 @@ def _play_phases(ws: Workspace, players: dict[str, Identity], phases: list[dict[
             content = json.dumps({"orders": given[power]}).encode()
             draw = power in votes  # a secret draw vote, sealed with the orders (`pbem orders FILE --draw`)
             try:
-                diplomacy.seal_orders(ws, players[power], content, source, draw=draw)
+                dow_orders.seal_orders(ws, players[power], content, source, draw=draw)
             except PbemError as refused:  # checked before sealing: the power insists (`pbem orders --anyway`)
                 echo(f"  {power}: pbem refuses to seal ({refused.finding.rule}: {refused.finding.message})")
-                sealed = diplomacy.seal_orders(ws, players[power], content, source, anyway=True, draw=draw)
+                sealed = dow_orders.seal_orders(ws, players[power], content, source, anyway=True, draw=draw)
                 for warning in sealed.warnings():
                     echo(f"  {power} seals with --anyway in spite of pbem's {warning}")
         if owing:
@@ -248,19 +249,20 @@ def _play_phases(ws: Workspace, players: dict[str, Identity], phases: list[dict[
 
 
 def _reveal_all(ws: Workspace, players: dict[str, Identity], powers: list[str],
-                echo: Echo) -> tuple[diplomacy.PhaseReport, ...]:
-    resolved: tuple[diplomacy.PhaseReport, ...] = ()
+                echo: Echo) -> tuple[dow_chronicle.PhaseReport, ...]:
+    resolved: tuple[dow_chronicle.PhaseReport, ...] = ()
     for power in powers:
-        resolved = diplomacy.reveal_orders(ws, players[power]).resolved
+        resolved = dow_orders.reveal_orders(ws, players[power]).resolved
     return resolved
 
 
 def _opened_without(ws: Workspace, players: dict[str, Identity], absent: str, others: list[str],
-                    echo: Echo) -> tuple[diplomacy.PhaseReport, ...]:
+                    echo: Echo) -> tuple[dow_chronicle.PhaseReport, ...]:
     """`absent` saw every other power's orders and withholds his own: the others publish their shares (`pbem
     open`), sign the nmr, and its last signature opens his set (docs/dow.md "A withheld set is opened without its
     owner")."""
-    from pbem.services import agreements, dow_openings
+    from pbem.services import agreements
+    from pbem.services.dow import openings as dow_openings
 
     echo(f"  {absent} has seen the others' orders and withholds his reveal")
     for power in others:
@@ -276,7 +278,7 @@ def _opened_without(ws: Workspace, players: dict[str, Identity], absent: str, ot
          "shares, and his sealed orders stand")
     head = ws.head()
     assert head is not None
-    return tuple(diplomacy.chronicle(head.game, start, state, head.stop.checkpoint.point if head.stop else None,
+    return tuple(dow_chronicle.chronicle(head.game, start, state, head.stop.checkpoint.point if head.stop else None,
                                      head.gone_at)[0])
 
 

@@ -123,7 +123,7 @@ def _verdicts(verified: Verified, phase: str, memo: dict[str, Any]) -> dict[str,
     """power -> order -> "void" | "forbidden" for the orders `phase` voided (engine refusals, civil disorder)
     or the relationship table forbade: the phase replayed as `pbem results` does, continuing from the phase
     replayed for the previous map of the same game (`memo`), else from the start."""
-    from pbem.services import diplomacy  # the Diplomacy services are imported only for a Diplomacy map
+    from pbem.services.dow import chronicle as dow_chronicle  # the Diplomacy services are imported only for a Diplomacy map
 
     game = verified.game
     ruleset, setup = game.manifest.ruleset, game.manifest.setup
@@ -135,7 +135,7 @@ def _verdicts(verified: Verified, phase: str, memo: dict[str, Any]) -> dict[str,
     if at is None or at > target:
         start = start_checkpoint(ruleset, setup, game.manifest.players)
         at, state = start.point, start.state
-    reports, memo["at"] = diplomacy.chronicle(game, at, state, ruleset.next_step(setup, target),
+    reports, memo["at"] = dow_chronicle.chronicle(game, at, state, ruleset.next_step(setup, target),
                                                 verified.gone_at, fresh=True)
     for done in reports:
         marks: dict[str, dict[str, str]] = {}

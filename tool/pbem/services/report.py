@@ -42,7 +42,7 @@ def log_text(result: HistoryResult) -> str:
     if firm is not None and not marked:
         out.append(FIRM_MARKER)
     if ruleset.press is not None and last.stop is not None:  # Diplomacy: the orders are sealed, not entries
-        from pbem.services.dow_log import log_lines
+        from pbem.services.dow.chronicle import log_lines
 
         out.append("")
         out.append("Phases (orders as revealed, and what they did):")

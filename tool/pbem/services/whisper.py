@@ -2,7 +2,7 @@
 recipients, read the whispers one may open, and disclose one to everybody.
 
 `whisper` seals the text (pbem.crypto.whisper) to each recipient's key and to the sender's own, signs it with the
-sender's key (SSHSIG namespace `pbem`) and posts it in the sender's own press file through `diplomacy.post`, so it
+sender's key (SSHSIG namespace `pbem`) and posts it in the sender's own press file through `dow_press.post`, so it
 is judged exactly as the verifier will (pbem.protocol.whisper, and the ruleset's press.whisper-recipient).
 `inbox` opens, with my key file, every whisper sealed to me (sent or received); `disclose` posts a whisper's key
 and text, which anyone can check against the box and its commitment.
@@ -21,7 +21,7 @@ from pbem.formats.freetext import check_text
 from pbem.protocol import ids
 from pbem.protocol import whisper as rules
 from pbem.protocol.model import Message
-from pbem.services import diplomacy
+from pbem.services.dow import press as dow_press
 from pbem.services.chance import private_key
 from pbem.services.workspace import Identity, Workspace
 from pbem.protocol.game import Game
@@ -42,7 +42,7 @@ class Whisper:
     disclosed_by: tuple[str, ...]  # who made it public already
 
 
-def whisper(ws: Workspace, me: Identity, to: Sequence[str], text: str) -> diplomacy.Posted:
+def whisper(ws: Workspace, me: Identity, to: Sequence[str], text: str) -> dow_press.Posted:
     """`pbem whisper POWER… TEXT`: seal `text` to the recipients and to me, sign it and post it."""
     head = ws.head()
     if head is None:
@@ -65,7 +65,7 @@ def whisper(ws: Workspace, me: Identity, to: Sequence[str], text: str) -> diplom
     sealed = crypto.seal(crypto.plaintext(game.manifest.id, wid, text), readers)
     body = {"id": wid, "to": recipients, "box": sealed.box, "commit": sealed.commit, "keys": sealed.keys}
     sig = me.signer.sign(crypto.signed_data(game.manifest.id, body), crypto.NAMESPACE)
-    return diplomacy.post(ws, me, {"whisper": {**body, "sig": crypto.compact(sig)}})
+    return dow_press.post(ws, me, {"whisper": {**body, "sig": crypto.compact(sig)}})
 
 
 def next_id(game: Game, player: str) -> str:
@@ -99,7 +99,7 @@ def inbox(ws: Workspace, me: Identity) -> list[Whisper]:
     return out
 
 
-def disclose(ws: Workspace, me: Identity, whisper_id: str) -> diplomacy.Posted:
+def disclose(ws: Workspace, me: Identity, whisper_id: str) -> dow_press.Posted:
     """`pbem disclose ID`: publish the key of a whisper I sent or received, with its text, for all to check."""
     head = ws.head()
     if head is None:
@@ -121,7 +121,7 @@ def disclose(ws: Workspace, me: Identity, whisper_id: str) -> diplomacy.Posted:
     text = _open(game, sent, private_key(me), player)
     if text is None:
         raise PbemError(rules.BAD_DISCLOSURE, f"{whisper_id} does not open to its commitment", exit_code=ILLEGAL)
-    return diplomacy.post(ws, me, {"disclose": {"id": whisper_id, "key": key.hex(), "text": text}})
+    return dow_press.post(ws, me, {"disclose": {"id": whisper_id, "key": key.hex(), "text": text}})
 
 
 def _messages(game: Game) -> list[Message]:

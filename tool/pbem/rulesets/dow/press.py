@@ -33,6 +33,7 @@ not in civil disorder; after the game is over only `say` is recognised.
 
 from __future__ import annotations
 
+import json
 from collections import OrderedDict
 from dataclasses import replace
 from typing import Any, Mapping, Sequence
@@ -303,3 +304,39 @@ def _draw(state: DowState, value: Any, by: str) -> DowState:
     if voters and all(p in votes for p in voters):
         state = replace(state, outcome=(DRAW, survivors))
     return state
+
+
+def describe_message(message: Mapping[str, Any]) -> str:
+    """One press message in words: "france declares WAR on germany"."""
+    by = message.get("by")
+    if "say" in message:
+        return f"{by} says {json.dumps(message['say'], ensure_ascii=False)}"
+    if "propose" in message:
+        return f"{by} proposes {message['propose']['state']} to {message['propose']['to']}"
+    if "accept" in message:
+        return f"{by} accepts {message['accept']['state']} from {message['accept']['from']}"
+    if "declare" in message:
+        return f"{by} declares {message['declare']['state']} on {message['declare']['to']}"
+    if "reaffirm" in message:
+        return f"{by} reaffirms " + ", ".join(f"{s} with {p}" for p, s in sorted(message["reaffirm"].items()))
+    if "gift" in message:
+        return f"{by} gifts {message['gift']['province']} to {message['gift']['to']}"
+    if "warn" in message:
+        offence = message.get("offence") or {}
+        cited = (f" for its public message {offence['press']}" if "press" in offence else
+                 f" for {offence.get('order')!r} at {offence.get('phase')}" if "order" in offence else "")
+        return f"{by} (director) warns {message['warn']}{cited}: {message.get('reason', '')}"
+    if "lift" in message:
+        return f"{by} (director) lifts a warning of {message['lift']}"
+    if "whisper" in message:
+        return f"{by} whispers {message['whisper']['id']} to {', '.join(message['whisper']['to'])} (sealed)"
+    if "disclose" in message:
+        return (f"{by} discloses whisper {message['disclose']['id']}: "
+                f"{json.dumps(message['disclose']['text'], ensure_ascii=False)}")
+    if "open" in message:
+        return f"{by} publishes its share of the withheld set {message['open']['secret']}"
+    if "ready" in message:
+        return f"{by} is ready: done with the press-only first half"
+    if "draw" in message:
+        return f"{by} {'votes for a draw' if message['draw'] else 'withdraws its draw vote'}"
+    return f"{by}: {dict(message)}"
