@@ -118,6 +118,20 @@ def clone(hub: Path, root: Path, me: Identity) -> Seat:
     return seat
 
 
+def copy_seats(seats: dict[str, Seat], hub: Path, root: Path) -> tuple[dict[str, Seat], Path]:
+    """A private copy, in `root`, of seats built under one folder with their hub and keys (as `tactical` and
+    `dow_hub` lay them out): every clone's origin points at the copy of the hub, every key at its copy."""
+    base = hub.parent
+    shutil.copytree(base, root, symlinks=True)
+    copied = {}
+    for name, seat in seats.items():
+        key = root / Path(seat.me.path).relative_to(base)
+        copied[name] = Seat(root / seat.root.relative_to(base),
+                            replace(load_identity(str(key), key.parent), author=seat.me.author))
+        copied[name].git("remote", "set-url", "origin", str(root / hub.name))
+    return copied, root / hub.name
+
+
 def hub_head(hub: Path) -> str:
     return subprocess.run(["git", "rev-parse", "main"], cwd=hub, capture_output=True, text=True).stdout.strip()
 
