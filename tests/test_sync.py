@@ -273,10 +273,23 @@ def dow_hub(root: Path) -> tuple[dict[str, Seat], Path]:
     return seats, hub
 
 
-def test_seven_powers_seal_their_orders_at_once_and_all_land(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def base_dow_hub(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Seat], Path]:
+    """Built once (`dow_hub`): S1901M is open on the hooked hub, every power's clone up to date."""
+    return dow_hub(tmp_path_factory.mktemp("dow-hub"))
+
+
+@pytest.fixture
+def dow_seats(base_dow_hub: tuple[dict[str, Seat], Path], tmp_path: Path) -> tuple[dict[str, Seat], Path]:
+    """A private copy of `base_dow_hub`: the seven clones and their hub."""
+    return copy_seats(*base_dow_hub, tmp_path / "dow")
+
+
+def test_seven_powers_seal_their_orders_at_once_and_all_land(dow_seats: tuple[dict[str, Seat], Path],
+                                                             tmp_path: Path) -> None:
     """A Diplomacy opening (DESIGN §4.9): all seven powers seal their orders for the first phase at the same
     commit, each in his own clone, and push one after the other: all seven land, none retyped."""
-    seats, hub = dow_hub(tmp_path)
+    seats, hub = dow_seats
     for power, seat in seats.items():
         diplomacy.seal_orders(seat.ws(), seat.me, json.dumps({"orders": []}).encode(), f"{power}'s orders")
     said = all_push(list(seats.values()))
@@ -287,11 +300,12 @@ def test_seven_powers_seal_their_orders_at_once_and_all_land(tmp_path: Path) -> 
     assert not any(b.kind == "sealed" for b in last.status.pending)
 
 
-def test_a_replayed_commit_that_no_longer_fits_is_kept_on_a_branch_and_named(tmp_path: Path) -> None:
+def test_a_replayed_commit_that_no_longer_fits_is_kept_on_a_branch_and_named(
+        dow_seats: tuple[dict[str, Seat], Path], tmp_path: Path) -> None:
     """France seals orders on his laptop and pushes; on his desktop (the same key, a clone behind) he sealed
     orders too. `pbem push` there cannot land the second: it says exactly why and what to do, changes neither
     branch nor working tree, and keeps the commit on a `pbem-saved-…` branch it names."""
-    seats, hub = dow_hub(tmp_path)
+    seats, hub = dow_seats
     laptop = seats["france"]
     desktop = clone(hub, tmp_path / "france-desktop", laptop.me)
     diplomacy.seal_orders(laptop.ws(), laptop.me, json.dumps({"orders": []}).encode(), "orders")
