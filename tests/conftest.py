@@ -218,6 +218,19 @@ class Table:
         return Snapshot(head, refs, files)
 
 
+# The modules holding the suite's longest tests (a minute or more of one core each under `--durations`), run first
+# so that under pytest-xdist no core waits alone for one of them at the end; the rest keeps its order.
+LONG_FIRST = ("test_watch_dow_years.py", "test_fuzz_verifier.py", "test_wheel.py", "test_readme.py",
+              "test_dow_nmr.py", "test_watch.py", "test_workflow_lock.py", "test_dow_demo.py", "test_stuck_search.py",
+              "test_ssh.py", "test_github_flow.py", "test_twirling_aces.py", "test_energy_together.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every worker collects the same order (xdist requires it): a stable sort by LONG_FIRST, modules kept whole."""
+    rank = {name: i for i, name in enumerate(LONG_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(LONG_FIRST)))
+
+
 def copy_table(source: Table, dest: Path) -> Table:
     """A private copy of a base game (the git dir copies fine: it holds no absolute paths)."""
     shutil.copytree(source.root, dest, symlinks=True)

@@ -3276,18 +3276,23 @@ def test_free_text__markup_in_a_note_and_a_purpose_is_shown_as_text_in_html_and_
 from test_sync import Seat, fed_turn, hub_head, start_game, tactical  # noqa: E402
 
 
-@pytest.fixture
-def hub_duel(tmp_path: Path) -> tuple[Seat, Seat, Path]:
-    """A started duel on a hooked hub; fed holds control, both clones up to date."""
-    from pbem.services import setup as setup_service
+@pytest.fixture(scope="module")
+def base_hub_duel(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Seat], Path]:
+    """Built once: a started duel on a hooked hub; fed holds control, both clones up to date."""
+    seats, hub = tactical(tmp_path_factory.mktemp("hub-duel"), "tactical-duel", ("fed", "kli"))
+    start_game(seats["fed"].ws(), "fed", seats["fed"].me, [seats["kli"].me])
+    assert seats["fed"].push().code == 0
+    seats["kli"].pull()
+    return seats, hub
 
-    seats, hub = tactical(tmp_path, "tactical-duel", ("fed", "kli"))
-    fed, kli = seats["fed"], seats["kli"]
-    assert setup_service is not None
-    start_game(fed.ws(), "fed", fed.me, [kli.me])
-    assert fed.push().code == 0
-    kli.pull()
-    return fed, kli, hub
+
+@pytest.fixture
+def hub_duel(base_hub_duel: tuple[dict[str, Seat], Path], tmp_path: Path) -> tuple[Seat, Seat, Path]:
+    """A private copy of the started duel on its hooked hub (`base_hub_duel`)."""
+    from test_sync import copy_seats
+
+    seats, hub = copy_seats(*base_hub_duel, tmp_path / "hub-duel")
+    return seats["fed"], seats["kli"], hub
 
 
 def _refused_push(seat: Seat, rule: str) -> str:

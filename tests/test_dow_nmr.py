@@ -10,10 +10,13 @@ tests/test_sync.py does; the hook's clock judges the nmr, so the game is played 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import time
 from pathlib import Path
 from unittest import mock
+
+import pytest
 
 from test_hook import age_record
 from test_sync import POWERS, Seat, clone, dow_game, dow_keys, hub_for, hub_verifies
@@ -22,6 +25,24 @@ from pbem.services.dow import chronicle as dow_chronicle, orders as dow_orders, 
 from pbem.services.workspace import Identity
 
 EMPTY = json.dumps({"orders": []}).encode()
+
+
+@pytest.fixture(scope="module")
+def base_game(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Built once (test_sync.dow_game, in austria's repository): S1901M is open, every power owes orders."""
+    root = tmp_path_factory.mktemp("dow-nmr")
+    keys = dow_keys(root)
+    dow_game(Seat(root / "austria", keys["austria"]), "dow-nmr", keys)
+    return root
+
+
+@pytest.fixture
+def game(base_game: Path, tmp_path: Path) -> tuple[Seat, dict[str, Identity]]:
+    """A private copy of `base_game`: austria's clone and every power's key."""
+    root = tmp_path / "dow"
+    shutil.copytree(base_game, root, symlinks=True)
+    keys = dow_keys(root)  # the same keys (fixed seeds), read from the copy
+    return Seat(root / "austria", keys["austria"]), keys
 
 
 def owed(seat: Seat) -> list[tuple[str, str, str]]:
@@ -40,16 +61,14 @@ def nmr(seat: Seat, keys: dict[str, Identity], absent: str) -> str:
 
 
 def test_nmrs_in_a_row_each_settle_their_phase_and_the_second_missed_movement_is_civil_disorder(
-        tmp_path: Path) -> None:
+        game: tuple[Seat, dict[str, Identity]]) -> None:
     """Turkey never comes: an nmr in S1901M, another in F1901M. Each settles its phase only: from the nmr's own
     commit on, the others owe their reveals and Turkey owes nothing more there; once they reveal, the phase
     resolves with Turkey's defaults. After the first Turkey owes the next phase's orders like everyone (he is not
     left out); the second missed movement phase in a row puts him into civil disorder (setup
     civil_disorder_after, default 2), so W1901A and S1902M owe him nothing. `pbem agreements` says what each nmr
     settled; `pbem results` tells every phase, with Turkey's missed orders."""
-    keys = dow_keys(tmp_path)
-    seat = Seat(tmp_path / "austria", keys["austria"])
-    dow_game(seat, "dow-nmr", keys)
+    seat, keys = game
     others = [p for p in POWERS if p != "turkey"]
     ids = []
     for phase in ("S1901M", "F1901M"):
@@ -91,12 +110,11 @@ def test_nmrs_in_a_row_each_settle_their_phase_and_the_second_missed_movement_is
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_the_nmr_commit_itself_owes_the_absent_power_the_next_phase(tmp_path: Path) -> None:
+def test_the_nmr_commit_itself_owes_the_absent_power_the_next_phase(
+        game: tuple[Seat, dict[str, Identity]]) -> None:
     """Turkey sealed and withholds his reveal, the six others revealed: the nmr's last signature resolves the
     phase in its own commit (Turkey's units hold), and that very commit owes Turkey the next phase's orders."""
-    keys = dow_keys(tmp_path)
-    seat = Seat(tmp_path / "austria", keys["austria"])
-    dow_game(seat, "dow-nmr-own", keys)
+    seat, keys = game
     for power in POWERS:
         dow_orders.seal_orders(seat.ws(), keys[power], EMPTY, "o")
     for power in POWERS[:-1]:
@@ -108,12 +126,11 @@ def test_the_nmr_commit_itself_owes_the_absent_power_the_next_phase(tmp_path: Pa
     assert ("turkey", "sealed", "F1901M") in owed(seat), owed(seat)
 
 
-def test_results_and_log_tell_every_phase_after_a_resignation(tmp_path: Path) -> None:
+def test_results_and_log_tell_every_phase_after_a_resignation(
+        game: tuple[Seat, dict[str, Identity]]) -> None:
     """Italy resigns in S1901M (civil disorder at once): the phases after it are still told by `pbem results`
     (Italy owes nothing there), and `pbem log` shows every phase's orders."""
-    keys = dow_keys(tmp_path)
-    seat = Seat(tmp_path / "austria", keys["austria"])
-    dow_game(seat, "dow-resign", keys)
+    seat, keys = game
     agreements.agree(seat.ws(), keys["italy"], "resign")
     orders = {"france": ["A PAR - BUR"], "england": ["F LON - NTH"]}
     for _ in range(3):

@@ -11,7 +11,9 @@ energy 1 each) three hexes from kli's D7, both at speed 0.
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,10 +54,10 @@ def void_weapons(table: Table) -> list[str]:
     return [v.do["fire"]["weapon"] for v in last.stop.checkpoint.voids if v.player == "fed"]
 
 
-def revealed(base: Table, tmp_path: Path, line: dict[str, Any], ahead: list[dict[str, Any]] = ()) -> Table:
+def reveal(base: Table, root: Path, line: dict[str, Any], ahead: Sequence[dict[str, Any]] = ()) -> Table:
     """fed's orders reach 1.3.damage (with `ahead` written before the allocations), kli's the end of the turn;
     both seal and reveal: fed then holds control at 1.4.move, the turn's allocations public."""
-    table = copy_table(base, tmp_path / "table")
+    table = copy_table(base, root)
     table.turn("fed", through="1.3.damage", entries=ahead)
     table.turn("kli", through="1.32.final")
     seal(table, "kli", {"turn": 1, "units": {"D7": {"speed": 0}}})
@@ -63,6 +65,28 @@ def revealed(base: Table, tmp_path: Path, line: dict[str, Any], ahead: list[dict
     cli(table, "yield", who="kli")
     cli(table, "yield", who="fed")
     return table
+
+
+Revealed = Callable[[dict[str, Any], Sequence[dict[str, Any]]], Table]
+
+
+@pytest.fixture(scope="module")
+def built_reveals() -> dict[str, Table]:
+    """Each revealed game (`reveal`) built once for the module, by its allocation line and orders ahead."""
+    return {}
+
+
+@pytest.fixture
+def revealed(base_started: Table, built_reveals: dict[str, Table], tmp_path_factory: pytest.TempPathFactory,
+             tmp_path: Path) -> Revealed:
+    """`revealed(line, ahead)`: a private copy of the game `reveal` builds (tests share the same builds)."""
+    def copy(line: dict[str, Any], ahead: Sequence[dict[str, Any]] = ()) -> Table:
+        key = json.dumps([line, list(ahead)], sort_keys=True)
+        if key not in built_reveals:
+            built_reveals[key] = reveal(base_started, tmp_path_factory.mktemp("revealed") / "table", line, ahead)
+        return copy_table(built_reveals[key], tmp_path / "table")
+
+    return copy
 
 
 # (name, fed's allocation line for the CA, the commits fed makes (each: its shots (step, weapon) and horizon),
@@ -86,9 +110,9 @@ TOGETHER = [
 
 @pytest.mark.parametrize("name, line, commits, refused_weapon, void", TOGETHER, ids=[t[0] for t in TOGETHER])
 def test_seed_2_c_a_units_shots_count_together_against_its_allocation(
-        base_started: Table, tmp_path: Path, name: str, line: dict, commits: list, refused_weapon: str | None,
+        revealed: Revealed, name: str, line: dict, commits: list, refused_weapon: str | None,
         void: list[str]) -> None:
-    table = revealed(base_started, tmp_path, line)
+    table = revealed(line, ())
     assert pending(table)[0] == ("fed", "horizon"), pending(table)
     for i, (fire_at, through) in enumerate(commits):
         table.edit("fed", through=through, entries=shots(table, *fire_at))
@@ -105,22 +129,22 @@ def test_seed_2_c_a_units_shots_count_together_against_its_allocation(
 
 
 def test_seed_2_c_shots_written_before_the_reveal_fire_only_as_far_as_the_allocation_pays(
-        base_started: Table, tmp_path: Path) -> None:
+        base_started: Table, revealed: Revealed) -> None:
     """Two shots given before anybody's allocation is public cannot be judged against it: both are accepted, and
     at replay the first fires and the second, beyond the allocation, is void (the turn's audit then passes)."""
     ahead = shots(base_started, ("1.4.fire", "ph1"), ("1.4.fire", "ph2"))
-    table = revealed(base_started, tmp_path, {"speed": 0, "weapons": 1}, ahead)
+    table = revealed({"speed": 0, "weapons": 1}, ahead)
     table.turn("fed", through="1.32.final")
     settle(table)
     assert findings(table) == []
     assert void_weapons(table) == ["ph2"]
 
 
-def test_plain_git_two_shots_beyond_the_allocation_are_found(base_started: Table, tmp_path: Path) -> None:
+def test_plain_git_two_shots_beyond_the_allocation_are_found(revealed: Revealed) -> None:
     """The verifier (hook, workflow) counts them together too: a commit made with plain git is found."""
     from test_dice_flow import sneak_as
 
-    table = revealed(base_started, tmp_path, {"speed": 0, "weapons": 1})
+    table = revealed({"speed": 0, "weapons": 1}, ())
     table.edit("fed", through="1.32.final", entries=shots(table, ("1.4.fire", "ph1"), ("1.4.fire", "ph2")))
     where = line_of(table, REPORT, "weapon: ph2")
     head = sneak_as(table, "fed", "fed: two shots on one phaser's energy")

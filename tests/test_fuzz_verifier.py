@@ -16,6 +16,7 @@ The CLI is run on a few fixed corruptions of each kind too: `pbem verify` exits 
 
 from __future__ import annotations
 
+import os
 import random
 import subprocess
 from pathlib import Path
@@ -44,6 +45,9 @@ STRAY_PATHS = ["notes.txt", "players/carol.yaml", "report/turn-09.yaml", "dice/b
                "press/global.yaml", ".gitattributes", "players/FED.yaml", "report/x/../y.yaml", "game.yaml.orig",
                ".github/workflows/evil.yml", "status.yaml\u200b", "README.md"]
 MODES = [0o100755, 0o120000, 0o160000, 0o40000]
+# Examples per property: the suite runs a short search (each example verifies a 40-commit history twice over, with
+# PBEM_CROSSCHECK); `bench/fuzz_verifier.py` runs these properties with PBEM_FUZZ_SCALE times as many.
+SCALE = int(os.environ.get("PBEM_FUZZ_SCALE") or 1)
 
 
 # --- the game, built once ----------------------------------------------------------------------------------------
@@ -220,7 +224,7 @@ YAML_VALUES = st.recursive(
     max_leaves=8)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+@settings(max_examples=20 * SCALE, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
 @given(kind=st.sampled_from(KINDS), depth=st.integers(0, 12), seed=st.integers(0, 2**32 - 1), payload=YAML_VALUES)
 def test_fuzz_verify_history_on_a_corrupted_game(game: Game, kind: str, depth: int, seed: int, payload: Any) -> None:
@@ -230,7 +234,7 @@ def test_fuzz_verify_history_on_a_corrupted_game(game: Game, kind: str, depth: i
     verify_or_pbem_error(game, tip)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+@settings(max_examples=8 * SCALE, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
 @given(kind=st.sampled_from(KINDS), depth=st.integers(0, 30), seed=st.integers(0, 2**32 - 1), payload=YAML_VALUES)
 def test_the_fetching_process_changes_no_verdict(game: Game, kind: str, depth: int, seed: int, payload: Any) -> None:

@@ -119,6 +119,20 @@ def clone(hub: Path, root: Path, me: Identity) -> Seat:
     return seat
 
 
+def copy_seats(seats: dict[str, Seat], hub: Path, root: Path) -> tuple[dict[str, Seat], Path]:
+    """A private copy, in `root`, of seats built under one folder with their hub and keys (as `tactical` and
+    `dow_hub` lay them out): every clone's origin points at the copy of the hub, every key at its copy."""
+    base = hub.parent
+    shutil.copytree(base, root, symlinks=True)
+    copied = {}
+    for name, seat in seats.items():
+        key = root / Path(seat.me.path).relative_to(base)
+        copied[name] = Seat(root / seat.root.relative_to(base),
+                            replace(load_identity(str(key), key.parent), author=seat.me.author))
+        copied[name].git("remote", "set-url", "origin", str(root / hub.name))
+    return copied, root / hub.name
+
+
 def hub_head(hub: Path) -> str:
     return subprocess.run(["git", "rev-parse", "main"], cwd=hub, capture_output=True, text=True).stdout.strip()
 
@@ -260,10 +274,23 @@ def dow_hub(root: Path) -> tuple[dict[str, Seat], Path]:
     return seats, hub
 
 
-def test_seven_powers_seal_their_orders_at_once_and_all_land(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def base_dow_hub(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Seat], Path]:
+    """Built once (`dow_hub`): S1901M is open on the hooked hub, every power's clone up to date."""
+    return dow_hub(tmp_path_factory.mktemp("dow-hub"))
+
+
+@pytest.fixture
+def dow_seats(base_dow_hub: tuple[dict[str, Seat], Path], tmp_path: Path) -> tuple[dict[str, Seat], Path]:
+    """A private copy of `base_dow_hub`: the seven clones and their hub."""
+    return copy_seats(*base_dow_hub, tmp_path / "dow")
+
+
+def test_seven_powers_seal_their_orders_at_once_and_all_land(dow_seats: tuple[dict[str, Seat], Path],
+                                                             tmp_path: Path) -> None:
     """A Diplomacy opening (DESIGN §4.9): all seven powers seal their orders for the first phase at the same
     commit, each in his own clone, and push one after the other: all seven land, none retyped."""
-    seats, hub = dow_hub(tmp_path)
+    seats, hub = dow_seats
     for power, seat in seats.items():
         dow_orders.seal_orders(seat.ws(), seat.me, json.dumps({"orders": []}).encode(), f"{power}'s orders")
     said = all_push(list(seats.values()))
@@ -274,11 +301,12 @@ def test_seven_powers_seal_their_orders_at_once_and_all_land(tmp_path: Path) -> 
     assert not any(b.kind == "sealed" for b in last.status.pending)
 
 
-def test_a_replayed_commit_that_no_longer_fits_is_kept_on_a_branch_and_named(tmp_path: Path) -> None:
+def test_a_replayed_commit_that_no_longer_fits_is_kept_on_a_branch_and_named(
+        dow_seats: tuple[dict[str, Seat], Path], tmp_path: Path) -> None:
     """France seals orders on his laptop and pushes; on his desktop (the same key, a clone behind) he sealed
     orders too. `pbem push` there cannot land the second: it says exactly why and what to do, changes neither
     branch nor working tree, and keeps the commit on a `pbem-saved-…` branch it names."""
-    seats, hub = dow_hub(tmp_path)
+    seats, hub = dow_seats
     laptop = seats["france"]
     desktop = clone(hub, tmp_path / "france-desktop", laptop.me)
     dow_orders.seal_orders(laptop.ws(), laptop.me, json.dumps({"orders": []}).encode(), "orders")
