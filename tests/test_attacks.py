@@ -5307,3 +5307,60 @@ def test_withheld__the_nmr_opens_a_set_with_a_made_up_key(turkey_withholds: Any)
     files["secrets/turkey-0001.yaml"] = dump_mapping({**raw, "opened": "cd" * 32}).encode()
     bad = turkey_withholds.sneak("russia", files, "russia: signs the nmr, and opens as he likes")
     assert ("share.bad-opening", bad) in turkey_withholds.verify()
+
+
+# === fair-rest: an nmr settles up to the absent player's next decision, and no further (docs/protocol.md) ==========
+# The duel of `played`: fed holds control at 1.9.move and is gone. One nmr by kli covers him to the end of turn 1;
+# his next decision is turn 2's energy allocation (2.0.alloc).
+
+def _absent_fed_to_turn_2(played: Table) -> None:
+    """kli signs the nmr against fed and plays the rest of turn 1 alone; fed holds control again at 2.0.alloc."""
+    cli(played, "agree", "nmr", "--player", "fed", who="kli")
+    for _ in range(12):
+        if played.data("status.yaml")["control"] != "kli":
+            break
+        played.turn("kli", through="1.32.final")
+    assert played.data("status.yaml")["firm"] == "2.0.alloc"
+    assert played.data("status.yaml")["control"] == "fed"
+
+
+def test_nmr__kli_plays_past_fed_s_next_decision_on_one_nmr(played: Table) -> None:
+    """Threat: kli, having signed one nmr, plays on into turn 2 as if fed were still covered, so that fed's ship
+    flies turn 2 without an allocation of his. Defence: the cover ends at fed's next decision; there fed holds
+    control again, and kli's turn is refused (signature.not-in-control) by pbem and by plain git."""
+    _absent_fed_to_turn_2(played)
+    played.edit("kli", through="2.8.damage")
+    refused(played, "yield", who="kli", rule="signature.not-in-control", where="status.yaml")
+    bad = played.sneak("kli", "kli: fed is still away, I go on")
+    assert "signature.not-in-control" in rejected(played, bad, "signature.not-in-control", "status.yaml")
+
+
+def test_nmr__a_second_nmr_while_the_first_still_covers_him(played: Table) -> None:
+    """Threat: kli stacks nmrs against fed while the first one covers him (fed owes nothing then), to have one in
+    hand that reaches past fed's next decision. Defence: an nmr names a player who owes something now
+    (agreement.nmr-owes-nothing), by pbem and by plain git."""
+    cli(played, "agree", "nmr", "--player", "fed", who="kli")
+    assert played.data("status.yaml")["control"] == "kli"
+    refused(played, "agree", "nmr", "--player", "fed", who="kli", rule="agreement.nmr-owes-nothing",
+            where="agreements/draft.yaml")
+
+
+def test_nmr__an_nmr_against_the_present_player_in_control(played: Table) -> None:
+    """Threat: fed, in control, signs an nmr against kli, who owes nothing, to skip kli's turns to the next turn
+    start. Defence: agreement.nmr-owes-nothing; the nmr covers only a player who owed something when it landed."""
+    refused(played, "agree", "nmr", "--player", "kli", who="fed", rule="agreement.nmr-owes-nothing",
+            where="agreements/draft.yaml")
+
+
+def test_nmr__an_nmr_before_the_deadline_is_refused_at_the_gate(played: Table) -> None:
+    """Threat: kli signs the nmr the moment fed owes his orders, so that one nmr takes fed's whole turn before he
+    could answer. Defence: the hook judges the deadline by its own record (agreement.nmr-early) and the server's
+    ref stays."""
+    from test_hook import clone_for
+
+    server = serve(played)
+    clone = clone_for(played, server, "kli")
+    tip = server_ref(server)
+    cli(clone, "agree", "nmr", "--player", "fed", who="kli")
+    push_refused(push(clone), "agreement.nmr-early")
+    assert server_ref(server) == tip
