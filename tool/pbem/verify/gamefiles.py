@@ -554,9 +554,10 @@ def _read_press_whole(data: bytes, file: str, ruleset: Ruleset) -> PressFile:
 def sealed_book(secrets: Mapping[str, Secret]) -> dict[tuple[str, str], SealedInput]:
     """Each player's sealed input per sealed step (secrets with a `step`), with its content once revealed."""
     book: dict[tuple[str, str], SealedInput] = {}
+    replaced = {s.raw.get("replaces") for s in secrets.values()}  # a replaced input counts no more (§4.7)
     for secret in sorted(secrets.values(), key=lambda s: s.id):
         step = secret.raw.get("step")
-        if step is None or (step, secret.owner) in book:
+        if step is None or (step, secret.owner) in book or secret.id in replaced:
             continue
         # a withheld set opened by the other players' shares stands as sealed (protocol.openings)
         value = secret.value() if secret.revealed else opened_value(secret)

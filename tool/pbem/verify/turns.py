@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
-from pbem.protocol import agreements, dice, errata, nmr, openings, secrets, upgrade
+from pbem.protocol import agreements, dice, errata, nmr, openings, resealing, secrets, upgrade
 from pbem.protocol import auction as auctions
 from pbem.protocol.control import progress_error, resume_from, status_of
 from pbem.protocol.history import entry_changes, firm_findings, ownership_findings
@@ -638,6 +638,9 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
     # DESIGN §4.8: signing, proposing and press are no turn, also for the player in control (expected_after)
     turn = takes_turn(prev, player) and not erratum and not agreement and not press_only
     mine = [] if erratum or agreement else [b for b in prev.status.pending if b.player == player and b.kind in OWED]
+    if not mine and not turn and not erratum and not agreement:  # a sealed input replaced (protocol/resealing.py)
+        mine = resealing.replacing(game.manifest.ruleset, prev.game.secrets, game.secrets, player,
+                                   prev.status.pending)
     settled = settled_now(prev, game) if agreement else {}
     if agreement:
         # an agreement is signed out of turn, in a commit of its own; each kind says when it is open (a start
@@ -755,6 +758,10 @@ def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn:
         findings.extend(secrets.secret_findings(prev.game.secrets, game.secrets, player, manifest.players,
                                                 manifest.ruleset.parse_time))
         owed_steps = {b.at for b in prev.status.pending if b.player == player and b.kind == SEALED}
+        replaced, steps = resealing.replacement_findings(manifest.ruleset, prev.game.secrets, game.secrets, player,
+                                                         prev.status.pending if prev.status is not None else ())
+        findings.extend(replaced)
+        owed_steps |= steps
         added = entry_changes(prev.game.inputs, game.inputs, reports)[1]
         findings.extend(secrets.sealing_findings(prev.game.secrets, game.secrets, player, owed_steps, turn,
                                                  manifest.ruleset, added, lambda: game.inputs.entries))

@@ -60,6 +60,8 @@ class DowRuleset:
     press_schema = "pbem/dow/press/1"
     uses_horizons = False  # every phase is a sealed step: nobody gives orders ahead (DESIGN §4.7)
     reveals_sealed = True  # a phase resolves from the revealed orders
+    # a power may replace his sealed orders until the phase's last power has sealed (protocol/resealing.py)
+    replaceable_seals = True
     sealed_kinds = frozenset({"orders"})  # secret kinds that answer a sealed step, and only that
 
     # --- game time ---------------------------------------------------------------------------------------
