@@ -5211,6 +5211,8 @@ def test_dow_draw__a_vote_changed_after_sealing(dow_sealing: Any) -> None:
     from pbem.crypto import seal
 
     dow_sealing.ok("orders", dow_sealing.orders_file([]), "--draw", who="germany")
+    for power in ("austria", "england", "france", "italy", "russia", "turkey"):
+        dow_sealing.seal(power)  # a set is replaced only until the last power has sealed (test_dow_reseal.py)
     dow_sealing.refused("orders", dow_sealing.orders_file([]), who="germany", rule="orders.already-sealed")
     raw = dict(dow_sealing.data("secrets/germany-0001.yaml"))
     other = seal.seal(b'{"orders":[]}', dow_sealing.me("germany").public)
@@ -5219,7 +5221,8 @@ def test_dow_draw__a_vote_changed_after_sealing(dow_sealing: Any) -> None:
     files["secrets/germany-0001.yaml"] = dump_mapping(raw).encode()
     bad = dow_sealing.sneak("germany", files, "germany: no vote after all")
     found = {rule for rule, commit in dow_sealing.verify() if commit == bad}
-    assert found and found <= {"secret.changed", "signature.not-in-control"}, found
+    assert "secret.changed" in found and found <= {"secret.changed", "signature.not-in-control", "progress.none"}, \
+        found  # every power has sealed: germany owes his reveal, and this commit is none
 
 
 def test_dow_orders__a_forbidden_order_is_not_sealed_unless_asked(dow_sealing: Any) -> None:
@@ -5329,3 +5332,200 @@ def test_agree__a_kind_takes_only_the_options_of_its_row(started: Table, args: t
     written by hand meets the schema and the kind's rules as before."""
     line = refused(started, "agree", *args, who="fed", rule="usage.agree", code=2)
     assert f"no option of {args[0]}" in line or "--deadline needs a value" in line
+
+# === fair-rest: an nmr settles up to the absent player's next decision, and no further (docs/protocol.md) ==========
+# The duel of `played`: fed holds control at 1.9.move and is gone. One nmr by kli covers him to the end of turn 1;
+# his next decision is turn 2's energy allocation (2.0.alloc).
+
+def _absent_fed_to_turn_2(played: Table) -> None:
+    """kli signs the nmr against fed and plays the rest of turn 1 alone; fed holds control again at 2.0.alloc."""
+    cli(played, "agree", "nmr", "--player", "fed", who="kli")
+    for _ in range(12):
+        if played.data("status.yaml")["control"] != "kli":
+            break
+        played.turn("kli", through="1.32.final")
+    assert played.data("status.yaml")["firm"] == "2.0.alloc"
+    assert played.data("status.yaml")["control"] == "fed"
+
+
+def test_nmr__kli_plays_past_fed_s_next_decision_on_one_nmr(played: Table) -> None:
+    """Threat: kli, having signed one nmr, plays on into turn 2 as if fed were still covered, so that fed's ship
+    flies turn 2 without an allocation of his. Defence: the cover ends at fed's next decision; there fed holds
+    control again, and kli's turn is refused (signature.not-in-control) by pbem and by plain git."""
+    _absent_fed_to_turn_2(played)
+    played.edit("kli", through="2.8.damage")
+    refused(played, "yield", who="kli", rule="signature.not-in-control", where="status.yaml")
+    bad = played.sneak("kli", "kli: fed is still away, I go on")
+    assert "signature.not-in-control" in rejected(played, bad, "signature.not-in-control", "status.yaml")
+
+
+def test_nmr__a_second_nmr_while_the_first_still_covers_him(played: Table) -> None:
+    """Threat: kli stacks nmrs against fed while the first one covers him (fed owes nothing then), to have one in
+    hand that reaches past fed's next decision. Defence: an nmr names a player who owes something now
+    (agreement.nmr-owes-nothing), by pbem and by plain git."""
+    cli(played, "agree", "nmr", "--player", "fed", who="kli")
+    assert played.data("status.yaml")["control"] == "kli"
+    refused(played, "agree", "nmr", "--player", "fed", who="kli", rule="agreement.nmr-owes-nothing",
+            where="agreements/draft.yaml")
+
+
+def test_nmr__an_nmr_against_the_present_player_in_control(played: Table) -> None:
+    """Threat: fed, in control, signs an nmr against kli, who owes nothing, to skip kli's turns to the next turn
+    start. Defence: agreement.nmr-owes-nothing; the nmr covers only a player who owed something when it landed."""
+    refused(played, "agree", "nmr", "--player", "kli", who="fed", rule="agreement.nmr-owes-nothing",
+            where="agreements/draft.yaml")
+
+
+def test_nmr__an_nmr_before_the_deadline_is_refused_at_the_gate(played: Table) -> None:
+    """Threat: kli signs the nmr the moment fed owes his orders, so that one nmr takes fed's whole turn before he
+    could answer. Defence: the hook judges the deadline by its own record (agreement.nmr-early) and the server's
+    ref stays."""
+    from test_hook import clone_for
+
+    server = serve(played)
+    clone = clone_for(played, server, "kli")
+    tip = server_ref(server)
+    cli(clone, "agree", "nmr", "--player", "fed", who="kli")
+    push_refused(push(clone), "agreement.nmr-early")
+    assert server_ref(server) == tip
+
+
+# --- fair-rest: a sealed set replaced until the phase's last seal (docs/dow.md "Replacing a sealed set") ----------
+
+def test_reseal__replacing_after_the_last_seal(dow_sealing: Any) -> None:
+    """Threat: France, last but one to seal, waits until every power has sealed and then replaces his set, to
+    answer what the last sealers' timing told him. Defence: once every power has sealed the sets stand, by pbem
+    (orders.already-sealed) and by plain git (secret.late-replace)."""
+    from test_dow_reseal import hand_sealed
+
+    for power in ("austria", "england", "france", "germany", "italy", "russia", "turkey"):
+        dow_sealing.seal(power)
+    dow_sealing.refused("orders", dow_sealing.orders_file(["A PAR - PIC"]), who="france",
+                        rule="orders.already-sealed")
+    bad = dow_sealing.sneak("france", hand_sealed(dow_sealing, "france", '"A PAR - PIC"', "france-0001"),
+                            "france: again, after the last seal")
+    assert ("secret.late-replace", bad) in dow_sealing.verify()
+
+
+def test_reseal__replacing_another_power_s_set(dow_sealing: Any) -> None:
+    """Threat: Germany seals a set "replacing" France's, to make France's orders count no more. Defence: a
+    replacement names a set of its own owner (secret.bad-replace); France's set still counts."""
+    from test_dow_reseal import hand_sealed
+
+    dow_sealing.seal("france", ["A PAR - BUR"])
+    bad = dow_sealing.sneak("germany", hand_sealed(dow_sealing, "germany", "", "france-0001"),
+                            "germany: replaces france's set")
+    assert ("secret.bad-replace", bad) in dow_sealing.verify()
+
+
+def test_reseal__replacing_after_the_reveals_began(dow_sealing: Any) -> None:
+    """Threat: Turkey reads Austria's revealed orders and replaces his own sealed set to answer them. Defence:
+    reveals begin only once every power has sealed, when no set is replaced any more (secret.late-replace)."""
+    from test_dow_reseal import hand_sealed
+
+    for power in ("austria", "england", "france", "germany", "italy", "russia", "turkey"):
+        dow_sealing.seal(power)
+    dow_sealing.reveal("austria")
+    dow_sealing.refused("orders", dow_sealing.orders_file(["A CON - BUL"]), who="turkey",
+                        rule="orders.already-sealed")
+    bad = dow_sealing.sneak("turkey", hand_sealed(dow_sealing, "turkey", '"A CON - BUL"', "turkey-0001"),
+                            "turkey: after austria's reveal")
+    assert ("secret.late-replace", bad) in dow_sealing.verify()
+
+
+def test_reseal__two_seals_in_one_commit(dow_sealing: Any) -> None:
+    """Threat: France commits two replacements of his set at once (or a replacement and a second fresh set), so
+    that which one counts is the verifier's guess. Defence: one sealed input per step per commit (secret.bad-
+    secret, a second sealed input for S1901M)."""
+    from pbem.services import chance
+    from test_dow_reseal import hand_sealed
+
+    dow_sealing.seal("france", ["A PAR - BUR"])
+    files = hand_sealed(dow_sealing, "france", '"A PAR - PIC"', "france-0001")
+    ws = dow_sealing.ws()
+    chance.seal_secret(files, ws.game_of(files), dow_sealing.me("france"), "france", "orders",
+                       b'{"orders": ["A PAR - GAS"]}', "S1901M", "a third", step="S1901M")
+    bad = dow_sealing.sneak("france", files, "france: two sets at once")
+    assert ("secret.bad-secret", bad) in dow_sealing.verify()
+
+
+# --- fair-rest: the seat takeover and the withheld contribution, backdated, through the emulated workflow --------
+# As `clock__the_workflow_judges_a_backdated_forfeit_by_github_s_record` above: the game's workflow run as a
+# runner would, on a pull request whose head carries the attack; GitHub's activity record says when the commit
+# that made the victim owe reached main. Through the hook the same attacks are `clock__a_seat_taken_by_…` and
+# `clock__a_contribution_marked_withheld_…`.
+
+def _workflow_deadlines(table: Table, hub: Any, tmp_path: Path, head: str) -> tuple[Any, Any]:
+    """The game workflow (main's copy) run on pull request 7 whose head is `head`: (its deadlines step, the job)."""
+    hub.push(table.repo_dir, "HEAD", "refs/pull/7/head")
+    workflow = subprocess.run(["git", "-C", str(hub.bare), "show", "main:.github/workflows/pbem.yml"],
+                              capture_output=True, text=True, check=True).stdout
+    job = _Runner(hub, tmp_path / "runner", home=table.home).run(workflow, _pull_request_event(hub, 7, head, "attack"))
+    step = job.step("deadlines by the times GitHub recorded")
+    assert "Traceback" not in step.stdout + step.stderr
+    assert [s.exit_code for s in job.steps][:3] == [0, 0, 0], "\n".join(
+        f"{s.name}: {s.exit_code}: {s.stdout[-400:]} {s.stderr[-400:]}" for s in job.steps[:3])
+    return step, job
+
+
+def _judged(step: Any, job: Any, hub: Any, seen_days_ago: int, rule: str) -> None:
+    said = step.stdout + step.stderr
+    if seen_days_ago == 0:
+        assert step.exit_code == 1 and rule in said, said
+        assert hub.posted_statuses()[-1]["state"] == "failure"
+    else:
+        assert step.exit_code == 0, said
+        assert job.step("verify every commit").exit_code == 0
+        assert hub.posted_statuses()[-1]["state"] == "success"
+
+
+@pytest.mark.parametrize("seen_days_ago", [0, 8], ids=["pushed-now", "pushed-eight-days-ago"])
+def test_clock__the_workflow_judges_a_backdated_seat_takeover_by_github_s_record(started: Table, tmp_path: Path,
+                                                                               seen_days_ago: int) -> None:
+    """Threat: fed backdates his turn by eight days, pushes it, and opens a pull request giving kli's seat to a
+    second key of his own ("kli lost his key"), backdated too. Defence: kli's wait runs from when GitHub recorded
+    the push of fed's turn: agreement.not-overdue while that was moments ago; once GitHub's record says eight
+    days, the seat change passes."""
+    from datetime import datetime, timedelta, timezone
+
+    from conftest import FED_TURN_1
+
+    hub = _ActionsHub.hosting(started.repo_dir, tmp_path / "github")
+    started.turn("fed", **FED_TURN_1)
+    _redate(started, "fed", -8)
+    hub.push(started.repo_dir, "main", "refs/heads/main",
+             at=datetime.now(timezone.utc) - timedelta(days=seen_days_ago))
+    cli(started, "agree", "seat", "--seat", "kli", "--new-key", _carol_key(started), "--why", "lost-key",
+        who="fed")
+    head = _redate(started, "fed", -8)
+    step, job = _workflow_deadlines(started, hub, tmp_path, head)
+    _judged(step, job, hub, seen_days_ago, "agreement.not-overdue")
+
+
+@pytest.mark.parametrize("seen_days_ago", [0, 8], ids=["pushed-now", "pushed-eight-days-ago"])
+def test_clock__the_workflow_judges_a_backdated_withheld_contribution_by_github_s_record(
+        fire_owed: Table, tmp_path: Path, seen_days_ago: int) -> None:
+    """Threat: fed announces his dice batch dated eight days back (kli now owes a contribution), pushes it, and
+    opens a pull request with an nmr against kli, which marks kli's contribution withheld: fed's die would be his
+    own secret alone, pre-ground. Defence: kli's contribution is owed from when GitHub recorded the push of the
+    announcement: agreement.nmr-early while that was moments ago; with eight days on GitHub's record it lands."""
+    from datetime import datetime, timedelta, timezone
+
+    hub = _ActionsHub.hosting(fire_owed.repo_dir, tmp_path / "github")
+    for _ in range(12):
+        (who, kind, why), *_ = dice_pending(fire_owed)
+        if who == "kli" and kind == "dice" and why.startswith("contribution"):
+            break
+        if kind == "roll":
+            unit = "CA" if who == "fed" else "D7"
+            cli(fire_owed, "roll", "--for", f"{unit} ph1", "--ref", f"1.4.fire/{unit}/ph1", who=who)
+        cli(fire_owed, "yield", who=who)
+        _redate(fire_owed, who, -8)
+    else:
+        raise AssertionError(dice_pending(fire_owed))
+    hub.push(fire_owed.repo_dir, "main", "refs/heads/main",
+             at=datetime.now(timezone.utc) - timedelta(days=seen_days_ago))
+    cli(fire_owed, "agree", "nmr", "--player", "kli", who="fed")
+    head = _redate(fire_owed, "fed", -8)
+    step, job = _workflow_deadlines(fire_owed, hub, tmp_path, head)
+    _judged(step, job, hub, seen_days_ago, "agreement.nmr-early")

@@ -544,13 +544,13 @@ def test_an_nmr_keeps_its_game_point_when_an_erratum_replays_from_before_it(base
                                                                             tmp_path: Path) -> None:
     """fed (in control at 1.9.move) is absent; kli's nmr serves his turn there with no new orders. Then kli's
     erratum corrects D7's speed at 1.0.alloc and fed, back, signs it: replay restarts from the game start and
-    does not wait for fed at 1.9.move again (the nmr covered him through that step): the firm point and what is
-    pending are as the nmr left them."""
+    does not wait for fed at 1.9.move again (the nmr covered him up to his next decision, 2.0.alloc): the firm
+    point and what is pending are as the nmr left them."""
     table = copy_table(base_played, tmp_path / "table")
     assert status(table)["control"] == "fed" and status(table)["firm"] == "1.9.move"
     cli(table, "agree", "nmr", "--player", "fed", who="kli")
     settled = status(table)
-    assert settled["yielded_by"] == "fed" and settled["firm"] == "1.9.activity", settled
+    assert settled["yielded_by"] == "fed" and settled["firm"] == "1.13.move", settled  # kli's orders end there
     propose(table, "kli", "unit: D7, do: {speed: 12}", "unit: D7, do: {speed: 11}", "D7 allocated speed 11")
     cli(table, "sign", "kli-0002", who="fed")
     now = status(table)

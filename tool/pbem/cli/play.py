@@ -64,6 +64,10 @@ def status(key: Optional[str] = KeyOption,
             typer.echo(f"erratum: {terminal(line)}")
         for line in withheld:
             typer.echo(f"withheld: {terminal(line)}")
+        from pbem.services.seat_record import record_lines  # a seat taken over: the old player's record apart
+
+        for line in record_lines(ws):
+            typer.echo(terminal(line))
         for line in turn.void_lines(view):
             typer.echo(terminal(line))
         for line in view.warnings:

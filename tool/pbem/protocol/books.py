@@ -34,9 +34,10 @@ def dice_book(batches: Mapping[str, Batch]) -> dict[str, Rolled]:
 def sealed_book(secrets: Mapping[str, Secret]) -> dict[tuple[str, str], SealedInput]:
     """Each player's sealed input per sealed step (secrets with a `step`), with its content once revealed."""
     book: dict[tuple[str, str], SealedInput] = {}
+    replaced = {s.raw.get("replaces") for s in secrets.values()}  # a replaced input counts no more (§4.7)
     for secret in sorted(secrets.values(), key=lambda s: s.id):
         step = secret.raw.get("step")
-        if step is None or (step, secret.owner) in book:
+        if step is None or (step, secret.owner) in book or secret.id in replaced:
             continue
         # a withheld set opened by the other players' shares stands as sealed (protocol.openings)
         value = secret.value() if secret.revealed else opened_value(secret)

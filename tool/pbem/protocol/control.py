@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from pbem.crypto.keys import PublicKey
-from pbem.protocol import agreements, dice, errata, secrets
+from pbem.protocol import agreements, dice, errata, nmr, secrets
 from pbem.protocol.model import AT, CLARIFY, CONDITION, OWED, REPLY, Checkpoint, Inputs, Status, Stop
 from pbem.protocol.replay import replay, start_checkpoint
 from pbem.protocol.serving import START_REF, order_refs, seat_before
@@ -138,6 +138,8 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
     absent = nmr_served(prev, game)
     game = without_orders(excused_by_nmr(game, prev.gone_at),
                           {absent: prev.stop.checkpoint.point} if absent is not None else {})
+    # an nmr settles everything its player owes up to his next decision (protocol/nmr.py)
+    covers = nmr.covers_at(ruleset, game.manifest.setup, prev.gone_at, prev.stop.checkpoint.point, absent)
     prev = resignations_applied(prev, game)
     assert prev.stop is not None
     agreed = errata_agreed(prev, game)
@@ -150,23 +152,27 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
         # steps before the correction are unchanged and were served: resolved again, never served again.
         manifest = game.manifest
         start = start_checkpoint(ruleset, manifest.setup, manifest.players)
-        stop = replay(ruleset, manifest.setup, covered_by_nmr(game, prev.gone_at).inputs, start, prev.last_yielder,
+        stop = replay(ruleset, manifest.setup, nmr.horizons(covered_by_nmr(game, prev.gone_at).inputs,
+                                                            nmr.covers_recorded(ruleset, manifest.setup,
+                                                                                prev.gone_at)),
+                      start, prev.last_yielder,
                       quiet_before=corrected, effects=effects,
                       settled_before=None if prev.stop.over else prev.stop.checkpoint.point)
     elif absent is not None and takes_turn(prev, absent):
         # DESIGN §4.8: the nmr's last signature serves the absent player's turn with no new orders (his part
         # settled by default), as if he had yielded without a word
-        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, absent), absent, absent,
-                      fresh={absent: ()}, effects=effects)
+        stop = nmr.replay_covered(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, absent), absent,
+                                  absent, fresh={absent: ()}, effects=effects, covers=covers)
         return stop, full_status(game, stop, absent, note)
     elif takes_turn(prev, player) and prev.game.errata == game.errata and not agreed \
             and not only_out_of_turn(prev.game, game):
-        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, player),
-                      back_to(prev, player), player, fresh={player: new_conditions(prev.game, game, player)},
-                      effects=effects)
+        stop = nmr.replay_covered(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, player),
+                                  back_to(prev, player), player,
+                                  fresh={player: new_conditions(prev.game, game, player)}, effects=effects,
+                                  covers=covers)
     else:
-        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, None), prev.last_yielder,
-                      effects=effects)
+        stop = nmr.replay_covered(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, None),
+                                  prev.last_yielder, effects=effects, covers=covers)
     return stop, full_status(game, stop, player, note)
 
 

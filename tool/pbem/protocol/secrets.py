@@ -85,9 +85,10 @@ def due(secrets: Mapping[str, Secret], parse_time: Callable[[str], Point], stop:
         over: bool) -> list[Secret]:
     """Unrevealed secrets whose `end` replay has reached (`stop`), or all of them at the game's end."""
     out = []
+    replaced = {s.raw.get("replaces") for s in secrets.values()}  # a replaced sealed input is owed no more
     for secret in sorted(secrets.values(), key=lambda s: s.id):
         end = secret.raw["end"]
-        if "step" in secret.raw and not over:
+        if ("step" in secret.raw and not over) or secret.id in replaced:
             continue  # a sealed step's input: replay asks for it once everyone has sealed (DESIGN §4.7)
         if secret.withheld:
             continue  # settled by an agreement: lost, never owed again

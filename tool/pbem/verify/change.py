@@ -14,7 +14,7 @@ from functools import cached_property
 from typing import Any, Mapping
 
 from pbem.crypto.keys import PublicKey
-from pbem.protocol import upgrade
+from pbem.protocol import resealing, upgrade
 from pbem.protocol.agreements import Agreement
 from pbem.protocol.kinds import Table
 from pbem.protocol.control import expected_after, expected_start, start_batch, start_choice, takes_turn, who
@@ -137,7 +137,11 @@ class Change:
         if self.errata or self.agreements:
             return []
         assert self.prev.status is not None
-        return [b for b in self.prev.status.pending if b.player == self.player and b.kind in OWED]
+        owed = [b for b in self.prev.status.pending if b.player == self.player and b.kind in OWED]
+        if not owed and not (self.takes_turn and not self.press_only):  # a sealed input replaced (§4.7)
+            owed = resealing.replacing(self.game.manifest.ruleset, self.prev.game.secrets, self.game.secrets,
+                                       self.player or "", self.prev.status.pending)
+        return owed
 
     @cached_property
     def takes_turn(self) -> bool:

@@ -236,7 +236,22 @@ def _director(state: DowState, kind: str, message: Mapping[str, Any], by: str) -
     if not isinstance(message.get("reason"), str) or not message["reason"].strip():
         raise PressRefused(MALFORMED, "a warning needs a reason")
     cited = _offence(state, power, message.get("offence"))
+    holder = _former_holder(state, power, message["offence"]["phase"])
+    if holder is not None:  # an order of a player who has left the power since: the warning is on his record
+        p, since, warnings, missed = state.former[holder]
+        former = (*state.former[:holder], (p, since, warnings + 1, missed), *state.former[holder + 1:])
+        return replace(state, former=former, cited=(*state.cited, cited))
     return replace(state.with_offences(power, state.offences_of(power) + 1), cited=(*state.cited, cited))
+
+
+def _former_holder(state: DowState, power: str, phase: str) -> int | None:
+    """The index in `state.former` of the player who held `power` at `phase` and has left it since (a power
+    taken over, docs/dow.md), or None when that is the power's present player."""
+    at = phases.parse_time(phase)
+    for i, (p, since, _warnings, _missed) in enumerate(state.former):
+        if p == power and since and at < phases.parse_time(since):
+            return i
+    return None
 
 
 def _offence(state: DowState, power: str, offence: Any) -> str:

@@ -60,6 +60,8 @@ class DowRuleset(Capabilities):
     press_schema = "pbem/dow/press/1"
     uses_horizons = False  # every phase is a sealed step: nobody gives orders ahead (DESIGN §4.7)
     reveals_sealed = True  # a phase resolves from the revealed orders
+    # a power may replace his sealed orders until the phase's last power has sealed (protocol/resealing.py)
+    replaceable_seals = True
     sealed_kinds = frozenset({"orders"})  # secret kinds that answer a sealed step, and only that
 
     # --- game time ---------------------------------------------------------------------------------------
@@ -195,6 +197,7 @@ class DowRuleset(Capabilities):
             "offences": dict(game.offences),
             "civil_disorder": list(game.disorder),
             "entering_civil_disorder": list(game.entering),
+            "former": [{"power": p, "since": at, "warnings": w, "missed": m} for p, at, w, m in game.former],
         }
 
     # --- results for the verifier ------------------------------------------------------------------------
@@ -250,13 +253,22 @@ class DowRuleset(Capabilities):
                        resigned=tuple(sorted({*game.resigned, power})))
 
     def replaced(self, game: state.DowState, power: str) -> state.DowState:
-        """DESIGN §4.8: a resigned power given to a replacement leaves civil disorder at once (unless two
-        offences of its own keep it there) and owes orders again."""
+        """DESIGN §4.8: a resigned power given to a replacement leaves civil disorder at once and owes orders
+        again. The new player starts clean (seed 001: "a one time warning for an honest mistake, and then sent into
+        CD for the second offense" is each player's own): the old player's warnings and missed movement phases
+        stay his, kept apart in `former` (a director's warning citing an order of his counts there too,
+        `press._director`); the power keeps its units, centres and relationships."""
         if power not in game.resigned:
             return game
-        keep = game.offences_of(power) >= state.OFFENCES_FOR_DISORDER
+        missed = dict(game.missed)
+        record = (power, phases.format_time(game.phase) if game.phase is not None else "",
+                  game.offences_of(power), missed.pop(power, 0))
         return replace(game, resigned=tuple(p for p in game.resigned if p != power),
-                       disorder=game.disorder if keep else tuple(p for p in game.disorder if p != power))
+                       disorder=tuple(p for p in game.disorder if p != power),
+                       entering=tuple(p for p in game.entering if p != power),
+                       offences=tuple((p, n) for p, n in game.offences if p != power),
+                       missed=tuple(sorted(missed.items())),
+                       former=(*game.former, record))
 
     def is_over(self, game: state.DowState) -> bool:
         """Whether someone has won or a draw was agreed (or declared by the engine at its year limit)."""

@@ -74,6 +74,9 @@ class DowState:
     missed: tuple[tuple[str, int], ...] = ()  # (power, movement phases missed in a row) for powers missing any
     missed_limit: int = DEFAULT_MISSED
     gunboat: bool = False  # `press: none`: no press, every pair at WAR (no relationship rules)
+    # the record of each player who left a power that a replacement took over, kept apart from the new player's:
+    # (power, the phase of the takeover, his warnings, his movement phases missed in a row), in takeover order
+    former: tuple[tuple[str, str, int, int], ...] = ()
 
     def offences_of(self, power: str) -> int:
         return dict(self.offences).get(power, 0)

@@ -12,6 +12,7 @@ from pbem.errors import ILLEGAL, PbemError
 from pbem.formats import schemas, yamlsafe
 from pbem.formats.canonical import dumps as canonical
 from pbem.formats.writer import dump_mapping
+from pbem.protocol import resealing
 from pbem.protocol.model import SEALED, Status
 from pbem.protocol.secrets import SECRET
 from pbem.rulesets.base import Action, Point, Ruleset
@@ -46,6 +47,7 @@ class SealedOrders:
     verdicts: tuple[Verdict, ...]
     problem: str | None  # why the set as a whole will be void (e.g. orders in the press-only first half)
     status: Status
+    replaced: str | None = None  # the set of mine this one replaces (protocol/resealing.py)
 
     def warnings(self) -> list[str]:
         """One line per order that will not stand, saying why and what follows."""
@@ -88,11 +90,13 @@ def seal_orders(ws: Workspace, me: Identity, content: bytes, name: str, anyway: 
     head, player, when = seat.head, seat.player, seat.when
     ruleset = head.game.manifest.ruleset
     already = head.game.inputs.sealed.get((when, player))
-    if already is not None:
-        raise PbemError("orders.already-sealed", f"{player} sealed orders for {when} already ({already.secret}); "
-                        "sealed orders cannot change (DESIGN §4.7)", exit_code=ILLEGAL)
     assert head.status is not None
-    owed = any(b.player == player and b.kind == SEALED and b.at == when for b in head.status.pending)
+    if already is not None and not resealing.replaceable(ruleset, head.status.pending, when, player):
+        raise PbemError("orders.already-sealed", f"{player} sealed orders for {when} already ({already.secret}) "
+                        "and every power has sealed since: the sets stand as sealed (DESIGN §4.7)",
+                        exit_code=ILLEGAL)
+    owed = already is not None or any(b.player == player and b.kind == SEALED and b.at == when
+                                      for b in head.status.pending)
     if not owed:
         assert head.stop is not None
         owing = ruleset.sealing.owing_players(head.stop.checkpoint.state, seat.point) if ruleset.sealing else []
@@ -114,10 +118,13 @@ def seal_orders(ws: Workspace, me: Identity, content: bytes, name: str, anyway: 
     path = f"secrets/{sid}.yaml"
     raw = yamlsafe.load(files[path], path).data
     # shared among the others, to open it without me (§4.7)
-    files[path] = dump_mapping({**_with_step(raw, when), **dealt(raw, head.game, player, me)}).encode()
+    replaces = {resealing.REPLACES: already.secret} if already is not None else {}  # both stay on record
+    files[path] = dump_mapping({**_with_step(raw, when), **replaces, **dealt(raw, head.game, player, me)}).encode()
     n = len(value["orders"])
-    status, _stop = commit_seated(ws, seat, me, files, f"orders for {when} sealed ({sid}, {n} order{'s' * (n != 1)})")
-    return SealedOrders(sid, when, tuple(value["orders"]), verdicts, problem, status)
+    status, _stop = commit_seated(ws, seat, me, files, f"orders for {when} sealed ({sid}, {n} order{'s' * (n != 1)}"
+                                  + (f", replacing {already.secret})" if already is not None else ")"))
+    return SealedOrders(sid, when, tuple(value["orders"]), verdicts, problem, status,
+                        already.secret if already is not None else None)
 
 
 def _with_step(raw: Mapping[str, Any], step: str) -> dict[str, Any]:

@@ -85,4 +85,7 @@ def relations_text(data: Mapping[str, Any]) -> str:
     if data.get("entering_civil_disorder"):
         lines.append("civil disorder from the next phase (second offence): "
                      + ", ".join(data["entering_civil_disorder"]))
+    from pbem.services.seat_record import former_lines  # a seat taken over: the old player's record apart
+
+    lines.extend(former_lines(data))
     return "\n".join(lines) + "\n"
