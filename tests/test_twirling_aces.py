@@ -4,7 +4,7 @@ turn 1 fire, an action auction settled before any die, a damage reply with a shi
 other again at range 1, both firing everything, while the KR breaks off and leaves the map; in turn 3 the D7
 runs off the map under the CA's phasers, and fed, the only one left in play, wins. The template says
 `allocation: sealed` and `speeds: sealed`, so each turn's allocation is a sealed simultaneous step (DESIGN §4.7)
-whose speeds are revealed together, and every allocation is audited.
+whose speeds alone are opened together, and every allocation is opened and audited after the battle.
 
 The demo is played once (module fixture), in process, through the same services the players use; the checks
 read what the game left behind: status.yaml at every commit (as verify_history judged it), the report and dice
@@ -264,12 +264,13 @@ def test_a_dummy_drone_is_revealed_when_it_meets_its_target_and_vanishes(played:
     assert dummy is not None and dummy.status == "dummy" and dummy.owner == "kli"
 
 
-def test_allocation_is_a_sealed_simultaneous_step_with_secret_speeds_revealed_together(played: Played) -> None:
+def test_allocation_is_a_sealed_simultaneous_step_with_only_the_speeds_opened_together(played: Played) -> None:
     """DESIGN §4.7, seed §2.C (game.yaml `allocation: sealed`, `speeds: sealed`): once every captain's orders
     reach 1.0.alloc (no speed entry: each ship's speed is a line of its sealed allocation), replay waits for all
     three sealed allocations; each captain seals his own out of turn, in any order (rom, kli, fed), in a commit
-    that changes nothing else; when all are in, every captain owes his reveal (fed, kli, rom), no allocation key
-    appears before then, and the turn starts only when all are revealed."""
+    that changes nothing else; when all are in, every captain owes the opening of his speeds (fed, kli, rom),
+    nothing of any allocation is opened before then, the turn starts only when all speeds are open, and each box
+    is opened only after the battle is over (seed 000 §2.C: "retrieved and verified at the conclusion")."""
     game = played.result.last.game
     assert (game.manifest.setup["allocation"], game.manifest.setup["speeds"]) == ("sealed", "sealed")
     commits = played.commits
@@ -294,14 +295,22 @@ def test_allocation_is_a_sealed_simultaneous_step_with_secret_speeds_revealed_to
         sealers.append(actor)
     assert sealers == ["rom", "kli", "fed"]
     assert commits[first + 1][2].control == "fed"  # rom sealed while the step named fed first: no control needed
-    # all sealed: every captain owes his reveal, and none was revealed before
+    # all sealed: every captain owes the opening of his speeds, and nothing was opened before
     assert pending_of(commits[first + 3][2]) == [("fed", "secret"), ("kli", "secret"), ("rom", "secret")]
+    assert all("open the speeds" in b.why for b in commits[first + 3][2].pending)
     allocations = sorted((s for s in game.secrets.values() if s.raw["kind"] == "allocation"), key=lambda s: s.id)
-    revealing = [i for i, (oid, _, _) in enumerate(commits) for s in allocations
-                 if s.file in played.files(oid) and b"key:" in played.files(oid)[s.file]]
-    assert min(revealing) == first + 4
+    opening = [i for i, (oid, _, _) in enumerate(commits) for s in allocations
+               if s.file in played.files(oid) and b"part_salt:" in played.files(oid)[s.file]]
+    assert min(opening) == first + 4
     assert [commits[i][1] for i in range(first + 4, first + 7)] == ["fed", "kli", "rom"]
-    assert [b.kind for b in commits[first + 6][2].pending] == ["horizon"]  # all revealed: turn 1 started
+    assert [b.kind for b in commits[first + 6][2].pending] == ["horizon"]  # all speeds open: turn 1 started
+    opened = yamlsafe.load(played.files(commits[first + 6][0])["secrets/kli-0001.yaml"], "kli-0001").data
+    assert opened["part"] == {"units": {"D7": {"speed": 8}}} and "key" not in opened  # nothing but the speed
+    # every box opened only once the battle is over: the last three commits, one per captain
+    revealing = sorted({i for i, (oid, _, _) in enumerate(commits) for s in allocations
+                        if s.file in played.files(oid) and b"key:" in played.files(oid)[s.file]})
+    assert revealing == [len(commits) - 3, len(commits) - 2, len(commits) - 1], (revealing, len(commits))
+    assert commits[len(commits) - 4][2].pending and not commits[len(commits) - 4][2].over
     assert [(s.id, s.owner, s.revealed, s.value()["turn"]) for s in allocations] == [
         ("fed-0001", "fed", True, 1), ("fed-0002", "fed", True, 2), ("fed-0003", "fed", True, 3),
         ("kli-0001", "kli", True, 1), ("kli-0004", "kli", True, 2), ("kli-0005", "kli", True, 3),
@@ -309,7 +318,7 @@ def test_allocation_is_a_sealed_simultaneous_step_with_secret_speeds_revealed_to
     speeds = {(s.owner, s.value()["turn"]): next(iter(s.value()["units"].values()))["speed"] for s in allocations}
     assert speeds == {("fed", 1): 8, ("kli", 1): 8, ("rom", 1): 8, ("fed", 2): 16, ("kli", 2): 16, ("rom", 2): 16,
                       ("fed", 3): 12, ("kli", 3): 20}
-    # the speeds are known together: each turn's first move comes after the last of its allocations is revealed
+    # the speeds are known together: each turn's first move comes after the last of its speeds is opened
     state = played.result.last.stop.checkpoint.state
     assert {u.id: u.speed for u in state.units if u.seeking is None} == {"CA": 12, "D7": 20, "KR": 16}
 
@@ -384,7 +393,7 @@ def test_the_closing_note_says_how_to_see_each_feature(played: Played) -> None:
     see = next(i for i, line in enumerate(played.lines) if line.startswith("see it yourself"))
     assert verified < see
     notes = "\n".join(played.lines[see + 1:])
-    for needle in ("auction round", "reveal owed for [a-z]*-0001", "reinforce", "nature", "status=dummy",
+    for needle in ("auction round", "open the speeds of [a-z]*-0001", "reinforce", "nature", "status=dummy",
                    "Outcome", "status=disengaged", "2.14.fire", "pbem dice show fed-0002", "ambiguous"):
         assert needle in notes, needle
 
