@@ -107,7 +107,7 @@ def test_the_demo_plays_to_the_end_and_every_commit_verifies(played: Played) -> 
     text = "\n".join(played.lines)
     for needle in ("auction round 1", "auction round 2", "contribution owed to dice fed-0001 of fed",
                    "is ambiguous at 1.20.move: choose one of move TL, move TR", "launch: D7 launches dr1 as S1",
-                   "D7 launches dr2 as S2", "reveal owed for kli-0003: S2 meets CA",
+                   "D7 launches dr2 as S2", "S1's plan {'pursue_sealed': {}} is ambiguous at 1.19.move",
                    "Outcome: fed wins: the only one left in play (kli's units disengaged; rom's units disengaged)",
                    "-> game over"):
         assert needle in text, needle
@@ -216,20 +216,42 @@ def test_the_damage_reply_comes_at_the_fire_step_and_the_reinforcement_takes_the
 
 def test_a_tied_plan_stops_with_a_clarify_break_answered_with_one_of_its_options(played: Played) -> None:
     """Seed §5.C / DESIGN §4.5: rom's plan `pursue D7` ties when the D7 is dead astern: replay stops before the
-    step with a special break for rom listing the options; his next commit adds one of them there. Later the
-    drone's own pursuit ties too, and kli answers for it the same way."""
+    step with a special break for rom listing the options; his next commit adds one of them there."""
     commits = played.commits
-    asked = [i for i, (_, _, s) in enumerate(commits) if s is not None and s.pending and s.pending[0].kind == "clarify"]
-    assert [(commits[i][2].pending[0].player, commits[i][2].pending[0].at) for i in asked] == [
-        ("rom", "1.20.move"), ("kli", "1.29.move")]
+    asked = [i for i, (_, _, s) in enumerate(commits) if s is not None and s.pending
+             and s.pending[0].kind == "clarify" and s.pending[0].player == "rom"]
+    assert [commits[i][2].pending[0].at for i in asked] == ["1.20.move"]
+    held = commits[asked[0]][2].pending[0]
+    assert [dict(o) for o in held.options] == [{"move": "TL"}, {"move": "TR"}]
+    assert commits[asked[0] + 1][1] == "rom"
+    answer = played.added(asked[0] + 1)
+    assert len(answer) == 1 and answer[0]["at"] == held.at and answer[0]["do"] in [dict(o) for o in held.options]
+    assert all(b.kind != "clarify" or b.at != held.at or b.player != "rom" for b in commits[asked[0] + 1][2].pending)
+
+
+def test_drones_steered_by_sealed_pursuit_show_nothing_of_their_targets(played: Played) -> None:
+    """Seed §2.C: kli's drones fly under `pursue_sealed` plans that name no target (players/kli.yaml shows
+    none). Where no move pursues both possible targets (the CA and the KR), kli gets a special break at that
+    step; his bare `pbem yield` answers it from his own sealed targets, one entry per drone asked, each one of
+    the options; once the targets are revealed every move is checked against pursuit of them, and none is
+    found wanting (no rules.pursuit anywhere in the history)."""
+    last = played.result.last
+    plans = last.game.inputs.of("kli").plans
+    assert {p["unit"]: dict(p["do"]) for p in plans if p["unit"] in ("S1", "S2")} == {
+        "S1": {"pursue_sealed": {}}, "S2": {"pursue_sealed": {}}}
+    commits = played.commits
+    asked = [i for i, (_, _, s) in enumerate(commits) if s is not None and s.pending
+             and s.pending[0].kind == "clarify" and s.pending[0].player == "kli"]
+    assert [commits[i][2].pending[0].at for i in asked][:3] == ["1.19.move", "1.20.move", "1.21.move"]
     for i in asked:
-        held = commits[i][2].pending[0]
-        options = [dict(o) for o in held.options]
-        assert commits[i + 1][1] == held.player
-        answer = played.added(i + 1)
-        assert len(answer) == 1 and answer[0]["at"] == held.at and answer[0]["do"] in options
-        assert all(b.kind != "clarify" or b.at != held.at for b in commits[i + 1][2].pending)
-    assert [dict(o) for o in commits[asked[0]][2].pending[0].options] == [{"move": "TL"}, {"move": "TR"}]
+        held = {b.why.split("'s plan")[0]: b for b in commits[i][2].pending if b.kind == "clarify"
+                and b.player == "kli"}
+        assert set(held) <= {"S1", "S2"} and commits[i + 1][1] == "kli"
+        answers = {e["unit"]: e["do"] for e in played.added(i + 1)}
+        assert set(answers) == set(held), (held, answers)
+        for unit, b in held.items():
+            assert "pursue_sealed" in b.why and answers[unit] in [dict(o) for o in b.options]
+    assert played.result.findings() == []
 
 
 def test_a_seeking_weapon_is_launched_with_its_target_sealed_and_hits_it(played: Played) -> None:
@@ -251,15 +273,16 @@ def test_a_seeking_weapon_is_launched_with_its_target_sealed_and_hits_it(played:
 
 
 def test_a_dummy_drone_is_revealed_when_it_meets_its_target_and_vanishes(played: Played) -> None:
-    """Seed §2.C (target secrets with `nature: real|dummy`): S2 pursues the CA; when it meets her, kli owes
-    its sealed target (a `secret` break), reveals it with a bare yield: a dummy, it vanishes (status dummy) and
-    the CA takes no damage from it (the CA's only damage is the D7's phaser, checked above)."""
+    """Seed §2.C (target secrets with `nature: real|dummy`): S2 pursues the CA; when it meets her, kli owes its
+    sealed target, and the yield of his that moved it there reveals it at once (his pbem yield settles what he
+    owes): a dummy, it vanishes (status dummy) and the CA takes no damage from it (the CA's only damage is the
+    D7's phaser, checked above)."""
     commits = played.commits
-    owed = [i for i, (_, _, s) in enumerate(commits) if s is not None and s.pending
-            and s.pending[0].kind == "secret" and "S2 meets CA" in s.pending[0].why]
-    assert owed and commits[owed[0]][2].pending[0].player == "kli"
-    answer = owed[0] + 1
-    assert commits[answer][1] == "kli" and played.added(answer) == []
+    revealing = next(i for i, (oid, _, _) in enumerate(commits)
+                     if b"key:" in played.files(oid).get("secrets/kli-0003.yaml", b""))
+    assert commits[revealing][1] == "kli"
+    target = played.result.last.game.secrets["kli-0003"]
+    assert target.value() == {"unit": "S2", "target": "CA", "nature": "dummy"}
     dummy = played.result.last.stop.checkpoint.state.unit("S2")
     assert dummy is not None and dummy.status == "dummy" and dummy.owner == "kli"
 

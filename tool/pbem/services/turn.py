@@ -104,37 +104,39 @@ def own_audit(verified: Verified | None, me: Identity | None, player: str | None
 
 
 def answer_sealed_pursuit(verified: Verified, files: dict[str, bytes], me: Identity, player: str) -> list[str]:
-    """Seed §2.C, §5.C: a special break on my seeking weapon's sealed pursuit (no move pursues every possible
-    target at once) is answered, in `files`, with the move that pursues its real target, read from my own sealed
-    target (nobody else can see it): the entry a player would write, one of the break's options. Nothing when
-    I already answered, or the break is not of that kind."""
+    """Seed §2.C, §5.C: each special break on a sealed pursuit of my seeking weapons where replay stopped (no move
+    pursues every possible target at once) is answered, in `files`, with the move that pursues its real target,
+    read from my own sealed target (nobody else can see it): the entry a player would write, one of the break's
+    options. Nothing for a weapon I already answered, or a break of another kind."""
     stop = verified.stop
     ruleset: Any = verified.game.manifest.ruleset
     answer = getattr(ruleset, "sealed_pursuit_answer", None)
-    if stop is None or stop.over or answer is None or not stop.pending:
+    point = stop.checkpoint.point if stop is not None else None
+    if stop is None or stop.over or answer is None or point is None:
         return []
-    first = stop.pending[0]
-    point = stop.checkpoint.point
-    plans = verified.game.inputs.of(player).plans
-    if first.player != player or first.kind != CLARIFY or first.unit is None or point is None or not any(
-            p.get("unit") == first.unit and "pursue_sealed" in (p.get("do") or {}) for p in plans):
-        return []
-    sealed = verified.game.inputs.targets.get((player, first.unit))
-    secret = verified.game.secrets.get(sealed.secret) if sealed is not None else None
+    sealed_plans = {p.get("unit") for p in verified.game.inputs.of(player).plans
+                    if "pursue_sealed" in (p.get("do") or {})}
     report = f"report/{ruleset.period_of(point)}.yaml"
-    entries = list((yamlsafe.load(files[report], report).data or {}).get("entries") or []) if report in files else []
     when = ruleset.format_time(point)
-    if secret is None or any(e.get("at") == when and e.get("unit") == first.unit for e in entries):
-        return []
-    try:
-        target = (chance.own_value(secret, me) or {}).get("target")
-    except (PbemError, ValueError, OSError):
-        return []  # not openable with this key file: the player answers by hand
-    move = answer(stop.checkpoint.state, point, first.unit, target, first.options)
-    if move is None:
-        return []
-    files[report] = dump_report([*entries, {"at": when, "by": player, "unit": first.unit, "do": move}]).encode()
-    return [f"{first.unit} pursues its sealed target at {when}: {move}"]
+    entries = list((yamlsafe.load(files[report], report).data or {}).get("entries") or []) if report in files else []
+    done = []
+    for asked in stop.pending:
+        sealed = verified.game.inputs.targets.get((player, asked.unit or ""))
+        secret = verified.game.secrets.get(sealed.secret) if sealed is not None else None
+        if asked.player != player or asked.kind != CLARIFY or asked.unit not in sealed_plans or secret is None \
+                or any(e.get("at") == when and e.get("unit") == asked.unit for e in entries):
+            continue
+        try:
+            target = (chance.own_value(secret, me) or {}).get("target")
+        except (PbemError, ValueError, OSError):
+            continue  # not openable with this key file: the player answers by hand
+        move = answer(stop.checkpoint.state, point, asked.unit, target, asked.options)
+        if move is not None:
+            entries.append({"at": when, "by": player, "unit": asked.unit, "do": move})
+            done.append(f"{asked.unit} pursues its sealed target at {when}: {move}")
+    if done:
+        files[report] = dump_report(entries).encode()
+    return done
 
 
 def warnings_of(verified: Verified | None, player: str | None) -> tuple[str, ...]:
