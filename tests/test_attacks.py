@@ -2918,9 +2918,9 @@ def test_speed_shown_first__a_speed_entry_in_a_sealed_speed_game(base_secret_spe
 
 def test_speed_shown_first__an_allocation_whose_speed_does_not_pay(base_secret_speeds: Table, tmp_path: Path) -> None:
     """Threat: with speeds sealed, fed plots speed 12 on a ship of power 10, revealed before the turn is played,
-    hoping the audit only looks at the turn's end. Defence: `pbem seal` refuses it (every line counted, at its
-    line); sealed by hand, its reveal lands and the line is void whole (docs/tactical.md "A bad allocation found
-    when opened"): the CA stops and pays for nothing, and nobody's commit is refused for it."""
+    hoping nobody checks it before the end. Defence: `pbem seal` refuses it (every line counted, at its line);
+    sealed by hand, its speeds are opened and the speed is void (docs/tactical.md "A bad allocation found when
+    opened"): the CA stops, and nobody's commit is refused for it."""
     from test_tactical_secret_speeds import hand_seal, speeds
 
     table = copy_table(base_secret_speeds, tmp_path / "table")
@@ -2932,8 +2932,8 @@ def test_speed_shown_first__an_allocation_whose_speed_does_not_pay(base_secret_s
     error = cheat_refused(table, "seal", "allocation", str(source), who="fed", rule="rules.allocation")
     assert "allocates 12 energy" in error and "its power is 10" in error, error
     hand_seal(table, "fed", {"turn": 1, "units": {"CA": {"speed": 12}}})
-    cli(table, "yield", who="kli")  # kli reveals his
-    cli(table, "yield", who="fed")  # fed's reveal lands
+    cli(table, "yield", who="kli")  # kli opens his speeds
+    cli(table, "yield", who="fed")  # fed's opening lands
     assert speeds(table) == {"CA": 0, "D7": 2}
     assert_clean(table)
 
@@ -4110,7 +4110,7 @@ def test_nmr_reveal__a_power_that_sealed_orders_and_never_reveals_holds(tmp_path
 
 
 def test_nmr_reveal__a_secret_speed_withheld_after_seeing_the_other_s(tmp_path: Path) -> None:
-    """Threat: with secret speeds, kli reveals his allocation (speed 4); fed, who sealed speed 8, sees it and
+    """Threat: with secret speeds, kli opens his speeds (speed 4); fed, who sealed speed 8, sees them and
     withholds his own, stalling the turn. Defence: kli's nmr marks fed's allocation withheld: it counts as none
     (the CA moves at the speed of no allocation, 0), the turn goes on, and fed's late reveal is refused
     (secret.withheld)."""
@@ -5333,7 +5333,7 @@ def test_agree__a_kind_takes_only_the_options_of_its_row(started: Table, args: t
     line = refused(started, "agree", *args, who="fed", rule="usage.agree", code=2)
     assert f"no option of {args[0]}" in line or "--deadline needs a value" in line
 
-# === fair-rest: an nmr settles up to the absent player's next decision, and no further (docs/protocol.md) ==========
+# === fair-rest: an nmr settles up to the absent player's next decision, and no further (docs/protocol.md) ===
 # The duel of `played`: fed holds control at 1.9.move and is gone. One nmr by kli covers him to the end of turn 1;
 # his next decision is turn 2's energy allocation (2.0.alloc).
 
@@ -5529,3 +5529,176 @@ def test_clock__the_workflow_judges_a_backdated_withheld_contribution_by_github_
     head = _redate(fire_owed, "fed", -8)
     step, job = _workflow_deadlines(fire_owed, hub, tmp_path, head)
     _judged(step, job, hub, seen_days_ago, "agreement.nmr-early")
+=======
+# === fair-tactical: allocations secret until the battle ends, only the speeds opened at once (seed 000 §2.C) ======
+# The secret-speeds duel of tests/test_tactical_secret_speeds.py (fed's CA and kli's D7 three hexes apart, power
+# 10, a battle of one turn): both players' orders reach the end of the turn and both owe a sealed allocation.
+
+from test_tactical_secret_speeds import SECRET_SPEEDS, end_battle, hand_seal, key_line, speeds  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def base_speeds_owed(tmp_path_factory: pytest.TempPathFactory) -> Table:
+    from conftest import GAME_ID, _build
+
+    root = tmp_path_factory.mktemp("attacks-speeds")
+    (root / "template").mkdir()
+    (root / "template" / "game.yaml").write_text(SECRET_SPEEDS)
+    table = _build(root / "started", str(root / "template"), GAME_ID)
+    table.turn("fed", through="1.32.final")
+    table.turn("kli", through="1.32.final", breaks=[{"at": "1.2.move"}])
+    return table
+
+
+@pytest.fixture
+def speeds_owed(base_speeds_owed: Table, tmp_path: Path) -> Table:
+    return copy_table(base_speeds_owed, tmp_path / "table")
+
+
+def _by_hand(table: Table, who: str, sid: str, what: str) -> None:
+    """Write into the working tree what `pbem yield` would write to open `sid`'s speeds ("part") or its box
+    ("key"), without asking whether it is due."""
+    from pbem.services import chance
+    from pbem.services.workspace import Workspace, load_identity
+
+    ws = Workspace.open(table.repo_dir)
+    files = ws.worktree_files()
+    me = load_identity(str(table.key(who)), table.repo_dir)
+    if what == "part":
+        chance.open_part(files, ws.game_of(files), me, who, sid)
+    else:
+        chance.reveal_secret(files, ws.game_of(files), me, who, sid)
+    table.write(f"secrets/{sid}.yaml", files[f"secrets/{sid}.yaml"].decode())
+
+
+def test_secret_allocation__speeds_opened_before_everyone_has_sealed(speeds_owed: Table) -> None:
+    """Threat: fed seals, then opens his speeds while kli has not sealed yet, to show an ally his plot (or, seen
+    from kli, kli seals after seeing fed's speed). Defence: a part is opened only once every player owing input
+    at the step has sealed and the step asks for it: before that fed owes nothing there, so his commit is a turn
+    out of turn (signature.not-in-control: whoever still owes his seal holds control), and the opening itself is
+    `secret.early-open`; pbem and plain git alike; before that fed's file shows nothing of his plot."""
+    seal_allocation(speeds_owed, "fed", {"turn": 1, "units": {"CA": {"speed": 8, "weapons": 2}}})
+    assert "part" not in speeds_owed.data("secrets/fed-0001.yaml")
+    _by_hand(speeds_owed, "fed", "fed-0001", "part")
+    # nothing fed owes asks for it, so the commit is a turn, and kli (who still owes his seal) holds control
+    refused(speeds_owed, "yield", who="fed", rule="signature.not-in-control", where="status.yaml")
+    bad = sneak_as(speeds_owed, "fed", "fed: my speeds, early")
+    rejected(speeds_owed, bad, "signature.not-in-control", "status.yaml")
+    # in a commit that is allowed to act, the opening itself is the finding (tests/test_sealed_parts.py)
+
+
+def test_secret_allocation__sealing_after_seeing_the_others_speeds(speeds_owed: Table) -> None:
+    """Threat: kli waits until fed's speeds are open, then seals (or seals a second allocation) to answer them.
+    Defence: nothing opens before the last seal, and a second sealed input for the step is refused
+    (secret.bad-secret): the plot kli sealed before he could see anything is the one that counts."""
+    seal_allocation(speeds_owed, "kli", {"turn": 1, "units": {"D7": {"speed": 2}}})
+    seal_allocation(speeds_owed, "fed", {"turn": 1, "units": {"CA": {"speed": 8}}})
+    cli(speeds_owed, "yield", who="fed")  # fed's speeds opened: now kli could see them
+    assert speeds_owed.data("secrets/fed-0001.yaml")["part"] == {"units": {"CA": {"speed": 8}}}
+    hand_sealed = speeds_owed.root / "second"
+    copy = copy_table(speeds_owed, hand_sealed)
+    source = copy.root / "kli-answer.yaml"
+    source.write_text(json.dumps({"turn": 1, "units": {"D7": {"speed": 9}}}))
+    from pbem.services import chance
+    from pbem.services.workspace import Workspace, load_identity
+
+    ws = Workspace.open(copy.repo_dir)
+    files = ws.worktree_files()
+    chance.seal_secret(files, ws.game_of(files), load_identity(str(copy.key("kli")), copy.repo_dir), "kli",
+                       "allocation", source.read_bytes(), "end", step="1.0.alloc")
+    copy.write("secrets/kli-0002.yaml", files["secrets/kli-0002.yaml"].decode())
+    bad = sneak_as(copy, "kli", "kli: a better plot, now that I know fed's")
+    rejected(copy, bad, "secret.bad-secret", "secrets/kli-0002.yaml")
+    cli(speeds_owed, "yield", who="kli")  # the honest way on: his own sealed plot, opened
+    assert speeds_owed.data("secrets/kli-0001.yaml")["part"] == {"units": {"D7": {"speed": 2}}}
+
+
+def test_secret_allocation__the_box_opened_before_the_battle_ends(speeds_owed: Table) -> None:
+    """Threat: kli opens his whole allocation mid-battle (to show an ally what he kept in reserve, or to have
+    his turn judged before the end). Defence: an allocation stays sealed until the battle is over
+    (secret.early-reveal), by pbem and by plain git; pbem yield never opens it early."""
+    seal_allocation(speeds_owed, "kli", {"turn": 1, "units": {"D7": {"speed": 2}}})
+    seal_allocation(speeds_owed, "fed", {"turn": 1, "units": {"CA": {"speed": 8}}})
+    cli(speeds_owed, "yield", who="kli")
+    cli(speeds_owed, "yield", who="fed")
+    assert "key" not in speeds_owed.data("secrets/kli-0001.yaml")
+    assert speeds_owed.data("status.yaml")["control"] == "kli"  # in his own turn, too
+    _by_hand(speeds_owed, "kli", "kli-0001", "key")
+    refused(speeds_owed, "yield", who="kli", rule="secret.early-reveal", where=ANY_LINE("secrets/kli-0001.yaml"))
+    bad = sneak_as(speeds_owed, "kli", "kli: my allocation, early")
+    rejected(speeds_owed, bad, "secret.early-reveal", "secrets/kli-0001.yaml")
+
+
+def test_secret_allocation__a_speed_other_than_the_sealed_one(speeds_owed: Table) -> None:
+    """Threat: fed commits (by hand) to speed 5 beside a box that says 8, opens 5 at the turn start and plays
+    with it, hoping the box is never compared. Defence: at the end his box must hold the speeds he opened
+    (secret.part-mismatch at its key line, refused by pbem and found in a plain-git reveal); he owes a reveal
+    that can never pass, and kli alone records his forfeit: the game ends, never stuck."""
+    seal_allocation(speeds_owed, "kli", {"turn": 1, "units": {"D7": {"speed": 2}}})
+    fives = {"units": {"CA": {"speed": 5}}}
+    hand_seal(speeds_owed, "fed", {"turn": 1, "units": {"CA": {"speed": 8}}}, part=fives)
+    cli(speeds_owed, "yield", who="kli")
+    # pbem would open the box's speeds (8), which do not open the commitment: fed opens his 5 by hand
+    refused(speeds_owed, "yield", who="fed", rule="secret.part-commit", where=ANY_LINE("secrets/fed-0001.yaml"))
+    from pbem.crypto import part as parts
+    from pbem.crypto import seal as sealing
+
+    raw = dict(speeds_owed.data("secrets/fed-0001.yaml"))
+    key = sealing.recover_key(base64.b64decode(raw["owner_box"]), load_private_key(speeds_owed.key("fed")))
+    speeds_owed.write("secrets/fed-0001.yaml", dump_mapping({**raw, "part": fives,
+                                                            "part_salt": parts.part_salt(key).hex()}))
+    cli(speeds_owed, "yield", who="fed")  # the commitment holds: 5 is what was committed
+    assert speeds(speeds_owed)["CA"] == 5
+    speeds_owed.turn("kli", through="1.32.final", breaks=[])
+    where = key_line(speeds_owed, "fed-0001")
+    refused(speeds_owed, "yield", who="fed", rule="secret.part-mismatch", where=where)
+    cli(speeds_owed, "yield", who="kli")
+    copy = copy_table(speeds_owed, speeds_owed.root / "sneaked")
+    _by_hand(copy, "fed", "fed-0001", "key")
+    bad = sneak_as(copy, "fed", "fed: my allocation")
+    rejected(copy, bad, "secret.part-mismatch", "secrets/fed-0001.yaml")
+    cli(speeds_owed, "agree", "end", "--result", "forfeit", "--player", "fed", "--note", "speeds not sealed",
+        who="kli")
+    assert speeds_owed.data("status.yaml")["over"] is True
+
+
+def test_secret_allocation__an_allocation_that_does_not_pay_for_what_was_done(speeds_owed: Table) -> None:
+    """Threat: kli allocates nothing to weapons (nobody can see it) and fires anyway at 1.4.fire. Defence: the
+    audit of his box at the end counts every shot (rules.allocation at its key line, by pbem and by plain
+    git); fed then records his forfeit."""
+    from test_tactical_secret_speeds import roll_all
+
+    seal_allocation(speeds_owed, "kli", {"turn": 1, "units": {"D7": {"speed": 0}}})
+    seal_allocation(speeds_owed, "fed", {"turn": 1, "units": {"CA": {"speed": 0}}})
+    cli(speeds_owed, "yield", who="kli")
+    cli(speeds_owed, "yield", who="fed")
+    # accepted: nobody can judge it yet (his own pbem status warns him, from his own box)
+    speeds_owed.turn("kli", through="1.32.final", breaks=[],
+                     entries=[{"at": "1.4.fire", "unit": "D7", "do": {"fire": {"weapon": "ph1", "target": "CA"}}}])
+    roll_all(speeds_owed)
+    cli(speeds_owed, "yield", who="fed")
+    error = refused(speeds_owed, "yield", who="kli", rule="rules.allocation", where=key_line(speeds_owed, "kli-0001"))
+    assert "weapons used (ph1) cost 1, 0 allocated" in error, error
+    copy = copy_table(speeds_owed, speeds_owed.root / "sneaked")
+    _by_hand(copy, "kli", "kli-0001", "key")
+    bad = sneak_as(copy, "kli", "kli: my allocation")
+    rejected(copy, bad, "rules.allocation", "secrets/kli-0001.yaml")
+    cli(speeds_owed, "agree", "end", "--result", "forfeit", "--player", "kli", "--note", "unpaid shot", who="fed")
+    assert speeds_owed.data("status.yaml")["over"] is True
+
+
+def test_secret_allocation__withholding_the_end_of_battle_reveal(speeds_owed: Table) -> None:
+    """Threat: the battle is over and fed, who knows his box does not pay (or just sulks), never opens it, so
+    the game is never complete. Defence: the game waits for him alone (kli owes nothing, and every commit of
+    kli's stays legal); kli records fed's forfeit at once, signed by every active player but fed, and the game
+    is over; an nmr after his deadline would settle the box as withheld, lost, as well (docs/tactical.md)."""
+    seal_allocation(speeds_owed, "kli", {"turn": 1, "units": {"D7": {"speed": 2}}})
+    seal_allocation(speeds_owed, "fed", {"turn": 1, "units": {"CA": {"speed": 8}}})
+    end_battle(speeds_owed)
+    cli(speeds_owed, "yield", who="kli")
+    status = speeds_owed.data("status.yaml")
+    assert [(b["player"], b["kind"]) for b in status["pending"]] == [("fed", "secret")] and not status["over"]
+    cli(speeds_owed, "agree", "end", "--result", "forfeit", "--player", "fed", "--note", "allocation withheld",
+        who="kli")
+    assert speeds_owed.data("status.yaml")["over"] is True
+    assert verdict(speeds_owed)[0] == 0

@@ -1,19 +1,17 @@
-"""Energy counted together (seed 000 §2.C: one allocation pays for the whole turn): with `speeds: sealed` the turn's
-allocations are revealed before it is played, and every shot of a unit in one step, and in the turn, is counted
-against its allocation together. Two shots that each fit but together do not are not both accepted: the commit
-that makes the sum exceed it is refused (`rules.unpaid-action`), and where that could not be known when the
-entries were written (they came before the reveal, or the first shot was at an earlier step of the same commit),
-the shot beyond the allocation is void at replay and never fires.
+"""Energy counted together (seed 000 §2.C: one allocation pays for the whole turn): with `speeds: sealed` only the
+turn's speeds are opened when it starts; the rest of each allocation stays sealed until the battle is over, so
+no shot can be refused for it when given. When the box is opened at the end, every shot of a unit, in one step
+and across the turn, is counted against it together: two shots that each fit but together do not make the
+reveal fail (`rules.allocation`, at the key line, naming every short line), a reserve covering the shortfall
+pays, and the others then record the cheater's forfeit.
 
 Built through the CLI on the secret-speeds game of test_tactical_secret_speeds: fed's CA (power 10; ph1 and ph2,
-energy 1 each) three hexes from kli's D7, both at speed 0.
+energy 1 each) three hexes from kli's D7, both at speed 0, a battle of one turn.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +19,8 @@ import pytest
 
 from conftest import Table, copy_table
 from test_dice_flow import cli, findings, refused
-from test_tactical_cli_bad_input import REPORT, fired, line_of, pending, seal
-from test_tactical_secret_speeds import base_started  # noqa: F401  (the module fixture)
+from test_tactical_cli_bad_input import fired, pending, seal
+from test_tactical_secret_speeds import base_started, key_line  # noqa: F401  (the module fixture)
 
 
 def shots(table: Table, *at_weapon: tuple[str, str]) -> list[dict[str, Any]]:
@@ -34,7 +32,8 @@ def settle(table: Table) -> None:
     owes orders again or the game is over."""
     for _ in range(20):
         status = table.data("status.yaml")
-        if status["over"] or status["pending"][0]["kind"] == "horizon":
+        if status["over"] or status["pending"][0]["kind"] == "horizon" or \
+                status["pending"][0]["why"].startswith("reveal owed for secret"):
             return
         first = status["pending"][0]
         if first["kind"] == "roll":
@@ -45,19 +44,10 @@ def settle(table: Table) -> None:
     raise AssertionError(f"still owed: {pending(table)}")
 
 
-def void_weapons(table: Table) -> list[str]:
-    """The weapons of fed's entries replay found void (the history's last state)."""
-    from pbem.services.workspace import Workspace
-
-    last = Workspace.open(table.repo_dir).history().last
-    assert last is not None and last.stop is not None
-    return [v.do["fire"]["weapon"] for v in last.stop.checkpoint.voids if v.player == "fed"]
-
-
-def reveal(base: Table, root: Path, line: dict[str, Any], ahead: Sequence[dict[str, Any]] = ()) -> Table:
+def revealed(base: Table, tmp_path: Path, line: dict[str, Any], ahead: list[dict[str, Any]] = ()) -> Table:
     """fed's orders reach 1.3.damage (with `ahead` written before the allocations), kli's the end of the turn;
-    both seal and reveal: fed then holds control at 1.4.move, the turn's allocations public."""
-    table = copy_table(base, root)
+    both seal and open their speeds: fed then holds control at 1.4.move, the rest of each allocation sealed."""
+    table = copy_table(base, tmp_path / "table")
     table.turn("fed", through="1.3.damage", entries=ahead)
     table.turn("kli", through="1.32.final")
     seal(table, "kli", {"turn": 1, "units": {"D7": {"speed": 0}}})
@@ -67,87 +57,61 @@ def reveal(base: Table, root: Path, line: dict[str, Any], ahead: Sequence[dict[s
     return table
 
 
-Revealed = Callable[[dict[str, Any], Sequence[dict[str, Any]]], Table]
-
-
-@pytest.fixture(scope="module")
-def built_reveals() -> dict[str, Table]:
-    """Each revealed game (`reveal`) built once for the module, by its allocation line and orders ahead."""
-    return {}
-
-
-@pytest.fixture
-def revealed(base_started: Table, built_reveals: dict[str, Table], tmp_path_factory: pytest.TempPathFactory,
-             tmp_path: Path) -> Revealed:
-    """`revealed(line, ahead)`: a private copy of the game `reveal` builds (tests share the same builds)."""
-    def copy(line: dict[str, Any], ahead: Sequence[dict[str, Any]] = ()) -> Table:
-        key = json.dumps([line, list(ahead)], sort_keys=True)
-        if key not in built_reveals:
-            built_reveals[key] = reveal(base_started, tmp_path_factory.mktemp("revealed") / "table", line, ahead)
-        return copy_table(built_reveals[key], tmp_path / "table")
-
-    return copy
-
-
 # (name, fed's allocation line for the CA, the commits fed makes (each: its shots (step, weapon) and horizon),
-#  the weapon whose entry is refused (None: every commit accepted), the weapons found void at replay)
+#  what the audit of fed's allocation says when it is opened at the end (None: it pays))
 TOGETHER = [
-    ("one-shot-paid", {"speed": 0, "weapons": 1}, [([("1.4.fire", "ph1")], "1.32.final")], None, []),
+    ("one-shot-paid", {"speed": 0, "weapons": 1}, [([("1.4.fire", "ph1")], "1.32.final")], None),
     ("two-shots-paid", {"speed": 0, "weapons": 2}, [([("1.4.fire", "ph1"), ("1.4.fire", "ph2")], "1.32.final")],
-     None, []),
+     None),
     ("two-shots-one-step-one-paid", {"speed": 0, "weapons": 1},
-     [([("1.4.fire", "ph1"), ("1.4.fire", "ph2")], "1.32.final")], "ph2", []),
+     [([("1.4.fire", "ph1"), ("1.4.fire", "ph2")], "1.32.final")], "weapons used (ph1, ph2) cost 2, 1 allocated"),
     ("reserve-pays-the-second", {"speed": 0, "weapons": 1, "reserve": 1},
-     [([("1.4.fire", "ph1"), ("1.4.fire", "ph2")], "1.32.final")], None, []),
+     [([("1.4.fire", "ph1"), ("1.4.fire", "ph2")], "1.32.final")], None),
     ("reserve-alone-pays-one", {"speed": 0, "reserve": 1},
-     [([("1.4.fire", "ph1"), ("1.4.fire", "ph2")], "1.32.final")], "ph2", []),
+     [([("1.4.fire", "ph1"), ("1.4.fire", "ph2")], "1.32.final")], "weapons used (ph1, ph2) cost 2, 0 allocated"),
     ("second-shot-in-a-later-commit-of-the-turn", {"speed": 0, "weapons": 1},
-     [([("1.4.fire", "ph1")], "1.7.damage"), ([("1.8.fire", "ph2")], "1.32.final")], "ph2", []),
-    ("second-shot-later-in-the-same-commit", {"speed": 0, "weapons": 1},
-     [([("1.4.fire", "ph1"), ("1.8.fire", "ph2")], "1.32.final")], None, ["ph2"]),
+     [([("1.4.fire", "ph1")], "1.7.damage"), ([("1.8.fire", "ph2")], "1.32.final")],
+     "weapons used (ph1, ph2) cost 2, 1 allocated"),
 ]
 
 
-@pytest.mark.parametrize("name, line, commits, refused_weapon, void", TOGETHER, ids=[t[0] for t in TOGETHER])
+@pytest.mark.parametrize("name, line, commits, audit", TOGETHER, ids=[t[0] for t in TOGETHER])
 def test_seed_2_c_a_units_shots_count_together_against_its_allocation(
-        revealed: Revealed, name: str, line: dict, commits: list, refused_weapon: str | None,
-        void: list[str]) -> None:
-    table = revealed(line, ())
+        base_started: Table, tmp_path: Path, name: str, line: dict, commits: list, audit: str | None) -> None:
+    table = revealed(base_started, tmp_path, line)
     assert pending(table)[0] == ("fed", "horizon"), pending(table)
-    for i, (fire_at, through) in enumerate(commits):
-        table.edit("fed", through=through, entries=shots(table, *fire_at))
-        last = i == len(commits) - 1
-        if last and refused_weapon is not None:
-            where = f"{REPORT}:{line_of(table, REPORT, f'weapon: {refused_weapon}')}"
-            error = refused(table, "yield", who="fed", rule="rules.unpaid-action", where=where)
-            assert "its revealed allocation cannot pay for it" in error, error
-            return
-        cli(table, "yield", who="fed")
+    for fire_at, through in commits:
+        table.turn("fed", through=through, entries=shots(table, *fire_at))  # never refused: nobody can see why
         settle(table)
+    assert sorted(pending(table)) == [("fed", "secret"), ("kli", "secret")], pending(table)  # the battle is over
+    cli(table, "yield", who="kli")
+    if audit is None:
+        cli(table, "yield", who="fed")
+        assert table.data("status.yaml")["over"] is True and findings(table) == []
+        return
+    error = refused(table, "yield", who="fed", rule="rules.allocation", where=key_line(table, "fed-0001"))
+    assert audit in error, error
     assert findings(table) == []
-    assert void_weapons(table) == void
 
 
-def test_seed_2_c_shots_written_before_the_reveal_fire_only_as_far_as_the_allocation_pays(
-        base_started: Table, revealed: Revealed) -> None:
-    """Two shots given before anybody's allocation is public cannot be judged against it: both are accepted, and
-    at replay the first fires and the second, beyond the allocation, is void (the turn's audit then passes)."""
-    ahead = shots(base_started, ("1.4.fire", "ph1"), ("1.4.fire", "ph2"))
-    table = revealed({"speed": 0, "weapons": 1}, ahead)
-    table.turn("fed", through="1.32.final")
-    settle(table)
-    assert findings(table) == []
-    assert void_weapons(table) == ["ph2"]
-
-
-def test_plain_git_two_shots_beyond_the_allocation_are_found(revealed: Revealed) -> None:
-    """The verifier (hook, workflow) counts them together too: a commit made with plain git is found."""
+def test_plain_git_an_opening_that_does_not_pay_is_found(base_started: Table, tmp_path: Path) -> None:
+    """The verifier (hook, workflow) counts them together too: fed's reveal made with plain git is found, at its
+    key line, in his commit."""
     from test_dice_flow import sneak_as
+    from pbem.services import chance
+    from pbem.services.workspace import Workspace, load_identity
 
-    table = revealed({"speed": 0, "weapons": 1}, ())
-    table.edit("fed", through="1.32.final", entries=shots(table, ("1.4.fire", "ph1"), ("1.4.fire", "ph2")))
-    where = line_of(table, REPORT, "weapon: ph2")
-    head = sneak_as(table, "fed", "fed: two shots on one phaser's energy")
+    table = revealed(base_started, tmp_path, {"speed": 0, "weapons": 1})
+    table.turn("fed", through="1.32.final", entries=shots(table, ("1.4.fire", "ph1"), ("1.4.fire", "ph2")))
+    settle(table)
+    cli(table, "yield", who="kli")
+    ws = Workspace.open(table.repo_dir)
+    files = ws.worktree_files()
+    chance.reveal_secret(files, ws.game_of(files), load_identity(str(table.key("fed")), table.repo_dir), "fed",
+                         "fed-0001")
+    table.write("secrets/fed-0001.yaml", files["secrets/fed-0001.yaml"].decode())
+    where = int(key_line(table, "fed-0001").rsplit(":", 1)[1]) - 1
+    head = sneak_as(table, "fed", "fed: my allocation opened")
     got = findings(table)
     assert [(f["rule"], f.get("file"), f.get("line"), f.get("commit")) for f in got] == [
-        ("rules.unpaid-action", REPORT, where, head)], got
+        ("rules.allocation", "secrets/fed-0001.yaml", where, head)], got

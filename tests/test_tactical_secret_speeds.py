@@ -1,10 +1,13 @@
 """Secret speeds (`setup: speeds: sealed`; seed 000 §2.C: the speed plot is part of the secret, simultaneous energy
-allocation): each ship's speed for the turn is sealed in its owner's allocation and revealed with everyone's at
-T.0.alloc, which then resolves with the revealed speeds. A `speed` entry at T.0.alloc is refused in its author's
-own commit (rules.sealed-speed); an allocation whose speeds do not pay is `rules.allocation` (the energy audit).
+allocation, and SFB announces only the speed, by all at once): each ship's speed for the turn is sealed in its
+owner's allocation; once every player has sealed, each opens the speeds alone (the secret's part, committed
+beside the box, crypto/part.py), and T.0.alloc resolves with them. The rest of the allocation stays sealed until
+the end of the battle, when each owner opens his box and the verifier audits it against everything his units did
+(`rules.allocation`) and checks it holds the speeds he opened (`secret.part-mismatch`). A `speed` entry at
+T.0.alloc is refused in its author's own commit (rules.sealed-speed).
 
 Built through the CLI on the TEMPLATE of test_tactical_cli_bad_input with `speeds: sealed`: fed's CA at 0510
-facing B, kli's D7 at 0810 facing E, both at speed 0, power 10.
+facing B, kli's D7 at 0810 facing E, both at speed 0, power 10; the battle is one turn long.
 """
 
 from __future__ import annotations
@@ -55,17 +58,29 @@ def ordered(base_ordered: Table, tmp_path: Path) -> Table:
     return copy_table(base_ordered, tmp_path / "table")
 
 
-def test_seed_2_c_speeds_are_revealed_together_then_used(ordered: Table) -> None:
-    seal(ordered, "kli", {"turn": 1, "units": {"D7": {"speed": 4}}})
+def test_seed_2_c_only_the_speeds_are_opened_together_the_rest_at_the_end(ordered: Table) -> None:
+    seal(ordered, "kli", {"turn": 1, "units": {"D7": {"speed": 4, "weapons": 1}}})
     assert pending(ordered) == [("fed", "sealed")]  # kli's speed is still sealed: nothing of it shows
+    assert "part" not in ordered.data("secrets/kli-0001.yaml")
     seal(ordered, "fed", {"turn": 1, "units": {"CA": {"speed": 8, "reserve": 2}}})
-    assert sorted(pending(ordered)) == [("fed", "secret"), ("kli", "secret")]  # everyone sealed: all reveal
-    cli(ordered, "yield", who="kli")  # pbem yield reveals what he owes, out of turn
+    assert sorted(pending(ordered)) == [("fed", "secret"), ("kli", "secret")]  # everyone sealed: all open
+    cli(ordered, "yield", who="kli")  # pbem yield opens the speeds he owes, out of turn
     assert pending(ordered) == [("fed", "secret")]
+    kli = ordered.data("secrets/kli-0001.yaml")
+    assert kli["part"] == {"units": {"D7": {"speed": 4}}} and "key" not in kli  # the weapons line stays sealed
     cli(ordered, "yield", who="fed")
     assert ordered.data("status.yaml")["firm"] != "1.0.alloc"
     assert speeds(ordered) == {"CA": 8, "D7": 4}
+    assert "key" not in ordered.data("secrets/fed-0001.yaml")
     assert findings(ordered) == []
+    # the battle's end: kli's turn ends it, then each opens his box, and each is audited
+    ordered.turn("kli", through="1.32.final", breaks=[])
+    assert sorted(pending(ordered)) == [("fed", "secret"), ("kli", "secret")]
+    assert "key" not in ordered.data("secrets/kli-0001.yaml")  # not in the commit that ended the battle
+    cli(ordered, "yield", who="fed")
+    cli(ordered, "yield", who="kli")
+    assert ordered.data("status.yaml")["over"] is True
+    assert "key" in ordered.data("secrets/fed-0001.yaml") and findings(ordered) == []
 
 
 def test_seed_2_c_orders_past_the_sealed_step_are_not_judged_against_a_speed_nobody_knows(
@@ -137,52 +152,109 @@ def _write(table: Table, value: dict) -> Path:
     return source
 
 
-def hand_seal(table: Table, who: str, value: dict, step: str = "1.0.alloc") -> str:
+def hand_seal(table: Table, who: str, value: dict, step: str = "1.0.alloc", part: Any = "same") -> str:
     """A sealed allocation written by hand (plain git, no pbem to check it first): the verifier sees only the
-    box until it is opened. Committed with `pbem yield`, which cannot see inside either."""
+    box until it is opened. `part`: the speeds committed beside the box ("same": those of `value`, as pbem
+    seals them; None: no part at all; else that part, which the box does not hold). Committed with
+    `pbem yield`, which cannot see inside either."""
     import base64
 
+    from pbem.crypto import part as parts
     from pbem.crypto import seal as sealing
     from pbem.crypto.keys import load_private_key
     from pbem.formats.canonical import dumps
     from pbem.formats.writer import dump_mapping
+    from pbem.rulesets.tactical.energy import speeds_part
 
     sealed = sealing.seal(dumps(value), load_private_key(table.key(who)).public)
     sid = f"{who}-0001"
-    table.write(f"secrets/{sid}.yaml", dump_mapping({
-        "id": sid, "owner": who, "kind": "allocation", "step": step, "end": "end",
-        "box": base64.b64encode(sealed.box).decode(), "commit": sealed.commit.hex(),
-        "owner_box": base64.b64encode(sealed.owner_box).decode()}))
+    raw = {"id": sid, "owner": who, "kind": "allocation", "step": step, "end": "end",
+           "box": base64.b64encode(sealed.box).decode(), "commit": sealed.commit.hex(),
+           "owner_box": base64.b64encode(sealed.owner_box).decode()}
+    if part is not None:
+        shown = speeds_part(value) if part == "same" else part
+        raw["part_commit"] = parts.part_commitment(parts.part_salt(sealed.key), dumps(shown)).hex()
+    table.write(f"secrets/{sid}.yaml", dump_mapping(raw))
     cli(table, "yield", who=who)
     return sid
 
 
-def test_a_bad_allocation_found_when_opened_voids_what_it_did_not_pay_for_and_the_game_goes_on(
-        ordered: Table) -> None:
+def key_line(table: Table, sid: str) -> str:
+    """Where a reveal's finding points: the `key` line pbem yield adds at the end of the secret's file."""
+    return f"secrets/{sid}.yaml:{len(table.read(f'secrets/{sid}.yaml').splitlines()) + 1}"
+
+
+def roll_all(table: Table) -> None:
+    """Each die owed is rolled by its firer, contributed to and revealed, until only the battle's end reveals
+    of the allocations are owed."""
+    import re
+
+    for _ in range(20):
+        first = table.data("status.yaml")["pending"][0]
+        if first["kind"] == "roll":
+            ref = re.search(r"\d+\.\d+\.fire/\w+/\w+", first["why"])
+            assert ref is not None, first
+            cli(table, "roll", "--for", ref.group(0), "--ref", ref.group(0), who=first["player"])
+        elif first["kind"] == "secret" and "allocation" in first["why"]:
+            return
+        cli(table, "yield", who=first["player"])
+    raise AssertionError(f"still owed: {pending(table)}")
+
+
+def end_battle(table: Table) -> None:
+    """Both open their speeds (kli, then fed), then kli's turn plays the rest of the one-turn battle."""
+    cli(table, "yield", who="kli")
+    cli(table, "yield", who="fed")
+    assert pending(table)[0][0] == "kli", pending(table)
+    table.turn("kli", through="1.32.final", breaks=[])
+    assert sorted(pending(table)) == [("fed", "secret"), ("kli", "secret")], pending(table)
+
+
+def test_a_bad_allocation_found_when_opened_at_the_end_is_refused_and_its_owner_forfeits(ordered: Table) -> None:
     """docs/tactical.md "A bad allocation found when opened": fed seals by hand one point over power (in
-    `reinforce`). Its reveal lands (refusing it would let a cheater hold the game); his line is void whole: the
-    CA does not move and nothing of its turn is paid (each costly action is refused as rules.unpaid-action);
-    and the game goes on to the turn's end (here the game's), no rules.allocation on whoever ends it."""
+    `reinforce`; his speed, 5, fits). Only his speed is opened at the turn start, so the battle is played with it;
+    at the end his box does not pay (`rules.allocation` at its key line, refused by his own pbem yield and
+    found by pbem verify); kli's lands, and kli alone records fed's forfeit (the seed's cheater, tarred and
+    feathered): the game is over and the history verifies."""
+    seal(ordered, "kli", {"turn": 1, "units": {"D7": {"speed": 2}}})
+    hand_seal(ordered, "fed", {"turn": 1, "units": {"CA": {"speed": 5, "weapons": 1, "reinforce": 5}}})
+    end_battle(ordered)
+    assert speeds(ordered) == {"CA": 5, "D7": 2}
+    error = refused(ordered, "yield", who="fed", rule="rules.allocation", where=key_line(ordered, "fed-0001"))
+    assert "allocates 11 energy, its power is 10" in error, error
+    cli(ordered, "yield", who="kli")
+    assert pending(ordered) == [("fed", "secret")]
+    cli(ordered, "agree", "end", "--result", "forfeit", "--player", "fed", "--note", "allocation over power",
+        who="kli")
+    assert ordered.data("status.yaml")["over"] is True and findings(ordered) == []
+
+
+def test_an_allocation_sealed_by_hand_without_its_speeds_part_plots_nothing(ordered: Table) -> None:
+    """A box with no part committed beside it (plain git) has no speeds to open: the step does not wait for
+    what cannot come; the CA does not move this turn (its speeds plot nothing), and the game goes on."""
+    seal(ordered, "kli", {"turn": 1, "units": {"D7": {"speed": 2}}})
+    hand_seal(ordered, "fed", {"turn": 1, "units": {"CA": {"speed": 5}}}, part=None)
+    assert pending(ordered) == [("kli", "secret")]  # only kli owes the opening of his speeds
+    cli(ordered, "yield", who="kli")
+    assert speeds(ordered) == {"CA": 0, "D7": 2} and findings(ordered) == []
+
+
+def test_a_speed_its_power_cannot_pay_is_void_when_opened(ordered: Table) -> None:
+    """A speed alone above power (by hand: pbem seal refuses it) is void when opened: the ship does not move, an
+    `allocation_void` event says why, and nobody's commit is refused for it."""
     from pbem.services.workspace import Workspace
 
     seal(ordered, "kli", {"turn": 1, "units": {"D7": {"speed": 2}}})
-    hand_seal(ordered, "fed", {"turn": 1, "units": {"CA": {"speed": 5, "weapons": 1, "reinforce": 5}}})
+    hand_seal(ordered, "fed", {"turn": 1, "units": {"CA": {"speed": 11}}})
     cli(ordered, "yield", who="kli")
-    cli(ordered, "yield", who="fed")  # the reveal lands
-    assert findings(ordered) == []
-    assert speeds(ordered) == {"CA": 0, "D7": 2}
+    cli(ordered, "yield", who="fed")
+    assert speeds(ordered) == {"CA": 0, "D7": 2} and findings(ordered) == []
     last = Workspace.open(ordered.repo_dir).history().last
     assert last is not None and last.stop is not None
-    turn, lines = last.stop.checkpoint.state.budgets
-    assert turn == 1 and dict(lines["CA"]) == {} and dict(lines["D7"]) == {"speed": 2}
-    assert pending(ordered)[0][0] == "kli"
-    ordered.turn("kli", through="1.32.final", breaks=[])  # on to the turn's end: the game's (one turn)
-    assert ordered.data("status.yaml")["over"] is True, ordered.data("status.yaml")
-    assert findings(ordered) == []
 
 
 UNPAID = [
-    # (name, kli's allocation line for the D7, whether its shot at 1.4.fire is refused)
+    # (name, kli's allocation line for the D7, whether its reveal at the end is refused for its shot at 1.4.fire)
     ("no-weapons-energy", {"speed": 0}, True),
     ("paid-from-reserve", {"speed": 0, "reserve": 1}, False),
     ("paid", {"speed": 0, "weapons": 1}, False),
@@ -190,20 +262,23 @@ UNPAID = [
 
 
 @pytest.mark.parametrize("name, line, refuse", UNPAID, ids=[u[0] for u in UNPAID])
-def test_seed_2_c_an_action_the_revealed_allocation_cannot_pay_is_refused_when_given(
+def test_seed_2_c_an_action_the_sealed_allocation_does_not_pay_is_found_when_it_is_opened(
         ordered: Table, name: str, line: dict, refuse: bool) -> None:
-    """With sealed speeds the turn's allocations are public once it starts: a shot the firer's allocation cannot
-    pay for is refused in his own commit (rules.unpaid-action), never found later on whoever ends the turn."""
+    """Nobody sees an allocation before the battle ends, so a shot is never refused for it when given; the box
+    opened at the end is audited against every shot, launch, HET, speed and system use of the turn: one that
+    does not pay is refused at its key line (rules.allocation), a reserve covering the shortfall pays."""
     seal(ordered, "kli", {"turn": 1, "units": {"D7": line}})
     seal(ordered, "fed", {"turn": 1, "units": {"CA": {"speed": 0}}})
     cli(ordered, "yield", who="kli")
     cli(ordered, "yield", who="fed")
     assert pending(ordered)[0][0] == "kli", pending(ordered)
-    ordered.edit("kli", entries=[{"at": "1.4.fire", "unit": "D7", "do": {"fire": {"weapon": "ph1", "target": "CA"}}}])
+    ordered.turn("kli", through="1.32.final", breaks=[],
+                 entries=[{"at": "1.4.fire", "unit": "D7", "do": {"fire": {"weapon": "ph1", "target": "CA"}}}])
+    roll_all(ordered)
+    cli(ordered, "yield", who="fed")
     if refuse:
-        where = f"{REPORT}:{line_of(ordered, REPORT, 'target: CA')}"
-        error = refused(ordered, "yield", who="kli", rule="rules.unpaid-action", where=where)
-        assert "its revealed allocation cannot pay for it" in error and "weapons used (ph1) cost 1" in error, error
+        error = refused(ordered, "yield", who="kli", rule="rules.allocation", where=key_line(ordered, "kli-0001"))
+        assert "weapons used (ph1) cost 1, 0 allocated" in error, error
     else:
         cli(ordered, "yield", who="kli")
-        assert findings(ordered) == []
+        assert ordered.data("status.yaml")["over"] is True and findings(ordered) == []

@@ -4,7 +4,7 @@ turn 1 fire, an action auction settled before any die, a damage reply with a shi
 other again at range 1, both firing everything, while the KR breaks off and leaves the map; in turn 3 the D7
 runs off the map under the CA's phasers, and fed, the only one left in play, wins. The template says
 `allocation: sealed` and `speeds: sealed`, so each turn's allocation is a sealed simultaneous step (DESIGN §4.7)
-whose speeds are revealed together, and every allocation is audited.
+whose speeds alone are opened together, and every allocation is opened and audited after the battle.
 
 The demo is played once (module fixture), in process, through the same services the players use; the checks
 read what the game left behind: status.yaml at every commit (as verify_history judged it), the report and dice
@@ -107,7 +107,7 @@ def test_the_demo_plays_to_the_end_and_every_commit_verifies(played: Played) -> 
     text = "\n".join(played.lines)
     for needle in ("auction round 1", "auction round 2", "contribution owed to dice fed-0001 of fed",
                    "is ambiguous at 1.20.move: choose one of move TL, move TR", "launch: D7 launches dr1 as S1",
-                   "D7 launches dr2 as S2", "reveal owed for kli-0003: S2 meets CA",
+                   "D7 launches dr2 as S2", "S1's plan {'pursue_sealed': {}} is ambiguous at 1.19.move",
                    "Outcome: fed wins: the only one left in play (kli's units disengaged; rom's units disengaged)",
                    "-> game over"):
         assert needle in text, needle
@@ -216,20 +216,42 @@ def test_the_damage_reply_comes_at_the_fire_step_and_the_reinforcement_takes_the
 
 def test_a_tied_plan_stops_with_a_clarify_break_answered_with_one_of_its_options(played: Played) -> None:
     """Seed §5.C / DESIGN §4.5: rom's plan `pursue D7` ties when the D7 is dead astern: replay stops before the
-    step with a special break for rom listing the options; his next commit adds one of them there. Later the
-    drone's own pursuit ties too, and kli answers for it the same way."""
+    step with a special break for rom listing the options; his next commit adds one of them there."""
     commits = played.commits
-    asked = [i for i, (_, _, s) in enumerate(commits) if s is not None and s.pending and s.pending[0].kind == "clarify"]
-    assert [(commits[i][2].pending[0].player, commits[i][2].pending[0].at) for i in asked] == [
-        ("rom", "1.20.move"), ("kli", "1.29.move")]
+    asked = [i for i, (_, _, s) in enumerate(commits) if s is not None and s.pending
+             and s.pending[0].kind == "clarify" and s.pending[0].player == "rom"]
+    assert [commits[i][2].pending[0].at for i in asked] == ["1.20.move"]
+    held = commits[asked[0]][2].pending[0]
+    assert [dict(o) for o in held.options] == [{"move": "TL"}, {"move": "TR"}]
+    assert commits[asked[0] + 1][1] == "rom"
+    answer = played.added(asked[0] + 1)
+    assert len(answer) == 1 and answer[0]["at"] == held.at and answer[0]["do"] in [dict(o) for o in held.options]
+    assert all(b.kind != "clarify" or b.at != held.at or b.player != "rom" for b in commits[asked[0] + 1][2].pending)
+
+
+def test_drones_steered_by_sealed_pursuit_show_nothing_of_their_targets(played: Played) -> None:
+    """Seed §2.C: kli's drones fly under `pursue_sealed` plans that name no target (players/kli.yaml shows
+    none). Where no move pursues both possible targets (the CA and the KR), kli gets a special break at that
+    step; his bare `pbem yield` answers it from his own sealed targets, one entry per drone asked, each one of
+    the options; once the targets are revealed every move is checked against pursuit of them, and none is
+    found wanting (no rules.pursuit anywhere in the history)."""
+    last = played.result.last
+    plans = last.game.inputs.of("kli").plans
+    assert {p["unit"]: dict(p["do"]) for p in plans if p["unit"] in ("S1", "S2")} == {
+        "S1": {"pursue_sealed": {}}, "S2": {"pursue_sealed": {}}}
+    commits = played.commits
+    asked = [i for i, (_, _, s) in enumerate(commits) if s is not None and s.pending
+             and s.pending[0].kind == "clarify" and s.pending[0].player == "kli"]
+    assert [commits[i][2].pending[0].at for i in asked][:3] == ["1.19.move", "1.20.move", "1.21.move"]
     for i in asked:
-        held = commits[i][2].pending[0]
-        options = [dict(o) for o in held.options]
-        assert commits[i + 1][1] == held.player
-        answer = played.added(i + 1)
-        assert len(answer) == 1 and answer[0]["at"] == held.at and answer[0]["do"] in options
-        assert all(b.kind != "clarify" or b.at != held.at for b in commits[i + 1][2].pending)
-    assert [dict(o) for o in commits[asked[0]][2].pending[0].options] == [{"move": "TL"}, {"move": "TR"}]
+        held = {b.why.split("'s plan")[0]: b for b in commits[i][2].pending if b.kind == "clarify"
+                and b.player == "kli"}
+        assert set(held) <= {"S1", "S2"} and commits[i + 1][1] == "kli"
+        answers = {e["unit"]: e["do"] for e in played.added(i + 1)}
+        assert set(answers) == set(held), (held, answers)
+        for unit, b in held.items():
+            assert "pursue_sealed" in b.why and answers[unit] in [dict(o) for o in b.options]
+    assert played.result.findings() == []
 
 
 def test_a_seeking_weapon_is_launched_with_its_target_sealed_and_hits_it(played: Played) -> None:
@@ -251,25 +273,27 @@ def test_a_seeking_weapon_is_launched_with_its_target_sealed_and_hits_it(played:
 
 
 def test_a_dummy_drone_is_revealed_when_it_meets_its_target_and_vanishes(played: Played) -> None:
-    """Seed §2.C (target secrets with `nature: real|dummy`): S2 pursues the CA; when it meets her, kli owes
-    its sealed target (a `secret` break), reveals it with a bare yield: a dummy, it vanishes (status dummy) and
-    the CA takes no damage from it (the CA's only damage is the D7's phaser, checked above)."""
+    """Seed §2.C (target secrets with `nature: real|dummy`): S2 pursues the CA; when it meets her, kli owes its
+    sealed target, and the yield of his that moved it there reveals it at once (his pbem yield settles what he
+    owes): a dummy, it vanishes (status dummy) and the CA takes no damage from it (the CA's only damage is the
+    D7's phaser, checked above)."""
     commits = played.commits
-    owed = [i for i, (_, _, s) in enumerate(commits) if s is not None and s.pending
-            and s.pending[0].kind == "secret" and "S2 meets CA" in s.pending[0].why]
-    assert owed and commits[owed[0]][2].pending[0].player == "kli"
-    answer = owed[0] + 1
-    assert commits[answer][1] == "kli" and played.added(answer) == []
+    revealing = next(i for i, (oid, _, _) in enumerate(commits)
+                     if b"key:" in played.files(oid).get("secrets/kli-0003.yaml", b""))
+    assert commits[revealing][1] == "kli"
+    target = played.result.last.game.secrets["kli-0003"]
+    assert target.value() == {"unit": "S2", "target": "CA", "nature": "dummy"}
     dummy = played.result.last.stop.checkpoint.state.unit("S2")
     assert dummy is not None and dummy.status == "dummy" and dummy.owner == "kli"
 
 
-def test_allocation_is_a_sealed_simultaneous_step_with_secret_speeds_revealed_together(played: Played) -> None:
+def test_allocation_is_a_sealed_simultaneous_step_with_only_the_speeds_opened_together(played: Played) -> None:
     """DESIGN §4.7, seed §2.C (game.yaml `allocation: sealed`, `speeds: sealed`): once every captain's orders
     reach 1.0.alloc (no speed entry: each ship's speed is a line of its sealed allocation), replay waits for all
     three sealed allocations; each captain seals his own out of turn, in any order (rom, kli, fed), in a commit
-    that changes nothing else; when all are in, every captain owes his reveal (fed, kli, rom), no allocation key
-    appears before then, and the turn starts only when all are revealed."""
+    that changes nothing else; when all are in, every captain owes the opening of his speeds (fed, kli, rom),
+    nothing of any allocation is opened before then, the turn starts only when all speeds are open, and each box
+    is opened only after the battle is over (seed 000 §2.C: "retrieved and verified at the conclusion")."""
     game = played.result.last.game
     assert (game.manifest.setup["allocation"], game.manifest.setup["speeds"]) == ("sealed", "sealed")
     commits = played.commits
@@ -294,14 +318,22 @@ def test_allocation_is_a_sealed_simultaneous_step_with_secret_speeds_revealed_to
         sealers.append(actor)
     assert sealers == ["rom", "kli", "fed"]
     assert commits[first + 1][2].control == "fed"  # rom sealed while the step named fed first: no control needed
-    # all sealed: every captain owes his reveal, and none was revealed before
+    # all sealed: every captain owes the opening of his speeds, and nothing was opened before
     assert pending_of(commits[first + 3][2]) == [("fed", "secret"), ("kli", "secret"), ("rom", "secret")]
+    assert all("open the speeds" in b.why for b in commits[first + 3][2].pending)
     allocations = sorted((s for s in game.secrets.values() if s.raw["kind"] == "allocation"), key=lambda s: s.id)
-    revealing = [i for i, (oid, _, _) in enumerate(commits) for s in allocations
-                 if s.file in played.files(oid) and b"key:" in played.files(oid)[s.file]]
-    assert min(revealing) == first + 4
+    opening = [i for i, (oid, _, _) in enumerate(commits) for s in allocations
+               if s.file in played.files(oid) and b"part_salt:" in played.files(oid)[s.file]]
+    assert min(opening) == first + 4
     assert [commits[i][1] for i in range(first + 4, first + 7)] == ["fed", "kli", "rom"]
-    assert [b.kind for b in commits[first + 6][2].pending] == ["horizon"]  # all revealed: turn 1 started
+    assert [b.kind for b in commits[first + 6][2].pending] == ["horizon"]  # all speeds open: turn 1 started
+    opened = yamlsafe.load(played.files(commits[first + 6][0])["secrets/kli-0001.yaml"], "kli-0001").data
+    assert opened["part"] == {"units": {"D7": {"speed": 8}}} and "key" not in opened  # nothing but the speed
+    # every box opened only once the battle is over: the last three commits, one per captain
+    revealing = sorted({i for i, (oid, _, _) in enumerate(commits) for s in allocations
+                        if s.file in played.files(oid) and b"key:" in played.files(oid)[s.file]})
+    assert revealing == [len(commits) - 3, len(commits) - 2, len(commits) - 1], (revealing, len(commits))
+    assert commits[len(commits) - 4][2].pending and not commits[len(commits) - 4][2].over
     assert [(s.id, s.owner, s.revealed, s.value()["turn"]) for s in allocations] == [
         ("fed-0001", "fed", True, 1), ("fed-0002", "fed", True, 2), ("fed-0003", "fed", True, 3),
         ("kli-0001", "kli", True, 1), ("kli-0004", "kli", True, 2), ("kli-0005", "kli", True, 3),
@@ -309,7 +341,7 @@ def test_allocation_is_a_sealed_simultaneous_step_with_secret_speeds_revealed_to
     speeds = {(s.owner, s.value()["turn"]): next(iter(s.value()["units"].values()))["speed"] for s in allocations}
     assert speeds == {("fed", 1): 8, ("kli", 1): 8, ("rom", 1): 8, ("fed", 2): 16, ("kli", 2): 16, ("rom", 2): 16,
                       ("fed", 3): 12, ("kli", 3): 20}
-    # the speeds are known together: each turn's first move comes after the last of its allocations is revealed
+    # the speeds are known together: each turn's first move comes after the last of its speeds is opened
     state = played.result.last.stop.checkpoint.state
     assert {u.id: u.speed for u in state.units if u.seeking is None} == {"CA": 12, "D7": 20, "KR": 16}
 
@@ -384,7 +416,7 @@ def test_the_closing_note_says_how_to_see_each_feature(played: Played) -> None:
     see = next(i for i, line in enumerate(played.lines) if line.startswith("see it yourself"))
     assert verified < see
     notes = "\n".join(played.lines[see + 1:])
-    for needle in ("auction round", "reveal owed for [a-z]*-0001", "reinforce", "nature", "status=dummy",
+    for needle in ("auction round", "open the speeds of [a-z]*-0001", "reinforce", "nature", "status=dummy",
                    "Outcome", "status=disengaged", "2.14.fire", "pbem dice show fed-0002", "ambiguous"):
         assert needle in notes, needle
 

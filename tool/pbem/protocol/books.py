@@ -42,7 +42,7 @@ def sealed_book(secrets: Mapping[str, Secret]) -> dict[tuple[str, str], SealedIn
         # a withheld set opened by the other players' shares stands as sealed (protocol.openings)
         value = secret.value() if secret.revealed else opened_value(secret)
         book[(step, secret.owner)] = SealedInput(secret.id, value, secret.revealed or value is not None,
-                                                 withheld=secret.raw.get("withheld", ""))
+                                                 withheld=secret.raw.get("withheld", ""), part=secret.opened_part())
     return book
 
 

@@ -174,6 +174,7 @@ class SealedInput:
     revealed: bool = False
     owner: str = ""
     withheld: str = ""  # the nmr or resign agreement that settled its reveal, owed and never made: it is lost
+    part: Any = None  # the part opened alone at its step, the rest staying sealed (a tactical allocation's speeds)
 
 
 @dataclass(frozen=True)

@@ -233,8 +233,10 @@ def _sealed(ruleset: Ruleset, state: Any, point: Point, when: str,
     if missing:
         return [], tuple(Break(p, when, SEALED, f"sealed input owed for {when} (any order, without control)")
                          for p in missing)
-    reveals_at = getattr(ruleset, "reveals_sealed_at", None)  # per game: tactical/1 with `speeds: sealed`
-    if not (reveals_at(state, point) if reveals_at is not None else getattr(ruleset, "reveals_sealed", False)):
+    opens_part = getattr(ruleset, "opens_part_at", None)  # per game: tactical/1 with `speeds: sealed`
+    if opens_part is not None and opens_part(state, point):
+        return _parts(ruleset, point, when, owing, inputs)
+    if not getattr(ruleset, "reveals_sealed", False):
         return [], None
     unrevealed = [p for p in owing if not inputs.sealed[(when, p)].revealed]
     if unrevealed:
@@ -243,6 +245,23 @@ def _sealed(ruleset: Ruleset, state: Any, point: Point, when: str,
     # a withheld set opened without its owner stands, known as such (source "opened"): the ruleset records it
     return [Action(point, p, None, inputs.sealed[(when, p)].value,
                    "opened" if inputs.sealed[(when, p)].withheld else "sealed") for p in owing], None
+
+
+def _parts(ruleset: Ruleset, point: Point, when: str, owing: Sequence[str],
+           inputs: Inputs) -> tuple[list[Action], tuple[Break, ...] | None]:
+    """Seed §2.C, DESIGN §4.7: at a step that needs only a part of each sealed input (a tactical turn's speeds,
+    announced by all at once), each opens that part alone, in any order and without control, once all have
+    sealed; the rest stays sealed until the end of the battle. The step resolves with the parts (source
+    "part"; an input opened whole counts for its part alone)."""
+    name = getattr(ruleset, "part_name", "part")
+    closed = [p for p in owing if inputs.sealed[(when, p)].part is None and not inputs.sealed[(when, p)].revealed]
+    if closed:
+        return [], tuple(Break(p, when, SECRET, f"open the {name} of {inputs.sealed[(when, p)].secret} (only the "
+                               f"{name}: the rest stays sealed until the battle ends): everyone has sealed for "
+                               f"{when}") for p in closed)
+    given = (inputs.sealed[(when, p)] for p in owing)
+    return [Action(point, p, None, s.part if s.part is not None else s.value, "part")
+            for p, s in zip(owing, given)], None
 
 
 def _recognise(ruleset: Ruleset, state: Any, messages: Sequence[Message], problems: list[Finding]) -> Any:

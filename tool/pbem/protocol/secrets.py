@@ -14,11 +14,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, Collection, Iterable, Mapping, Sequence
 
+from pbem.crypto import part as parts
 from pbem.crypto import seal
 from pbem.errors import Finding, PbemError
 from pbem.formats import schemas
 from pbem.protocol.ids import named_author
 from pbem.protocol.ids import named_author as id_author, next_id as next_secret_id  # noqa: F401  # moved: re-exported until the lead sweeps
+from pbem.formats.canonical import dumps as canonical
 from pbem.protocol.model import Break, Entry
 from pbem.rulesets.base import Point
 
@@ -56,6 +58,20 @@ class Secret:
         it hid is lost (a sealed input counts as none, a seeking weapon's target is gone with the weapon)."""
         return self.raw.get("withheld")
 
+    @property
+    def part_opened(self) -> bool:
+        """Whether the part committed beside the box (`part_commit`: a tactical allocation's speeds) is opened."""
+        return "part_salt" in self.raw
+
+    def opened_part(self) -> Any:
+        """The opened part (DESIGN §4.7: what a sealed step needs at once, the rest staying in the box), or None
+        while it is sealed. A secret sealed without a part (no `part_commit`: by hand) has none to open: {}, an
+        empty part (a tactical allocation's speeds then plot nothing, and its ships stop), so the step never waits
+        for what cannot come."""
+        if "part_commit" not in self.raw:
+            return {}
+        return self.raw.get("part") if self.part_opened else None
+
     def plaintext(self) -> bytes:
         """Open a revealed secret (secret.bad-key, secret.commit-mismatch)."""
         return seal.open_sealed(_b64(self.raw["box"]), bytes.fromhex(self.raw["key"]), bytes.fromhex(self.raw["commit"]))
@@ -79,6 +95,9 @@ def _b64(text: str) -> bytes:
     import base64
 
     return base64.b64decode(text)
+
+
+LATER = ("key", "part", "part_salt")  # what the owner adds to his secret after sealing it, each once
 
 
 def due(secrets: Mapping[str, Secret], parse_time: Callable[[str], Point], stop: Point | None,
@@ -131,13 +150,41 @@ def secret_findings(before: Mapping[str, Secret], after: Mapping[str, Secret], c
         if old is None:
             out.extend(_sealed(new, players, parse_time))
             continue
-        if {k: v for k, v in old.raw.items() if k != "key"} != {k: v for k, v in new.raw.items() if k != "key"}:
+        if {k: v for k, v in old.raw.items() if k not in LATER} != \
+                {k: v for k, v in new.raw.items() if k not in LATER}:
             out.append(Finding("secret.changed", f"secret {new.id} changed after it was sealed", file=f))
         elif old.revealed:
             out.append(Finding("secret.changed", f"secret {new.id}: its key cannot change once revealed", file=f))
-        elif new.revealed:
-            out.extend(check_reveal(new))
+        elif old.part_opened and any(old.raw.get(k) != new.raw.get(k) for k in ("part", "part_salt")):
+            out.append(Finding("secret.changed", f"secret {new.id}: its part cannot change once opened", file=f,
+                               line=new.line_of("part")))
+        else:
+            if ("part" in new.raw or new.part_opened) and not old.part_opened:
+                out.extend(check_part(new))
+            if new.revealed:
+                out.extend(check_reveal(new))
     return out
+
+
+def check_part(secret: Secret) -> list[Finding]:
+    """The part opened alone opens the commitment sealed beside the box (`part_commit`), with its salt
+    (secret.part-commit): it cannot be opened to any other value than the one sealed."""
+    where = {"file": secret.file, "line": secret.line_of("part") or secret.line_of("part_salt")}
+    commit, salt = secret.raw.get("part_commit"), secret.raw.get("part_salt")
+    if "part" not in secret.raw or salt is None:
+        return [Finding("secret.part-commit", f"secret {secret.id}: a part is opened with both `part` and "
+                        "`part_salt` (pbem yield writes them)", **where)]
+    if commit is None:
+        return [Finding("secret.part-commit", f"secret {secret.id} was sealed without a part (no part_commit): "
+                        "it is opened whole, when it is due", **where)]
+    try:
+        opened = parts.opens(bytes.fromhex(commit), bytes.fromhex(str(salt)), canonical(secret.raw.get("part")))
+    except (ValueError, TypeError):
+        opened = False
+    if not opened:
+        return [Finding("secret.part-commit", f"secret {secret.id}: the part opened (with its part_salt) is not "
+                        "the one committed when it was sealed (part_commit)", **where)]
+    return []
 
 
 def _withheld(old: Secret, new: Secret, settled: Mapping[str, str], owed: Collection[str]) -> list[Finding]:
@@ -170,7 +217,7 @@ def _sealed(new: Secret, players: Sequence[str], parse_time: Callable[[str], Poi
         out.append(Finding("ownership.id-author", f"secret {new.id} names {author} in its id, but its owner is "
                            f"{new.owner}: a secret's id is `<owner>-NNNN` (secrets/{new.owner}-NNNN.yaml)", file=f,
                            line=new.line_of("id")))
-    if new.revealed:
+    if new.revealed or new.part_opened:
         out.append(Finding("secret.bad-secret", f"secret {new.id} is sealed and revealed at once: write it in the "
                            "report in the clear instead (seed §2.C)", file=f))
     if not schemas.known(f"pbem/secret/{new.raw['kind']}/1"):
@@ -274,11 +321,21 @@ def _target_findings(before: Mapping[str, Secret], new: Sequence[Secret], after:
     return out
 
 
-def reveal_findings(before: Mapping[str, Secret], after: Mapping[str, Secret], ruleset: Any) -> list[Finding]:
+def reveal_findings(before: Mapping[str, Secret], after: Mapping[str, Secret], ruleset: Any,
+                    asked: Collection[tuple[str | None, str]] = (), over: bool = True) -> list[Finding]:
     """A secret revealed by this commit answers what it was sealed for (DESIGN §4.7, §6): a sealed step's input
     is that step's (`ruleset.sealed_input_error`: a tactical allocation is for the turn of its step,
-    secret.wrong-step); a seeking weapon's target names that weapon (secret.bad-target)."""
-    out: list[Finding] = []
+    secret.wrong-step); a seeking weapon's target names that weapon (secret.bad-target).
+
+    And it is opened when the rules open it, never before (seed §2.C: allocations are "retrieved and verified at
+    the conclusion of the battle"): `asked` are the (step, owner) of the reveals replay waits for before this
+    commit, `over` whether the battle is over then.
+    * a part (`part_commit`, the speeds of a tactical allocation) is opened only once its step asks for it,
+      every player owing input there having sealed (secret.early-open): nobody sees a speed before sealing his;
+    * a kind the ruleset keeps sealed until the end (`ruleset.sealed_until_end`) is opened whole only then
+      (secret.early-reveal), and its box must hold the part opened earlier (`ruleset.sealed_part`;
+      secret.part-mismatch: the speeds the turn was played with are the ones the box pays for)."""
+    out: list[Finding] = _opening_findings(before, after, ruleset, asked, over)
     check = getattr(ruleset, "sealed_input_error", None)
     target_kind = getattr(ruleset, "target_kind", None)
     for sid in sorted(after):
@@ -299,4 +356,39 @@ def reveal_findings(before: Mapping[str, Secret], after: Mapping[str, Secret], r
                 and value.get("unit") != secret.raw.get("concerns"):
             out.append(Finding("secret.bad-target", f"secret {sid} was sealed as {secret.raw.get('concerns')}'s "
                                f"target, but names {value.get('unit')!r}", **where))
+    return out
+
+
+def _opening_findings(before: Mapping[str, Secret], after: Mapping[str, Secret], ruleset: Any,
+                      asked: Collection[tuple[str | None, str]], over: bool) -> list[Finding]:
+    """When a step's sealed input may be opened, and that its box holds the part opened before (reveal_findings)."""
+    out: list[Finding] = []
+    until_end = getattr(ruleset, "sealed_until_end", frozenset())
+    project = getattr(ruleset, "sealed_part", None)
+    for sid in sorted(after):
+        secret, old = after[sid], before.get(sid)
+        if old is None or old.withheld or "step" not in secret.raw:
+            continue
+        step, kind = secret.raw["step"], secret.raw["kind"]
+        if secret.part_opened and not old.part_opened and not old.revealed and (step, secret.owner) not in asked:
+            out.append(Finding("secret.early-open", f"secret {sid}: its part is opened once every player owing "
+                               f"input at {step} has sealed and the step asks for it, not before (nobody sees a "
+                               "speed before sealing his own)", file=secret.file, line=secret.line_of("part")))
+        if not secret.revealed or old.revealed:
+            continue
+        where = {"file": secret.file, "line": secret.line_of("key")}
+        if kind in until_end and not over:
+            out.append(Finding("secret.early-reveal", f"secret {sid}: a {kind} stays sealed until the end of the "
+                               "battle, when it is opened and audited (seed §2.C); only its part is opened at "
+                               f"{step}", **where))
+        if secret.part_opened and project is not None:
+            try:
+                held = project(kind, secret.value())
+            except PbemError:
+                continue  # a box that does not open is check_reveal's finding
+            if held is None or canonical(held) != canonical(secret.opened_part()):
+                out.append(Finding("secret.part-mismatch", f"secret {sid}: its box holds {held}, but the part "
+                                   f"opened at {step} was {secret.opened_part()}: the turn was played with a part "
+                                   "its box does not hold (the seed's cheater, tarred and feathered: the others "
+                                   "record his forfeit)", **where))
     return out

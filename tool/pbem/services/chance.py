@@ -12,6 +12,7 @@ import json
 from typing import Any, Collection, Mapping
 
 from pbem.crypto import dice as dice_crypto
+from pbem.crypto import part as parts
 from pbem.crypto import seal
 from pbem.crypto.keys import PrivateKey, load_private_key
 from pbem.errors import ILLEGAL, PbemError
@@ -244,6 +245,11 @@ def seal_secret(files: Files, game: Game, me: Identity, owner: str, kind: str, c
         raw["step"] = step  # the sealed simultaneous step this answers (DESIGN §4.7)
     raw.update({"end": end, "box": base64.b64encode(sealed.box).decode(), "commit": sealed.commit.hex(),
                 "owner_box": base64.b64encode(sealed.owner_box).decode()})
+    part = getattr(ruleset, "sealed_part", None)
+    shown = part(kind, value) if part is not None and step is not None else None
+    if shown is not None:
+        # what the step opens alone (a turn's speeds), committed beside the box (crypto/part.py)
+        raw["part_commit"] = parts.part_commitment(parts.part_salt(sealed.key), canonical(shown)).hex()
     files[f"secrets/{secret_id}.yaml"] = dump_mapping(raw).encode()
     return secret_id
 
@@ -303,6 +309,26 @@ def reveal_secret(files: Files, game: Game, me: Identity, player: str, secret_id
     raw["key"] = key.hex()
     files[secret.file] = dump_mapping(raw).encode()
     return Secret(raw, secret.file).value()
+
+
+def own_value(secret: Secret, me: Identity) -> Any:
+    """What my own sealed secret holds, opened with the key from its owner box, nothing written (my own pbem may
+    look inside my boxes at any time: to warn me, to open a part, to steer by my sealed target). PbemError or
+    ValueError when my key file cannot open it."""
+    key = seal.recover_key(base64.b64decode(secret.raw["owner_box"]), private_key(me))
+    return json.loads(seal.open_sealed(base64.b64decode(secret.raw["box"]), key, bytes.fromhex(secret.raw["commit"])))
+
+
+def open_part(files: Files, game: Game, me: Identity, player: str, secret_id: str) -> Any:
+    """Open the part of my secret that its step needs (DESIGN §4.7: a turn's speeds), the rest staying sealed:
+    the box opened with the key from my owner box, its part and salt written beside it (crypto/part.py)."""
+    secret = game.secrets[secret_id]
+    if secret.owner != player:
+        raise PbemError("secret.not-owner", f"secret {secret_id} is {secret.owner}'s, not yours", exit_code=ILLEGAL)
+    key = seal.recover_key(base64.b64decode(secret.raw["owner_box"]), private_key(me))
+    shown = game.manifest.ruleset.sealed_part(secret.raw["kind"], own_value(secret, me))  # type: ignore[attr-defined]
+    files[secret.file] = dump_mapping({**secret.raw, "part": shown, "part_salt": parts.part_salt(key).hex()}).encode()
+    return shown
 
 
 def due_reveals(files: Files, game: Game, me: Identity, player: str, owed: list[str]) -> list[str]:

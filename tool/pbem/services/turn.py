@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import json
 from dataclasses import dataclass, field
 
@@ -11,6 +10,9 @@ from pbem.text import first_control, terminal
 from pbem.formats.writer import dump_mapping
 from pbem.protocol.model import Status, Void
 from pbem.crypto import seal
+from pbem.formats import yamlsafe
+from pbem.formats.writer import dump_mapping, dump_report
+from pbem.protocol.model import CLARIFY, Status, Void
 from pbem.crypto.keys import PrivateKey
 from pbem.protocol import secrets
 from pbem.protocol.dice import ESCROW
@@ -93,9 +95,7 @@ def own_audit(verified: Verified | None, me: Identity | None, player: str | None
         if secret.owner != player or secret.revealed or secret.raw["kind"] != "allocation" or "step" not in secret.raw:
             continue
         try:
-            key = seal.recover_key(base64.b64decode(secret.raw["owner_box"]), chance.private_key(me))
-            value = json.loads(seal.open_sealed(base64.b64decode(secret.raw["box"]), key,
-                                                bytes.fromhex(secret.raw["commit"])))
+            value = chance.own_value(secret, me)
         except (PbemError, ValueError, OSError):
             continue  # not openable with this key file (an agent-held key): nothing to say
         turn = audit.turn_of(ruleset.parse_time(secret.raw["step"]))
@@ -104,6 +104,42 @@ def own_audit(verified: Verified | None, me: Identity | None, player: str | None
             out.append(f"warning: your sealed allocation {secret.id} does not pay for what you did: {reason} (its "
                        "reveal at the end is refused for it: keep your orders within it)")
     return tuple(out)
+
+
+def answer_sealed_pursuit(verified: Verified, files: dict[str, bytes], me: Identity, player: str) -> list[str]:
+    """Seed §2.C, §5.C: each special break on a sealed pursuit of my seeking weapons where replay stopped (no move
+    pursues every possible target at once) is answered, in `files`, with the move that pursues its real target,
+    read from my own sealed target (nobody else can see it): the entry a player would write, one of the break's
+    options. Nothing for a weapon I already answered, or a break of another kind."""
+    stop = verified.stop
+    ruleset: Any = verified.game.manifest.ruleset
+    answer = getattr(ruleset, "sealed_pursuit_answer", None)
+    point = stop.checkpoint.point if stop is not None else None
+    if stop is None or stop.over or answer is None or point is None:
+        return []
+    sealed_plans = {p.get("unit") for p in verified.game.inputs.of(player).plans
+                    if "pursue_sealed" in (p.get("do") or {})}
+    report = f"report/{ruleset.period_of(point)}.yaml"
+    when = ruleset.format_time(point)
+    entries = list((yamlsafe.load(files[report], report).data or {}).get("entries") or []) if report in files else []
+    done = []
+    for asked in stop.pending:
+        sealed = verified.game.inputs.targets.get((player, asked.unit or ""))
+        secret = verified.game.secrets.get(sealed.secret) if sealed is not None else None
+        if asked.player != player or asked.kind != CLARIFY or asked.unit not in sealed_plans or secret is None \
+                or any(e.get("at") == when and e.get("unit") == asked.unit for e in entries):
+            continue
+        try:
+            target = (chance.own_value(secret, me) or {}).get("target")
+        except (PbemError, ValueError, OSError):
+            continue  # not openable with this key file: the player answers by hand
+        move = answer(stop.checkpoint.state, point, asked.unit, target, asked.options)
+        if move is not None:
+            entries.append({"at": when, "by": player, "unit": asked.unit, "do": move})
+            done.append(f"{asked.unit} pursues its sealed target at {when}: {move}")
+    if done:
+        files[report] = dump_report(entries).encode()
+    return done
 
 
 def warnings_of(verified: Verified | None, player: str | None) -> tuple[str, ...]:
@@ -208,6 +244,8 @@ def plan_yield(ws: Workspace, me: Identity, note: str = "") -> YieldPlan:
         raise PbemError("signature.unknown-key", "your key holds no seat in this game", exit_code=ILLEGAL)
     plan = YieldPlan(player, worktree=files)
     base = ws.head_files()
+    files = dict(files)
+    answer_sealed_pursuit(head, files, me, player)
     edited = _edited(base, files)
     one = _plan_turn(ws, head, base, files, me, player, note)
     if _owes(head, player) and edited and one.findings:
@@ -380,7 +418,18 @@ def settle(ws: Workspace, head: Verified, files: dict[str, bytes], me: Identity,
                  and (s.raw.get("step") in steps or (s.raw["kind"] == "target" and s.raw.get("concerns") in units))]
         # a secret sealed in this very commit is not revealed by it (that would be writing it in the clear)
         mine = [sid for sid in mine if sid in head.game.secrets]
-        step += chance.due_reveals(files, game, me, player, mine)
+        # a step that opens a part alone (a turn's speeds) asks for that part; the rest waits for the end
+        part = [sid for sid in mine if not stop.over and "part_commit" in game.secrets[sid].raw
+                and not game.secrets[sid].part_opened and game.secrets[sid].raw.get("step") in steps]
+        step += [f"opened the {getattr(game.manifest.ruleset, 'part_name', 'part')} of {sid}: "
+                 f"{json.dumps(chance.open_part(files, game, me, player, sid))}" for sid in part]
+        # one kept sealed until the battle ends is opened once a commit before this one ended it (it is judged
+        # so: secret.early-reveal)
+        until_end = getattr(game.manifest.ruleset, "sealed_until_end", frozenset())
+        over = head.stop is not None and head.stop.over
+        step += chance.due_reveals(files, game, me, player, [
+            sid for sid in mine if sid not in part
+            and (over or game.secrets[sid].raw["kind"] not in until_end or "step" not in game.secrets[sid].raw)])
         if not step:
             break
         done += step

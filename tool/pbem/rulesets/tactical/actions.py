@@ -31,7 +31,7 @@ from typing import Any, Callable, Mapping, Sequence
 from pbem.rulesets.base import Action, Event, Point
 from pbem.rulesets.tactical import energy, fire, hexmap, movement, reinforce, seeking, systems
 from pbem.rulesets.tactical.gametime import ACTIVITY, ALLOC, FIRE, MOVE, STEPS, format_time
-from pbem.rulesets.tactical.state import DISENGAGED, FrozenDict, TacticalState, Unit, freeze
+from pbem.rulesets.tactical.state import DISENGAGED, TacticalState, Unit
 
 NOT_AN_ACTION = "not an action of tactical/1: answer a special break with the chosen option itself, e.g. {move: SL}"
 SYSTEM_ACTIONS = systems.VERBS
@@ -84,7 +84,7 @@ class Refusal(str):
 
 
 SEALED_SPEED = "rules.sealed-speed"
-UNPAID = "rules.unpaid-action"  # with sealed speeds: beyond the turn's revealed allocation
+PART = "part"  # the source of a sealed input's part opened at its step (the protocol's replay._parts)
 
 
 def _check_speed(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
@@ -281,9 +281,6 @@ def _judge(state: TacticalState, action: Action, checks: Mapping[str, Check]) ->
     if kind.needs_unit and unit is not None and not unit.active:
         return refuse(unit.why_gone)
     why = checks.get(kind_name, kind.check)(state, unit, action.do, action.at)
-    if not why and unit is not None:
-        unpaid = energy.budget_error(state, unit, action.do, action.at)
-        why = Refusal(unpaid, UNPAID) if unpaid else None
     return refuse(why) if why else None
 
 
@@ -375,8 +372,8 @@ def resolve(state: TacticalState, point: Point, actions: Sequence[Action],
     acting = {unit_id for unit_id, _slot in picked}
     plotted = sealed_speeds(state, point, actions)
     if plotted:
-        state = replace(state, budgets=(point[0], _budgets(state, actions)))
-        events.extend(Event("allocation_void", u.owner, u.id, {"why": why}) for u, why in _over_power(state, actions))
+        events.extend(Event("allocation_void", u.owner, u.id, {"why": why})
+                      for u, why in _over_power(state, _lines(state, actions)))
     for unit in state.units:
         if not unit.active:
             continue
@@ -412,36 +409,31 @@ def resolve(state: TacticalState, point: Point, actions: Sequence[Action],
 
 
 def sealed_speeds(state: TacticalState, point: Point, actions: Sequence[Action]) -> dict[str, int]:
-    """With `speeds: sealed`, each ship's speed for the turn from its owner's revealed allocation (the protocol
-    gives it as a unit-less action of source "sealed" at T.0.alloc; seed §2.C): the unit's `speed` line when it
-    is a legal speed, else 0 (a ship its owner did not plot, or plotted above max_speed, does not move; the
-    energy audit names the second). Seeking weapons keep theirs."""
+    """With `speeds: sealed`, each ship's speed for the turn from its owner's sealed allocation, whose speeds
+    part alone is opened at T.0.alloc (the protocol gives it as a unit-less action of source "part"; seed §2.C):
+    the unit's `speed` line when it is a legal speed, else 0 (a ship its owner did not plot, or plotted above
+    max_speed, does not move). Seeking weapons keep theirs."""
     if point[2] != ALLOC or not state.speeds_sealed:
         return {}
+    lines = _lines(state, actions)
     out: dict[str, int] = {}
-    for action in actions:
-        if action.source != "sealed" or not isinstance(action.do, Mapping):
+    plotted = {a.by for a in actions if a.source == PART}
+    for unit in state.units:
+        if unit.owner not in plotted or not unit.active or unit.seeking is not None:
             continue
-        lines = action.do.get("units")
-        lines = lines if isinstance(lines, Mapping) else {}
-        for unit in state.units:
-            if unit.owner != action.by or not unit.active or unit.seeking is not None:
-                continue
-            line = lines.get(unit.id)
-            speed = line.get("speed") if isinstance(line, Mapping) else None
-            legal_speed = isinstance(speed, int) and not isinstance(speed, bool) and 0 <= speed <= state.max_speed
-            out[unit.id] = speed if legal_speed else 0
-    for unit, _why in _over_power(state, actions):
-        out[unit.id] = 0  # a line over power is void whole: the ship does not move
+        speed = lines.get(unit.id, {}).get("speed")
+        legal_speed = isinstance(speed, int) and not isinstance(speed, bool) and 0 <= speed <= state.max_speed
+        out[unit.id] = speed if legal_speed else 0
+    for unit, _why in _over_power(state, lines):
+        out[unit.id] = 0  # a speed its power cannot pay is void: the ship does not move
     return out
 
 
 def _lines(state: TacticalState, actions: Sequence[Action]) -> dict[str, Mapping[str, Any]]:
-    """Each ship's line of its owner's revealed allocation, as sealed (a line for another's unit counts for
-    nothing)."""
+    """Each ship's line of its owner's opened speeds part (a line for another's unit counts for nothing)."""
     out: dict[str, Mapping[str, Any]] = {}
     for action in actions:
-        if action.source == "sealed" and isinstance(action.do, Mapping):
+        if action.source == PART and isinstance(action.do, Mapping):
             given = action.do.get("units")
             for unit_id, line in (given if isinstance(given, Mapping) else {}).items():
                 unit = state.unit(unit_id) if isinstance(unit_id, str) else None
@@ -450,35 +442,18 @@ def _lines(state: TacticalState, actions: Sequence[Action]) -> dict[str, Mapping
     return out
 
 
-def _over_power(state: TacticalState, actions: Sequence[Action]) -> list[tuple[Unit, str]]:
-    """The ships whose revealed line spends more than their power (every line counted): the whole line is void,
-    the ship stops and nothing of its turn is paid (docs/tactical.md "A bad allocation found when opened")."""
+def _over_power(state: TacticalState, lines: Mapping[str, Mapping[str, Any]]) -> list[tuple[Unit, str]]:
+    """The ships whose opened speed alone costs more than their power: void, the ship stops (docs/tactical.md
+    "A bad allocation found when opened"); the rest of the allocation is judged when the box is opened."""
     speed_point = energy._number((state.tables.get("costs") or {}).get("speed_point", 1))
-    lines = _lines(state, actions)
     out = []
     for unit in state.units:
         line = lines.get(unit.id)
-        why = energy.over_power(line, unit.extra.get("power"), speed_point) if line is not None else None
+        why = (energy.over_power({"speed": line.get("speed")}, unit.extra.get("power"), speed_point)
+               if line is not None else None)
         if why and unit.active and unit.seeking is None:
             out.append((unit, why))
     return out
-
-
-def _budgets(state: TacticalState, actions: Sequence[Action]) -> FrozenDict:
-    """Each plotted ship's revealed allocation line (empty where its owner gave none, or where it is over power:
-    void): what its turn must fit in."""
-    void = {u.id for u, _ in _over_power(state, actions)}
-    lines: dict[str, Any] = {}
-    for action in actions:
-        if action.source != "sealed" or not isinstance(action.do, Mapping):
-            continue
-        given = action.do.get("units")
-        given = given if isinstance(given, Mapping) else {}
-        for unit in state.units:
-            if unit.owner == action.by and unit.active and unit.seeking is None:
-                line = given.get(unit.id)
-                lines[unit.id] = freeze(line if isinstance(line, Mapping) and unit.id not in void else {})
-    return FrozenDict(lines)
 
 
 def _reinforcements(picked: Chosen) -> dict[tuple[str, int], int]:

@@ -13,10 +13,12 @@ The allocation: {turn: T, units: {UNIT: {speed, het, weapons, systems, reserve}}
   turn's allocation step and every mid-turn change), its HETs, its shots and launches, its system uses. What a
   line lacks may be paid from the reserve (SFB reserve power): the allocation fails only when the lines' total
   shortfall exceeds the reserve, and then each short line is named.
-* With `speeds: sealed` the allocation is also the turn's speed plot, revealed at its step and used at once.
-  What is wrong before the turn is played (a total above power, every line counted; a speed above max_speed)
-  `plot_errors` names, and `pbem seal` refuses before sealing (`seal_errors`); one sealed by hand is void
-  when opened (actions.sealed_speeds: the unit does not move and pays for nothing), never a finding.
+* With `speeds: sealed` the allocation is also the turn's speed plot: its speeds alone (`speeds_part`) are
+  opened at its step and used at once, the rest stays sealed until the end of the battle. What is wrong before
+  the turn is played (a total above power, every line counted; a speed above max_speed) `plot_errors` names,
+  and `pbem seal` refuses before sealing (`seal_errors`); a speed sealed by hand that its power cannot pay is
+  void when opened (actions.sealed_speeds: the unit does not move), never a finding, and the whole line is
+  audited when the box is opened at the end.
 * A unit without an allocation is audited as if it allocated nothing (so only a unit that did something costly
   fails); a unit in the allocation that is not the player's is an error; seeking weapons in flight need none.
 
@@ -27,7 +29,7 @@ returns the reasons, empty when the allocation pays for everything.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 from pbem.rulesets.base import Point
@@ -90,36 +92,6 @@ def turn_record(state: TacticalState, player: str, turn: int) -> TurnRecord:
     return TurnRecord(turn, player, tuple(units))
 
 
-def budget_error(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
-    """With sealed speeds the turn's allocations are revealed before it is played, so an action its unit's
-    allocation cannot pay for (with what the unit already did this turn, the reserve covering shortfalls) is
-    refused as it is given, never audited later on whoever's commit ends the turn (seed §2.C). None otherwise,
-    and for a turn whose allocations are not revealed yet."""
-    turn, lines = state.budgets
-    line = lines.get(unit.id) if turn == at[0] else None
-    if line is None or unit.seeking is not None or not isinstance(do, Mapping) or len(do) != 1:
-        return None
-    kind, value = next(iter(do.items()))
-    done = _unit_turn(unit, at[0])
-    if kind == "speed" and at[2] == ACTIVITY and isinstance(value, int):
-        done = replace(done, speeds=(*done.speeds, value))
-    elif kind == "het":
-        done = replace(done, hets=done.hets + 1)
-    elif kind in ("fire", "launch") and isinstance(value, Mapping) and isinstance(value.get("weapon"), str):
-        done = replace(done, fired=(*done.fired, value["weapon"]))
-    elif kind == "use" and isinstance(value, str):
-        done = replace(done, systems=(*done.systems, value))
-    else:
-        return None
-    costs = state.tables.get("costs") or {}
-    setup = {"costs": costs, "weapons": {name: {"energy": t.energy} for name, t in state.weapon_types.items()}}
-    shape = {"weapons": [{"id": m.id, "type": m.type} for m in unit.weapons]}
-    amounts = {k: _number(line.get(k, 0)) for k in LINES}
-    reasons = _audit_unit(f"turn {at[0]}, {unit.id}", done, amounts, shape, setup,
-                          _number(costs.get("speed_point", 1)), _number(costs.get("het", 0)))
-    return "its revealed allocation cannot pay for it: " + "; ".join(reasons) if reasons else None
-
-
 def step_error(step: Point, allocation: Any) -> str | None:
     """Why a revealed allocation sealed for allocation step `step` is not that turn's, or None. The audit is bound
     to the step the secret answers, never to the `turn` written inside: one that says `turn: 999` would
@@ -165,11 +137,7 @@ def audit_allocation(setup: Mapping[str, Any], record: TurnRecord, allocation: M
     for unit_turn in record.units:
         line = allocated.get(unit_turn.unit) or {}
         excess = over_power(line, table.get(unit_turn.unit, {}).get("power"), speed_point)
-        if excess and setup.get("speeds") == "sealed":
-            # opened at its turn's start, a line over power was void from then on (speed 0, nothing paid:
-            # actions.sealed_speeds); what the unit did with nothing is all the audit can still judge
-            line = {}
-        elif excess:
+        if excess:
             reasons.append(f"{where}, {unit_turn.unit}: {excess}")
         lines = {k: _number(line.get(k, 0)) for k in LINES}
         reasons.extend(_audit_unit(f"{where}, {unit_turn.unit}", unit_turn, lines, table.get(unit_turn.unit, {}),
@@ -256,3 +224,13 @@ def _audit_unit(where: str, done: UnitTurn, lines: Mapping[str, float], unit: Ma
                            "short")
     return reasons
 
+
+
+def speeds_part(allocation: Any) -> dict[str, Any] | None:
+    """The part of an allocation opened at its step when speeds are sealed (seed §2.C: the speed plot, announced
+    by all at once): `{units: {UNIT: {speed: N}}}` for each line that gives a speed; None for anything that is
+    not an allocation."""
+    if not isinstance(allocation, Mapping) or not isinstance(allocation.get("units") or {}, Mapping):
+        return None
+    return {"units": {unit: {"speed": line["speed"]} for unit, line in (allocation.get("units") or {}).items()
+                      if isinstance(line, Mapping) and "speed" in line}}

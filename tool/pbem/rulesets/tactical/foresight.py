@@ -100,8 +100,9 @@ def own_warnings(before: OwnView, after: OwnView, point: Point, given: Sequence[
                 out.append(f"warning: your shot at {when} by {action.unit} will be void as far as you can see: {why}")
         name = seeking.launched_name(action.do)
         if name is not None and not any(isinstance(p, Mapping) and p.get("unit") == name and isinstance(
-                p.get("do"), Mapping) and "pursue" in p["do"] for p in plans):
+                p.get("do"), Mapping) and ("pursue" in p["do"] or "pursue_sealed" in p["do"]) for p in plans):
             out.append(f"warning: {name}, launched at {when}, has no pursue plan: it flies straight on (F), and once "
                        "its target is revealed every move that did not pursue it is rules.pursuit, so it can never "
-                       f"hit; add a plan {{unit: {name}, from: …, until: …, do: {{pursue: TARGET}}}} or its moves")
+                       f"hit; add a plan {{unit: {name}, from: …, until: …, do: {{pursue_sealed: {{}}}}}} (its "
+                       "target stays secret) or its moves")
     return out

@@ -11,6 +11,12 @@ A plan is a players/<id>.yaml `plans` entry {unit, from, until, do}; it acts at 
   rear-side ones, 3 in the rear one; on an edge the nearer), then by the range from the target to the nearest
   hex straight ahead of the unit (its own hex included). A move that would take it off the map only if every
   legal move would. Still tied: a special break (Ambiguous) listing the tied moves.
+* `{pursue_sealed: {}}` — pursue the seeking weapon's own sealed target without naming it (seed §2.C: the
+  target stays secret until impact): the move that pursues every possible target at once (every enemy unit on
+  the map that is no seeking weapon), the first such in F, TL, TR, SL, SR order; when no move pursues them all,
+  a special break (Ambiguous) listing every move that pursues one of them, which its owner answers with the
+  move that pursues his real target (his own pbem writes it). Checked against the real target when it is
+  revealed, as every move of a seeking weapon is (`pursuit_violations`). For seeking weapons only.
 * `{keep_range: N}` — take the legal move after which the range to the nearest enemy unit on the map (seeking
   weapons not counted) is as close to N as possible (off the map only if every move is). Choice where the design
   is silent: among moves that keep it equally well the smallest manoeuvre wins: straight on (F), then a
@@ -108,12 +114,41 @@ def _keep_range(state: TacticalState, unit: Unit, value: Any, impulse: int) -> t
     return keep_range_choices(state, unit, value, impulse)
 
 
+def candidates(state: TacticalState, unit: Unit) -> list[Unit]:
+    """The units a seeking weapon's sealed target may be, as far as everybody else can see: every enemy unit on
+    the map that is no seeking weapon (seeking.contacts counts the same ones)."""
+    return [u for u in state.units if u.active and u.owner != unit.owner and u.seeking is None and u.hex is not None]
+
+
+def sealed_pursuit_choices(state: TacticalState, unit: Unit, impulse: int) -> tuple[str, ...] | None:
+    """`{pursue_sealed: {}}`: the one move (first in F, TL, TR, SL, SR order) that pursues every possible target
+    at once, so that it shows nothing of the real one; else every move that pursues one of them (a special
+    break for the owner, who answers for his real target). None when there is nothing to pursue (or only
+    units in its own hex, where a pursuit allows any move)."""
+    chased = [c for c in candidates(state, unit) if c.hex != unit.hex]
+    if unit.seeking is None or not chased:
+        return None
+    each = [pursue_choices(state, unit, c, impulse) for c in chased]
+    common = [m for m in movement.MOVES if all(m in moves for moves in each)]
+    if common:
+        return (common[0],)
+    return tuple(m for m in movement.MOVES if any(m in moves for moves in each))
+
+
+def _pursue_sealed(state: TacticalState, unit: Unit, value: Any, impulse: int) -> tuple[str, ...] | None:
+    return sealed_pursuit_choices(state, unit, impulse)
+
+
 def _check_forward(value: Any) -> str | None:
     return None if isinstance(value, Mapping) and not value else "forward takes no options: {forward: {}}"
 
 
 def _check_pursue(value: Any) -> str | None:
     return None if isinstance(value, str) and value else f"pursue needs the unit to pursue, got {value!r}"
+
+
+def _check_pursue_sealed(value: Any) -> str | None:
+    return None if isinstance(value, Mapping) and not value else "pursue_sealed takes no options: {pursue_sealed: {}}"
 
 
 def _check_keep_range(value: Any) -> str | None:
@@ -135,6 +170,7 @@ PLANS: dict[str, PlanKind] = {
     "forward": PlanKind("forward", _check_forward, _forward),
     "pursue": PlanKind("pursue", _check_pursue, _pursue),
     "keep_range": PlanKind("keep_range", _check_keep_range, _keep_range),
+    "pursue_sealed": PlanKind("pursue_sealed", _check_pursue_sealed, _pursue_sealed),
 }
 
 

@@ -52,13 +52,6 @@ def why_not(state: TacticalState, unit: Unit, value: Any, at: Point) -> str | No
         return f"{unit.id} has no shields to reinforce"
     power = _power(unit)
     spent = used_in(unit, at[0])
-    turn, budgets = state.budgets
-    line = budgets.get(unit.id) if turn == at[0] else None
-    if line is not None and spent + points > _number(line.get(VERB, 0)):
-        # a revealed allocation (secret speeds) pays for reinforcement from its `reinforce` line alone: refused
-        # as given, never left to a turn-end audit on whoever's commit ends the turn (seed §6.C.2)
-        return (f"its revealed allocation cannot pay for it: {unit.id} would reinforce {spent + points} points in "
-                f"turn {at[0]}, {_show(_number(line.get(VERB, 0)))} allocated")
     if power is not None and spent + points > power:
         return (f"{unit.id} would reinforce {spent + points} points in turn {at[0]}, more than its power "
                 f"{power}")

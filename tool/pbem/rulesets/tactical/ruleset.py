@@ -41,6 +41,8 @@ class TacticalRuleset(Capabilities):
     allocation_schema = "pbem/secret/allocation/1"
     declared_kinds = ("fire", "launch")
     sealed_kinds = frozenset({energy.KIND})  # secret kinds that answer a sealed step, and only that
+    sealed_until_end = frozenset({energy.KIND})  # opened whole only when the battle is over (seed §2.C)
+    part_name = "speeds"  # what of an allocation is opened at its step with `speeds: sealed` (sealed_part)
     target_kind = seeking.TARGET_KIND  # a seeking weapon's sealed target, sealed in its launch commit
     # seed §6.C.1: damage at a fire step is known before it is scored; whoever it meets may still act in that step
     reply_kinds = ("damage",)
@@ -73,18 +75,23 @@ class TacticalRuleset(Capabilities):
 
     def owing_players(self, game: state.TacticalState, point: Point) -> list[str]:
         """With `allocation: sealed`, every player with a ship in play seals his energy allocation at each turn's
-        allocation step (seed §2.C); revealed at the end and audited (`audit_allocation`), or with
-        `speeds: sealed` revealed together at the step itself (`reveals_sealed_at`)."""
+        allocation step (seed §2.C), opened at the end of the battle and audited (`audit_allocation`); with
+        `speeds: sealed` its speeds alone are opened at the step itself (`opens_part_at`)."""
         if point[2] != gametime.ALLOC or game.tables.get("allocation") != "sealed":
             return []
         return [p for p in game.players
                 if any(u.owner == p and u.active and u.seeking is None for u in game.units)]
 
-    def reveals_sealed_at(self, game: state.TacticalState, point: Point) -> bool:
-        """With `speeds: sealed`, the allocations are revealed together at their step, which resolves with the
-        revealed speeds (seed §2.C: the speed plot is part of the secret, simultaneous allocation); otherwise
-        they stay sealed until the end."""
+    def opens_part_at(self, game: state.TacticalState, point: Point) -> bool:
+        """With `speeds: sealed`, once every allocation of the step is sealed, the speeds alone are opened, by all
+        at once, and the step resolves with them (seed §2.C: SFB announces the speed, the rest of the energy
+        allocation stays secret until the end of the battle)."""
         return point[2] == gametime.ALLOC and game.speeds_sealed
+
+    def sealed_part(self, kind: str, value: Any) -> Any:
+        """The part of a sealed input opened at its step, the rest staying sealed (DESIGN §4.7): an allocation's
+        speeds, `{units: {CA: {speed: 12}}}` (energy.speeds_part); None for other kinds."""
+        return energy.speeds_part(value) if kind == energy.KIND else None
 
     def period_of(self, point: Point) -> str:
         """The report file stem of the point's turn: "turn-01" for turn 1 (report/turn-01.yaml)."""
@@ -193,7 +200,8 @@ class TacticalRuleset(Capabilities):
         if setup.get("allocation") == "sealed":
             kinds[energy.KIND] = ("your energy allocation for a turn, sealed at its allocation step T.0.alloc when "
                                   "you owe it (no control needed)"
-                                  + ("; it carries each ship's speed for the turn, revealed with everyone's"
+                                  + ("; it carries each ship's speed for the turn: the speeds alone are opened "
+                                     "with everyone's, the rest at the end of the battle"
                                      if setup.get("speeds") == "sealed" else ""))
         if any(isinstance(w, Mapping) and w.get("seeking") for w in (setup.get("weapons") or {}).values()):
             kinds[seeking.TARGET_KIND] = ("a seeking weapon's target, sealed in the turn that launches it, with "
@@ -217,6 +225,16 @@ class TacticalRuleset(Capabilities):
                            target: str) -> list[plans.Violation]:
         """The moves of a seeking weapon that did not pursue its revealed target (plans.py)."""
         return plans.pursuit_violations(track, unit, target)
+
+    def sealed_pursuit_answer(self, game: state.TacticalState, point: Point, unit: str, target: Any,
+                              options: Sequence[Mapping[str, Any]]) -> dict[str, str] | None:
+        """The option of a sealed pursuit's special break that pursues `target` (its owner's sealed target): what
+        his own pbem answers for him; None when none does (the target not on the map)."""
+        mover, chased = game.unit(unit), game.unit(target) if isinstance(target, str) else None
+        if mover is None or chased is None or mover.hex is None or chased.hex is None:
+            return None
+        allowed = plans.pursue_choices(game, mover, chased, point[1])
+        return next(({"move": o["move"]} for o in options if o.get("move") in allowed), None)
 
     def turn_record(self, game: state.TacticalState, player: str, turn: int) -> energy.TurnRecord:
         """What `player`'s units did in `turn` that costs energy, from a state at or after its end."""

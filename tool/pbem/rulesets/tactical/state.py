@@ -156,8 +156,6 @@ class TacticalState:
     at: Point | None = None
     tables: FrozenDict = field(default_factory=FrozenDict)
     weapon_types: FrozenDict = field(default_factory=FrozenDict)
-    # with sealed speeds: (turn, unit id -> its revealed allocation line), what the turn's actions must fit in
-    budgets: tuple[int, FrozenDict] = (0, FrozenDict())
     # every scored shot, in game order (fire.Hit), for the log and the outcome; a held step is scored again from
     # the state before it, so nothing is counted twice
     hits: tuple[Any, ...] = ()

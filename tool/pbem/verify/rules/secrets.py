@@ -26,5 +26,8 @@ def check(prev: Verified, game: Game, change: Change) -> list[Finding]:
     findings.extend(secrets.sealing_findings(prev.game.secrets, game.secrets, player, owed_steps,
                                              change.kind == TURN, manifest.ruleset, change.added,
                                              lambda: game.inputs.entries))
-    findings.extend(secrets.reveal_findings(prev.game.secrets, game.secrets, manifest.ruleset))
+    assert prev.stop is not None
+    findings.extend(secrets.reveal_findings(prev.game.secrets, game.secrets, manifest.ruleset,
+                                            {(b.at, b.player) for b in prev.status.pending
+                                             if b.kind == secrets.SECRET}, prev.stop.over or prev.status.over))
     return findings
