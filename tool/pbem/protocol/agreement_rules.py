@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Mapping
 
 from pbem.errors import Finding
-from pbem.protocol.agreements import Agreement, author_of, signature_valid, valid_signers
+from pbem.protocol.agreements import Agreement, signature_valid, valid_signers
+from pbem.protocol.ids import author_of
 from pbem.protocol.kinds import KINDS, START, Kind, Table, start_terms
 
 

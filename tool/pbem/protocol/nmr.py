@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from pbem.protocol.agreements import NMR
+from pbem.protocol.kinds import NMR
 from pbem.protocol.model import HORIZON, Checkpoint, Inputs, Stop
 from pbem.protocol.replay import MAX_STEPS, replay
 from pbem.rulesets.base import Point, Ruleset

@@ -29,6 +29,6 @@ def record_lines(ws: Workspace) -> list[str]:
     data = getattr(head.game.manifest.ruleset, "relations_data", None)
     if data is None:
         return []
-    from pbem.services.diplomacy import current_state  # with the open phase's press recognised so far
+    from pbem.services.dow.seat import current_state
 
     return former_lines(data(current_state(head)))

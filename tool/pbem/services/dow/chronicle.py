@@ -18,8 +18,9 @@ from pbem.rulesets.dow.press import describe_message
 from pbem.services.dow.press import changes_text
 from pbem.services.dow.seat import press_of
 from pbem.services.workspace import Workspace
-from pbem.verify.gamefiles import Game
-from pbem.verify.turns import Verified, effects_of, excused_by_nmr
+from pbem.protocol.game import Game
+from pbem.protocol.verified import Verified
+from pbem.protocol.ways_out import effects_of, excused_by_nmr
 
 
 @dataclass(frozen=True)

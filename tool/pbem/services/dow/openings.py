@@ -17,8 +17,8 @@ from pbem.services import chance
 from pbem.services.dow.press import Posted, post
 from pbem.services.dow.seat import seat_of
 from pbem.services.workspace import Identity, Workspace
-from pbem.verify.gamefiles import Game
-from pbem.verify.turns import reveals_owed
+from pbem.protocol.game import Game
+from pbem.protocol.ways_out import reveals_owed
 
 
 def dealt(raw: Mapping[str, Any], game: Game, player: str, me: Identity) -> dict[str, object]:

@@ -21,8 +21,8 @@ from pbem.services.dow.chronicle import PhaseReport, chronicle
 from pbem.services.dow.openings import dealt
 from pbem.services.dow.seat import commit_seated, seat_of
 from pbem.services.workspace import Identity, Workspace
-from pbem.verify.gamefiles import in_commit_order
-from pbem.verify.turns import expected_after
+from pbem.protocol.books import in_commit_order
+from pbem.protocol.control import expected_after
 
 ORDERS_KIND = "orders"  # schemas/secret-orders.json: the plaintext is {orders: [...]}
 

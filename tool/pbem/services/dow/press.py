@@ -14,7 +14,7 @@ from pbem.protocol.model import Status
 from pbem.rulesets.dow.press import describe_message
 from pbem.services.dow.seat import commit_seated, press_file, press_of, seat_of
 from pbem.services.workspace import Identity, Workspace
-from pbem.verify.gamefiles import ENTRY_LINE
+from pbem.files.lines import ENTRY_LINE
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from pbem.rulesets.base import Point
 from pbem.services.dow.chronicle import chronicle
 from pbem.services.dow.seat import current_state, press_of
 from pbem.services.workspace import Workspace
-from pbem.verify.turns import Verified
+from pbem.protocol.verified import Verified
 
 SYMBOL = {"WAR": "1", "HOSTILE": "2", "NEUTRAL": "3", "FRIENDLY": "4", "ALLIED": "5", "LIMBO": "*"}
 LEGEND = "1 WAR, 2 HOSTILE, 3 NEUTRAL, 4 FRIENDLY, 5 ALLIED, * LIMBO"

@@ -18,8 +18,9 @@ from pbem.formats.writer import dump_mapping
 from pbem.protocol.model import Status
 from pbem.rulesets.base import Point, Press, Ruleset
 from pbem.services.workspace import Identity, Workspace
-from pbem.verify.gamefiles import STATUS
-from pbem.verify.turns import Verified, expected_after, who
+from pbem.files.layout import STATUS
+from pbem.protocol.control import expected_after, who
+from pbem.protocol.verified import Verified
 
 
 def press_file(player: str) -> str:
