@@ -5529,7 +5529,7 @@ def test_clock__the_workflow_judges_a_backdated_withheld_contribution_by_github_
     head = _redate(fire_owed, "fed", -8)
     step, job = _workflow_deadlines(fire_owed, hub, tmp_path, head)
     _judged(step, job, hub, seen_days_ago, "agreement.nmr-early")
-=======
+
 # === fair-tactical: allocations secret until the battle ends, only the speeds opened at once (seed 000 §2.C) ======
 # The secret-speeds duel of tests/test_tactical_secret_speeds.py (fed's CA and kli's D7 three hexes apart, power
 # 10, a battle of one turn): both players' orders reach the end of the turn and both owe a sealed allocation.
