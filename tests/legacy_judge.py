@@ -40,7 +40,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
-from pbem.protocol import agreements, dice, errata, openings, secrets, upgrade
+from pbem.protocol import agreements, dice, errata, nmr, openings, resealing, secrets, upgrade
 from pbem.protocol import auction as auctions
 from pbem.protocol.control import progress_error, resume_from, status_of
 from pbem.protocol.history import entry_changes, firm_findings, ownership_findings
@@ -166,6 +166,8 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
     absent = nmr_served(prev, game)
     game = without_orders(excused_by_nmr(game, prev.gone_at),
                           {absent: prev.stop.checkpoint.point} if absent is not None else {})
+    # an nmr settles everything its player owes up to his next decision (protocol/nmr.py)
+    covers = nmr.covers_at(ruleset, game.manifest.setup, prev.gone_at, prev.stop.checkpoint.point, absent)
     prev = resignations_applied(prev, game)
     assert prev.stop is not None
     agreed = errata_agreed(prev, game)
@@ -178,23 +180,27 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
         # steps before the correction are unchanged and were served: resolved again, never served again.
         manifest = game.manifest
         start = start_checkpoint(ruleset, manifest.setup, manifest.players)
-        stop = replay(ruleset, manifest.setup, covered_by_nmr(game, prev.gone_at).inputs, start, prev.last_yielder,
+        stop = replay(ruleset, manifest.setup, nmr.horizons(covered_by_nmr(game, prev.gone_at).inputs,
+                                                            nmr.covers_recorded(ruleset, manifest.setup,
+                                                                                prev.gone_at)),
+                      start, prev.last_yielder,
                       quiet_before=corrected, effects=effects,
                       settled_before=None if prev.stop.over else prev.stop.checkpoint.point)
     elif absent is not None and takes_turn(prev, absent):
         # DESIGN §4.8: the nmr's last signature serves the absent player's turn with no new orders (his part
         # settled by default), as if he had yielded without a word
-        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, absent), absent, absent,
-                      fresh={absent: ()}, effects=effects)
+        stop = nmr.replay_covered(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, absent), absent,
+                                  absent, fresh={absent: ()}, effects=effects, covers=covers)
         return stop, full_status(game, stop, absent, note)
     elif takes_turn(prev, player) and prev.game.errata == game.errata and not agreed \
             and not only_out_of_turn(prev.game, game):
-        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, player),
-                      back_to(prev, player), player, fresh={player: new_conditions(prev.game, game, player)},
-                      effects=effects)
+        stop = nmr.replay_covered(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, player),
+                                  back_to(prev, player), player,
+                                  fresh={player: new_conditions(prev.game, game, player)}, effects=effects,
+                                  covers=covers)
     else:
-        stop = replay(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, None), prev.last_yielder,
-                      effects=effects)
+        stop = nmr.replay_covered(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, None),
+                                  prev.last_yielder, effects=effects, covers=covers)
     return stop, full_status(game, stop, player, note)
 
 
@@ -642,6 +648,9 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
     # DESIGN §4.8: signing, proposing and press are no turn, also for the player in control (expected_after)
     turn = takes_turn(prev, player) and not erratum and not agreement and not press_only
     mine = [] if erratum or agreement else [b for b in prev.status.pending if b.player == player and b.kind in OWED]
+    if not mine and not turn and not erratum and not agreement:  # a sealed input replaced (protocol/resealing.py)
+        mine = resealing.replacing(game.manifest.ruleset, prev.game.secrets, game.secrets, player,
+                                   prev.status.pending)
     settled = settled_now(prev, game) if agreement else {}
     if agreement:
         # an agreement is signed out of turn, in a commit of its own; each kind says when it is open (a start
@@ -759,10 +768,15 @@ def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn:
         findings.extend(secrets.secret_findings(prev.game.secrets, game.secrets, player, manifest.players,
                                                 manifest.ruleset.parse_time))
         owed_steps = {b.at for b in prev.status.pending if b.player == player and b.kind == SEALED}
+        replaced, steps = resealing.replacement_findings(manifest.ruleset, prev.game.secrets, game.secrets, player,
+                                                         prev.status.pending if prev.status is not None else ())
+        findings.extend(replaced)
+        owed_steps |= steps
         added = entry_changes(prev.game.inputs, game.inputs, reports)[1]
         findings.extend(secrets.sealing_findings(prev.game.secrets, game.secrets, player, owed_steps, turn,
                                                  manifest.ruleset, added, lambda: game.inputs.entries))
-        findings.extend(secrets.reveal_findings(prev.game.secrets, game.secrets, manifest.ruleset))
+        findings.extend(secrets.reveal_findings(prev.game.secrets, game.secrets, manifest.ruleset,
+                                                *secrets.opening_context(prev.status, prev.stop.over)))
     elif turn and getattr(manifest.ruleset, "launched_unit", None) is not None and reports:
         # a launch needs its target sealed in the same commit (secret.missing-target)
         added = entry_changes(prev.game.inputs, game.inputs, reports)[1]

@@ -124,7 +124,6 @@ dice.start-mismatch | §5, seed §2.A | Start with the player the start roll cho
 dice.unbound-ref | §5 | Roll only for the dice refs owed now (see `pbem status`).
 dice.withheld | §5, §4.8 | This part was settled as withheld by an agreement; leave it as it is.
 dice.wrong-roller | §5 | Let the player the roll belongs to roll it.
-erratum.applied | §4.8 | Nothing to do: the erratum is applied already; an erratum applies once.
 erratum.changed | §4.8 | Put the erratum back: errata stay in the game once written; propose a new one instead.
 erratum.foreign-signature | §4.8 | Only seated players sign errata; remove the signature.
 erratum.malformed | §4.8 | Write the erratum as `pbem agree erratum` does (its id, entries and signatures as the schema says).
@@ -257,7 +256,6 @@ rules.illegal-action | §7 | Change the action to one the rules allow at that po
 rules.order-rewritten | §7.2 | Fix the order the engine refused (the message says why).
 rules.pursuit | §7.1 | Move the seeking weapon towards its revealed target.
 rules.sealed-speed | §7.1, §4.7 | Keep to the speed you sealed for this turn.
-rules.unpaid-action | §7.1 | Act only within the energy the revealed allocation paid for.
 schema.bad-condition | §4.3 | Write the break condition as the ruleset's conditions allow.
 schema.bad-time | §2 | Write the game time as the ruleset spells it (e.g. 1.12.move, S1901M).
 schema.broken | §8 | Reinstall pbem: its schema files are broken.
@@ -265,16 +263,22 @@ schema.invalid | §2 | Fix the field the message names so the file matches its s
 schema.unknown | §2 | Reinstall pbem: a schema it needs is missing.
 secret.bad-key | §6 | Reveal the key the secret was sealed with (`pbem reveal ID`).
 secret.bad-plaintext | §6 | Seal JSON content, as `pbem seal` does.
+secret.bad-replace | §4.7 | Replace only your own sealed set for the phase, with one new seal naming the set it replaces.
 secret.bad-secret | §6 | Write the secret as `pbem seal` does (an owner that is a player, its box and commitment).
 secret.bad-target | §6 | Seal the target for the unit the secret concerns.
 secret.bad-withheld | §6, §4.8 | Leave the secret as the settling agreement left it.
 secret.changed | §6 | Put the secret back as it was; only its reveal is added, by its owner.
 secret.commit-mismatch | §6 | Reveal the key of the secret you committed to; another one does not open it.
 secret.duplicate-target | §6 | Seal one target per seeking weapon.
+secret.early-open | §6, seed §2.C | Leave the allocation sealed until the battle ends; only its speeds are opened at the step.
+secret.early-reveal | §6, seed §2.C | Reveal the whole allocation only after the battle; at the step open its speeds alone.
 secret.foreign-target | §6 | Seal targets only for your own seeking weapons.
+secret.late-replace | §4.7 | Nothing to do: every power has sealed, so the sets stand as sealed.
 secret.late-target | §6 | Seal a seeking weapon's target in the commit that launches it.
 secret.missing-target | §6 | Seal the target in the same commit as the launch (`pbem seal target FILE`).
 secret.not-owner | §6 | Only the secret's owner reveals it; use his key file.
+secret.part-commit | §6, seed §2.C | Seal the allocation as `pbem seal allocation` does: its speeds committed beside the box.
+secret.part-mismatch | §6, seed §2.C | Open the speeds you committed to at the seal; the box must hold the same speeds.
 secret.unknown-kind | §6 | Seal a kind of secret this ruleset knows (`pbem seal` lists them).
 secret.unrevealed | §6 | Reveal every secret due (`pbem reveal ID` or `pbem yield`) before the game ends.
 secret.withheld | §6, §4.8 | The reveal was settled as withheld by an agreement: what it hid is lost; leave it.

@@ -88,6 +88,11 @@ class TacticalRuleset(Capabilities):
         allocation stays secret until the end of the battle)."""
         return point[2] == gametime.ALLOC and game.speeds_sealed
 
+    def reveals_sealed_at(self, game: state.TacticalState, point: Point) -> bool:
+        """Never: an allocation is opened whole only after the battle (seed §2.C); at its step at most its speeds
+        are opened (`opens_part_at`)."""
+        return False
+
     def sealed_part(self, kind: str, value: Any) -> Any:
         """The part of a sealed input opened at its step, the rest staying sealed (DESIGN §4.7): an allocation's
         speeds, `{units: {CA: {speed: 12}}}` (energy.speeds_part); None for other kinds."""
