@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 import subprocess
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import pygit2
 import pytest
@@ -35,7 +35,6 @@ from pbem.crypto.keys import PrivateKey, load_private_key
 from pbem.errors import PbemError
 from pbem.store.commits import parse_commit, with_signature
 from pbem.store.repo import GameRepo
-from pbem.verify import history
 from pbem.verify.history import verify_history
 
 Files = dict[str, tuple[str, int]]  # path -> (blob id, mode)
@@ -88,17 +87,6 @@ def game(tmp_path_factory: pytest.TempPathFactory) -> Game:
     repo = pygit2.Repository(str(path))
     chain = GameRepo.open(path).first_parent_chain(str(repo.head.target))
     return Game(path, repo, chain, keys)
-
-
-@pytest.fixture(autouse=True, scope="module")
-def both_judges() -> Iterator[None]:
-    """Every commit verified here, in this process or by `pbem verify`, is judged by the judge as it was before the
-    house was rebuilt too (tests/legacy_judge.py); any difference fails."""
-    legacy = str(Path(__file__).with_name("legacy_judge.py"))
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(history, "LEGACY_JUDGE", legacy)
-        patch.setenv("PBEM_CROSSCHECK_JUDGE", legacy)
-        yield
 
 
 STRANGER = fixed_key("carol")
