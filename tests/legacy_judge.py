@@ -35,6 +35,10 @@ applies an erratum changes the report by exactly its entries, and replay restart
 
 from __future__ import annotations
 
+import atexit
+import os
+import time
+
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Mapping
 
@@ -1086,7 +1090,7 @@ def _status_findings(expected: Status, written: Status, game: Game | None = None
     if replace(expected, note=written.note) == written:
         return []  # the usual case, without building both: every field but the note equal gives equal `derived()`
     want, got = expected.derived(), written.derived()
-    wrong = [k for k in set(want) | set(got) if want.get(k) != got.get(k)]
+    wrong = [k for k in {**want, **got} if want.get(k) != got.get(k)]  # in the fields' order: the same every run
     if not wrong:
         return []
     if wrong == ["position"] and game is not None and stop is not None:
@@ -1105,10 +1109,29 @@ def crosscheck(prev: Any, game: Game, changed: Iterable[str], signer: PublicKey,
                verified: Any) -> None:
     """This judge, fed the same commit on the same state (`prev`, the new judge's, copied field by field), finds
     the same findings and knows the same after it as the new judge did (`findings`, `verified`)."""
+    began = time.process_time()
+    try:
+        _crosscheck(prev, game, changed, signer, findings, verified)
+    finally:
+        _SPENT[0] += time.process_time() - began
+
+
+# With PBEM_CROSSCHECK_TIMING=FILE each process appends the CPU seconds it spent here to FILE when it ends (what
+# the differential judge costs a test run, measured apart from the machine's load).
+_SPENT = [0.0]
+if os.environ.get("PBEM_CROSSCHECK_TIMING"):
+    atexit.register(lambda: open(os.environ["PBEM_CROSSCHECK_TIMING"], "a").write(f"{_SPENT[0]:.4f}\n"))
+
+
+def _crosscheck(prev: Any, game: Game, changed: Iterable[str], signer: PublicKey, findings: list[Finding],
+                verified: Any) -> None:
     from dataclasses import fields
 
     old_prev = None if prev is None else Verified(**{f.name: getattr(prev, f.name) for f in fields(Verified)})
-    old_findings, old = judge(old_prev, game, set(changed), signer)
+    try:
+        old_findings, old = judge(old_prev, game, set(changed), signer)
+    except PbemError as exc:  # the new judge returned: a refusal here is a difference, not the player's error
+        raise AssertionError(f"the judges disagree in {game.manifest.id}: only the legacy one refuses: {exc}")
     where = f"the judges disagree in {game.manifest.id}"
     assert [f.as_dict() for f in findings] == [f.as_dict() for f in old_findings], (where, findings, old_findings)
     for name in ("status", "last_yielder", "back", "gone_at", "nmrs", "actor", "founder"):

@@ -46,7 +46,7 @@ def status_findings(expected: Status, written: Status, game: Game | None = None,
     if replace(expected, note=written.note) == written:
         return []  # the usual case, without building both: every field but the note equal gives equal `derived()`
     want, got = expected.derived(), written.derived()
-    wrong = [k for k in set(want) | set(got) if want.get(k) != got.get(k)]
+    wrong = [k for k in {**want, **got} if want.get(k) != got.get(k)]  # in the fields' order: the same every run
     if not wrong:
         return []
     if wrong == ["position"] and game is not None and stop is not None:
