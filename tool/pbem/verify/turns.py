@@ -753,8 +753,7 @@ def _ownership(prev: Verified, game: Game, changed: set[str], player: str, turn:
         findings.extend(secrets.sealing_findings(prev.game.secrets, game.secrets, player, owed_steps, turn,
                                                  manifest.ruleset, added, lambda: game.inputs.entries))
         findings.extend(secrets.reveal_findings(prev.game.secrets, game.secrets, manifest.ruleset,
-                                                {(b.at, b.player) for b in prev.status.pending
-                                                 if b.kind == secrets.SECRET}, prev.stop.over or prev.status.over))
+                                                *secrets.opening_context(prev.status, prev.stop.over)))
     elif turn and getattr(manifest.ruleset, "launched_unit", None) is not None and reports:
         # a launch needs its target sealed in the same commit (secret.missing-target)
         added = entry_changes(prev.game.inputs, game.inputs, reports)[1]
