@@ -21,7 +21,7 @@ from pbem.formats import schemas
 from pbem.protocol.ids import named_author
 from pbem.protocol.ids import named_author as id_author, next_id as next_secret_id  # noqa: F401  # moved: re-exported until the lead sweeps
 from pbem.formats.canonical import dumps as canonical
-from pbem.protocol.model import Break, Entry
+from pbem.protocol.model import Break, Entry, Status
 from pbem.rulesets.base import Point
 
 SECRET = "secret"
@@ -169,7 +169,7 @@ def secret_findings(before: Mapping[str, Secret], after: Mapping[str, Secret], c
 def check_part(secret: Secret) -> list[Finding]:
     """The part opened alone opens the commitment sealed beside the box (`part_commit`), with its salt
     (secret.part-commit): it cannot be opened to any other value than the one sealed."""
-    where = {"file": secret.file, "line": secret.line_of("part") or secret.line_of("part_salt")}
+    where: dict[str, Any] = {"file": secret.file, "line": secret.line_of("part") or secret.line_of("part_salt")}
     commit, salt = secret.raw.get("part_commit"), secret.raw.get("part_salt")
     if "part" not in secret.raw or salt is None:
         return [Finding("secret.part-commit", f"secret {secret.id}: a part is opened with both `part` and "
@@ -191,7 +191,7 @@ def _withheld(old: Secret, new: Secret, settled: Mapping[str, str], owed: Collec
     """A withheld mark is written once, by the commit completing the agreement that settles it, on a secret whose
     reveal its owner owed then (secret.bad-withheld); after it, the secret never changes: a late reveal, even
     his own, is refused (secret.withheld), or he would choose after the table let him go."""
-    where = {"file": new.file, "line": new.line_of("withheld") or new.line_of("key")}
+    where: dict[str, Any] = {"file": new.file, "line": new.line_of("withheld") or new.line_of("key")}
     if old.withheld:
         if new.revealed and not old.revealed:
             return [Finding("secret.withheld", f"secret {new.id}: its reveal was settled by {old.withheld} "
@@ -259,7 +259,7 @@ def sealing_findings(before: Mapping[str, Secret], after: Mapping[str, Secret], 
     # the target's own rule first: it says more than "not in one's own turn" about a target sealed out of turn
     out = _target_findings(before, new, after, player, ruleset, added, entries)
     sealed_kind = getattr(ruleset, "sealed_kind", None)
-    step_kinds = getattr(ruleset, "sealed_kinds", frozenset())
+    step_kinds: frozenset[str] = getattr(ruleset, "sealed_kinds", frozenset())
     answered: set[str] = set()
     for secret in new:
         step, kind = secret.raw.get("step"), secret.raw["kind"]
@@ -346,7 +346,7 @@ def reveal_findings(before: Mapping[str, Secret], after: Mapping[str, Secret], r
             value = secret.value()
         except PbemError:
             continue  # check_reveal reports it
-        where = {"file": secret.file, "line": secret.line_of("key")}
+        where: dict[str, Any] = {"file": secret.file, "line": secret.line_of("key")}
         step = secret.raw.get("step")
         if check is not None and step is not None:
             reason = check(secret.raw["kind"], ruleset.parse_time(step), value)
@@ -359,11 +359,18 @@ def reveal_findings(before: Mapping[str, Secret], after: Mapping[str, Secret], r
     return out
 
 
+def opening_context(status: Status | None, over: bool) -> tuple[set[tuple[str | None, str]], bool]:
+    """What `reveal_findings` needs of the state before a commit: the (step, owner) of the reveals it waits for,
+    and whether the battle is over (replay's end, or the status's: an agreement ended it)."""
+    asked = {(b.at, b.player) for b in status.pending if b.kind == SECRET} if status is not None else set()
+    return asked, over or (status is not None and status.over)
+
+
 def _opening_findings(before: Mapping[str, Secret], after: Mapping[str, Secret], ruleset: Any,
                       asked: Collection[tuple[str | None, str]], over: bool) -> list[Finding]:
     """When a step's sealed input may be opened, and that its box holds the part opened before (reveal_findings)."""
     out: list[Finding] = []
-    until_end = getattr(ruleset, "sealed_until_end", frozenset())
+    until_end: frozenset[str] = getattr(ruleset, "sealed_until_end", frozenset())
     project = getattr(ruleset, "sealed_part", None)
     for sid in sorted(after):
         secret, old = after[sid], before.get(sid)
@@ -376,7 +383,7 @@ def _opening_findings(before: Mapping[str, Secret], after: Mapping[str, Secret],
                                "speed before sealing his own)", file=secret.file, line=secret.line_of("part")))
         if not secret.revealed or old.revealed:
             continue
-        where = {"file": secret.file, "line": secret.line_of("key")}
+        where: dict[str, Any] = {"file": secret.file, "line": secret.line_of("key")}
         if kind in until_end and not over:
             out.append(Finding("secret.early-reveal", f"secret {sid}: a {kind} stays sealed until the end of the "
                                "battle, when it is opened and audited (seed §2.C); only its part is opened at "

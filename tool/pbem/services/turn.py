@@ -425,7 +425,7 @@ def settle(ws: Workspace, head: Verified, files: dict[str, bytes], me: Identity,
                  f"{json.dumps(chance.open_part(files, game, me, player, sid))}" for sid in part]
         # one kept sealed until the battle ends is opened once a commit before this one ended it (it is judged
         # so: secret.early-reveal)
-        until_end = getattr(game.manifest.ruleset, "sealed_until_end", frozenset())
+        until_end: frozenset[str] = getattr(game.manifest.ruleset, "sealed_until_end", frozenset())
         over = head.stop is not None and head.stop.over
         step += chance.due_reveals(files, game, me, player, [
             sid for sid in mine if sid not in part

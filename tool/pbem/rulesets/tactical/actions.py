@@ -316,9 +316,9 @@ def chosen(state: TacticalState, point: Point, actions: Sequence[Action]) -> Cho
 
 def spend(state: TacticalState, action: Action) -> TacticalState:
     """`state` with what `action`, accepted at its step, draws on its unit's turn recorded (a shot or launch, a
-    system use, a reinforcement), so that the next action of the same step is judged with it: two shots that each
-    fit the unit's revealed allocation (or its power, for reinforcement) but together do not are not both legal
-    (seed §2.C: one allocation pays for the whole turn). Only for judging the rest of the step: the step itself
+    system use, a reinforcement), so that the next action of the same step is judged with it: two reinforcements
+    that each fit the unit's power but together do not are not both legal (seed §2.C, §6.C.2; the sealed
+    allocation pays for the whole turn and is audited when it is opened). Only for judging the rest of the step: the step itself
     is resolved from the state before it. Other actions, and actions that spend nothing, leave it as it is."""
     unit = state.unit(action.unit)
     do = action.do

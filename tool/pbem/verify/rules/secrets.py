@@ -28,6 +28,5 @@ def check(prev: Verified, game: Game, change: Change) -> list[Finding]:
                                              lambda: game.inputs.entries))
     assert prev.stop is not None
     findings.extend(secrets.reveal_findings(prev.game.secrets, game.secrets, manifest.ruleset,
-                                            {(b.at, b.player) for b in prev.status.pending
-                                             if b.kind == secrets.SECRET}, prev.stop.over or prev.status.over))
+                                            *secrets.opening_context(prev.status, prev.stop.over)))
     return findings
