@@ -35,6 +35,10 @@ applies an erratum changes the report by exactly its entries, and replay restart
 
 from __future__ import annotations
 
+from pbem.protocol import agreement_rules
+from pbem.protocol import erratum as erratum_kind
+from pbem.protocol import ids as author_ids
+from pbem.protocol import kinds
 import atexit
 import os
 import time
@@ -109,7 +113,7 @@ def full_status(game: Game, stop: Stop, yielded_by: str | None, note: str = "") 
     base = status_of(ruleset, stop, yielded_by, note)
     if game.inputs.ordered_by_dice:  # seed §2.A: the order the start dice gave, shown with every status
         base = replace(base, table=game.inputs.players)
-    if any(a.kind == agreements.END for a in game.agreements.values()) and ended(game) is not None:
+    if any(a.kind == kinds.END for a in game.agreements.values()) and ended(game) is not None:
         # DESIGN §4.8: an end agreement takes effect with its last signature; what anybody still owed is moot
         return replace(base, control=None, pending=(), over=True)
     position = getattr(ruleset, "position", None)
@@ -245,8 +249,8 @@ def without_orders(game: Game, absent: Mapping[str, object]) -> Game:
     reaches the end of the game with no new entries and no break conditions (his side does what the ruleset
     does for a player without orders: nothing, or its civil-disorder rules), and an absent player found by an
     nmr is covered through the step he was awaited at (`absent`: player -> that point), with no new orders."""
-    resigned = agreements.resigned(game.agreements, game.manifest.keys) \
-        if any(a.kind == agreements.RESIGN for a in game.agreements.values()) else frozenset()
+    resigned = kinds.resigned(game.agreements, game.manifest.keys) \
+        if any(a.kind == kinds.RESIGN for a in game.agreements.values()) else frozenset()
     if not resigned and not absent:
         return game
     per_player = dict(game.inputs.per_player)
@@ -291,11 +295,11 @@ def gone_now(prev: Verified, game: Game) -> tuple[tuple[str, str, Point], ...]:
         return ()
     point = prev.stop.checkpoint.point
     now, before = _resigned_now_and_before(prev, game)
-    out = [(agreements.RESIGN, p, point) for p in sorted(now - before)]
-    out += [(agreements.SEAT, p, point) for p in sorted(before - now)]
+    out = [(kinds.RESIGN, p, point) for p in sorted(now - before)]
+    out += [(kinds.SEAT, p, point) for p in sorted(before - now)]
     absent = nmr_served(prev, game)
     if absent is not None:
-        out.append((agreements.NMR, absent, point))
+        out.append((kinds.NMR, absent, point))
     return tuple(out)
 
 
@@ -307,7 +311,7 @@ def effects_of(ruleset: Ruleset, gone_at: Iterable[tuple[str, str, Point]],
     left, taken = getattr(ruleset, "resigned", None), getattr(ruleset, "replaced", None)
     out: list[tuple[Point, Callable[[Any], Any]]] = []
     for kind, player, point in gone_at:
-        hook = left if kind == agreements.RESIGN else taken if kind == agreements.SEAT else None
+        hook = left if kind == kinds.RESIGN else taken if kind == kinds.SEAT else None
         if hook is not None and (after is None or point > after):
             out.append((point, lambda state, hook=hook, player=player: hook(state, player)))
     return out
@@ -319,7 +323,7 @@ def covered_by_nmr(game: Game, gone_at: Iterable[tuple[str, str, Point]]) -> Gam
     per_player = None
     for kind, player, point in gone_at:
         mine = game.inputs.of(player)
-        if kind == agreements.NMR and (mine.through is None or mine.through < point):
+        if kind == kinds.NMR and (mine.through is None or mine.through < point):
             per_player = dict(game.inputs.per_player) if per_player is None else per_player
             per_player[player] = replace(mine, through=point)
     return game if per_player is None else replace(game, inputs=replace(game.inputs, per_player=per_player))
@@ -329,7 +333,7 @@ def excused_by_nmr(game: Game, gone_at: Iterable[tuple[str, str, Point]]) -> Gam
     """`game` with the sealed step each earlier nmr settled excused for its absent player (DESIGN §4.8): every
     later commit's replay counts his input there as none, as the nmr's own commit did, and owes his input at the
     steps after it as usual."""
-    excused = {(player, point) for kind, player, point in gone_at if kind == agreements.NMR}
+    excused = {(player, point) for kind, player, point in gone_at if kind == kinds.NMR}
     if excused <= game.inputs.excused:
         return game
     return replace(game, inputs=replace(game.inputs, excused=game.inputs.excused | excused))
@@ -348,14 +352,14 @@ def _nmr_completed(prev: Verified, game: Game) -> tuple[str, str] | None:
     if not game.agreements or game.agreements is prev.game.agreements:
         return None
     table = consent_table(prev.game, True, prev.status)
-    for new in _completed(prev, game, agreements.NMR, table):
+    for new in _completed(prev, game, kinds.NMR, table):
         absent = new.content.get("player")
         if isinstance(absent, str) and absent in table.owing:
             return absent, new.id
     return None
 
 
-def errata_agreed(prev: Verified, game: Game) -> list[errata.Erratum]:
+def errata_agreed(prev: Verified, game: Game) -> list[erratum_kind.Erratum]:
     """The erratum agreements this commit completes (DESIGN §4.8: in effect with the last required signature),
     as errata: the commit changes the report by exactly their entries, and replay restarts from the earliest
     corrected step. Only an agreement this commit changed counts (a signature added, or a proposal that needs no
@@ -363,10 +367,10 @@ def errata_agreed(prev: Verified, game: Game) -> list[errata.Erratum]:
     if not game.agreements or game.agreements is prev.game.agreements:
         return []
     table = consent_table(prev.game, True, prev.status)
-    return [errata.of_agreement(new) for new in _completed(prev, game, agreements.ERRATUM, table)]
+    return [erratum_kind.of_agreement(new) for new in _completed(prev, game, kinds.ERRATUM, table)]
 
 
-def _completed(prev: Verified, game: Game, kind: str, table: agreements.Table) -> list[agreements.Agreement]:
+def _completed(prev: Verified, game: Game, kind: str, table: kinds.Table) -> list[agreements.Agreement]:
     """The agreements of `kind` this commit completes, in file order: changed by it (a signature added, or a
     proposal that needs no other) and now signed by every signer they need, which they were not before; so each
     takes effect once (DESIGN §4.8)."""
@@ -375,9 +379,9 @@ def _completed(prev: Verified, game: Game, kind: str, table: agreements.Table) -
         if new.kind != kind:
             continue
         old = prev.game.agreements.get(path)
-        if old is not None and (old == new or agreements.signed_by_all(old, table)):
+        if old is not None and (old == new or kinds.signed_by_all(old, table)):
             continue
-        if agreements.signed_by_all(new, table):
+        if kinds.signed_by_all(new, table):
             out.append(new)
     return out
 
@@ -385,9 +389,9 @@ def _completed(prev: Verified, game: Game, kind: str, table: agreements.Table) -
 def _resigned_now_and_before(prev: Verified, game: Game) -> tuple[frozenset[str], frozenset[str]]:
     """(the seats left by a resign after this commit, and before it): a seat in the first only resigned with
     it, one in the second only was given to a replacement with it."""
-    before = agreements.resigned(prev.game.agreements, prev.game.manifest.keys) if prev.game.agreements \
+    before = kinds.resigned(prev.game.agreements, prev.game.manifest.keys) if prev.game.agreements \
         else frozenset()
-    return agreements.resigned(game.agreements, game.manifest.keys), before
+    return kinds.resigned(game.agreements, game.manifest.keys), before
 
 
 def settled_now(prev: Verified, game: Game) -> dict[str, str]:
@@ -401,10 +405,10 @@ def settled_now(prev: Verified, game: Game) -> dict[str, str]:
     found = _nmr_completed(prev, game)
     if found is not None:
         out[found[0]] = found[1]
-    if any(a.kind == agreements.RESIGN for a in game.agreements.values()):
+    if any(a.kind == kinds.RESIGN for a in game.agreements.values()):
         now, before = _resigned_now_and_before(prev, game)
         for player in sorted(now - before):
-            mine = [a.id for a in game.agreements.values() if a.kind == agreements.RESIGN and a.by == player
+            mine = [a.id for a in game.agreements.values() if a.kind == kinds.RESIGN and a.by == player
                     and player in a.signatures]
             out[player] = max(mine)
     return out
@@ -416,7 +420,7 @@ def settlement_parts(prev: Verified, settled: Mapping[str, str]) -> dict[str, tu
     players = prev.game.manifest.players
     out = {}
     for player, agreement in settled.items():
-        resign = agreements.author_of(agreement) == player
+        resign = author_ids.author_of(agreement) == player
         batches = {b.id for b in prev.game.batches.values()
                    if (dice.involved(players, b, player) if resign else dice.owes(players, b, player))}
         out[player] = (batches, secrets_owed(prev, player, resign))
@@ -509,7 +513,7 @@ def _setup(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> 
                                               lambda ref: start_sides(ref, seats), lambda ref: False))
         findings.extend(dice.void_binding_findings(prev.game.batches, game.batches, owed_refs))
     if any(AGREEMENT_RE.match(p) for p in changed):
-        findings.extend(agreements.agreement_findings(consent_table(game, started=False),
+        findings.extend(agreement_rules.agreement_findings(consent_table(game, started=False),
                                                       _only(prev.game.agreements, changed),
                                                       _only(game.agreements, changed), actor or ""))
     if game.status is None:
@@ -536,35 +540,35 @@ def _setup(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> 
         elif rolled != first:
             findings.append(Finding("dice.start-mismatch", f"dice {batch.id} decide who starts: "
                                     f"{rolled or 'not rolled yet'}, but control went to {first}", file=STATUS))
-    findings.extend(agreements.start_findings(consent_table(game, started=False), game.agreements, first,
+    findings.extend(agreement_rules.start_findings(consent_table(game, started=False), game.agreements, first,
                                               rolled, game.inputs.ordered_by_dice))
     stop, expected = expected_start(game, first)
     findings.extend(_status_findings(expected, game.status))
     return findings, Verified(game, stop, prev.founder, actor, expected, seat_before(game.inputs.players, first))
 
 
-def consent_table(game: Game, started: bool, status: Status | None = None) -> agreements.Table:
+def consent_table(game: Game, started: bool, status: Status | None = None) -> kinds.Table:
     """What the agreement rules look at in `game` (protocol.agreements): its id, seats, keys, game.yaml hash;
     after the start, the seats left by a resign, who owes something now (`status`), and whether it ended."""
     manifest = game.manifest
     seats = tuple(s.id for s in manifest.seats)
     if not started:
-        return agreements.Table(manifest.id, seats, manifest.keys, manifest.digest, False, game=manifest.raw)
-    resigned = agreements.resigned(game.agreements, manifest.keys) if game.agreements else frozenset()
+        return kinds.Table(manifest.id, seats, manifest.keys, manifest.digest, False, game=manifest.raw)
+    resigned = kinds.resigned(game.agreements, manifest.keys) if game.agreements else frozenset()
     # who owes something now: the player in control, and everybody who owes a contribution or a reveal
     owing = frozenset(b.player for i, b in enumerate(status.pending) if i == 0 or b.kind in OWED) \
         if status is not None else frozenset()
     firm = manifest.ruleset.parse_time(status.firm) if status is not None and status.firm and not status.over \
         else None
-    table = agreements.Table(manifest.id, seats, manifest.keys, manifest.digest, True, resigned, owing,
+    table = kinds.Table(manifest.id, seats, manifest.keys, manifest.digest, True, resigned, owing,
                              game=manifest.raw, firm=firm)
-    end = agreements.ended_by(game.agreements, table) if game.agreements else None
+    end = kinds.ended_by(game.agreements, table) if game.agreements else None
     return replace(table, ended=end.id if end is not None else None)
 
 
 def ended(game: Game) -> agreements.Agreement | None:
     """The end agreement that ended the game, once every signer it needs has signed (DESIGN §4.8)."""
-    return agreements.ended_by(game.agreements, consent_table(game, started=True))
+    return kinds.ended_by(game.agreements, consent_table(game, started=True))
 
 
 def agreement_effect(prev: Verified, game: Game, changed: set[str], committer: str) -> dict | None:
@@ -575,14 +579,14 @@ def agreement_effect(prev: Verified, game: Game, changed: set[str], committer: s
     done = False
     for path in sorted(changed):
         new = game.agreements.get(path)
-        if new is None or new.kind not in (agreements.AMEND, agreements.SEAT):
+        if new is None or new.kind not in (kinds.AMEND, kinds.SEAT):
             continue
         old = prev.game.agreements.get(path)
-        if not agreements.signed_by_all(new, table) or (old is not None and agreements.signed_by_all(old, table)):
+        if not kinds.signed_by_all(new, table) or (old is not None and kinds.signed_by_all(old, table)):
             continue
-        if agreements.agreement_findings(table, {path: old} if old is not None else {}, {path: new}, committer):
+        if agreement_rules.agreement_findings(table, {path: old} if old is not None else {}, {path: new}, committer):
             continue  # a refused agreement takes no effect, here or at any later commit
-        raw = agreements.applied(new, raw)
+        raw = kinds.applied(new, raw)
         done = True
     return raw if done else None
 
@@ -641,7 +645,7 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
     if prev.status.over:
         end = ended(prev.game) if any(AGREEMENT_RE.match(p) for p in changed) else None
         if end is not None:  # what an agreement proposed or signed now would have done: the game ended once
-            findings.extend(agreements.agreement_findings(consent_table(prev.game, True, prev.status),
+            findings.extend(agreement_rules.agreement_findings(consent_table(prev.game, True, prev.status),
                                                           _only(prev.game.agreements, changed),
                                                           _only(game.agreements, changed), player))
         findings.append(Finding("game.over", "the game is over; no more turns"))
@@ -669,15 +673,15 @@ def _turn(prev: Verified, game: Game, changed: set[str], signer: PublicKey) -> t
                         and not (settled and (DICE_RE.match(path) or SECRET_RE.match(path))))
         if corrections:  # by exactly their entries: what everybody signed, so neither firm.* nor ownership.*
             reports = {p for p in changed if REPORT_RE.match(p)}
-            findings.extend(errata.correction_findings(*entry_changes(prev.game.inputs, game.inputs, reports),
+            findings.extend(erratum_kind.correction_findings(*entry_changes(prev.game.inputs, game.inputs, reports),
                                                        corrections))
         if settled:  # its dice and secrets: only the withheld marks of what it settles (DESIGN §4.8)
             findings.extend(_settlement(prev, game, changed, player, settled))
-        findings.extend(_new_actions(prev.game, [errata.of_agreement(a) for a in _only(game.agreements,
+        findings.extend(_new_actions(prev.game, [erratum_kind.of_agreement(a) for a in _only(game.agreements,
                                                                                       changed).values()
-                                                 if a.kind == agreements.ERRATUM]))
+                                                 if a.kind == kinds.ERRATUM]))
         # judged against the table before the commit: the keys that sign, who owes, who resigned
-        findings.extend(agreements.agreement_findings(consent_table(prev.game, True, prev.status),
+        findings.extend(agreement_rules.agreement_findings(consent_table(prev.game, True, prev.status),
                                                       _only(prev.game.agreements, changed),
                                                       _only(game.agreements, changed), player))
         findings.extend(upgrade.effect_findings(upgrades, game.workflow))
@@ -803,7 +807,7 @@ def _settlement(prev: Verified, game: Game, changed: set[str], player: str,
     dice.bad-withheld, secret.bad-withheld)."""
     assert prev.stop is not None
     manifest = game.manifest
-    resigned = {p for p, a in settled.items() if agreements.author_of(a) == p}
+    resigned = {p for p, a in settled.items() if author_ids.author_of(a) == p}
     findings = []
     for path in sorted(p for p in changed if DICE_RE.match(p) or SECRET_RE.match(p)):
         old = _by_file(prev.game, path)
@@ -867,7 +871,7 @@ def _by_file(game: Game, path: str) -> dice.Batch | secrets.Secret | None:
     return next((x for x in (*game.batches.values(), *game.secrets.values()) if x.file == path), None)
 
 
-def _new_actions(game: Game, corrections: Iterable[errata.Erratum]) -> list[Finding]:
+def _new_actions(game: Game, corrections: Iterable[erratum_kind.Erratum]) -> list[Finding]:
     """DESIGN §4.8, errata correct and never re-open: an erratum may change what a unit did at a step (another
     target, another weapon, another speed), but adds no action of a kind the unit did not do there, at a step
     whose dice are known already (a new shot there would be decided knowing every die of the step:
@@ -982,7 +986,7 @@ def _erratum(prev: Verified, game: Game, changed: set[str], player: str) -> list
     reports = {p for p in changed if REPORT_RE.match(p)}
     applied = errata.applied_now(prev.game.errata, game.errata)
     if reports or applied:
-        findings.extend(errata.correction_findings(*entry_changes(prev.game.inputs, game.inputs, reports),
+        findings.extend(erratum_kind.correction_findings(*entry_changes(prev.game.inputs, game.inputs, reports),
                                                    applied))
     return findings
 

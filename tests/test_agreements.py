@@ -5,6 +5,7 @@ sign. The duel of tests/conftest.py: seats fed (alice's key) and kli (bob's key)
 
 from __future__ import annotations
 
+from pbem.protocol import ids
 import hashlib
 import json
 import re
@@ -53,8 +54,8 @@ def before(base_started: Table, tmp_path: Path) -> Table:
 # --- the core ---------------------------------------------------------------------------------------------------
 
 def test_an_id_names_its_author_up_to_its_last_dash() -> None:
-    assert agreements.author_of("rom-0001") == "rom"
-    assert agreements.author_of("great-britain-0012") == "great-britain"
+    assert ids.author_of("rom-0001") == "rom"
+    assert ids.author_of("great-britain-0012") == "great-britain"
 
 
 def test_the_signatures_are_not_signed_and_everything_else_is() -> None:

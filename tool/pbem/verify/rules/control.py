@@ -4,6 +4,7 @@ secret's reveal (signature.not-in-control); nothing is played once the game is o
 
 from __future__ import annotations
 
+from pbem.protocol import agreement_rules
 from pbem.errors import Finding
 from pbem.protocol import agreements, dice, secrets
 from pbem.protocol.verified import Verified
@@ -27,7 +28,7 @@ def game_over(prev: Verified, game: Game, change: Change) -> list[Finding]:
     findings: list[Finding] = []
     end = ended(prev.game) if change.agreements else None
     if end is not None:
-        findings.extend(agreements.agreement_findings(change.table, change.only(prev.game.agreements),
+        findings.extend(agreement_rules.agreement_findings(change.table, change.only(prev.game.agreements),
                                                       change.only(game.agreements), change.player or ""))
     findings.append(Finding("game.over", "the game is over; no more turns"))
     return findings

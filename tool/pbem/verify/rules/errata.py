@@ -8,6 +8,7 @@ applies an erratum changes the report by exactly its entries, and replay restart
 
 from __future__ import annotations
 
+from pbem.protocol import erratum
 from pbem.errors import Finding
 from pbem.protocol import errata
 from pbem.protocol.verified import Verified
@@ -30,5 +31,5 @@ def check(prev: Verified, game: Game, change: Change) -> list[Finding]:
                                            game.errata, change.player or "", firm))
     applied = errata.applied_now(prev.game.errata, game.errata)
     if change.reports or applied:
-        findings.extend(errata.correction_findings(change.removed, change.added, applied))
+        findings.extend(erratum.correction_findings(change.removed, change.added, applied))
     return findings

@@ -5,6 +5,7 @@ player it names or the start roll chose: setup.*, agreement.*, dice.*; the first
 
 from __future__ import annotations
 
+from pbem.protocol import agreement_rules
 from typing import Any, Mapping
 
 from pbem.errors import Finding
@@ -78,7 +79,7 @@ def start_agreements(prev: Verified, game: Game, change: Change) -> list[Finding
     """Start agreements proposed and signed before the start (DESIGN §4.8, agreement.*)."""
     if not change.agreements:
         return []
-    return agreements.agreement_findings(consent_table(game, started=False), change.only(prev.game.agreements),
+    return agreement_rules.agreement_findings(consent_table(game, started=False), change.only(prev.game.agreements),
                                          change.only(game.agreements), change.actor or "")
 
 
@@ -116,7 +117,7 @@ def who_starts(prev: Verified, game: Game, change: Change) -> list[Finding]:
         elif rolled != first:
             findings.append(Finding("dice.start-mismatch", f"dice {batch.id} decide who starts: "
                                     f"{rolled or 'not rolled yet'}, but control went to {first}", file=STATUS))
-    findings.extend(agreements.start_findings(consent_table(game, started=False), game.agreements, first,
+    findings.extend(agreement_rules.start_findings(consent_table(game, started=False), game.agreements, first,
                                               rolled, game.inputs.ordered_by_dice))
     return findings
 
