@@ -180,19 +180,18 @@ def test_declared_fire_opens_an_auction_and_a_triggered_player_adds_fire_in_it(p
 
 def test_no_die_is_rolled_before_the_auction_is_settled(played: Played) -> None:
     """Seed §7.B (`dice.auction-open`): while the auction at 1.12.fire still asks someone, no commit adds or
-    changes a dice file; fed's pass closes it (kli, who added last, is not asked again), and the first batch
-    comes with kli's roll right after, fed's after that."""
+    changes a dice file; the first batch comes with kli's pass that closes it, fed's after."""
     commits = played.commits
 
     def dice_files(i: int) -> dict[str, bytes]:
         return {p: b for p, b in played.files(commits[i][0]).items() if p.startswith("dice/")}
 
     open_ = [i for i, (_, _, s) in enumerate(commits) if any(k == "auction" for _, k in pending_of(s))]
-    assert open_ == list(range(open_[0], open_[-1] + 1)) and len(open_) == 3  # fed's fire, kli, rom
-    closing = open_[-1] + 1  # fed's pass
-    assert all(dice_files(i) == {} for i in range(closing + 1))
-    assert commits[closing][1] == "fed" and not any(k == "auction" for _, k in pending_of(commits[closing][2]))
-    assert commits[closing + 1][1] == "kli" and sorted(dice_files(closing + 1)) == ["dice/kli-0001.yaml"]
+    assert open_ == list(range(open_[0], open_[-1] + 1)) and len(open_) == 4  # fed's fire, kli, rom, fed
+    assert all(dice_files(i) == {} for i in range(open_[-1] + 1))
+    closing = open_[-1] + 1
+    assert commits[closing][1] == "kli" and sorted(dice_files(closing)) == ["dice/kli-0001.yaml"]
+    assert not any(k == "auction" for _, k in pending_of(commits[closing][2]))
 
 
 def test_the_damage_reply_comes_at_the_fire_step_and_the_reinforcement_takes_the_hits_first(played: Played) -> None:
