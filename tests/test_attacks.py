@@ -3031,8 +3031,10 @@ def test_auction_open__the_initiator_rolls_with_his_declaration(armed: Table) ->
 def test_auction_open__the_closing_pass_may_roll(auction_open: Table) -> None:
     """Not a threat: the player whose pass ends the auction may roll in that commit; the auction is over."""
     auction_open.turn("kli", entries=[KLI_SHOT])
-    cli(auction_open, "roll", "--for", "CA ph1", "--ref", "1.4.fire/CA/ph1", who="fed")
-    cli(auction_open, "yield", who="fed")  # passes: kli added last, nothing came since: the auction is over
+    auction_open.turn("fed")  # passes; round 2 asks kli
+    assert asked(auction_open) == [("kli", "auction")]
+    cli(auction_open, "roll", "--for", "D7 ph1", "--ref", "1.4.fire/D7/ph1", who="kli")
+    cli(auction_open, "yield", who="kli")
     assert {kind for _, kind in asked(auction_open)} <= {"roll", "dice"}
 
 

@@ -8,10 +8,9 @@ from __future__ import annotations
 from conftest import Table
 from test_tactical_cli_bad_input import base_armed, base_auction, base_game, base_resolved  # noqa: F401
 
-# fed declares; kli adds his shot; fed passes (the auction is over: kli, who added last, has nothing new to see);
-# then each firer announces his batch, the other contributes, the firer reveals: 3 + 2 × 3 (measured: 9; 10
-# while the auction asked kli again)
-DUEL_FIRE_STEP = 9
+# fed declares; kli adds his shot; fed passes; kli passes (the auction is over); then each firer announces his
+# batch, the other contributes, the firer reveals: 4 + 2 × 3 (measured: 10)
+DUEL_FIRE_STEP = 10
 
 
 def _count(table: Table) -> int:

@@ -113,7 +113,9 @@ def base_auction(base_armed: Table, tmp_path_factory: pytest.TempPathFactory) ->
     assert pending(table) == [("kli", "auction")]
     table.turn("kli", entries=[{"at": "1.4.fire", "unit": "D7", "do": {"fire": {"weapon": "ph1", "target": "CA"}}}])
     assert pending(table) == [("fed", "auction")]  # woken by kli's shot
-    table.turn("fed")  # passes: kli added last and nothing came since, so he is not asked again: it is over
+    table.turn("fed")  # passes
+    assert pending(table) == [("kli", "auction")]  # round 2: kli added in round 1
+    table.turn("kli")  # passes: the auction is over
     assert {kind for _, kind in pending(table)} == {"roll"}, pending(table)
     return table
 
@@ -235,8 +237,8 @@ def test_schema_invalid__damage_written_as_an_entry_is_refused(resolved: Table) 
 # --- an auction action by a player who passed (seed §7.D) ------------------------------------------------------
 
 def test_rules_auction__a_player_who_passed_adds_a_shot_at_the_auction_step(auction: Table) -> None:
-    """Seed §7.D: fed passed in round 1 after kli's shot, and nothing came after: the auction at 1.4.fire is
-    over. Holding control for his roll, he slips in a second shot there."""
+    """Seed §7.D: fed passed in round 1 and kli added nothing in round 2, so fed was not re-triggered: the
+    auction at 1.4.fire is over for him. Holding control for his roll, he slips in a second shot there."""
     assert pending(auction)[0] == ("fed", "roll")
     auction.edit("fed", entries=[fired("fed", "CA", "1.4.fire", "ph2", "D7")])
     line = line_of(auction, REPORT, "weapon: ph2")

@@ -105,7 +105,7 @@ def test_the_demo_plays_to_the_end_and_every_commit_verifies(played: Played) -> 
                                                      "S2": "dummy"}  # the dummy vanished on meeting the CA
     # the handoff lines name each rule as it happens
     text = "\n".join(played.lines)
-    for needle in ("auction round 1", "contribution owed to dice fed-0001 of fed",
+    for needle in ("auction round 1", "auction round 2", "contribution owed to dice fed-0001 of fed",
                    "is ambiguous at 1.20.move: choose one of move TL, move TR", "launch: D7 launches dr1 as S1",
                    "D7 launches dr2 as S2", "reveal owed for kli-0003: S2 meets CA",
                    "Outcome: fed wins: the only one left in play (kli's units disengaged; rom's units disengaged)",
@@ -154,8 +154,8 @@ def test_fire_waits_for_dice_named_by_their_shot_and_the_results_are_re_derived(
 
 def test_declared_fire_opens_an_auction_and_a_triggered_player_adds_fire_in_it(played: Played) -> None:
     """Seed §7 / DESIGN §4.6: fed's declared fire meets kli's {fire: {}} and rom's {fire: {heavy: true}}: the
-    step is not resolved; kli adds a shot ("me too"), rom passes, fed (woken by kli's shot) passes, and nobody is
-    asked again (kli added last and nothing came since); then the step waits for dice and resolves."""
+    step is not resolved; kli adds a shot ("me too"), rom passes, fed (woken by kli's shot) passes, and a second
+    round asks kli again because he added; then the step waits for dice and resolves."""
     commits = played.commits
     opened = next(i for i, (_, _, s) in enumerate(commits) if any(k == "auction" for _, k in pending_of(s)))
     assert commits[opened][1] == "fed"
@@ -168,14 +168,14 @@ def test_declared_fire_opens_an_auction_and_a_triggered_player_adds_fire_in_it(p
         if held is None or held.kind != "auction":
             continue
         rounds.setdefault(held.why, []).append((commits[i][1], played.added(i)))
-    # one round: kli added, rom and fed passed; kli, who added last, had nothing new to answer and was not asked
-    # again (the why names the round)
-    assert len(rounds) == 1
-    (round1,) = rounds.values()
+    assert len(rounds) == 2  # round 1 and round 2 (the why names the round)
+    round1, round2 = (rounds[w] for w in sorted(rounds))
     assert [who for who, _ in round1] == ["kli", "rom", "fed"]
     kli_adds = round1[0][1]
     assert kli_adds == [{"at": FIRE, "by": "kli", "unit": "D7", "do": {"fire": {"weapon": "ph1", "target": "CA"}}}]
     assert round1[1][1] == [] and round1[2][1] == []  # rom and fed passed: no new entry
+    assert [(who, added) for who, added in round2] == [("kli", [])]
+    assert "auction round 2" in sorted(rounds)[1]
 
 
 def test_no_die_is_rolled_before_the_auction_is_settled(played: Played) -> None:
