@@ -21,7 +21,7 @@ def take_over(dow: Dow, power: str) -> None:
     new = dow.root / "newcomer_ed25519"
     write_keypair(new, PrivateKey.from_seed(bytes([0x7f]) * 32, f"newcomer-{power}@dow.test"))
     others = [p for p in POWERS if p != power]
-    aid = agreeing.agree(dow.ws(), dow.me(others[0]), "seat", seat_id=power, new_key=str(public_path(new)),
+    aid = agreeing.agree(dow.ws(), dow.me(others[0]), "seat", seat=power, new_key=str(public_path(new)),
                          why="replacement").agreement
     for other in others[1:]:
         agreeing.sign(dow.ws(), dow.me(other), aid)
@@ -71,7 +71,7 @@ def test_a_lost_key_is_the_same_player_and_keeps_his_record(second_half: Dow) ->
     new = second_half.root / "found_ed25519"
     write_keypair(new, PrivateKey.from_seed(bytes([0x7e]) * 32, "turkey-new-laptop@dow.test"))
     others = [p for p in POWERS if p != "turkey"]
-    aid = agreeing.agree(second_half.ws(), second_half.me(others[0]), "seat", seat_id="turkey",
+    aid = agreeing.agree(second_half.ws(), second_half.me(others[0]), "seat", seat="turkey",
                          new_key=str(public_path(new)), why="lost-key").agreement
     for other in others[1:]:
         agreeing.sign(second_half.ws(), second_half.me(other), aid)
