@@ -120,9 +120,7 @@ def read_changes(
     ruleset = manifest.ruleset
     status = base.status
     if STATUS in changed:
-        status = None
-        if STATUS in files:
-            status = (statuses or {}).get(files[STATUS][0]) or read_status(blob(files[STATUS][0]))
+        status = _status(files[STATUS][0], blob, cache, statuses or {}) if STATUS in files else None
     lines = cache.lines if cache else None
     found: dict[str, dict[str, Any]] = {}  # the collections a change touched, copied on first touch
     for path in sorted(changed):
@@ -153,6 +151,26 @@ def read_changes(
         if kind.order == PATH_ORDER and kind.field in found:
             found[kind.field] = dict(sorted(found[kind.field].items()))  # in path order, as read_game gives them
     return _changed_game(base, manifest, status, found, reseated, files)
+
+
+def _status(oid: str, blob: Callable[[str], bytes], cache: ParseCache | None,
+            statuses: Mapping[str, Status]) -> Status:
+    """status.yaml by its blob id: read by the fetching helper already (`statuses`), or kept in `cache`, or read
+    now. Most commits rewrite it into a version an earlier commit had (only `yielded_by` moved), so it is kept
+    under the key `read_game` keeps it under, and read once per version."""
+    def read() -> Status:
+        known = statuses.get(oid)
+        if known is not None:
+            return known
+        data = blob(oid)
+        sizes.append(len(data))
+        return read_status(data)
+
+    sizes: list[int] = []
+    if cache is None:
+        return read()
+    kept: Status = cache.get((oid, "status"), read, lambda: FILE_BYTES * (sizes[0] if sizes else 4096))
+    return kept
 
 
 def _changed_game(base: Game, manifest: Manifest, status: Status | None, found: Mapping[str, Mapping[str, Any]],

@@ -33,6 +33,7 @@ from pbem.files.readers import read_status
 
 PIPELINE_MIN = int(os.environ.get("PBEM_PIPELINE_MIN", "1000"))  # tests lower it to run the pipeline on small games
 CHUNK = 64
+SENT = 32  # status.yaml versions the helper remembers having sent
 
 Signed = tuple[str, Optional[str], Optional[PublicKey], Optional[Finding]]  # summary, tree, signer, finding
 Files = Mapping[str, tuple[str, int]]
@@ -71,10 +72,12 @@ def check_signature(repo: GameRepo, oid: str) -> Signed:
 
 
 def fetch(repo: GameRepo, walker: TreeWalker, oid: str, reports: dict[str, tuple[str, bytes]] | None = None,
-          read_status_too: bool = True) -> Fetched:
+          read_status_too: bool = True, sent: dict[str, None] | None = None) -> Fetched:
     """One commit's `Fetched`, moving `walker` on to its tree (it stays put when the tree cannot be read).
     `reports`: the report files as last fetched (path -> (blob id, content)), to send only their growth;
-    `read_status_too`: read status.yaml here as well."""
+    `read_status_too`: read status.yaml here as well, unless it is a version among `sent` (the last ones read
+    and sent: the judge keeps what it was sent by blob id, and most commits rewrite status.yaml into a version
+    a commit shortly before had)."""
     signed = check_signature(repo, oid)
     try:
         files, changed = walker.advance(oid, signed[1] or repo.tree_id(oid))
@@ -97,11 +100,15 @@ def fetch(repo: GameRepo, walker: TreeWalker, oid: str, reports: dict[str, tuple
             fetched.blobs[blob] = data
         if report:
             reports[path] = (blob, data)  # type: ignore[index]
-        if path == STATUS and read_status_too:  # the one file every commit changes: work to share out
-            try:
+        if path == STATUS and read_status_too and (sent is None or blob not in sent):
+            try:  # the one file every commit changes: work to share out
                 fetched.statuses[blob] = read_status(data)
             except PbemError:
-                pass
+                continue
+            if sent is not None:
+                sent[blob] = None
+                if len(sent) > SENT:
+                    del sent[next(iter(sent))]
     return fetched
 
 
@@ -146,11 +153,12 @@ def _helper(parent: GameRepo, oids: list[str], start: dict, send: object, taken:
         walker = TreeWalker(repo)
         walker.files = start
         reports: dict[str, tuple[str, bytes]] = {}
+        sent: dict[str, None] = {}
         for i in range(0, len(oids), CHUNK):
             # The work is shared out as it goes: the helper reads status.yaml too while it is more than a chunk
             # ahead of the judge (the judge being the slower), and leaves it to the judge otherwise.
             spare = i - taken.value > CHUNK  # type: ignore[attr-defined]
-            chunk = [fetch(repo, walker, oid, reports, spare) for oid in oids[i:i + CHUNK]]
+            chunk = [fetch(repo, walker, oid, reports, spare, sent) for oid in oids[i:i + CHUNK]]
             send.send_bytes(pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL))  # type: ignore[attr-defined]
     except BaseException:  # noqa: BLE001 - the judge notices the early end and goes on alone
         pass
