@@ -62,7 +62,7 @@ class Change:
 
     # -- paths by kind
 
-    @property
+    @cached_property
     def reports(self) -> set[str]:
         return set(self.by_kind["report"])
 
