@@ -35,6 +35,7 @@ from pbem.protocol.game import Game
 PATH_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("players", PLAYERS_RE), ("report", REPORT_RE), ("dice", DICE_RE), ("secret", SECRET_RE), ("press", PRESS_RE),
     ("agreement", AGREEMENT_RE), ("erratum", ERRATUM_RE))
+_BY_FOLDER = {pattern.pattern.partition("/")[0]: (kind, pattern) for kind, pattern in PATH_KINDS}  # one match a path
 
 # What a commit is (commit.classify): each kind has its rules, in order (commit.RULES)
 ROOT, SETUP, JOIN, START = "root", "setup", "join", "start"
@@ -54,17 +55,19 @@ class Change:
         self.by_kind: dict[str, list[str]] = {kind: [] for kind, _pattern in PATH_KINDS}
         self.owner: dict[str, str] = {}  # players/<seat>.yaml -> <seat>
         for path in paths:
-            for kind, pattern in PATH_KINDS:
-                found = pattern.match(path)
-                if found:
-                    self.by_kind[kind].append(path)
-                    if kind == "players":
-                        self.owner[path] = found.group(1)
-                    break
+            known = _BY_FOLDER.get(path.partition("/")[0])
+            if known is None:
+                continue
+            kind, pattern = known
+            found = pattern.match(path)
+            if found:
+                self.by_kind[kind].append(path)
+                if kind == "players":
+                    self.owner[path] = found.group(1)
 
     # -- paths by kind
 
-    @property
+    @cached_property
     def reports(self) -> set[str]:
         return set(self.by_kind["report"])
 
