@@ -34,12 +34,7 @@ RANK = {
 
 KNOWN_UPWARD: set[tuple[str, str]] = set()
 
-KNOWN_CYCLES = {
-    # protocol/agreements.py re-exports the names that moved to protocol/kinds.py (which builds on it) for the
-    # branches written against the old home; the circle is those re-export lines alone and goes with them
-    frozenset({"pbem.protocol.agreements", "pbem.protocol.kinds", "pbem.protocol.agreement_rules",
-               "pbem.protocol.erratum", "pbem.protocol.upgrade"}),
-}
+KNOWN_CYCLES: set[frozenset[str]] = set()
 
 # What the pure core may not import: git, processes, files, clocks, randomness, the network, the terminal.
 IMPURE = {"pygit2", "subprocess", "os", "pathlib", "shutil", "tempfile", "glob", "io", "time", "random", "secrets",

@@ -52,13 +52,3 @@ def test_a_commit_kind_picks_its_rules() -> None:
     assert progress.check in commit.RULES[TURN] and progress.check in commit.RULES[SETTLE]
     assert progress.check not in commit.RULES[PRESS] and progress.check not in commit.RULES[AGREEMENT]
     assert [k for k, rules in commit.RULES.items() if legality.check in rules] == [TURN]
-
-
-def test_the_old_home_still_answers_for_the_names_it_gave() -> None:
-    """verify/turns.py re-exports what other code imported from it, until the lead's sweep."""
-    from pbem.protocol import control, verified, ways_out
-    from pbem.verify import commit, turns
-
-    assert commit.judge is commit.judge and verified.Verified is verified.Verified
-    assert control.expected_after is control.expected_after and ways_out.settled_now is ways_out.settled_now
-    assert model.OWED is OWED

@@ -105,13 +105,3 @@ class Findings:
     def __len__(self) -> int:
         return len(self.items)
 
-
-def __getattr__(name: str) -> Any:
-    """`check_text` and `check_texts` live in pbem.formats.freetext now (they raise PbemError, so they sit above
-    it). Found here by name, without an import statement, so that no arrow runs upward from errors: moved,
-    re-exported until the lead sweeps."""
-    if name in ("check_text", "check_texts"):
-        import importlib
-
-        return getattr(importlib.import_module("pbem.formats.freetext"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

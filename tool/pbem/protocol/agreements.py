@@ -26,7 +26,6 @@ from pbem.crypto import sshsig
 from pbem.crypto.keys import PublicKey
 from pbem.errors import PbemError
 from pbem.formats.canonical import dumps as canonical
-from pbem.protocol.ids import author_of  # moved: re-exported until the lead sweeps
 from pbem.protocol.model import Entry
 
 NAMESPACE = "pbem"  # as dice voids and errata: never `git`, so no agreement signature can pass for a commit's
@@ -62,7 +61,7 @@ class Agreement:
     raw: Mapping[str, Any] = field(repr=False)
     file: str
     lines: Mapping[str, int] = field(default_factory=dict, repr=False, compare=False)  # top-level field -> line
-    # an erratum's `removed` and `added` entries, read as report entries (verify.agreementfile); else empty
+    # an erratum's `removed` and `added` entries, read as report entries (files.readers); else empty
     entries: tuple[tuple[Entry, ...], tuple[Entry, ...]] = field(default=((), ()), repr=False, compare=False)
 
     @property
@@ -110,13 +109,3 @@ def signature_valid(game_id: str, agreement: Agreement, player: str, keys: Mappi
 def valid_signers(game_id: str, agreement: Agreement, keys: Mapping[str, PublicKey]) -> set[str]:
     """The players whose signature on `agreement` verifies."""
     return {p for p in agreement.signatures if signature_valid(game_id, agreement, p, keys)}
-
-
-# the kinds and their rules build on this module (protocol.kinds, protocol.agreement_rules): imported last, so
-# that any of them may be imported first (protocol/__init__ imports this one)
-from pbem.protocol.kinds import (AMEND, AMENDABLE, END, ERRATUM, KINDS, NMR, RESIGN,  # noqa: E402,F401,I001
-                                 RESULTS, SEAT, START, UPGRADE, Kind, Table, applied, describe, ended_by,
-                                 key_words, resigned, signed_by_all, start_terms,
-                                 subject_of)  # moved: re-exported until the lead sweeps
-from pbem.protocol.agreement_rules import (agreement_findings, complete,  # noqa: E402,F401,I001
-                                           start_findings)  # moved: re-exported until the lead sweeps

@@ -22,8 +22,7 @@ from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding
 # NAMESPACE is re-exported: errata are signed in the agreements' namespace
 from pbem.protocol.agreements import NAMESPACE, Agreement, consent_message, signed_by  # noqa: F401
-from pbem.protocol.erratum import (UNSIGNED_FIELDS, Erratum, correction_findings, entry_findings,  # noqa: F401
-                                   of_agreement)  # moved: re-exported until the lead sweeps
+from pbem.protocol.erratum import Erratum, entry_findings
 from pbem.rulesets.base import Point
 
 DOMAIN = b"pbem-erratum-v1\0"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Collection, Mapping
 
 from pbem.errors import Finding
-from pbem.protocol.ids import press_author as author_of  # moved: re-exported until the lead sweeps
+from pbem.protocol.ids import press_author
 from pbem.protocol.model import PressFile
 
 LEGACY = "press/global.yaml"
@@ -26,7 +26,7 @@ def press_findings(before: Mapping[str, PressFile], after: Mapping[str, PressFil
         added = new.added_since(old) if new is not None else (None if old is not None and old.messages else ())
         if new is old or added == ():
             continue  # no message added, changed or removed
-        author = author_of(path)
+        author = press_author(path)
         if committer not in seats:  # the dice escrow may settle dice out of turn, never talk
             out.append(Finding("ownership.foreign-press", f"{committer} holds no seat: only seats post press",
                                file=path))

@@ -19,7 +19,6 @@ from pbem.crypto import seal
 from pbem.errors import Finding, PbemError
 from pbem.formats import schemas
 from pbem.protocol.ids import named_author
-from pbem.protocol.ids import named_author as id_author, next_id as next_secret_id  # noqa: F401  # moved: re-exported until the lead sweeps
 from pbem.formats.canonical import dumps as canonical
 from pbem.protocol.model import Break, Entry, Status
 from pbem.rulesets.base import Point

@@ -21,7 +21,6 @@ from pbem.formats.canonical import dumps as canonical
 from pbem.formats.freetext import check_text
 from pbem.formats.writer import dump_mapping
 from pbem.protocol import dice, ids, secrets
-from pbem.protocol.ids import next_id as author_id  # noqa: F401  # moved: re-exported until the lead sweeps
 from pbem.protocol.dice import Batch
 from pbem.protocol.secrets import Secret
 from pbem.protocol.serving import START_REF, start_sides

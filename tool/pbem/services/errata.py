@@ -26,7 +26,8 @@ from pbem.protocol import errata
 from pbem.protocol.agreements import Agreement
 from pbem.protocol.kinds import ERRATUM
 from pbem.protocol.erratum import Erratum
-from pbem.errors import ILLEGAL, PbemError, check_text
+from pbem.errors import ILLEGAL, PbemError
+from pbem.formats.freetext import check_text
 from pbem.formats.writer import dump_mapping
 from pbem.protocol import erratum as errata
 from pbem.protocol import kinds

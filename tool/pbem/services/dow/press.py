@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from pbem.errors import ILLEGAL, PbemError, check_texts
+from pbem.errors import ILLEGAL, PbemError
+from pbem.formats.freetext import check_texts
 from pbem.formats import schemas, yamlsafe
 from pbem.formats.writer import dump_flow
 from pbem.protocol.model import Status
