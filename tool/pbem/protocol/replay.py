@@ -272,7 +272,7 @@ def _recognise(ruleset: Ruleset, state: Any, messages: Sequence[Message], proble
     if hasattr(ruleset, "recognise_all"):  # linear over the commits of a step (dow/1)
         return ruleset.recognise_all(state, messages)[0]
     for message in messages:
-        # a refused message changes nothing; the commit that posted it was judged for it (verify/turns.py)
+        # a refused message changes nothing; the commit that posted it was judged for it (verify/rules/press.py)
         state, _refusal = recognise(state, message.body, message.by)
     return state
 
