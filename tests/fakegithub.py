@@ -154,9 +154,10 @@ class FakeGitHub:
                             pull.checked.add(head)
                 with self.lock:
                     for pull in self.pulls.values():
-                        head = self.tip(pull.head)
-                        if pull.state == "open" and pull.auto_merge and head in pull.checked:
-                            self._merge(pull, head)
+                        if pull.state == "open" and pull.auto_merge:  # git is asked only about these
+                            head = self.tip(pull.head)
+                            if head in pull.checked:
+                                self._merge(pull, head)
             self._stop.wait(0.1)
 
     def settled(self, timeout: float = 120.0) -> None:
