@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 CEILING = {
-    "cli": 2, "formats": 6, "protocol": 29, "render": 4, "rulesets": 8, "services": 19, "store": 1, "verify": 24,
+    "cli": 0, "formats": 6, "protocol": 29, "render": 4, "rulesets": 8, "services": 19, "store": 1, "verify": 24,
 }
 
 

@@ -80,12 +80,12 @@ def orders(source: Optional[Path] = typer.Argument(None, help="a YAML or JSON fi
         assert source is not None
         if not source.is_file():
             raise PbemError("usage.no-file", f"{source}: no such file")
-        done = dow_orders.seal_orders(ws, me, source.read_bytes(), str(source), anyway=anyway, draw=draw)
-        for line in done.warnings():
+        sealed = dow_orders.seal_orders(ws, me, source.read_bytes(), str(source), anyway=anyway, draw=draw)
+        for line in sealed.warnings():
             typer.echo(data_lines(line), err=True)
-        typer.echo(f"sealed {done.secret}: your orders for {done.phase} ({len(done.orders)}); they are revealed "
-                   "once every power has sealed (`pbem orders --reveal`)")
-        typer.echo(_next(done.status))
+        typer.echo(f"sealed {sealed.secret}: your orders for {sealed.phase} ({len(sealed.orders)}); they are "
+                   "revealed once every power has sealed (`pbem orders --reveal`)")
+        typer.echo(_next(sealed.status))
 
     run(go)
 
