@@ -125,7 +125,7 @@ def _verdicts(verified: Verified, phase: str, memo: dict[str, Any]) -> dict[str,
     """power -> order -> "void" | "forbidden" for the orders `phase` voided (engine refusals, civil disorder)
     or the relationship table forbade: the phase replayed as `pbem results` does, continuing from the phase
     replayed for the previous map of the same game (`memo`), else from the start."""
-    from pbem.services.dow import chronicle as dow_chronicle  # the Diplomacy services are imported only for a Diplomacy map
+    from pbem.services.dow import chronicle as dow_chronicle  # imported only for a Diplomacy map
 
     game = verified.game
     ruleset, setup = game.manifest.ruleset, game.manifest.setup
