@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 from pbem.crypto import shares
 from pbem.errors import PbemError
 from pbem.services import agreements
-from pbem.services.dow import chronicle as dow_chronicle, openings as dow_openings, orders as dow_orders, seat as dow_seat
+from pbem.services.dow import chronicle as dow_chronicle, openings as dow_openings
+from pbem.services.dow import orders as dow_orders, seat as dow_seat
 from test_sync import POWERS, Seat, dow_game, dow_keys
 
 

@@ -252,3 +252,14 @@ def test_pbem_render_refusals(started: Table, outside: Any) -> None:
     assert nowhere.exit_code == 2
     early = started.cli("render", "--at", "HEAD~1", who="fed")  # kli's join: not started yet
     assert early.exit_code != 0 and "render.not-started" in early.output
+
+
+# --- the map of each ruleset, by name (render/maps.py) ----------------------------------------------------------
+
+def test_every_builtin_ruleset_has_its_renderer_and_the_services_read_its_map_for_it() -> None:
+    from pbem import rulesets
+    from pbem.render.maps import RENDERERS
+    from pbem.services.pictures import DRAWERS
+
+    assert set(RENDERERS) == set(rulesets.names())
+    assert {name: draw for name, (_read, draw) in DRAWERS.items()} == RENDERERS

@@ -57,8 +57,8 @@ def own_findings(ruleset: Ruleset, setup: Mapping[str, Any], inputs: Inputs, fir
     while point is not None and point <= last:
         taken: dict[tuple[str | None, Any], bool] = {}  # slot -> whether the entry that took it is new
         actions: list[Action] = []
-        # what this step's entries are judged against, less what those accepted before spent (`uses.spend`:
-        # tactical energy, so two shots that each fit the allocation but together do not are not both accepted);
+        # what this step's entries are judged against, less what those accepted before spent (`uses.spend`: two
+        # uses that each fit what the ruleset allows but together do not are not both accepted);
         # the entries standing before this commit count first, so the commit that makes a sum exceed is refused
         here = firm.state if first else view
         mine_here = [e for e in inputs.at(point) if e.by == player]

@@ -267,9 +267,6 @@ class Sealed(Protocol):
     def reveals_sealed_at(self, state: State, point: Point) -> bool:
         """Whether the step waits for the sealed inputs to be revealed before it resolves (per game)."""
 
-    def sealed_input_error(self, kind: str, point: Point, value: Any) -> str | None:
-        """Why a revealed input of `kind` cannot answer the step `point` (e.g. an allocation for another turn)."""
-
 
 @runtime_checkable
 class Press(Protocol):
@@ -351,6 +348,9 @@ class Audit(Protocol):
     def seal_errors(self, setup: Mapping[str, Any], kind: str, player: str,
                     value: Mapping[str, Any]) -> list[tuple[str, str]]:
         """(unit, reason) for what is wrong with an input before it is sealed (checked before sealing)."""
+
+    def sealed_input_error(self, kind: str, point: Point, value: Any) -> str | None:
+        """Why a revealed input of `kind` cannot answer the step `point` (an allocation for another turn)."""
 
 
 @runtime_checkable

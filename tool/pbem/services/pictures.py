@@ -4,7 +4,8 @@ This module reads the history (verified, commit by commit) and hands plain data 
 `pbem.render`. The map of a commit is drawn from where replay stopped there (`Verified.stop.checkpoint.state`:
 the state at the firm point), so every handoff shows the board as the player who got control saw it.
 
-Map drawers are looked up by ruleset name (`DRAWERS`); a ruleset without one simply has no map.
+Map drawers are looked up by ruleset name (`DRAWERS`: what this module reads the map from, and its renderer in
+`pbem.render.maps.RENDERERS`); a ruleset without one simply has no map.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from typing import Any, Callable, Mapping
 
 from pbem.errors import PbemError
 from pbem.protocol.replay import start_checkpoint
-from pbem.render import dow_svg, html_log, tactical_svg
+from pbem.render import html_log, tactical_svg
+from pbem.render.maps import RENDERERS
 from pbem.render.html_log import DiceRow, EntryRow, GameLog, HandoffView, PressRow, SecretRow
 from pbem.render.status_screen import StatusView
 from pbem.protocol.model import ROLL
@@ -123,7 +125,7 @@ def _verdicts(verified: Verified, phase: str, memo: dict[str, Any]) -> dict[str,
     """power -> order -> "void" | "forbidden" for the orders `phase` voided (engine refusals, civil disorder)
     or the relationship table forbade: the phase replayed as `pbem results` does, continuing from the phase
     replayed for the previous map of the same game (`memo`), else from the start."""
-    from pbem.services.dow import chronicle as dow_chronicle  # the Diplomacy services are imported only for a Diplomacy map
+    from pbem.services.dow import chronicle as dow_chronicle  # imported only for a Diplomacy map
 
     game = verified.game
     ruleset, setup = game.manifest.ruleset, game.manifest.setup
@@ -146,11 +148,10 @@ def _verdicts(verified: Verified, phase: str, memo: dict[str, Any]) -> dict[str,
     return found.get(phase, {})
 
 
-# ruleset name -> (what the map is drawn from, how it is drawn)
+# ruleset name -> what its map is read from here; how it is drawn is render.maps
+MAP_INPUTS: dict[str, Callable[..., tuple[Any, ...]]] = {"tactical/1": _tactical, "dow/1": _dow}
 DRAWERS: dict[str, tuple[Callable[..., tuple[Any, ...]], Callable[..., str]]] = {
-    "tactical/1": (_tactical, tactical_svg.render),
-    "dow/1": (_dow, dow_svg.render),
-}
+    name: (read, RENDERERS[name]) for name, read in MAP_INPUTS.items()}
 
 
 def render_at(repo: GameRepo, revision: str | None = None, viewer: str | None = None) -> str:

@@ -278,10 +278,6 @@ class DowRuleset(Capabilities):
         """Every phase resolves from the revealed orders (`reveals_sealed`)."""
         return self.reveals_sealed
 
-    def sealed_input_error(self, kind: str, point: Point, value: Any) -> str | None:
-        """Orders carry no step of their own: the secret's `step` alone says which phase they answer."""
-        return None
-
     # --- capabilities (rulesets/base.py): this class implements each itself ----------------------------------
     @property
     def sealing(self) -> Sealed:
