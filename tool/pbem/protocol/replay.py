@@ -233,9 +233,9 @@ def _sealed(ruleset: Ruleset, state: Any, point: Point, when: str,
     if missing:
         return [], tuple(Break(p, when, SEALED, f"sealed input owed for {when} (any order, without control)")
                          for p in missing)
-    opens_part = getattr(ruleset, "opens_part_at", None)  # per game: tactical/1 with `speeds: sealed`
-    if opens_part is not None and opens_part(state, point):
-        return _parts(ruleset, point, when, owing, inputs)
+    sealing = ruleset.sealing
+    if sealing is not None and sealing.opens_part_at(state, point):  # per game: tactical/1 with `speeds: sealed`
+        return _parts(sealing.part_name, point, when, owing, inputs)
     if not getattr(ruleset, "reveals_sealed", False):
         return [], None
     unrevealed = [p for p in owing if not inputs.sealed[(when, p)].revealed]
@@ -247,13 +247,12 @@ def _sealed(ruleset: Ruleset, state: Any, point: Point, when: str,
                    "opened" if inputs.sealed[(when, p)].withheld else "sealed") for p in owing], None
 
 
-def _parts(ruleset: Ruleset, point: Point, when: str, owing: Sequence[str],
+def _parts(name: str, point: Point, when: str, owing: Sequence[str],
            inputs: Inputs) -> tuple[list[Action], tuple[Break, ...] | None]:
     """Seed §2.C, DESIGN §4.7: at a step that needs only a part of each sealed input (a tactical turn's speeds,
     announced by all at once), each opens that part alone, in any order and without control, once all have
     sealed; the rest stays sealed until the end of the battle. The step resolves with the parts (source
-    "part"; an input opened whole counts for its part alone)."""
-    name = getattr(ruleset, "part_name", "part")
+    "part"; an input opened whole counts for its part alone). `name` is what the part is called (`part_name`)."""
     closed = [p for p in owing if inputs.sealed[(when, p)].part is None and not inputs.sealed[(when, p)].revealed]
     if closed:
         return [], tuple(Break(p, when, SECRET, f"open the {name} of {inputs.sealed[(when, p)].secret} (only the "

@@ -369,8 +369,9 @@ def _opening_findings(before: Mapping[str, Secret], after: Mapping[str, Secret],
                       asked: Collection[tuple[str | None, str]], over: bool) -> list[Finding]:
     """When a step's sealed input may be opened, and that its box holds the part opened before (reveal_findings)."""
     out: list[Finding] = []
-    until_end: frozenset[str] = getattr(ruleset, "sealed_until_end", frozenset())
-    project = getattr(ruleset, "sealed_part", None)
+    sealing = ruleset.sealing
+    until_end: frozenset[str] = sealing.sealed_until_end if sealing is not None else frozenset()
+    project = sealing.sealed_part if sealing is not None else None
     for sid in sorted(after):
         secret, old = after[sid], before.get(sid)
         if old is None or old.withheld or "step" not in secret.raw:
