@@ -29,14 +29,14 @@ CLAIMS = {
 # Probes by name not yet turned into capability attributes, per file (the counts may only come down). replay.py
 # and verify/ are rewritten elsewhere at the same time: each name probed there is declared in base.py already.
 KNOWN_PROBES = {
-    "protocol/replay.py": 21, "protocol/secrets.py": 6, "files/lines.py": 2, "files/readers.py": 3,
+    "protocol/replay.py": 1, "protocol/secrets.py": 6, "files/lines.py": 2, "files/readers.py": 3,
     "protocol/control.py": 1, "protocol/ways_out.py": 4, "verify/rules/dice.py": 2, "verify/rules/press.py": 2,
     "verify/rules/progress.py": 1, "verify/rules/status.py": 1, "verify/rules/tactical.py": 3,
     "protocol/nmr.py": 1, "services/seat_record.py": 1,
 }
-# Names probed but declared nowhere: `audit_plot` (no ruleset implements it yet), `reveals_sealed` (dow/1's flag,
-# which `Sealed.reveals_sealed_at` now gives), `plan_schema`-like schema attributes are declared on `Ruleset`.
-UNDECLARED = {"audit_plot", "reveals_sealed"}
+# Names probed but declared nowhere: `audit_plot` (no ruleset implements it yet); `plan_schema`-like schema
+# attributes are declared on `Ruleset`.
+UNDECLARED = {"audit_plot"}
 
 PROBE = re.compile(r'\b(?:getattr|hasattr)\(\s*[\w.]*?\b(?:ruleset|rules)\s*,\s*"(\w+)"')
 
