@@ -67,7 +67,16 @@ def test_a_game_whose_seals_are_final_refuses_a_replacement() -> None:
     from pbem.protocol.model import Break
     from pbem.protocol.resealing import replaceable
 
+    class Seals:
+        def __init__(self, replaceable: bool) -> None:
+            self.replaceable_seals = replaceable
+
+        @property
+        def sealing(self) -> "Seals":
+            return self
+
     pending = [Break("germany", "S1901M", "sealed", "")]
-    assert replaceable(type("Dow", (), {"replaceable_seals": True})(), pending, "S1901M", "france")
-    assert not replaceable(object(), pending, "S1901M", "france")  # tactical allocations: sealed is final
-    assert not replaceable(type("Dow", (), {"replaceable_seals": True})(), pending, "S1901M", "germany")
+    assert replaceable(Seals(True), pending, "S1901M", "france")
+    assert not replaceable(Seals(False), pending, "S1901M", "france")  # tactical allocations: sealed is final
+    assert not replaceable(type("Plain", (), {"sealing": None})(), pending, "S1901M", "france")
+    assert not replaceable(Seals(True), pending, "S1901M", "germany")

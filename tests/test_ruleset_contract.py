@@ -29,20 +29,13 @@ CLAIMS = {
 # Probes by name not yet turned into capability attributes, per file (the counts may only come down). replay.py
 # and verify/ are rewritten elsewhere at the same time: each name probed there is declared in base.py already.
 KNOWN_PROBES = {
-    "protocol/replay.py": 23, "protocol/secrets.py": 8, "files/lines.py": 2, "files/readers.py": 3,
-    "protocol/control.py": 1, "protocol/ways_out.py": 4, "verify/rules/dice.py": 2, "verify/rules/press.py": 2,
-    "verify/rules/progress.py": 1, "verify/rules/status.py": 1, "verify/rules/tactical.py": 3,
-    # the sealed parts, resealing and sealed pursuit, which landed beside the contract: to be declared on Sealed
-    "protocol/nmr.py": 1, "protocol/resealing.py": 2, "services/chance.py": 1, "services/seat_record.py": 1,
-    "services/turn.py": 2,
+    "protocol/replay.py": 1,
+    "verify/rules/tactical.py": 1,
+    "protocol/nmr.py": 1,
 }
-# Names probed but declared nowhere: `audit_plot` (no ruleset implements it yet), `reveals_sealed` (dow/1's flag,
-# which `Sealed.reveals_sealed_at` now gives), `plan_schema`-like schema attributes are declared on `Ruleset`.
-# The sealed parts of an allocation, a replaceable Diplomacy set and the sealed pursuit landed beside the contract
-# and are still probed by name (`opens_part_at`, `part_name`, `sealed_part`, `sealed_until_end`,
-# `replaceable_seals`, `sealed_pursuit_answer`): they are to join the Sealed and Seeking capabilities.
-UNDECLARED = {"audit_plot", "reveals_sealed", "opens_part_at", "part_name", "sealed_part", "sealed_until_end",
-              "replaceable_seals", "sealed_pursuit_answer"}
+# Names probed but declared nowhere: `audit_plot` (no ruleset implements it yet); `plan_schema`-like schema
+# attributes are declared on `Ruleset`.
+UNDECLARED = {"audit_plot"}
 
 PROBE = re.compile(r'\b(?:getattr|hasattr)\(\s*[\w.]*?\b(?:ruleset|rules)\s*,\s*"(\w+)"')
 

@@ -219,7 +219,7 @@ class _ShiftedDoc:
 
 
 def _entry(item: dict, file: str, line: int, ruleset: Ruleset, period: str, doc: Any, base: tuple) -> Entry:
-    action_schema = getattr(ruleset, "action_schema", None)
+    action_schema = ruleset.action_schema
     if action_schema:
         schemas.validate(action_schema, item["do"], file=file, doc=doc, base=base + ("do",), memo=True)
     at = parse_time(ruleset, item["at"], file, line)
@@ -244,8 +244,8 @@ def _line_message(row: str, file: str, number: int, ruleset: Ruleset, lines: Par
 
 
 def _message(item: Any, file: str, line: int, ruleset: Ruleset, doc: Any, base: tuple) -> Message:
-    schemas.validate(getattr(ruleset, "press_schema", "pbem/press/message/1"), item, file=file, doc=doc,
-                     base=base)
+    schemas.validate(ruleset.press.press_schema if ruleset.press is not None else "pbem/press/message/1", item,
+                     file=file, doc=doc, base=base)
     if "at" in item:
         parse_time(ruleset, item["at"], file, line)
     return Message(item["by"], item.get("at"), item, file, line)

@@ -40,7 +40,7 @@ def read_manifest(data: bytes) -> Manifest:
     _check_times(raw, doc)
     ruleset = get_ruleset(raw["ruleset"])
     setup = raw.get("setup") or {}
-    setup_schema = getattr(ruleset, "setup_schema", None)
+    setup_schema = ruleset.setup_schema
     if setup_schema:
         schemas.validate(setup_schema, setup, file=GAME, doc=doc, base=("setup",))
     seats = []
@@ -90,7 +90,7 @@ def read_players(data: bytes, file: str, ruleset: Ruleset) -> PlayerInputs:
             through = ruleset.parse_time(through_text)
         except ValueError:  # the line only now: finding it reads the file again (yamlsafe's fast reader)
             through = parse_time(ruleset, through_text, file, doc.line_of(("through",)))
-    condition_schema = getattr(ruleset, "condition_schema", None)
+    condition_schema = ruleset.condition_schema
     for i, condition in enumerate(raw.get("breaks") or ()):
         line = doc.line_of(("breaks", i))
         if "at" in condition:
@@ -160,7 +160,7 @@ def read_entries(raw: Mapping[str, Any], doc: Any, file: str, ruleset: Ruleset,
                  base: tuple) -> tuple[tuple[Entry, ...], tuple[Entry, ...]]:
     """The `removed` and `added` entries of a schema-valid erratum (`raw`, found at `base` in `doc`), parsed as
     report entries: their `file` is the report file they belong in, their `line` the line in the erratum file."""
-    action_schema = getattr(ruleset, "action_schema", None)
+    action_schema = ruleset.action_schema
     lists: dict[str, tuple[Entry, ...]] = {}
     for side in ("removed", "added"):
         entries = []

@@ -81,9 +81,8 @@ def full_status(game: Game, stop: Stop, yielded_by: str | None, note: str = "") 
     if any(a.kind == kinds.END for a in game.agreements.values()) and ended(game) is not None:
         # DESIGN §4.8: an end agreement takes effect with its last signature; what anybody still owed is moot
         return replace(base, control=None, pending=(), over=True)
-    position = getattr(ruleset, "position", None)
-    if position is not None:
-        base = replace(base, position=position(stop.checkpoint.state))
+    if ruleset.positions is not None:
+        base = replace(base, position=ruleset.positions.position(stop.checkpoint.state))
     owed = dice.owed(game.manifest.players, list(game.batches.values()), base.firm)
     owed += secrets.owed_reveals(game.secrets, ruleset.parse_time, stop.checkpoint.point, stop.over, base.firm)
     if not owed:

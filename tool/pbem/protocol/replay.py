@@ -105,8 +105,9 @@ def replay(
         if met:
             return Stop(checkpoint(start.point, state), serving_order(met, inputs.players, after), over=False,
                         problems=tuple(problems), voids=tuple(voids[known:]))
-    reply_kinds = tuple(getattr(ruleset, "reply_kinds", ()))
-    reply_key = getattr(ruleset, "reply_key", lambda event: event)
+    declaring = ruleset.declared
+    reply_kinds = tuple(declaring.reply_kinds) if declaring is not None else ()
+    reply_key = declaring.reply_key if declaring is not None else (lambda event: event)
     steps = 0
     due = sorted(effects, key=lambda e: e[0])
     while point is not None and not ruleset.is_over(state := _apply_due(due, point, state)):
@@ -116,13 +117,13 @@ def replay(
         when = ruleset.format_time(point)
         begun = state
         needing = ([p for p in inputs.players if not _covers(inputs, p, point)]
-                   if getattr(ruleset, "uses_horizons", True) else [])
+                   if ruleset.uses_horizons else [])
         if needing:
             pending = tuple(Break(p, when, HORIZON, f"needs orders from {when}") for p in needing)
             return Stop(checkpoint(point, state), serving_order(pending, inputs.players, after),
                         over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps - 1)
         heard = None
-        ready_owed = getattr(ruleset, "ready_owed", None)
+        ready_owed = ruleset.press.ready_owed if ruleset.press is not None else None
         if ready_owed is not None and not ruleset.sealed(point):  # type: ignore[attr-defined]
             # a step that ends by press alone (dow/1 S1901P: every power says `ready`)
             heard = _recognise(ruleset, state, inputs.press.get(when, ()), problems)
@@ -163,7 +164,7 @@ def replay(
         new_state, events = (ruleset.apply(state, point, actions, rolls) if rolls
                              else ruleset.apply(state, point, actions))
         if declared:  # checked when declared (the auction); resolution must not trigger them twice
-            events = [e for e in events if e.kind not in getattr(ruleset, "declared_kinds", ())]
+            events = [e for e in events if e.kind not in (declaring.declared_kinds if declaring is not None else ())]
         if declared and not settled:
             # seed §6.C.1: at a simultaneous step the damage is known but not yet scored; whoever it meets may
             # still act in this step, so the step is held (resolved again once each has answered or passed)
@@ -233,10 +234,10 @@ def _sealed(ruleset: Ruleset, state: Any, point: Point, when: str,
     if missing:
         return [], tuple(Break(p, when, SEALED, f"sealed input owed for {when} (any order, without control)")
                          for p in missing)
-    opens_part = getattr(ruleset, "opens_part_at", None)  # per game: tactical/1 with `speeds: sealed`
-    if opens_part is not None and opens_part(state, point):
-        return _parts(ruleset, point, when, owing, inputs)
-    if not getattr(ruleset, "reveals_sealed", False):
+    sealing = ruleset.sealing
+    if sealing is not None and sealing.opens_part_at(state, point):  # per game: tactical/1 with `speeds: sealed`
+        return _parts(sealing.part_name, point, when, owing, inputs)
+    if sealing is None or not sealing.reveals_sealed_at(state, point):
         return [], None
     unrevealed = [p for p in owing if not inputs.sealed[(when, p)].revealed]
     if unrevealed:
@@ -247,13 +248,12 @@ def _sealed(ruleset: Ruleset, state: Any, point: Point, when: str,
                    "opened" if inputs.sealed[(when, p)].withheld else "sealed") for p in owing], None
 
 
-def _parts(ruleset: Ruleset, point: Point, when: str, owing: Sequence[str],
+def _parts(name: str, point: Point, when: str, owing: Sequence[str],
            inputs: Inputs) -> tuple[list[Action], tuple[Break, ...] | None]:
     """Seed §2.C, DESIGN §4.7: at a step that needs only a part of each sealed input (a tactical turn's speeds,
     announced by all at once), each opens that part alone, in any order and without control, once all have
     sealed; the rest stays sealed until the end of the battle. The step resolves with the parts (source
-    "part"; an input opened whole counts for its part alone)."""
-    name = getattr(ruleset, "part_name", "part")
+    "part"; an input opened whole counts for its part alone). `name` is what the part is called (`part_name`)."""
     closed = [p for p in owing if inputs.sealed[(when, p)].part is None and not inputs.sealed[(when, p)].revealed]
     if closed:
         return [], tuple(Break(p, when, SECRET, f"open the {name} of {inputs.sealed[(when, p)].secret} (only the "
@@ -266,22 +266,17 @@ def _parts(ruleset: Ruleset, point: Point, when: str, owing: Sequence[str],
 
 def _recognise(ruleset: Ruleset, state: Any, messages: Sequence[Message], problems: list[Finding]) -> Any:
     """Press sent during this step is publicly recognised, in history order, before the step resolves."""
-    recognise = getattr(ruleset, "recognise", None)
-    if recognise is None:
+    press = ruleset.press
+    if press is None:
         return state
-    if hasattr(ruleset, "recognise_all"):  # linear over the commits of a step (dow/1)
-        return ruleset.recognise_all(state, messages)[0]
-    for message in messages:
-        # a refused message changes nothing; the commit that posted it was judged for it (verify/rules/press.py)
-        state, _refusal = recognise(state, message.body, message.by)
-    return state
+    return press.recognise_all(state, messages)[0]  # linear over the commits of a step (dow/1)
 
 
 def _record_moves(ruleset: Ruleset, inputs: Inputs, tracks: dict[tuple[str, str], tuple[Any, ...]],
                   point: Point, before: Any, events: Sequence[Event]) -> None:
     """Keep each sealed-target seeking weapon's moves (the step, the state before it, its events) until its
     target is known, so they can be checked against pursuit of it then (DESIGN §7.1, seed §2.C)."""
-    if getattr(ruleset, "pursuit_violations", None) is None:
+    if ruleset.seeking is None:
         return
     for weapon in inputs.targets:  # (owner, unit): the owner's own weapon, nobody else's unit of that name
         owner, unit = weapon
@@ -294,9 +289,9 @@ def _check_pursuit(ruleset: Ruleset, inputs: Inputs, tracks: dict[tuple[str, str
                    problems: list[Finding]) -> dict[tuple[str, str], tuple[Any, ...]]:
     """Once a seeking weapon's target is revealed, every move it made is checked against pursuit of that target
     (`rules.pursuit`); checked moves are dropped, later ones are checked as they are made."""
-    check = getattr(ruleset, "pursuit_violations", None)
-    if check is None:
+    if ruleset.seeking is None:
         return tracks
+    check = ruleset.seeking.pursuit_violations
     left = {}
     for weapon, track in tracks.items():
         sealed = inputs.targets.get(weapon)
@@ -306,7 +301,7 @@ def _check_pursuit(ruleset: Ruleset, inputs: Inputs, tracks: dict[tuple[str, str
             left[weapon] = track
             continue
         unit = weapon[1]
-        target = (sealed.value or {}).get("target")
+        target: Any = (sealed.value or {}).get("target")  # the ruleset judges whatever was sealed
         for violation in check(list(track), unit, target):
             # name the entry that made the move where there is one; a default or planned move has none
             entry = next((e for e in inputs.at(violation.at) if e.unit == unit and "move" in e.do), None)
@@ -326,25 +321,26 @@ def _impacts(ruleset: Ruleset, state: Any, contacts: Sequence[tuple[str, tuple[s
     the contacts still waiting for a reveal, and the impact events."""
     waiting = []
     events: list[Event] = []
+    seeking = ruleset.seeking
     for unit, candidates in contacts:
         sealed = _target(ruleset, state, inputs, unit)
         if sealed is None:
             continue  # no sealed target: it flies on (the launch without one was the owner's loss)
-        if sealed.withheld and not sealed.revealed and getattr(ruleset, "vanish", None) is not None:
+        if sealed.withheld and not sealed.revealed and seeking is not None:
             # DESIGN §4.8: its owner never revealed its target and an agreement settled it: it has no target and
             # is removed as a dummy would be, doing nothing
-            state, more = ruleset.vanish(state, unit)  # type: ignore[attr-defined]
+            state, more = seeking.vanish(state, unit)
             events.extend(more)
             continue
         if not sealed.revealed:
             waiting.append((unit, candidates))
             continue
         target = (sealed.value or {}).get("target")
-        if (sealed.value or {}).get("nature") == "dummy" and getattr(ruleset, "vanish", None) is not None:
-            state, more = ruleset.vanish(state, unit)  # type: ignore[attr-defined]
+        if (sealed.value or {}).get("nature") == "dummy" and seeking is not None:
+            state, more = seeking.vanish(state, unit)
             events.extend(more)  # identified at contact: a dummy does nothing and is gone (seed §2.C)
-        elif target in candidates and getattr(ruleset, "impact", None) is not None:
-            state, more = ruleset.impact(state, unit, target)  # type: ignore[attr-defined]
+        elif target in candidates and seeking is not None:
+            state, more = seeking.impact(state, unit, target)
             events.extend(more)
     return state, tuple(waiting), events
 
@@ -368,7 +364,7 @@ def _reveals_owed(waiting: Sequence[tuple[str, tuple[str, ...]]], inputs: Inputs
 
 def _declaring(ruleset: Ruleset, point: Point) -> bool:
     """Whether actions at this step are declared before they are resolved (simultaneous, seed §7)."""
-    return getattr(ruleset, "declared_events", None) is not None and ruleset.is_simultaneous(point)
+    return ruleset.declared is not None and ruleset.is_simultaneous(point)
 
 
 def _auction(ruleset: Ruleset, inputs: Inputs, state: Any, point: Point, previous: Auction | None,
@@ -377,7 +373,8 @@ def _auction(ruleset: Ruleset, inputs: Inputs, state: Any, point: Point, previou
     def triggered(entries: Sequence[Entry]) -> list[str]:
         actions = [Action(e.at, e.by, e.unit, e.do, "entry", e.file, e.line) for e in entries]
         actions = [a for a in actions if ruleset.legal(state, a) is None]
-        events = ruleset.declared_events(state, point, actions)  # type: ignore[attr-defined]
+        assert ruleset.declared is not None  # an auction opens only at a declaring step (_declaring)
+        events = ruleset.declared.declared_events(state, point, actions)
         met = _breaks_met(ruleset, inputs, point, ruleset.format_time(point), state, state, events,
                           explicit=False)
         return [b.player for b in met]
@@ -412,8 +409,9 @@ def _gather(
     make anybody's commit illegal, or the game could stick."""
     actions: list[Action] = []
     unclear: list[Break] = []
-    slot_of = getattr(ruleset, "slot_of", None)
-    spend = getattr(ruleset, "spend", None)
+    uses = ruleset.uses
+    slot_of = uses.slot_of if uses is not None else None
+    spend = uses.spend if uses is not None else None
     judged = state  # less what the entries accepted so far spent: a step's uses count together (tactical energy)
     for player in inputs.players:
         acted: set[tuple[str | None, Any]] = set()
@@ -452,7 +450,7 @@ def plan_actions(ruleset: Ruleset, state: Any, point: Point, player: str, inputs
     the units his plans settled (those with an entry included). A plan that ties (Ambiguous) asks its owner: a
     clarify break in `unclear`; with `unclear` None (an author's own view, protocol.legality, which only needs
     some course) it takes its first option."""
-    resolve = getattr(ruleset, "resolve_plan", None)
+    resolve = ruleset.plans.resolve_plan if ruleset.plans is not None else None
     done: set[str | None] = set(explicit)
     plans = inputs.of(player).plans
     if resolve is None or not plans:
@@ -487,7 +485,7 @@ def _window(ruleset: Ruleset, plan: Mapping[str, Any], point: Point) -> bool:
 
 
 def _needed(ruleset: Ruleset, state: Any, point: Point, actions: Sequence[Action]) -> list[str]:
-    needed = getattr(ruleset, "dice_needed", None)
+    needed = ruleset.dice.dice_needed if ruleset.dice is not None else None
     return list(needed(state, point, actions)) if needed is not None else []
 
 
@@ -500,7 +498,7 @@ def _dice_missing(ruleset: Ruleset, state: Any, point: Point, when: str, actions
     for a d6 shot): the step waits for its roller, who voids the batch and rolls again. The commit that announced
     it was refused for it (`dice.bad-sides`); replay only never scores with it."""
     owed: dict[str, list[str]] = {}
-    sides_of = getattr(ruleset, "dice_sides", None)
+    sides_of = ruleset.dice.dice_sides if ruleset.dice is not None else None
     for ref in _needed(ruleset, state, point, actions):
         rolled = inputs.dice.get(ref)
         wanted = sides_of(ref) if sides_of is not None else None
@@ -569,7 +567,7 @@ def _arm(ruleset: Ruleset, inputs: Inputs, start: Checkpoint,
          fresh: Mapping[str, Sequence[Mapping[str, Any]]] | None) -> set[tuple[str, bytes]]:
     """The armed conditions (DESIGN §4.3): those still armed at `start` that their players still have, and the
     fresh ones that hold in the state at `start`."""
-    holds = getattr(ruleset, "condition_holds", None)
+    holds = ruleset.armed.condition_holds if ruleset.armed is not None else None
     if holds is None:
         return set()
     have = {(p, canonical_dumps(c)) for p in {p for p, _ in start.armed} for c in inputs.of(p).breaks}

@@ -25,10 +25,15 @@ def superseded(secrets: Iterable[Secret]) -> frozenset[str]:
     return frozenset(s.raw[REPLACES] for s in secrets if isinstance(s.raw.get(REPLACES), str))
 
 
+def _reseals(ruleset: Any) -> bool:
+    """Whether the ruleset lets a sealed input be replaced at all (`Sealed.replaceable_seals`)."""
+    return ruleset.sealing is not None and bool(ruleset.sealing.replaceable_seals)
+
+
 def replaceable(ruleset: Any, pending: Iterable[Break], step: str, player: str) -> bool:
     """Whether `player` may replace his sealed input for `step` now: the ruleset allows it, and another player's
     seal is still owed there (after the last seal, the reveals begin and the sets stand)."""
-    return bool(getattr(ruleset, "replaceable_seals", False)) and any(
+    return _reseals(ruleset) and any(
         b.kind == SEALED and b.at == step and b.player != player for b in pending)
 
 
@@ -65,7 +70,7 @@ def replacement_findings(ruleset: Any, before: Mapping[str, Secret], after: Mapp
         if not replaceable(ruleset, pending, step, player):
             out.append(Finding("secret.late-replace", f"secret {sid} replaces {old_id} for {step}, but "
                                + ("this game's sealed inputs are never replaced"
-                                  if not getattr(ruleset, "replaceable_seals", False) else
+                                  if not _reseals(ruleset) else
                                   "every player has sealed for it: the sets stand as sealed (a set is replaced "
                                   "only while another player's seal is still owed)"), file=new.file, line=line))
             continue

@@ -257,8 +257,9 @@ def sealing_findings(before: Mapping[str, Secret], after: Mapping[str, Secret], 
     new = [after[sid] for sid in sorted(set(after) - set(before))]
     # the target's own rule first: it says more than "not in one's own turn" about a target sealed out of turn
     out = _target_findings(before, new, after, player, ruleset, added, entries)
-    sealed_kind = getattr(ruleset, "sealed_kind", None)
-    step_kinds: frozenset[str] = getattr(ruleset, "sealed_kinds", frozenset())
+    sealing = ruleset.sealing
+    sealed_kind = sealing.sealed_kind if sealing is not None else None
+    step_kinds: frozenset[str] = sealing.sealed_kinds if sealing is not None else frozenset()
     answered: set[str] = set()
     for secret in new:
         step, kind = secret.raw.get("step"), secret.raw["kind"]
@@ -285,9 +286,9 @@ def sealing_findings(before: Mapping[str, Secret], after: Mapping[str, Secret], 
 
 def _target_findings(before: Mapping[str, Secret], new: Sequence[Secret], after: Mapping[str, Secret], player: str,
                      ruleset: Any, added: Sequence[Entry], entries: Callable[[], Iterable[Entry]]) -> list[Finding]:
-    target_kind, launched = getattr(ruleset, "target_kind", None), getattr(ruleset, "launched_unit", None)
-    if target_kind is None or launched is None:
+    if ruleset.seeking is None:
         return []
+    target_kind, launched = ruleset.seeking.target_kind, ruleset.seeking.launched_unit
     out: list[Finding] = []
     launches = {name: e for e in added if e.by == player and (name := launched(e.do)) is not None}
     if not launches and not any(s.raw["kind"] == target_kind for s in new):
@@ -335,8 +336,8 @@ def reveal_findings(before: Mapping[str, Secret], after: Mapping[str, Secret], r
       (secret.early-reveal), and its box must hold the part opened earlier (`ruleset.sealed_part`;
       secret.part-mismatch: the speeds the turn was played with are the ones the box pays for)."""
     out: list[Finding] = _opening_findings(before, after, ruleset, asked, over)
-    check = getattr(ruleset, "sealed_input_error", None)
-    target_kind = getattr(ruleset, "target_kind", None)
+    check = ruleset.audit.sealed_input_error if ruleset.audit is not None else None
+    target_kind = ruleset.seeking.target_kind if ruleset.seeking is not None else None
     for sid in sorted(after):
         secret, old = after[sid], before.get(sid)
         if not secret.revealed or old is None or old.revealed:
@@ -369,8 +370,9 @@ def _opening_findings(before: Mapping[str, Secret], after: Mapping[str, Secret],
                       asked: Collection[tuple[str | None, str]], over: bool) -> list[Finding]:
     """When a step's sealed input may be opened, and that its box holds the part opened before (reveal_findings)."""
     out: list[Finding] = []
-    until_end: frozenset[str] = getattr(ruleset, "sealed_until_end", frozenset())
-    project = getattr(ruleset, "sealed_part", None)
+    sealing = ruleset.sealing
+    until_end: frozenset[str] = sealing.sealed_until_end if sealing is not None else frozenset()
+    project = sealing.sealed_part if sealing is not None else None
     for sid in sorted(after):
         secret, old = after[sid], before.get(sid)
         if old is None or old.withheld or "step" not in secret.raw:

@@ -50,19 +50,17 @@ def resignations_applied(prev: Verified, game: Game) -> Verified:
     state at its firm point, where replay resumes: it takes effect there, once, and every later state carries
     it (tactical: his units leave the map; Diplomacy: civil disorder); likewise a seat given to a replacement
     (`ruleset.replaced`: Diplomacy lifts the civil disorder). Without the hooks, nothing."""
-    ruleset = game.manifest.ruleset
-    left, taken = getattr(ruleset, "resigned", None), getattr(ruleset, "replaced", None)
-    if (left is None and taken is None) or prev.stop is None or not game.agreements \
-            or game.agreements is prev.game.agreements:
+    seats = game.manifest.ruleset.seats
+    if seats is None or prev.stop is None or not game.agreements or game.agreements is prev.game.agreements:
         return prev
     now, before = _resigned_now_and_before(prev, game)
     if now == before:
         return prev
     state = prev.stop.checkpoint.state
     for player in sorted(now - before):
-        state = left(state, player) if left is not None else state
+        state = seats.resigned(state, player)
     for player in sorted(before - now):
-        state = taken(state, player) if taken is not None else state
+        state = seats.replaced(state, player)
     return replace(prev, stop=replace(prev.stop, checkpoint=replace(prev.stop.checkpoint, state=state)))
 
 
@@ -87,7 +85,8 @@ def effects_of(ruleset: Ruleset, gone_at: Iterable[tuple[str, str, Point]],
     """The ruleset's effects of the recorded resignations and replacements (`resignations_applied`) at their
     points, for replay; only those past `after` (the point replay resumes at: the others are in its state), or
     all of them when replay restarts from the game start (`after` None)."""
-    left, taken = getattr(ruleset, "resigned", None), getattr(ruleset, "replaced", None)
+    seats = ruleset.seats
+    left, taken = (seats.resigned, seats.replaced) if seats is not None else (None, None)
     out: list[tuple[Point, Callable[[Any], Any]]] = []
     for kind, player, point in gone_at:
         hook = left if kind == kinds.RESIGN else taken if kind == kinds.SEAT else None

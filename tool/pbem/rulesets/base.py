@@ -267,6 +267,28 @@ class Sealed(Protocol):
     def reveals_sealed_at(self, state: State, point: Point) -> bool:
         """Whether the step waits for the sealed inputs to be revealed before it resolves (per game)."""
 
+    @property
+    def sealed_until_end(self) -> frozenset[str]:
+        """The sealed kinds opened whole only once the battle is over (seed 000 §2.C: the energy allocation stays
+        secret until the end); empty where every sealed input may be revealed at its step (dow/1)."""
+
+    @property
+    def part_name(self) -> str:
+        """What the part of a sealed input opened at its step is called in breaks and messages ("speeds")."""
+
+    def opens_part_at(self, state: State, point: Point) -> bool:
+        """Whether the step `point` resolves from a part of each sealed input alone, opened by all once all have
+        sealed, the rest staying sealed (DESIGN §4.7, seed 000 §2.C: tactical/1 with `speeds: sealed`)."""
+
+    def sealed_part(self, kind: str, value: Any) -> Any:
+        """The part of a sealed input of `kind` opened at its step (committed beside its box, DESIGN §4.7), or
+        None where nothing of it is opened before the whole."""
+
+    @property
+    def replaceable_seals(self) -> bool:
+        """Whether a player may replace his sealed input for a step while another player's seal is still owed
+        there (DESIGN §4.7; dow/1's orders), rather than his first seal being final (tactical/1 allocations)."""
+
 
 @runtime_checkable
 class Press(Protocol):
@@ -323,6 +345,11 @@ class Seeking(Protocol):
                            target: str) -> list[Any]:
         """The moves of `unit` (step, state before, its events) that did not pursue `target`: each with `.at`,
         `.made` and `.allowed` (rule `rules.pursuit`)."""
+
+    def sealed_pursuit_answer(self, state: State, point: Point, unit: str, target: Any,
+                              options: Sequence[Mapping[str, Any]]) -> dict[str, str] | None:
+        """The option of a sealed pursuit's special break that pursues `target`, the owner's own sealed target
+        (seed 000 §2.C, §5.C; DESIGN §4.5): what his pbem answers for him; None when no option does."""
 
 
 @runtime_checkable

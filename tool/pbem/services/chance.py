@@ -244,7 +244,7 @@ def seal_secret(files: Files, game: Game, me: Identity, owner: str, kind: str, c
         raw["step"] = step  # the sealed simultaneous step this answers (DESIGN §4.7)
     raw.update({"end": end, "box": base64.b64encode(sealed.box).decode(), "commit": sealed.commit.hex(),
                 "owner_box": base64.b64encode(sealed.owner_box).decode()})
-    part = getattr(ruleset, "sealed_part", None)
+    part = sealing.sealed_part if sealing is not None else None
     shown = part(kind, value) if part is not None and step is not None else None
     if shown is not None:
         # what the step opens alone (a turn's speeds), committed beside the box (crypto/part.py)

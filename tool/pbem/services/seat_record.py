@@ -26,9 +26,10 @@ def record_lines(ws: Workspace) -> list[str]:
     head = ws.head()
     if head is None or head.stop is None:
         return []
-    data = getattr(head.game.manifest.ruleset, "relations_data", None)
-    if data is None:
+    press = head.game.manifest.ruleset.press
+    if press is None:
         return []
+    data = press.relations_data
     from pbem.services.dow.seat import current_state
 
     return former_lines(data(current_state(head)))

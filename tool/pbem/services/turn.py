@@ -113,7 +113,7 @@ def answer_sealed_pursuit(verified: Verified, files: dict[str, bytes], me: Ident
     options. Nothing for a weapon I already answered, or a break of another kind."""
     stop = verified.stop
     ruleset: Any = verified.game.manifest.ruleset
-    answer = getattr(ruleset, "sealed_pursuit_answer", None)
+    answer = ruleset.seeking.sealed_pursuit_answer if ruleset.seeking is not None else None
     point = stop.checkpoint.point if stop is not None else None
     if stop is None or stop.over or answer is None or point is None:
         return []
@@ -421,11 +421,12 @@ def settle(ws: Workspace, head: Verified, files: dict[str, bytes], me: Identity,
         # a step that opens a part alone (a turn's speeds) asks for that part; the rest waits for the end
         part = [sid for sid in mine if not stop.over and "part_commit" in game.secrets[sid].raw
                 and not game.secrets[sid].part_opened and game.secrets[sid].raw.get("step") in steps]
-        step += [f"opened the {getattr(game.manifest.ruleset, 'part_name', 'part')} of {sid}: "
+        sealing = game.manifest.ruleset.sealing
+        step += [f"opened the {sealing.part_name if sealing is not None else 'part'} of {sid}: "
                  f"{json.dumps(chance.open_part(files, game, me, player, sid))}" for sid in part]
         # one kept sealed until the battle ends is opened once a commit before this one ended it (it is judged
         # so: secret.early-reveal)
-        until_end: frozenset[str] = getattr(game.manifest.ruleset, "sealed_until_end", frozenset())
+        until_end = sealing.sealed_until_end if sealing is not None else frozenset()
         over = head.stop is not None and head.stop.over
         step += chance.due_reveals(files, game, me, player, [
             sid for sid in mine if sid not in part

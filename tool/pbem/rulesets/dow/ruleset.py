@@ -63,6 +63,8 @@ class DowRuleset(Capabilities):
     # a power may replace his sealed orders until the phase's last power has sealed (protocol/resealing.py)
     replaceable_seals = True
     sealed_kinds = frozenset({"orders"})  # secret kinds that answer a sealed step, and only that
+    sealed_until_end: frozenset[str] = frozenset()  # orders are revealed at their phase
+    part_name = "part"  # nothing of a set of orders is opened before the whole (`sealed_part`)
 
     # --- game time ---------------------------------------------------------------------------------------
     def parse_time(self, text: str) -> Point:
@@ -277,6 +279,14 @@ class DowRuleset(Capabilities):
     def reveals_sealed_at(self, game: state.DowState, point: Point) -> bool:
         """Every phase resolves from the revealed orders (`reveals_sealed`)."""
         return self.reveals_sealed
+
+    def opens_part_at(self, game: state.DowState, point: Point) -> bool:
+        """Never: a phase resolves from the orders revealed whole (`reveals_sealed`)."""
+        return False
+
+    def sealed_part(self, kind: str, value: Any) -> None:
+        """Nothing: a set of orders is revealed whole, at its phase."""
+        return None
 
     # --- capabilities (rulesets/base.py): this class implements each itself ----------------------------------
     @property

@@ -43,6 +43,7 @@ class TacticalRuleset(Capabilities):
     sealed_kinds = frozenset({energy.KIND})  # secret kinds that answer a sealed step, and only that
     sealed_until_end = frozenset({energy.KIND})  # opened whole only when the battle is over (seed §2.C)
     part_name = "speeds"  # what of an allocation is opened at its step with `speeds: sealed` (sealed_part)
+    replaceable_seals = False  # an allocation, once sealed, is final (seed §2.C)
     target_kind = seeking.TARGET_KIND  # a seeking weapon's sealed target, sealed in its launch commit
     # seed §6.C.1: damage at a fire step is known before it is scored; whoever it meets may still act in that step
     reply_kinds = ("damage",)

@@ -81,7 +81,7 @@ def binding(prev: Verified, game: Game, change: Change) -> list[Finding]:
     assert prev.stop is not None
     stop = change.expected[0]
     ruleset = game.manifest.ruleset
-    sides = getattr(ruleset, "dice_sides", None)
+    sides = ruleset.dice.dice_sides if ruleset.dice is not None else None
     firm = None if prev.stop.over else prev.stop.checkpoint.point  # what was resolved before this commit
 
     def resolved(ref: str) -> bool:
@@ -92,7 +92,7 @@ def binding(prev: Verified, game: Game, change: Change) -> list[Finding]:
         return firm is None or point < firm
 
     owed = set(stop.dice_refs)
-    roller = getattr(ruleset, "dice_roller", None)  # DESIGN §5 "Who rolls": the firer
+    roller = ruleset.dice.dice_roller if ruleset.dice is not None else None  # DESIGN §5 "Who rolls": the firer
     found = dice.binding_findings(prev.game.batches, game.batches, owed,
                                   lambda ref: sides(ref) if sides is not None and ref != START_REF else None,
                                   resolved, lambda ref: dice.only(roller(stop.checkpoint.state, ref))

@@ -34,19 +34,12 @@ def _refusals(prev: Verified, game: Game) -> list[Finding]:
     """Each message a commit posts is recognised at once, after those already posted this step, against the
     state at the firm point: a refused one is this commit's finding, not the one that later resolves the step."""
     ruleset = game.manifest.ruleset
-    recognise = getattr(ruleset, "recognise", None)
-    if recognise is None or prev.stop is None or prev.status is None or prev.status.firm is None:
+    press = ruleset.press
+    if press is None or prev.stop is None or prev.status is None or prev.status.firm is None:
         return []
     state = prev.stop.checkpoint.state
     new = {id(m) for m in press_added(prev.game.press, game.press) or ()}  # a changed file: press.changed
     messages = game.inputs.press.get(prev.status.firm, ())
-    recognise_all = getattr(ruleset, "recognise_all", None)  # linear over the commits of a step (dow/1)
-    if recognise_all is not None:
-        refusals = list(recognise_all(state, messages)[1])
-    else:
-        refusals = []
-        for message in messages:
-            state, refusal = recognise(state, message.body, message.by)
-            refusals.append(refusal)
+    refusals = list(press.recognise_all(state, messages)[1])  # linear over the commits of a step (dow/1)
     return [Finding(getattr(refusal, "rule", "press.refused"), str(refusal), file=message.file, line=message.line)
             for message, refusal in zip(messages, refusals) if refusal is not None and id(message) in new]

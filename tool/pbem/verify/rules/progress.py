@@ -18,7 +18,7 @@ def check(prev: Verified, game: Game, change: Change) -> list[Finding]:
     player, expected = change.player or "", change.expected[1]
     if change.kind == TURN:
         reason = (progress_error(game.manifest.ruleset, prev.stop.checkpoint.point, player, game.inputs)
-                  if getattr(game.manifest.ruleset, "uses_horizons", True) else None)
+                  if game.manifest.ruleset.uses_horizons else None)
         if reason:
             return [Finding("progress.none", reason, file=f"players/{player}.yaml")]
         assert prev.status is not None

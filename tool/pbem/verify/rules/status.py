@@ -50,7 +50,8 @@ def status_findings(expected: Status, written: Status, game: Game | None = None,
     if not wrong:
         return []
     if wrong == ["position"] and game is not None and stop is not None:
-        mismatch = getattr(game.manifest.ruleset, "position_mismatch", None)
+        positions = game.manifest.ruleset.positions
+        mismatch = positions.position_mismatch if positions is not None else None
         detail = mismatch(stop.checkpoint.state, got.get("position") or {}) if mismatch else None
         return [Finding("result.mismatch", f"the recorded result differs from the engine's: "
                         f"{detail or 'position differs'}", file=STATUS)]

@@ -15,7 +15,7 @@ def launches(prev: Verified, game: Game, change: Change) -> list[Finding]:
     """A launch needs its target sealed in the same commit (secret.missing-target); a commit that changes
     secrets is judged for it with the other secret rules (rules.secrets)."""
     manifest = game.manifest
-    if change.secrets or change.kind != TURN or getattr(manifest.ruleset, "launched_unit", None) is None \
+    if change.secrets or change.kind != TURN or manifest.ruleset.seeking is None \
             or not change.in_report_folder:
         return []
     return secrets.sealing_findings(prev.game.secrets, game.secrets, change.player or "", set(), True,
@@ -27,7 +27,7 @@ def audits(prev: Verified, game: Game, change: Change) -> list[Finding]:
     answers. Each is audited once, at the first commit where it is revealed and that turn is over (tactical/1
     `audit_allocation`)."""
     ruleset = game.manifest.ruleset
-    audit = getattr(ruleset, "audit_allocation", None)
+    audit = ruleset.audit
     if audit is None or prev.stop is None:
         return []
     stop = change.expected[0]
@@ -36,7 +36,7 @@ def audits(prev: Verified, game: Game, change: Change) -> list[Finding]:
         if secret.raw["kind"] != "allocation" or not secret.revealed or "step" not in secret.raw:
             continue  # an allocation without its step was refused when sealed (secret.wrong-step)
         # bound to the step the secret answers, never to the turn it names (secret.wrong-step at its reveal)
-        turn = ruleset.turn_of(ruleset.parse_time(secret.raw["step"]))
+        turn = audit.turn_of(ruleset.parse_time(secret.raw["step"]))
         try:
             opened = secret.value()
         except PbemError:
@@ -46,8 +46,8 @@ def audits(prev: Verified, game: Game, change: Change) -> list[Finding]:
         value = {**opened, "turn": turn}
         before = prev.game.secrets.get(secret.id)
         was_due = (before is not None and before.revealed
-                   and ruleset.turn_ended(None if prev.stop.over else prev.stop.checkpoint.point, turn))
-        is_due = ruleset.turn_ended(None if stop.over else stop.checkpoint.point, turn)
+                   and audit.turn_ended(None if prev.stop.over else prev.stop.checkpoint.point, turn))
+        is_due = audit.turn_ended(None if stop.over else stop.checkpoint.point, turn)
         plot = getattr(ruleset, "audit_plot", None)
         if plot is not None and not is_due and before is not None and not before.revealed:
             # revealed before its turn is played (sealed speeds): what is wrong already is the revealer's
@@ -55,9 +55,9 @@ def audits(prev: Verified, game: Game, change: Change) -> list[Finding]:
                               file=secret.file, line=secret.line_of("key"))
                       for reason in plot(game.manifest.setup, value)]
         if is_due and not was_due:
-            record = ruleset.turn_record(stop.checkpoint.state, secret.owner, turn)
+            record = audit.turn_record(stop.checkpoint.state, secret.owner, turn)
             # the reveal (its `key` line) is what shows the allocation does not pay
             found += [Finding("rules.allocation", f"{secret.id} ({secret.owner}, turn {turn}): {reason}",
                               file=secret.file, line=secret.line_of("key"))
-                      for reason in audit(game.manifest.setup, record, value)]
+                      for reason in audit.audit_allocation(game.manifest.setup, record, value)]
     return found
