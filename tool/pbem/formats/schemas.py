@@ -37,7 +37,12 @@ from pbem.errors import ILLEGAL, USAGE, PbemError
 from pbem.formats.resources import schemas_dir
 from pbem.formats.yamlsafe import Document
 
-_CROSSCHECK = os.environ.get("PBEM_CROSSCHECK") == "1"  # the test suite's: both validators, every call
+_CROSSCHECK = os.environ.get("PBEM_CROSSCHECK") == "1"  # the test suite's: both validators, every new value
+# The values both validators already agreed on (bounded: cleared when full). The suite's other cross-checks read
+# whole games again at every commit (verify/history.py `_agree`); without this the plain validator would check
+# the same files again each time, most of the suite's time, and find nothing new.
+_AGREED: set[tuple[str, str]] = set()
+_AGREED_MAX = 65536
 _VALID: set[tuple[str, str]] = set()  # values found valid, with `memo` (bounded: cleared when full)
 _VALID_MAX = 4096
 _BASE = "https://schemas.pbem.invalid/"
@@ -57,11 +62,27 @@ def known(schema_id: str) -> bool:
     return schema_id in _files()
 
 
+def _agree_once(schema_id: str, data: Any) -> None:
+    """Both validators agree on `data` (`_agree`), checked once per value (tests only)."""
+    try:
+        seen = (schema_id, json.dumps(data, sort_keys=True, default=repr))
+    except (TypeError, ValueError):  # keys of mixed types: not worth a key, check it every time
+        _agree(schema_id, data)
+        return
+    if seen in _AGREED:
+        return
+    _agree(schema_id, data)
+    if len(_AGREED) >= _AGREED_MAX:
+        _AGREED.clear()
+    _AGREED.add(seen)
+
+
 def reset() -> None:
     """Forget every loaded and compiled schema (tests that swap the schema folder)."""
     for cached in (_files, _catalog, _part_validator, _fast):
         cached.cache_clear()
     _VALID.clear()
+    _AGREED.clear()
 
 
 def validate(schema_id: str, data: Any, *, file: str, doc: Document | None = None, base: tuple[str | int, ...] = (),
@@ -81,7 +102,7 @@ def validate(schema_id: str, data: Any, *, file: str, doc: Document | None = Non
     try:
         _fast(schema_id)(data)
         if _CROSSCHECK:
-            _agree(schema_id, data)
+            _agree_once(schema_id, data)
         if key is not None:
             if len(_VALID) >= _VALID_MAX:
                 _VALID.clear()
