@@ -104,15 +104,17 @@ def render(out: Optional[Path] = typer.Option(None, "--out", help="write the SVG
 
     Example: pbem render --out board.svg    or    pbem render --at HEAD~3 --out before.svg
     """
-    from pbem.services import pictures
+    from pbem.services import outfile, pictures
 
     def go() -> None:
+        if out is not None:
+            outfile.check(out)  # before the history is read: a missing folder is said at once
         ws = workspace()
         svg = pictures.render_at(ws.repo, at, viewer if viewer is not None else my_seat(ws, key))
         if out is None:
             sys.stdout.write(svg)
             return
-        out.write_text(svg, encoding="utf-8")
+        outfile.write(out, svg)
         typer.echo(f"wrote {out}")
 
     run(go)

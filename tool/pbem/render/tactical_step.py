@@ -85,6 +85,7 @@ class Gone:
     hex: Hex
     at: str = ""  # the step at which it left play
     seeking: bool = False
+    target: str = ""  # an expended seeking weapon: the target it hit (revealed at contact)
 
 
 @dataclass(frozen=True)
@@ -183,6 +184,7 @@ def fire_lines(step: StepView) -> tuple[list[str], list[str]]:
 
 GONE_WORDS = {"destroyed": "destroyed", "disengaged": "left the map", "resigned": "resigned",
               "expended": "impacted", "dummy": "dummy, vanished"}
+LABEL_ROOM = 6.0  # px per character of a mark's label, to keep it inside the map
 
 
 def gone_marks(step: StepView, paint: Mapping[str, str]) -> list[str]:
@@ -208,7 +210,7 @@ def gone_marks(step: StepView, paint: Mapping[str, str]) -> list[str]:
             faint = ' opacity="0.45"' if gone.status == "dummy" else ""
             out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}" fill="none" stroke="{colour}" '
                        f'stroke-width="2" stroke-dasharray="4 3"{faint}/>')
-        label = f"{gone.unit} {what}"
+        label = f"{gone.unit} {what}" + (f" {gone.target}" if gone.target else "")
         out.append(f'<text x="{x:.1f}" y="{y + r + 11:.1f}" font-size="10" text-anchor="middle" fill="#333" '
                    f'stroke="#f4f1e8" stroke-width="3" paint-order="stroke">{escape(label)}</text>')
         out.append("</g>")

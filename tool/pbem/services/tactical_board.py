@@ -31,7 +31,7 @@ from pbem.render.tactical_step import FireLine, Gone, SeekingTarget, StepView, T
 from pbem.rulesets.base import Point
 from pbem.rulesets.tactical.gametime import MOVE, format_time
 from pbem.rulesets.tactical.hexmap import Hex
-from pbem.rulesets.tactical.state import ACTIVE, TacticalState
+from pbem.rulesets.tactical.state import ACTIVE, EXPENDED, TacticalState
 
 TRAIL_IMPULSES = 8  # at least a quarter of a turn: a ship at speed 12 shows three moves
 LONGEST = 32  # at most a turn's impulses
@@ -50,7 +50,6 @@ class Seen:
     changes: deque[tuple[Point, dict[str, Hex | None]]] = field(default_factory=lambda: deque(maxlen=KEPT))
     moves: deque[Point] = field(default_factory=lambda: deque(maxlen=LONGEST))
     steps: deque[Point] = field(default_factory=lambda: deque(maxlen=STEPS_KEPT))
-    since: tuple[Point | None, Point] | None = None  # (firm point, window start) of the last map drawn
     last_seen: dict[str, Hex] = field(default_factory=dict)  # one hex per unit: as many as the game has units
 
     def note(self, point: Point, state: TacticalState, moved: bool = False) -> None:
@@ -147,7 +146,7 @@ def step_view(verified: Verified, memo: dict[str, Any] | None = None) -> StepVie
     seen = history(verified, memo)
     if seen is None or not seen.moves:
         return StepView(until=until, targets=_targets(verified, state))
-    since = _since(seen, verified)
+    since = _since(seen, verified, state)
     changes = list(seen.changes)
     # the positions just before the window, then each change inside it
     base = next((i for i in range(len(changes) - 1, -1, -1) if changes[i][0] < since), 0)
@@ -159,28 +158,26 @@ def step_view(verified: Verified, memo: dict[str, Any] | None = None) -> StepVie
             trails.append(Trail(unit.id, unit.owner, tuple(hexes), unit.seeking is not None))
     fire = tuple(line for hit in state.hits if hit.at >= since and (line := _fire_line(hit, state, window)))
     gone = tuple(Gone(u.id, u.owner, u.status, seen.last_seen[u.id],
-                      format_time(u.left_at) if u.left_at is not None else "", u.seeking is not None)
+                      format_time(u.left_at) if u.left_at is not None else "", u.seeking is not None,
+                      (_revealed(verified, u.owner, u.id) or ("",))[0] if u.status == EXPENDED else "")
                  for u in state.units if u.status != ACTIVE and u.id in seen.last_seen
                  and (u.seeking is None or (u.left_at is not None and u.left_at >= since)))
     return StepView(format_time(since), until, tuple(trails), fire, _targets(verified, state), gone)
 
 
-def _since(seen: Seen, verified: Verified) -> Point:
-    """Where the window starts: at the first step this game point's replay resolved (what happened since the
-    point before), or TRAIL_IMPULSES impulses back if that is earlier; never more than LONGEST impulses back. A
-    game point that resolved nothing (dice, press) keeps the window of the map before it when there is one."""
+def _since(seen: Seen, verified: Verified, state: TacticalState) -> Point:
+    """Where the window starts: TRAIL_IMPULSES impulses back, or earlier to take in every step this game point's
+    replay resolved (what happened since the point before) and the last fire step that scored shots; never more
+    than LONGEST impulses back. Read from the game point alone, so a page and `pbem render --at` agree."""
     assert verified.stop is not None
-    firm = verified.stop.checkpoint.point
     moves = list(seen.moves)
     start = moves[-TRAIL_IMPULSES] if len(moves) >= TRAIL_IMPULSES else moves[0]
     resolved = verified.stop.steps
     if resolved > 0 and seen.steps:
         start = min(start, seen.steps[-min(resolved, len(seen.steps))])
-    elif seen.since is not None and seen.since[0] == firm:
-        start = min(start, seen.since[1])
-    start = max(start, moves[0])
-    seen.since = (firm, start)
-    return start
+    if state.hits and state.hits[-1].at >= moves[0]:
+        start = min(start, state.hits[-1].at)
+    return max(start, moves[0])
 
 
 def _dedup(hexes: list[Hex]) -> list[Hex]:
@@ -190,7 +187,7 @@ def _dedup(hexes: list[Hex]) -> list[Hex]:
 def _fire_line(hit: Any, state: TacticalState, window: list[tuple[Point, dict[str, Hex | None]]]
                ) -> FireLine | None:
     """A shot of the window, drawn between where attacker and target stood when it was fired."""
-    at_shot = next((c[1] for c in reversed(window) if c[0] <= hit.at), None)
+    at_shot = next((c[1] for c in reversed(window) if c[0] < hit.at), None)  # fire moves nobody
     if at_shot is None:
         return None
     source, aim = at_shot.get(hit.attacker), at_shot.get(hit.target)
@@ -202,15 +199,20 @@ def _fire_line(hit: Any, state: TacticalState, window: list[tuple[Point, dict[st
                     hit.shield_damage, hit.internal, hit.text())
 
 
+def _revealed(verified: Verified, owner: str, unit: str) -> tuple[str, str] | None:
+    """(target, nature) of a seeking weapon once its owner revealed its sealed `target` input, else None."""
+    sealed = verified.game.inputs.targets.get((owner, unit))
+    value = sealed.value if sealed is not None and sealed.revealed else None
+    if isinstance(value, Mapping) and isinstance(value.get("target"), str):
+        return value["target"], str(value.get("nature", "real"))
+    return None
+
+
 def _targets(verified: Verified, state: TacticalState) -> tuple[SeekingTarget, ...]:
-    """The revealed targets of the seeking weapons on the map (their owners' sealed `target` inputs)."""
+    """The revealed targets of the seeking weapons on the map."""
     found = []
     for unit in state.units:
-        if unit.seeking is None or not unit.active:
-            continue
-        sealed = verified.game.inputs.targets.get((unit.owner, unit.id))
-        value = sealed.value if sealed is not None and sealed.revealed else None
-        if isinstance(value, Mapping) and isinstance(value.get("target"), str):
-            found.append(SeekingTarget(unit.id, value["target"], str(value.get("nature", "real"))))
+        known = _revealed(verified, unit.owner, unit.id) if unit.seeking is not None and unit.active else None
+        if known is not None:
+            found.append(SeekingTarget(unit.id, *known))
     return tuple(found)
-
