@@ -330,3 +330,59 @@ def test_a_picture_replaces_the_file_whole_and_leaves_nothing_beside_it(played: 
     assert done.exit_code == 0, done.output
     assert parse(out.read_text()).get("class") == "pbem-tactical"
     assert sorted(p.name for p in folder.iterdir()) == ["board.svg"]
+
+
+def test_an_open_fire_step_shows_the_shots_declared_there_and_their_dice_once_revealed(
+        demos: dict[str, Demo]) -> None:
+    """At 1.12.fire of twirling-aces the shots are declared before any die (an action auction, seed §7.B), then
+    the dice are revealed and the hits are known but not yet scored (seed §6.C.1): dashed lines, then dice."""
+    aces = demos["demo-twirling-aces"]
+    verified, view = aces.at("ec5efd3")  # fed has declared phaser and photon
+    assert [(f.attacker, f.weapon, f.target, f.die, f.scored) for f in view.fire] == \
+        [("CA", "ph1", "D7", None, False), ("CA", "tp1", "D7", None, False)]
+    verified, view = aces.at("8934d93")  # every die revealed; kli may still reinforce before the hits score
+    root = drawn(verified, view)
+    lines = [g for g in groups(root, "fire-line") if g.get("data-declared") == "yes"]
+    assert len(lines) == 3 and all(g.get("data-die") for g in lines)
+    assert "CA ph1 die 5, not yet scored" in [t.text for t in groups(root, "fire-label")]
+    scored, _ = aces.at("7328b48")  # the reply given: 1.12.fire resolves, the same shots scored
+    state = scored.stop.checkpoint.state  # type: ignore[union-attr]
+    assert [(h.attacker, h.weapon, h.roll) for h in state.hits] == \
+        [(f.attacker, f.weapon, f.die) for f in view.fire]
+
+
+# --- the pictures of docs/pictures.md -------------------------------------------------------------------------
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "pictures"
+DOC_PICTURES = {  # file -> (demo, commit, title)
+    "board-twirling-aces-fire.svg": ("demo-twirling-aces", "e390f8f", "twirling-aces: after 2.14.fire"),
+    "board-twirling-aces-drones.svg": ("demo-twirling-aces", "7bf1751", "twirling-aces: drones in flight"),
+    "board-duel-end.svg": ("demo-duel", "90796bd", "the duel: the D7 disengages"),
+}
+
+
+def doc_picture(demos: dict[str, Demo], name: str) -> str:
+    demo, commit, title = DOC_PICTURES[name]
+    verified, view = demos[demo].at(commit)
+    return tactical_svg.render(verified.stop.checkpoint.state, (), view, title=title)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("name", sorted(DOC_PICTURES))
+def test_the_boards_in_the_docs_are_what_pbem_draws(demos: dict[str, Demo], name: str) -> None:
+    """docs/pictures.md shows these game points; after a change to the drawing, write them again:
+    .venv/bin/python tests/test_tactical_board.py --write-docs"""
+    assert (DOCS / name).read_text(encoding="utf-8") == doc_picture(demos, name)
+
+
+if __name__ == "__main__":
+    import sys
+    import tempfile
+
+    if sys.argv[1:] != ["--write-docs"]:
+        raise SystemExit("usage: tests/test_tactical_board.py --write-docs")
+    with tempfile.TemporaryDirectory() as tmp:
+        walked = {name: _walk(name, Path(tmp)) for name in ("demo-duel", "demo-twirling-aces")}
+        DOCS.mkdir(exist_ok=True)
+        for picture in DOC_PICTURES:
+            (DOCS / picture).write_text(doc_picture(walked, picture), encoding="utf-8")
+            print(f"wrote docs/pictures/{picture}")

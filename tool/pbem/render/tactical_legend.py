@@ -91,7 +91,7 @@ SYMBOLS = {
 
 def legend_of(state: TacticalState, step: StepView | None) -> Legend:
     """What the legend lists."""
-    shots = tuple(f"{s.at} {s.label} on {s.target}" for s in step.fire) if step is not None else ()
+    shots = tuple(f"{s.at} {s.label} (at {s.target})" for s in step.fire) if step is not None else ()
     return Legend(state.players, tuple(roster_line(u) for u in state.units), shots)
 
 

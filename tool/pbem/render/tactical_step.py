@@ -4,7 +4,7 @@ hand over (`StepView`) and how it is drawn.
 * `Trail`: where a unit was after each move of the last impulses, oldest first, ending where it is now (or where
   it was last seen, for a unit that has left the map): a polyline of its colour through the hex centres, a dot at
   each stop. A seeking weapon's trail is its path, drawn dashed.
-* `FireLine`: one scored shot of those impulses, from the attacker's hex to the target's at that fire step, with
+* `FireLine`: one shot of those impulses (or declared at the fire step the game stands at, drawn dashed), from the attacker's hex to the target's at that fire step, with
   an arrowhead at the target and the label "UNIT WEAPON die N: D" (or "UNIT WEAPON missed" for a die lost to a
   withheld reveal); the full line (shield hit, internals) is its tooltip.
 * `SeekingTarget`: a seeking weapon's target once its owner revealed it (never before: the target is sealed): a
@@ -58,11 +58,15 @@ class FireLine:
     shield_damage: int
     internal: int
     text: str = ""  # the log's line for the shot
+    scored: bool = True  # False: declared at the firm point (a fire step waiting for dice or replies)
 
     @property
     def label(self) -> str:
-        """What the line says on the board: "CA ph1 die 6: 4" (or "CA ph1 missed": the die was lost)."""
+        """What the line says on the board: "CA ph1 die 6: 4" (or "CA ph1 missed": the die was lost; "CA ph1
+        declared" or "CA ph1 die 6, not yet scored" at a fire step still open)."""
         shot = f"{self.attacker} {self.weapon}"
+        if not self.scored:
+            return f"{shot} declared" if self.die is None else f"{shot} die {self.die}, not yet scored"
         return f"{shot} missed" if self.die is None else f"{shot} die {self.die}: {self.damage}"
 
 
@@ -161,11 +165,13 @@ def fire_lines(step: StepView) -> tuple[list[str], list[str]]:
         end_x, end_y = x2 - ux * 0.45 * SIZE, y2 - uy * 0.45 * SIZE  # the head stops at the target's disc
         attrs = (f'data-at={quoteattr(shot.at)} data-attacker={quoteattr(shot.attacker)} '
                  f'data-target={quoteattr(shot.target)} data-weapon={quoteattr(shot.weapon)} '
-                 f'data-die="{"" if shot.die is None else shot.die}" data-damage="{shot.damage}"')
+                 f'data-die="{"" if shot.die is None else shot.die}" data-damage="{shot.damage}"'
+                 + ("" if shot.scored else ' data-declared="yes"'))
         lines.append(f'<g class="fire-line" {attrs}>')
         lines.append(f"<title>{escape(shot.text or shot.label)}</title>")
         if length:
-            dash = ' stroke-dasharray="2 3"' if shot.die is None else ""
+            dash = ' stroke-dasharray="6 4" opacity="0.7"' if not shot.scored else (
+                ' stroke-dasharray="2 3"' if shot.die is None else "")
             lines.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{end_x:.1f}" y2="{end_y:.1f}" '
                          f'stroke="{FIRE_COLOUR}" stroke-width="2.2" marker-end="url(#pbem-fire-head)"{dash}/>')
         else:  # range 0: a burst on the hex
@@ -187,8 +193,9 @@ GONE_WORDS = {"destroyed": "destroyed", "disengaged": "left the map", "resigned"
 LABEL_ROOM = 6.0  # px per character of a mark's label, to keep it inside the map
 
 
-def gone_marks(step: StepView, paint: Mapping[str, str]) -> list[str]:
-    """A mark where each unit out of play was last seen."""
+def gone_marks(step: StepView, paint: Mapping[str, str], bounds: tuple[float, float] = (-1e9, 1e9)) -> list[str]:
+    """A mark where each unit out of play was last seen; its label kept inside the map's `bounds` (left, right)
+    (a unit that left the map was last seen on its edge)."""
     out = ['<g class="gone">']
     for gone in step.gone:
         x, y = centre(gone.hex)
@@ -211,7 +218,9 @@ def gone_marks(step: StepView, paint: Mapping[str, str]) -> list[str]:
             out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}" fill="none" stroke="{colour}" '
                        f'stroke-width="2" stroke-dasharray="4 3"{faint}/>')
         label = f"{gone.unit} {what}" + (f" {gone.target}" if gone.target else "")
-        out.append(f'<text x="{x:.1f}" y="{y + r + 11:.1f}" font-size="10" text-anchor="middle" fill="#333" '
+        half = len(label) * LABEL_ROOM / 2
+        tx = min(max(x, bounds[0] + half + 2), bounds[1] - half - 2)
+        out.append(f'<text x="{tx:.1f}" y="{y + r + 11:.1f}" font-size="10" text-anchor="middle" fill="#333" '
                    f'stroke="#f4f1e8" stroke-width="3" paint-order="stroke">{escape(label)}</text>')
         out.append("</g>")
     out.append("</g>")

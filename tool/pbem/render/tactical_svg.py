@@ -154,7 +154,7 @@ def render(state: TacticalState, rings: Sequence[RangeRing] = (), step: StepView
     labels: list[str] = []
     if step is not None:
         out.extend(tactical_step.trails(step, paint))
-        out.extend(tactical_step.gone_marks(step, paint))
+        out.extend(tactical_step.gone_marks(step, paint, (left, right)))
         lines, labels = tactical_step.fire_lines(step)
         out.extend(lines)
     out.extend(drawn)

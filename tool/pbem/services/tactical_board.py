@@ -29,7 +29,8 @@ from pbem.protocol.verified import Verified
 from pbem.protocol.ways_out import covered_by_nmr, effects_of, excused_by_nmr
 from pbem.render.tactical_step import FireLine, Gone, SeekingTarget, StepView, Trail
 from pbem.rulesets.base import Point
-from pbem.rulesets.tactical.gametime import MOVE, format_time
+from pbem.rulesets.tactical import fire, hexmap
+from pbem.rulesets.tactical.gametime import FIRE, MOVE, format_time
 from pbem.rulesets.tactical.hexmap import Hex
 from pbem.rulesets.tactical.state import ACTIVE, EXPENDED, TacticalState
 
@@ -145,7 +146,7 @@ def step_view(verified: Verified, memo: dict[str, Any] | None = None) -> StepVie
     until = format_time(firm) if firm is not None else "the end"
     seen = history(verified, memo)
     if seen is None or not seen.moves:
-        return StepView(until=until, targets=_targets(verified, state))
+        return StepView(until=until, fire=_declared(verified, state), targets=_targets(verified, state))
     since = _since(seen, verified, state)
     changes = list(seen.changes)
     # the positions just before the window, then each change inside it
@@ -156,13 +157,14 @@ def step_view(verified: Verified, memo: dict[str, Any] | None = None) -> StepVie
         hexes = _dedup([c[1][unit.id] for c in window if c[1].get(unit.id) is not None])  # type: ignore[misc]
         if len(hexes) > 1:
             trails.append(Trail(unit.id, unit.owner, tuple(hexes), unit.seeking is not None))
-    fire = tuple(line for hit in state.hits if hit.at >= since and (line := _fire_line(hit, state, window)))
+    shots = tuple(line for hit in state.hits if hit.at >= since and (line := _fire_line(hit, state, window)))
     gone = tuple(Gone(u.id, u.owner, u.status, seen.last_seen[u.id],
                       format_time(u.left_at) if u.left_at is not None else "", u.seeking is not None,
                       (_revealed(verified, u.owner, u.id) or ("",))[0] if u.status == EXPENDED else "")
                  for u in state.units if u.status != ACTIVE and u.id in seen.last_seen
                  and (u.seeking is None or (u.left_at is not None and u.left_at >= since)))
-    return StepView(format_time(since), until, tuple(trails), fire, _targets(verified, state), gone)
+    return StepView(format_time(since), until, tuple(trails), shots + _declared(verified, state),
+                    _targets(verified, state), gone)
 
 
 def _since(seen: Seen, verified: Verified, state: TacticalState) -> Point:
@@ -197,6 +199,30 @@ def _fire_line(hit: Any, state: TacticalState, window: list[tuple[Point, dict[st
     return FireLine(format_time(hit.at), hit.attacker, attacker.owner if attacker is not None else "", hit.weapon,
                     hit.target, source, aim, hit.range, None if hit.lost else hit.roll, hit.amount, hit.shield,
                     hit.shield_damage, hit.internal, hit.text())
+
+
+def _declared(verified: Verified, state: TacticalState) -> tuple[FireLine, ...]:
+    """The shots declared at the fire step the game stands at (waiting for its dice or its damage replies):
+    each legal one, with its die once revealed; scored only when the step resolves (seed §6.C.1)."""
+    assert verified.stop is not None
+    firm = verified.stop.checkpoint.point
+    if firm is None or firm[2] != FIRE:
+        return ()
+    found = []
+    for entry in verified.game.inputs.at(firm):
+        value = entry.do.get("fire")
+        unit = state.unit(entry.unit)
+        if unit is None or unit.owner != entry.by or fire.why_not_fire(state, unit, value, firm) is not None:
+            continue
+        target = state.unit(value["target"])
+        assert target is not None and target.hex is not None and unit.hex is not None  # why_not_fire: on the map
+        rolled = verified.game.inputs.dice.get(fire.dice_ref(firm, unit.id, value["weapon"]))
+        die = rolled.result if rolled is not None and isinstance(rolled.result, int) else None
+        found.append(FireLine(format_time(firm), unit.id, unit.owner, value["weapon"], target.id, unit.hex,
+                              target.hex, hexmap.distance(unit.hex, target.hex), die, 0, 0, 0, 0,
+                              f"{format_time(firm)} {unit.id} {value['weapon']} at {target.id}: declared",
+                              scored=False))
+    return tuple(found)
 
 
 def _revealed(verified: Verified, owner: str, unit: str) -> tuple[str, str] | None:
