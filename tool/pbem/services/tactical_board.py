@@ -212,7 +212,8 @@ def _declared(verified: Verified, state: TacticalState) -> tuple[FireLine, ...]:
     for entry in verified.game.inputs.at(firm):
         value = entry.do.get("fire")
         unit = state.unit(entry.unit)
-        if unit is None or unit.owner != entry.by or fire.why_not_fire(state, unit, value, firm) is not None:
+        if not isinstance(value, Mapping) or unit is None or unit.owner != entry.by \
+                or fire.why_not_fire(state, unit, value, firm) is not None:
             continue
         target = state.unit(value["target"])
         assert target is not None and target.hex is not None and unit.hex is not None  # why_not_fire: on the map
