@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Mapping
 from xml.sax.saxutils import escape, quoteattr
 
-from pbem.render.tactical_step import StepView
+from pbem.render.tactical_step import StepView, arrowhead
 from pbem.render.tactical_units import DAMAGED, roster_line
 from pbem.rulesets.tactical.state import TacticalState
 
@@ -143,8 +143,8 @@ def _sample(cls: str, x: float, y: float) -> list[str]:
     samples = {
         "trail": f'<polyline points="{x:.1f},{y + 3:.1f} {x + 12:.1f},{y - 3:.1f} {x + 24:.1f},{y + 2:.1f}" '
                  f'fill="none" stroke="{grey}" stroke-width="3" opacity="0.55"/>',
-        "fire-line": f'<line x1="{x:.1f}" y1="{y:.1f}" x2="{x + 20:.1f}" y2="{y:.1f}" stroke="{red}" '
-                     f'stroke-width="2.2" marker-end="url(#pbem-fire-head)"/>',
+        "fire-line": f'<line x1="{x:.1f}" y1="{y:.1f}" x2="{x + 17:.1f}" y2="{y:.1f}" stroke="{red}" '
+                     f'stroke-width="2.2"/>' + arrowhead(x + 24, y, 1.0, 0.0, red),
         "seeking-path": f'<line x1="{x:.1f}" y1="{y:.1f}" x2="{x + 24:.1f}" y2="{y:.1f}" stroke="{grey}" '
                         f'stroke-width="3" stroke-dasharray="5 4" opacity="0.55"/>',
         "seeking-target": f'<line x1="{x:.1f}" y1="{y:.1f}" x2="{x + 24:.1f}" y2="{y:.1f}" stroke="#333" '

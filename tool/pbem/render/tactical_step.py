@@ -172,8 +172,9 @@ def fire_lines(step: StepView) -> tuple[list[str], list[str]]:
         if length:
             dash = ' stroke-dasharray="6 4" opacity="0.7"' if not shot.scored else (
                 ' stroke-dasharray="2 3"' if shot.die is None else "")
-            lines.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{end_x:.1f}" y2="{end_y:.1f}" '
-                         f'stroke="{FIRE_COLOUR}" stroke-width="2.2" marker-end="url(#pbem-fire-head)"{dash}/>')
+            lines.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{end_x - ux * 6:.1f}" y2="{end_y - uy * 6:.1f}" '
+                         f'stroke="{FIRE_COLOUR}" stroke-width="2.2"{dash}/>')
+            lines.append(arrowhead(end_x, end_y, ux, uy, FIRE_COLOUR))
         else:  # range 0: a burst on the hex
             lines.append(f'<circle cx="{x1:.1f}" cy="{y1:.1f}" r="{0.7 * SIZE:.1f}" fill="none" '
                          f'stroke="{FIRE_COLOUR}" stroke-width="2.2"/>')
@@ -227,11 +228,13 @@ def gone_marks(step: StepView, paint: Mapping[str, str], bounds: tuple[float, fl
     return out
 
 
-def defs() -> list[str]:
-    """The arrowhead of the fire lines."""
-    return ['<defs><marker id="pbem-fire-head" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="7" '
-            f'markerHeight="7" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" fill="{FIRE_COLOUR}"/>'
-            '</marker></defs>']
+def arrowhead(x: float, y: float, ux: float, uy: float, colour: str, size: float = 9.0) -> str:
+    """A filled arrowhead with its tip at (x, y) pointing along the unit vector (ux, uy). Drawn as a polygon,
+    not an SVG marker: a page holds many boards, and a marker's id would be shared by all of them."""
+    bx, by = x - ux * size, y - uy * size
+    px, py = -uy * size * 0.45, ux * size * 0.45
+    return (f'<polygon class="arrowhead" points="{x:.1f},{y:.1f} {bx + px:.1f},{by + py:.1f} '
+            f'{bx - px:.1f},{by - py:.1f}" fill="{colour}"/>')
 
 
 def hexes_of(step: StepView | None) -> list[Hex]:

@@ -140,7 +140,6 @@ def render(state: TacticalState, rings: Sequence[RangeRing] = (), step: StepView
            f'width="{width:.0f}" height="{height:.0f}" font-family="DejaVu Sans, Verdana, sans-serif" '
            f'class="pbem-tactical">',
            f"<title>{escape(title or 'tactical map')}</title>",
-           *tactical_step.defs(),
            f'<rect x="{left:.1f}" y="{top:.1f}" width="{width:.1f}" height="{height:.1f}" fill="#ffffff"/>',
            f'<rect class="map-area" x="{left:.1f}" y="{top + tactical_legend.BAND:.1f}" width="{right - left:.1f}" '
            f'height="{map_height:.1f}" fill="#f4f1e8"/>']
