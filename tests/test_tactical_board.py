@@ -136,6 +136,18 @@ def test_the_fire_of_the_step_is_the_state_s_own_shots_between_where_the_ships_s
         {line.aim for line in view.fire if line.attacker == "D7"}
 
 
+def test_a_board_whose_replay_disagrees_with_the_verifier_draws_no_trails_rather_than_wrong_ones(
+        demos: dict[str, Demo]) -> None:
+    verified, view = demos["demo-twirling-aces"].at("e390f8f")
+    stop = verified.stop
+    assert stop is not None and view.trails and view.fire
+    moved = replace(stop.checkpoint.state, units=tuple(replace(u, hex=(1, 1)) if u.id == "CA" else u
+                                                       for u in stop.checkpoint.state.units))
+    told = replace(verified, stop=replace(stop, checkpoint=replace(stop.checkpoint, state=moved)))
+    wrong = tactical_board.step_view(told)
+    assert (wrong.trails, wrong.fire, wrong.gone) == ((), (), ()) and wrong.until == view.until
+
+
 # --- the picture ----------------------------------------------------------------------------------------------
 
 def test_each_ship_has_facing_speed_hull_and_a_ring_of_six_shields_with_the_damaged_ones_valued(
