@@ -25,7 +25,7 @@ from pbem.protocol.verified import Verified
 from pbem.render import tactical_svg
 from pbem.render.tactical_geometry import centre
 from pbem.render.tactical_legend import BAND
-from pbem.render.tactical_step import Gone, SeekingTarget, StepView, Trail
+from pbem.render.tactical_step import FireLine, Gone, SeekingTarget, StepView, Trail
 from pbem.rulesets.tactical import TacticalRuleset, hexmap
 from pbem.rulesets.tactical.state import DESTROYED
 from pbem.formats import schemas, yamlsafe
@@ -275,7 +275,8 @@ def test_a_destroyed_ship_is_marked_where_it_was_and_a_revealed_target_is_joined
     units = tuple(replace(u, status=DESTROYED, hex=None, left_at=(1, 3, 3)) if u.id == "F5" else
                   replace(u, shields=(10, 0, 10, 4, 10, 10)) if u.id == "CA" else u for u in state.units)
     state = replace(state, units=units)
-    view = StepView("1.1.move", "1.4.move", (Trail("D7", "kli", ((7, 9), (7, 8), (7, 7))),),
+    lost = FireLine("1.3.fire", "D7", "kli", "ph1", "CA", (7, 7), (5, 5), 2, None, 0, 1, 0, 0)
+    view = StepView("1.1.move", "1.4.move", (Trail("D7", "kli", ((7, 9), (7, 8), (7, 7))),), (lost,),
                     targets=(SeekingTarget("D7", "CA"),),
                     gone=(Gone("F5", "kli", DESTROYED, (3, 3), "1.3.fire"),))
     root = parse(tactical_svg.render(state, (), view, title="t"))
@@ -285,9 +286,10 @@ def test_a_destroyed_ship_is_marked_where_it_was_and_a_revealed_target_is_joined
     classes = {s.get("data-shield"): s.get("class") for s in groups(ca, "shield-segment")}
     assert classes["2"] == "shield-segment down" and classes["4"] == "shield-segment damaged"
     assert {t.text for t in groups(ca, "shield-value")} == {"0", "4"}
+    assert [t.text for t in groups(root, "fire-label")] == ["D7 ph1 missed"]  # its die lost to a withheld reveal
     (line,) = groups(root, "seeking-target")
     assert (line.get("data-unit"), line.get("data-target")) == ("D7", "CA")
-    assert "F5 kli: been destroyed" in [t.text for t in groups(root, "legend-unit")]
+    assert "F5 kli: destroyed" in [t.text for t in groups(root, "legend-unit")]
 
 
 def test_names_with_markup_are_shown_as_text() -> None:

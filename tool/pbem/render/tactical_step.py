@@ -24,6 +24,7 @@ from typing import Mapping, Sequence
 from xml.sax.saxutils import escape, quoteattr
 
 from pbem.render.tactical_geometry import SIZE, Point2, centre
+from pbem.render.tactical_units import GONE_WORDS
 from pbem.rulesets.tactical.hexmap import Hex, format_hex
 
 UNKNOWN_OWNER = "#777777"
@@ -189,8 +190,6 @@ def fire_lines(step: StepView) -> tuple[list[str], list[str]]:
     return lines, labels
 
 
-GONE_WORDS = {"destroyed": "destroyed", "disengaged": "left the map", "resigned": "resigned",
-              "expended": "impacted", "dummy": "dummy, vanished"}
 LABEL_ROOM = 6.0  # px per character of a mark's label, to keep it inside the map
 
 

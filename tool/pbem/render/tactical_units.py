@@ -26,6 +26,8 @@ DAMAGED = "#e67e00"
 DOWN = "#c0392b"
 RING = 0.62  # the shield ring's radius, in SIZEs
 SEGMENT = 50.0  # degrees of arc per shield (60 with a gap between shields)
+GONE_WORDS = {"destroyed": "destroyed", "disengaged": "left the map", "resigned": "resigned",
+              "expended": "impacted", "dummy": "dummy, vanished"}  # a unit out of play, by its status
 
 
 def full_shields(unit: Unit) -> tuple[int, ...]:
@@ -157,7 +159,7 @@ def describe(unit: Unit) -> str:
 def roster_line(unit: Unit) -> str:
     """A unit in the legend's roster: "CA fed B 12 · sh 15 9 15 15 15 15 · h 180/200" (or why it is gone)."""
     if unit.status != "active" or unit.hex is None:
-        return f"{unit.id} {unit.owner}: {unit.why_gone.removeprefix('it ').removeprefix('has ')}"
+        return f"{unit.id} {unit.owner}: {GONE_WORDS.get(unit.status, unit.status)}"
     head = f"{unit.id} {unit.owner} {hexmap.format_hex(unit.hex)}{hexmap.format_facing(unit.facing)} sp {unit.speed}"
     if unit.seeking is not None:
         return head + f" ({unit.seeking.type})"
