@@ -216,7 +216,7 @@ def test_seeking_weapons_show_their_path_and_their_target_only_once_revealed(dem
     verified, view = demos["demo-twirling-aces"].at("9bf5bfd")
     root = drawn(verified, view)
     (hit,) = groups(root, "expended")
-    assert hit.get("data-unit") == "S1" and "S1 impacted KR" in [t.text for t in hit.iter(f"{SVG}text")]
+    assert hit.get("data-unit") == "S1" and "S1 impacted KR: 6" in [t.text for t in hit.iter(f"{SVG}text")]
     (dummy,) = groups(root, "dummy")
     assert dummy.get("data-unit") == "S2"
     s1 = next(t for t in view.trails if t.unit == "S1")

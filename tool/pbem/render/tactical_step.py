@@ -91,6 +91,7 @@ class Gone:
     at: str = ""  # the step at which it left play
     seeking: bool = False
     target: str = ""  # an expended seeking weapon: the target it hit (revealed at contact)
+    warhead: int = 0  # and the damage its warhead did there
 
 
 @dataclass(frozen=True)
@@ -217,7 +218,8 @@ def gone_marks(step: StepView, paint: Mapping[str, str], bounds: tuple[float, fl
             faint = ' opacity="0.45"' if gone.status == "dummy" else ""
             out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}" fill="none" stroke="{colour}" '
                        f'stroke-width="2" stroke-dasharray="4 3"{faint}/>')
-        label = f"{gone.unit} {what}" + (f" {gone.target}" if gone.target else "")
+        label = f"{gone.unit} {what}" + (f" {gone.target}" if gone.target else "") + \
+            (f": {gone.warhead}" if gone.target and gone.warhead else "")
         half = len(label) * LABEL_ROOM / 2
         tx = min(max(x, bounds[0] + half + 2), bounds[1] - half - 2)
         out.append(f'<text x="{tx:.1f}" y="{y + r + 11:.1f}" font-size="10" text-anchor="middle" fill="#333" '

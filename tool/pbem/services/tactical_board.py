@@ -160,7 +160,8 @@ def step_view(verified: Verified, memo: dict[str, Any] | None = None) -> StepVie
     shots = tuple(line for hit in state.hits if hit.at >= since and (line := _fire_line(hit, state, window)))
     gone = tuple(Gone(u.id, u.owner, u.status, seen.last_seen[u.id],
                       format_time(u.left_at) if u.left_at is not None else "", u.seeking is not None,
-                      (_revealed(verified, u.owner, u.id) or ("",))[0] if u.status == EXPENDED else "")
+                      (_revealed(verified, u.owner, u.id) or ("",))[0] if u.status == EXPENDED else "",
+                      u.seeking.warhead if u.seeking is not None and u.status == EXPENDED else 0)
                  for u in state.units if u.status != ACTIVE and u.id in seen.last_seen
                  and (u.seeking is None or (u.left_at is not None and u.left_at >= since)))
     return StepView(format_time(since), until, tuple(trails), shots + _declared(verified, state),
