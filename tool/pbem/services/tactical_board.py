@@ -125,8 +125,10 @@ def history(verified: Verified, memo: dict[str, Any] | None = None) -> Seen | No
     if isinstance(kept, Seen) and kept.key == key and kept.checkpoint is not None and \
             kept.checkpoint.point is not None and (now.point is None or kept.checkpoint.point <= now.point):
         seen = kept
-        if kept.checkpoint.point != now.point and not _same(_replay_to(verified, seen, kept.checkpoint),
-                                                             now.state):
+        if kept.checkpoint.point == now.point:
+            if not _same(kept.checkpoint.state, now.state):  # changed in place (an impact at a reveal)
+                seen = None
+        elif not _same(_replay_to(verified, seen, kept.checkpoint), now.state):
             seen = None
     if seen is None:
         seen = Seen(key)
