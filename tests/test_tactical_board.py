@@ -26,7 +26,7 @@ from pbem.render import tactical_svg
 from pbem.render.tactical_geometry import centre
 from pbem.render.tactical_legend import BAND
 from pbem.render.tactical_step import FireLine, Gone, SeekingTarget, StepView, Trail
-from pbem.rulesets.tactical import TacticalRuleset, hexmap
+from pbem.rulesets.tactical import TacticalRuleset, arcs, hexmap
 from pbem.rulesets.tactical.state import DESTROYED
 from pbem.formats import schemas, yamlsafe
 from pbem.services import pictures, tactical_board, workspace
@@ -290,6 +290,23 @@ def test_a_destroyed_ship_is_marked_where_it_was_and_a_revealed_target_is_joined
     (line,) = groups(root, "seeking-target")
     assert (line.get("data-unit"), line.get("data-target")) == ("D7", "CA")
     assert "F5 kli: destroyed" in [t.text for t in groups(root, "legend-unit")]
+
+
+@pytest.mark.parametrize("facing", range(6))
+def test_each_shield_segment_sits_on_the_side_the_rules_say_it_guards(facing: int) -> None:
+    """A shot from the neighbour in direction d hits the shield arcs.shields_facing names; that shield's segment
+    is drawn towards d (centred on d's bearing), for every facing."""
+    ship = {**_ship("CA", "fed", "0505"), "facing": hexmap.format_facing(facing)}
+    state = _state(ship, _ship("D7", "kli", "0909"))
+    root = parse(tactical_svg.render(state, title="t"))
+    ring = next(g for g in groups(root, "shield-ring") if g.get("data-unit") == "CA")
+    segments = {int(s.get("data-shield")): s.get("d") for s in groups(ring, "shield-segment")}
+    x, y = centre((5, 5))
+    for direction in range(6):
+        (shield,) = arcs.shields_facing((5, 5), facing, hexmap.neighbour((5, 5), direction))
+        start, end = _arc_ends(segments[shield])
+        mid = math.degrees(math.atan2((start[0] + end[0]) / 2 - x, -((start[1] + end[1]) / 2 - y))) % 360
+        assert round(mid) % 360 == 60 * direction, (facing, direction, shield)
 
 
 def test_names_with_markup_are_shown_as_text() -> None:
