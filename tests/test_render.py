@@ -179,7 +179,7 @@ def test_range_conditions_become_rings_around_their_players_units() -> None:
 def test_the_picture_is_deterministic() -> None:
     state = game(42, 30, ship("CA", "fed", "1015", "B"), ship("D7", "kli", "2815", "F"))
     rings = tactical_svg.range_rings(state, {"kli": [{"range": 8}]})
-    assert tactical_svg.render(state, rings, "t") == tactical_svg.render(state, rings, "t")
+    assert tactical_svg.render(state, rings, title="t") == tactical_svg.render(state, rings, title="t")
 
 
 # --- the Diplomacy board ---------------------------------------------------------------------------------------

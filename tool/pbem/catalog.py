@@ -236,6 +236,8 @@ ref.tag-deleted | §9 | Ask the host to remove the tag on the server if it must 
 ref.tag-moved | §9 | Push a tag of a new name; tags stay where they are.
 render.no-map | §8 | This ruleset has no map; read the game with `pbem log`.
 render.not-started | §8 | Start the game first (`pbem start`); there is no map before the start.
+render.out-missing-folder | §8 | Make the folder first (`mkdir -p FOLDER`), or write the picture into a folder that exists.
+render.out-unwritable | §8 | Name a file you may write (not a folder), in a folder with room on its disk.
 repo.bad-revision | §8 | Name a commit, branch or tag of this repository.
 repo.bare | §8 | Run the command in a clone with a working tree.
 repo.detached | §8 | Check out the game branch first (`git switch main`).

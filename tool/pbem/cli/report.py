@@ -98,21 +98,25 @@ def render(out: Optional[Path] = typer.Option(None, "--out", help="write the SVG
            key: Optional[str] = KeyOption) -> None:
     """Draw the board where replay stopped (the firm point) as SVG.
 
-    Tactical: the hex map with hex numbers, the units with their facing, seeking weapons, and the `range`
-    break conditions of the players holding pending breaks as rings. Diplomacy: the engine's map with the
+    Tactical: the hex map with hex numbers; the units with facing, speed, hull and a ring of their six shields
+    (damaged ones with what is left); the trails and the fire (weapon, die, damage) of the last impulses; seeking
+    weapons with their path (and target, once revealed); where units gone were last seen; and the `range` break
+    conditions of the players holding pending breaks as rings. Diplomacy: the engine's map with the
     last phase's orders and the relationship matrix.
 
     Example: pbem render --out board.svg    or    pbem render --at HEAD~3 --out before.svg
     """
-    from pbem.services import pictures
+    from pbem.services import outfile, pictures
 
     def go() -> None:
+        if out is not None:
+            outfile.check(out)  # before the history is read: a missing folder is said at once
         ws = workspace()
         svg = pictures.render_at(ws.repo, at, viewer if viewer is not None else my_seat(ws, key))
         if out is None:
             sys.stdout.write(svg)
             return
-        out.write_text(svg, encoding="utf-8")
+        outfile.write(out, svg)
         typer.echo(f"wrote {out}")
 
     run(go)

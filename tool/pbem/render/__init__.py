@@ -1,7 +1,9 @@
 """Pictures of a game: pure functions from data to text.
 
-* `tactical_svg` — the `tactical/1` map as SVG: hexes with their numbers, units with their facing, seeking
-  weapons, and the `range` break conditions of the players who hold pending breaks (DESIGN §7.1);
+* `tactical_svg` — the `tactical/1` board as SVG (DESIGN §7.1): hexes with their numbers, units with facing,
+  speed, hull and shield rings, the trails and fire of the last impulses, seeking weapons, units gone, and the
+  `range` break conditions of the players who hold pending breaks (with tactical_geometry, tactical_units,
+  tactical_step and tactical_legend);
 * `dow_svg` — the Diplomacy board drawn by the engine's renderer, with the phase's orders and the
   relationship matrix (DESIGN §7.2);
 * `html_log` — one self-contained HTML page of a game: the report with its firm marker, dice, secrets and

@@ -20,7 +20,7 @@ from pbem.render.maps import RENDERERS
 from pbem.render.html_log import DiceRow, EntryRow, GameLog, HandoffView, PressRow, SecretRow
 from pbem.render.status_screen import StatusView
 from pbem.protocol.model import ROLL
-from pbem.services import gitstate, report, results
+from pbem.services import gitstate, report, results, tactical_board
 from pbem.store.repo import GameRepo
 from pbem.verify import history
 from pbem.verify.history import HistoryResult
@@ -93,14 +93,15 @@ def board_svg(verified: Verified, viewer: str | None = None) -> str | None:
 
 
 def _tactical(verified: Verified, viewer: str | None, memo: dict[str, Any] | None = None) -> tuple[Any, ...]:
-    """The state, and rings for the `range` conditions of every player holding a pending break (DESIGN §4.3)."""
+    """The state, rings for the `range` conditions of every player holding a pending break (DESIGN §4.3), and
+    what the last impulses did (services/tactical_board.py)."""
     assert verified.stop is not None
     state = verified.stop.checkpoint.state
     status = verified.status or verified.game.status
     players = verified.game.manifest.players
     holding = [] if status is None else [p for p in players if any(b.player == p for b in status.pending)]
     breaks = {p: verified.game.inputs.of(p).breaks for p in holding}
-    return state, tuple(tactical_svg.range_rings(state, breaks))
+    return state, tuple(tactical_svg.range_rings(state, breaks)), tactical_board.step_view(verified, memo)
 
 
 def _dow(verified: Verified, viewer: str | None, memo: dict[str, Any] | None = None) -> tuple[Any, ...]:
