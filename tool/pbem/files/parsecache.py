@@ -45,3 +45,17 @@ class ParseCache:
     def count(self) -> int:
         """How many values are kept (not `__len__`: an empty cache is still a cache, and truthy)."""
         return len(self._items)
+
+
+_WHOLE: ParseCache | None = None
+
+
+def whole_files() -> ParseCache:
+    """One cache per process of files read whole, never line by line: what the test suite's cross-checks read
+    a game with to compare it with the incremental reader (PBEM_CROSSCHECK). A blob read whole gives the same
+    value each time, so keeping it loses nothing of the comparison; without it, those checks read every file of
+    the game again at every commit, most of the suite's time."""
+    global _WHOLE
+    if _WHOLE is None:
+        _WHOLE = ParseCache(64 << 20, 0)
+    return _WHOLE

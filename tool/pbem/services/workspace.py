@@ -21,7 +21,7 @@ from pbem.store.signer import Signer, signer_for
 from pbem.files.game import blob_id, read_files, seed_cache
 from pbem.files.layout import GAME, REPORT_RE
 from pbem.files.lines import read_report
-from pbem.files.parsecache import FILE_BYTES, ParseCache
+from pbem.files.parsecache import FILE_BYTES, ParseCache, whole_files
 from pbem.protocol.game import Game
 from pbem.verify import cache as verified_cache
 from pbem.verify.history import HistoryResult, verify_history
@@ -158,7 +158,7 @@ class Workspace:
                 _refused_alike(files, exc)
             raise
         if _CROSSCHECK:
-            _agree(read_files(files), game)
+            _agree(read_files(files, whole_files()), game)
         return game
 
     def head_files(self) -> dict[str, bytes]:

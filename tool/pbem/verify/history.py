@@ -22,7 +22,7 @@ from pbem.verify.fetch import (PIPELINE_MIN, Fetched, Signed, can_fetch_ahead, c
                                signatures_ahead)
 from pbem.files.game import read_changes, read_game, seed_cache
 from pbem.files.layout import layout_findings
-from pbem.files.parsecache import ParseCache
+from pbem.files.parsecache import ParseCache, whole_files
 from pbem.protocol.game import Game
 from pbem.protocol.verified import Verified
 from pbem.verify.commit import judge
@@ -214,7 +214,7 @@ def _agree(repo: GameRepo, oid: str, files: Mapping[str, tuple[str, int]], game:
     """The tree walker and the incremental reader give what the full, plain readers give (tests only)."""
     plain = repo.tree_files(oid)
     assert dict(files) == plain, f"tree walker disagrees at {oid}"
-    full = read_game(plain, repo.read_blob)
+    full = read_game(plain, repo.read_blob, whole_files())
     assert full.manifest.raw == game.manifest.raw and full.status == game.status, f"reader disagrees at {oid}"
     assert full.inputs.files == game.inputs.files and list(full.inputs.files) == list(game.inputs.files), oid
     assert full.inputs.per_player == game.inputs.per_player, oid
