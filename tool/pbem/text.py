@@ -87,6 +87,7 @@ def json_dumps(data: Any, **options: Any) -> str:
 
 _MARKUP = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}
 _MARKUP_RE = re.compile("[&<>\"']")
+_NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")  # no XML document may hold them, not even as references
 
 
 def markup(text: str) -> str:
@@ -96,4 +97,6 @@ def markup(text: str) -> str:
     shows it, so the picture stays a well-formed document whatever a player wrote."""
     if _UNSAFE_LINE.search(text):
         text = _UNSAFE_LINE.sub(_visible, text)
+    if _NOT_XML.search(text):
+        text = _NOT_XML.sub(_visible, text)
     return _MARKUP_RE.sub(lambda m: _MARKUP[m.group()], text)

@@ -18,7 +18,7 @@ engine never saw it, so it has no result.
 
 A dislodged unit (`Board.dislodged`, the engine's retreat options with it) is drawn beside its province,
 `DISLODGED_OFFSET` from its centre, ringed, linked to it, with a thin arrow to each province it may retreat to
-(`retreat-option`), or "disbands" when it has none.
+(`retreat-option`), or "disbanded" when it had none (the engine disbands it at once).
 """
 
 from __future__ import annotations
@@ -225,12 +225,12 @@ def draw_dislodged(dislodged: Sequence[tuple[str, str, Sequence[str]]], places: 
         if not options:
             parts.append(f'<text class="retreat-none" x="{spot[0]:.1f}" y="{spot[1] + 42:.1f}" font-size="16" '
                          f'text-anchor="middle" fill="{FAILED_COLOUR}" font-family="DejaVu Sans, sans-serif">'
-                         f'disbands</text>')
+                         f'disbanded</text>')
         out.append(f'<g class="unit dislodged" data-power="{markup(power)}" data-unit="{markup(unit)}" '
                    f'data-province="{province}" data-x="{spot[0]:.1f}" data-y="{spot[1]:.1f}" '
                    f'data-retreats="{markup(" ".join(options))}">{"".join(parts)}'
                    f'<title>{markup(unit)} ({markup(power)}) dislodged: may retreat to '
-                   f'{markup(", ".join(options)) or "nowhere (disbands)"}</title></g>')
+                   f'{markup(", ".join(options)) or "nowhere (disbanded)"}</title></g>')
     return out, spots
 
 

@@ -65,12 +65,14 @@ MOMENTS = ("before", "after")  # a phase drawn on the positions it was played fr
 
 def render(state: DowState, orders: Mapping[str, Sequence[str]] | None = None, orders_phase: str = "",
            viewer: str | None = None, verdicts: Verdicts | None = None, title: str = "",
-           results: Mapping[str, Sequence[str]] | None = None, moment: str = "") -> str:
+           results: Mapping[str, Sequence[str]] | None = None, moment: str = "",
+           disbanded: Sequence[tuple[str, str]] = ()) -> str:
     """The board with `orders` (power -> order texts, as given for `orders_phase`, each judged by `verdicts`,
     each unit's result codes from the engine in `results`, by unit "A PAR" or province), its dislodged units
     beside their provinces with their retreat options, and the relationships; a standalone SVG document (no
     XML prolog, so it can also be inlined in HTML). `moment`: "before" (the board is the one the orders were
-    given on), "after" (the board is what they made of it: the orders drawn lighter) or "" (not said)."""
+    given on), "after" (the board is what they made of it: the orders drawn lighter) or "" (not said).
+    `disbanded`: (owner, unit) dislodged with nowhere to retreat, drawn beside their province as disbanded."""
     svg = DowRuleset().render_svg(state)
     svg = _DISLODGED_USE.sub("", svg[svg.index("<svg"):])
     matrix = state.relations.in_force
@@ -90,7 +92,8 @@ def render(state: DowState, orders: Mapping[str, Sequence[str]] | None = None, o
     svg = svg.replace(size.group(0), f'viewBox="0 0 {width + PANEL:.0f} {total:.0f}" '
                                      f'width="{shown * (width + PANEL) / width:.0f}px"', 1)
     svg = svg.replace(height_px.group(0), f'height="{total * scale:.0f}px"', 1)
-    dislodged, spots = dow_orders.draw_dislodged(state.board.dislodged, places)
+    gone = [(power, unit, ()) for power, unit in disbanded]
+    dislodged, spots = dow_orders.draw_dislodged([*state.board.dislodged, *gone], places)
     arrows = dow_orders.draw_orders(orders, places, verdicts, codes, spots, faint=moment == "after")
     moment_class = f" pbem-{moment}" if moment in MOMENTS else ""
     extra = ["<defs>", *dow_orders.markers(), "</defs>",

@@ -70,7 +70,7 @@ def phase_map(verified: Verified, phase: str | None = None) -> PhaseMap:
             firm = verified.stop.checkpoint.state
             return PhaseMap("", firm, firm)
     try:
-        wanted = ruleset.format_time(ruleset.parse_time(phase))
+        wanted = ruleset.format_time(ruleset.parse_time(phase.strip().upper()))
     except ValueError as err:
         raise PbemError("usage.bad-phase", f"{phase!r}: {err}") from None
     point = verified.stop.checkpoint.point
