@@ -126,6 +126,21 @@ def test_each_order_is_drawn_as_the_engine_judged_it_in_its_power_s_colour(drawn
                 assert len(marks) == (1 if text in vector.failed else 0), text
         panel = {t.text: t for t in root.iter(f"{SVG}text") if t.get("class") == "pbem-order"}
         assert {o for o, t in panel.items() if t.get("data-failed") == "true"} == vector.failed
+        for text in vector.failed:  # the panel says why, in the engine's words
+            why = "".join(panel[text].itertext())
+            assert any(code in why for code in (panel[text].get("data-result") or "-").split()), why
+        faint = {g.get("opacity") for g in groups(root, "order")}
+        assert faint == ({"0.5"} if root is after else {None})  # after: the orders lighter, under the result
+
+
+def test_two_moves_head_to_head_are_drawn_side_by_side() -> None:
+    view = play(position({"france": ("A BUR",), "germany": ("A MUN",)}),
+                {"france": ("A BUR - MUN",), "germany": ("A MUN - BUR",)})
+    root = ET.fromstring(dow_phase.render_phase(view, "before"))
+    lines = [next(g.iter(f"{SVG}line")) for g in groups(root, "move")]
+    middles = [((float(e.get("x1", "0")) + float(e.get("x2", "0"))) / 2,
+                (float(e.get("y1", "0")) + float(e.get("y2", "0"))) / 2) for e in lines]
+    assert len(middles) == 2 and math.dist(*middles) >= 8
 
 
 def test_a_dislodged_unit_stands_beside_its_province_with_the_engine_s_retreat_options(drawn: Any) -> None:
@@ -192,12 +207,13 @@ def test_a_unit_with_nowhere_to_retreat_is_drawn_disbanded_after_the_phase() -> 
     assert not groups(ET.fromstring(dow_phase.render_phase(view, "before")), "dislodged")
 
 
-def test_the_power_colours_are_apart_from_each_other_and_from_the_verdict_colours() -> None:
+def test_the_power_colours_are_apart_from_each_other_and_from_the_verdict_and_relationship_colours() -> None:
     def rgb(colour: str) -> tuple[int, ...]:
         return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
 
     colours = list(dow_orders.ORDER_COLOURS.values())
     verdicts = [c for v, (c, _) in dow_orders.VERDICT_STYLES.items() if v != "ok"]
+    verdicts += list(dow_svg.RELATION_COLOURS.values())  # nor is any a relationship colour
     assert set(dow_orders.ORDER_COLOURS) == set(POWERS)
     for i, a in enumerate(colours):
         for b in colours[i + 1:] + verdicts:

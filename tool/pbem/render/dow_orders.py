@@ -34,7 +34,7 @@ Point = tuple[float, float]
 # Dark and saturated, so that an arrow reads on any territory colour and on the sea; apart from each other and
 # from the verdict colours (tests/test_dow_phase_map.py measures their distances).
 ORDER_COLOURS = {"austria": "#7f0000", "england": "#6a1b9a", "france": "#1565c0", "germany": "#4e342e",
-                 "italy": "#2e7d32", "russia": "#00838f", "turkey": "#b8860b"}
+                 "italy": "#2e7d32", "russia": "#455a64", "turkey": "#b8860b"}
 OTHER_COLOUR = "#111111"  # an order of a seat without a power of the map (never given by the rules)
 VERDICT_STYLES = {  # how an order the phase did not carry out is drawn: (colour, dash pattern); "ok": its power's
     "ok": ("#111111", ""), "void": ("#8c8c8c", "6 6"), "forbidden": ("#d7301f", "")}
