@@ -215,9 +215,8 @@ def draw_dislodged(dislodged: Sequence[tuple[str, str, Sequence[str]]], places: 
                 continue
             a, b = _shorten(spot, there, SHORT, SHORT)
             parts.append(f'<line class="retreat-option" data-to="{markup(option)}" x1="{a[0]:.1f}" '
-                         f'y1="{a[1]:.1f}" x2="{b[0]:.1f}" y2="{b[1]:.1f}" stroke="{colour}" stroke-width="2" '
-                         f'stroke-dasharray="5 4" marker-end="url(#pbem-head-{colour.lstrip("#")})" '
-                         f'opacity="0.85"/>')
+                         f'y1="{a[1]:.1f}" x2="{b[0]:.1f}" y2="{b[1]:.1f}" stroke="{colour}" stroke-width="3" '
+                         f'stroke-dasharray="6 4" marker-end="url(#pbem-head-{colour.lstrip("#")})"/>')
         parts.append(f'<circle cx="{spot[0]:.1f}" cy="{spot[1]:.1f}" r="25" fill="#ffffff" fill-opacity="0.7" '
                      f'stroke="{FAILED_COLOUR}" stroke-width="3"/>')
         parts.append(f'<use x="{spot[0] - 20:.1f}" y="{spot[1] - 20:.1f}" height="40" width="40" '
@@ -235,10 +234,12 @@ def draw_dislodged(dislodged: Sequence[tuple[str, str, Sequence[str]]], places: 
 
 
 def _shorten(a: Point, b: Point, start: float, end: float) -> tuple[Point, Point]:
-    """The segment a→b with `start` cut off its start and `end` off its end (never reversed)."""
+    """The segment a→b with `start` cut off its start and `end` off its end (never more than 60% of it)."""
     length = math.hypot(b[0] - a[0], b[1] - a[1])
-    if length < 1e-6 or start + end >= length * 0.9:
+    if length < 1e-6:
         return a, b
+    if start + end > length * 0.6:  # neighbours close together: keep the arrow long enough to be seen
+        start, end = (length * 0.6 * start / (start + end), length * 0.6 * end / (start + end))
     ux, uy = (b[0] - a[0]) / length, (b[1] - a[1]) / length
     return (a[0] + ux * start, a[1] + uy * start), (b[0] - ux * end, b[1] - uy * end)
 

@@ -128,7 +128,7 @@ def render_at(repo: GameRepo, revision: str | None = None, viewer: str | None = 
     if phase is not None or moment is not None:
         from pbem.services.dow import maps as dow_maps  # imported only for a Diplomacy map
 
-        return dow_maps.phase_svg(last, phase, moment or "after", viewer, Board(viewer)._title(last))
+        return dow_maps.phase_svg(last, phase, moment or "after", viewer)
     svg = board_svg(last, viewer)
     if svg is None:
         raise PbemError("render.no-map", f"ruleset {last.game.manifest.ruleset_name} has no map to draw")

@@ -85,9 +85,13 @@ def phase_map(verified: Verified, phase: str | None = None) -> PhaseMap:
 
 
 def phase_svg(verified: Verified, phase: str | None = None, moment: str = "after", viewer: str | None = None,
-              title: str = "") -> str:
-    """`pbem render --phase P --before|--after`: one phase's map as SVG (see `phase_map`)."""
-    return render_phase(phase_map(verified, phase), moment, viewer, title)
+              title: str | None = None) -> str:
+    """`pbem render --phase P --before|--after`: one phase's map as SVG (see `phase_map`); titled with the game
+    and the phase unless `title` is given."""
+    view = phase_map(verified, phase)
+    if title is None:
+        title = f"{verified.game.manifest.id}: {view.phase or 'no phase played yet'}, {moment} adjudication"
+    return render_phase(view, moment, viewer, title)
 
 
 def phase_maps(verified: Verified) -> list[PhaseMap]:
