@@ -7,7 +7,8 @@ result codes per unit. `render_phase(view, moment, viewer, title)` draws it:
 * "before": the orders on the positions they were given on, each marked as the adjudication judged it (failed
   moves with a flat head and a cross; cut supports crossed), the relationships the orders were judged by;
 * "after": what the phase made of them: the new positions, the units it dislodged beside their provinces with
-  the provinces each may retreat to (or "disbanded" where it had none), the centres counted, the orders drawn lighter underneath.
+  the provinces each may retreat to (or "disbanded" where it had none), the centres counted, the orders drawn
+  lighter underneath.
 
 `from_events` builds a PhaseMap from the events of the ruleset's resolution (rulesets/dow/resolve.py); the
 services build one per phase from replay (pbem.services.dow.maps).

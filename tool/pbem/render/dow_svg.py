@@ -3,15 +3,18 @@
 The board itself is drawn by the `diplomacy` engine's renderer (`DowRuleset.render_svg`, the only way pbem
 reaches the engine). On top of it, from data alone:
 
-* the orders of a phase as arrows: a move (or retreat) from its province to the target, a support as a dashed
-  line to what it supports, a convoy as a dotted one, a hold as a ring, a disband as a cross, a build as a
-  square; and the same orders in words in a side panel, every one of them (the panel grows rather than cut an
-  order off). An order the phase voided (the engine refused it, or its power was in civil disorder) is drawn
-  grey and dashed and struck through in the panel; an order the relationship table forbade (void too, and a
-  warning) is drawn red with a cross on it and marked "forbidden" in the panel;
+* the orders of a phase (pbem.render.dow_orders): each in its power's colour, drawn by kind (a move or retreat
+  an arrow, a support a dashed line to what it supports, a convoy a dotted one through the fleet, a hold a ring,
+  a disband a cross, a build a square), marked failed where the engine's results say so; and the same orders in
+  words in a side panel, every one of them (the panel grows rather than cut an order off). An order the phase
+  voided (the engine refused it, or its power was in civil disorder) is drawn grey and dashed and struck through
+  in the panel; an order the relationship table forbade (void too, and a warning) is drawn red with a cross on
+  it and marked "forbidden" in the panel;
+* the board's dislodged units beside their provinces (not under the unit that took their place), with their
+  retreat options;
 * the relationship matrix in force (WAR 1 … ALLIED 5, LIMBO `*`), each cell coloured by its state and showing
   its symbol, each power's row with its map colour and its supply centres and units; the changes recognised but
-  not yet in force;
+  not yet in force, under the phase they come into force from (`realised_from`);
 * with a `viewer` power, each other power's territory coloured by its relationship with the viewer (red at
   war … teal allied): what that power may do there (DESIGN §7.2 order legality) at a glance; the viewer's own
   territory in a colour of its own ("yours"), uncoloured land in one plain colour.
@@ -320,9 +323,9 @@ def _order_legend(out: list[str], x0: float, y: float, judged: bool) -> float:
     y += 30
     for i, (label, sample) in enumerate(samples):
         x, ly = x0 + (i % 3) * 175, y + (i // 3) * 26
+        said = "dislodged: may retreat" if label == "dislodged" else label
         out.append(f'<g class="pbem-order-legend" data-shows="{label}" transform="translate({x:.0f} {ly - 5:.0f})">'
-                   f'{sample}<text x="44" y="5" font-size="16">{label if label != "dislodged" else "dislodged: may retreat"}'
-                   f'</text></g>')
+                   f'{sample}<text x="44" y="5" font-size="16">{said}</text></g>')
     y += 52
     if judged:
         out.append(f'<text x="{x0:.0f}" y="{y - 8:.0f}" font-size="15" fill="#444">'
