@@ -31,12 +31,14 @@ def revealed_orders(verified: Verified) -> dict[str, dict[str, tuple[str, ...]]]
     return by_phase
 
 
-def last_phase(verified: Verified) -> str:
-    """The last phase whose orders were revealed before the firm point ("" when none was)."""
+def last_phase(verified: Verified, revealed: Mapping[str, Any] | None = None) -> str:
+    """The last phase whose orders were revealed before the firm point ("" when none was); `revealed`: what
+    `revealed_orders` gives, when the caller has it already."""
     ruleset = verified.game.manifest.ruleset
     assert verified.stop is not None
     point = verified.stop.checkpoint.point
-    done = [p for p in revealed_orders(verified) if point is None or ruleset.parse_time(p) < point]
+    phases = revealed_orders(verified) if revealed is None else revealed
+    done = [p for p in phases if point is None or ruleset.parse_time(p) < point]
     return max(done, key=ruleset.parse_time) if done else ""
 
 
@@ -47,8 +49,9 @@ def map_inputs(verified: Verified, viewer: str | None, memo: dict[str, Any] | No
     previous map of the same game, so a page of every commit replays the game once."""
     assert verified.stop is not None
     firm = verified.stop.checkpoint.state
-    phase = last_phase(verified)
-    orders = revealed_orders(verified).get(phase, {})
+    revealed = revealed_orders(verified)
+    phase = last_phase(verified, revealed)
+    orders = revealed.get(phase, {})
     if not any(orders.values()):
         return PhaseMap(phase, firm, firm, orders), "after", viewer
     found = _phases_to(verified, phase, {} if memo is None else memo).get(phase)
