@@ -146,6 +146,8 @@ def test_two_moves_head_to_head_are_drawn_side_by_side() -> None:
 def test_a_dislodged_unit_stands_beside_its_province_with_the_engine_s_retreat_options(drawn: Any) -> None:
     vector, view, before, after = drawn
     assert not groups(before, "dislodged")  # before the adjudication nobody is dislodged
+    marked = {g.get("data-province") for g in groups(before, "to-be-dislodged")}
+    assert marked == {u.split()[1][:3] for u in vector.dislodged}  # but the units it will dislodge are ringed
     engine = {unit: frozenset(options) for _power, unit, options in view.after.board.dislodged}
     assert engine == vector.dislodged  # the vector's expectation is the engine's answer
     shown = {g.get("data-unit"): g for g in groups(after, "dislodged")}
@@ -199,12 +201,14 @@ def test_a_unit_with_nowhere_to_retreat_is_drawn_disbanded_after_the_phase() -> 
                           "turkey": ("A RUM",), "germany": ("A SIL",)}),
                 {"austria": ("A VIE - GAL", "A BOH S A VIE - GAL", "A BUD H"), "russia": ("A GAL H",)})
     assert not view.after.board.dislodged and view.disbanded == (("russia", "A GAL"),)
+    before = ET.fromstring(dow_phase.render_phase(view, "before"))
+    assert [g.get("data-province") for g in groups(before, "to-be-dislodged")] == ["GAL"]
     after = ET.fromstring(dow_phase.render_phase(view, "after"))
     group = next(g for g in groups(after, "dislodged"))
     assert group.get("data-unit") == "A GAL" and group.get("data-retreats") == ""
     assert not [e for e in group.iter() if e.get("class") == "retreat-option"]
     assert [t.text for t in group.iter(f"{SVG}text") if t.get("class") == "retreat-none"] == ["disbanded"]
-    assert not groups(ET.fromstring(dow_phase.render_phase(view, "before")), "dislodged")
+    assert not groups(before, "dislodged")
 
 
 def test_the_power_colours_are_apart_from_each_other_and_from_the_verdict_and_relationship_colours() -> None:

@@ -233,6 +233,19 @@ def draw_dislodged(dislodged: Sequence[tuple[str, str, Sequence[str]]], places: 
     return out, spots
 
 
+def draw_to_be_dislodged(results: Mapping[str, Sequence[str]], places: Mapping[str, Point]) -> list[str]:
+    """On the positions before a phase: a red dashed ring round each unit the phase dislodged (by province),
+    whether or not it was given an order."""
+    out = []
+    for province, codes in sorted(results.items()):
+        at = places.get(province)
+        if at is None or "dislodged" not in codes:
+            continue
+        out.append(f'<g class="to-be-dislodged" data-province="{markup(province)}">'
+                   f'{_ring(at, 31, FAILED_COLOUR, "4 4")}<title>dislodged in this phase</title></g>')
+    return out
+
+
 def _shorten(a: Point, b: Point, start: float, end: float) -> tuple[Point, Point]:
     """The segment a→b with `start` cut off its start and `end` off its end (never more than 60% of it)."""
     length = math.hypot(b[0] - a[0], b[1] - a[1])

@@ -98,6 +98,8 @@ def render(state: DowState, orders: Mapping[str, Sequence[str]] | None = None, o
     gone = [(power, unit, ()) for power, unit in disbanded]
     dislodged, spots = dow_orders.draw_dislodged([*state.board.dislodged, *gone], places)
     arrows = dow_orders.draw_orders(orders, places, verdicts, codes, spots, faint=moment == "after")
+    if moment == "before":
+        arrows += dow_orders.draw_to_be_dislodged(codes, places)
     moment_class = f" pbem-{moment}" if moment in MOMENTS else ""
     extra = ["<defs>", *dow_orders.markers(), "</defs>",
              f'<g id="pbem-orders" class="pbem-orders{moment_class}" data-phase="{escape(orders_phase)}" '
