@@ -197,8 +197,13 @@ def units_on(root: ET.Element) -> set[str]:
 
 
 def test_pbem_render_shows_a_phase_before_and_after_its_adjudication(fallen: Dow, tmp_path: Path) -> None:
-    before = drawn(fallen, "--phase", "S1901M", "--before", tmp=tmp_path)
-    after = drawn(fallen, "--phase", "s1901m", "--after", tmp=tmp_path)
+    """The command once (each run verifies the history); the other map through the service it calls."""
+    from pbem.services.dow import maps
+
+    before = drawn(fallen, "--phase", "s1901m", "--before", tmp=tmp_path)
+    head = fallen.ws().head()
+    assert head is not None
+    after = ET.fromstring(maps.phase_svg(head, "S1901M", "after", "austria"))
     assert {"ANK", "BUD", "SMY"} <= units_on(before) and not {"BLA", "SER", "ARM"} & units_on(before)
     assert {"BLA", "SER", "ARM"} <= units_on(after) and not {"ANK", "BUD", "SMY"} & units_on(after)
     for root in (before, after):
@@ -235,15 +240,22 @@ def test_the_map_after_a_dislodgement_shows_the_engine_s_retreat_options(fallen:
     assert [m.phase for m in maps.phase_maps(head)] == ["S1901P", "S1901M", "S1901R", "F1901M", "F1901R"]
 
 
-@pytest.mark.parametrize("phase", ["W1901A", "nonsense"])
-def test_a_phase_not_resolved_is_one_clear_line_and_nothing_is_written(fallen: Dow, tmp_path: Path,
-                                                                       phase: str) -> None:
+def test_a_phase_not_resolved_is_one_clear_line_and_nothing_is_written(fallen: Dow, tmp_path: Path) -> None:
+    from pbem.errors import PbemError
+    from pbem.services.dow import maps
+
     out = tmp_path / "map.svg"
-    done = fallen.cli("render", "--phase", phase, "--out", str(out), who="austria")
+    done = fallen.cli("render", "--phase", "W1901A", "--out", str(out), who="austria")  # the phase open now
     assert done.exit_code == 2, done.output
-    assert "[usage.bad-phase]" in done.output and "Traceback" not in done.output
-    assert len(done.output.strip().splitlines()) <= 2
+    assert "[usage.bad-phase]" in done.output and "W1901A has not been resolved" in done.output
+    assert "Traceback" not in done.output and len(done.output.strip().splitlines()) <= 2
     assert not out.exists()
+    head = fallen.ws().head()
+    assert head is not None
+    for phase in ("S1905M", "nonsense", ""):
+        with pytest.raises(PbemError) as caught:
+            maps.phase_map(head, phase)
+        assert caught.value.finding.rule == "usage.bad-phase" and caught.value.exit_code == 2
 
 
 def test_a_tactical_game_has_no_phases_to_draw_before_or_after(started: Any, tmp_path: Path) -> None:
