@@ -129,6 +129,9 @@ def test_each_order_is_drawn_as_the_engine_judged_it_in_its_power_s_colour(drawn
         for text in vector.failed:  # the panel says why, in the engine's words
             why = "".join(panel[text].itertext())
             assert any(code in why for code in (panel[text].get("data-result") or "-").split()), why
+        ours = [g for g in root.iter(f"{SVG}g") if g.get("id") in ("pbem-orders", "pbem-dislodged")]
+        inside = [e for g in ours for e in g.iter() if e is not g]
+        assert not [e for e in inside if e.get("id") or "url(#" in " ".join(e.attrib.values())]  # many maps, one page
         faint = {g.get("opacity") for g in groups(root, "order")}
         assert faint == ({"0.5"} if root is after else {None})  # after: the orders lighter, under the result
 

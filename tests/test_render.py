@@ -207,7 +207,7 @@ def test_dow_board_with_orders_and_relationships() -> None:
     kinds = [(g.get("class") or "").split()[3] for g in layer if "order" in (g.get("class") or "").split()]
     assert sorted(kinds) == ["convoy", "hold", "move", "move", "support"]
     lines = list(layer.iter(f"{SVG}line"))
-    assert sum(1 for line in lines if line.get("marker-end")) == 2  # the two moves
+    assert len([p for p in layer.iter(f"{SVG}polygon") if p.get("class") == "pbem-head"]) == 3  # moves, convoy
     assert sum(1 for line in lines if line.get("stroke-dasharray")) == 1  # the support
     assert sum(1 for path in layer.iter(f"{SVG}path") if path.get("stroke-dasharray")) == 1  # the convoy
     assert 'class="pbem-rel-neutral"' in svg and 'class="pbem-own"' in svg  # his own: "yours", not a state

@@ -91,19 +91,22 @@ def colour_of(power: str) -> str:
     return ORDER_COLOURS.get(power, OTHER_COLOUR)
 
 
-def markers() -> list[str]:
-    """The arrow heads: for each power's colour and each verdict's, a pointed one and a flat one (failed)."""
-    colours = sorted({*ORDER_COLOURS.values(), OTHER_COLOUR, LEGEND_INK, *(c for c, _ in VERDICT_STYLES.values())})
-    out = []
-    for colour in colours:
-        name = colour.lstrip("#")
-        out.append(f'<marker id="pbem-head-{name}" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="4.5" '
-                   f'markerHeight="4.5" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" fill="{colour}"/>'
-                   f'</marker>')
-        out.append(f'<marker id="pbem-flat-{name}" viewBox="0 0 4 10" refX="2" refY="5" markerWidth="1.6" '
-                   f'markerHeight="4.5" orient="auto"><rect x="0" y="0" width="4" height="10" fill="{colour}"/>'
-                   f'</marker>')
-    return out
+def head(a: Point, b: Point, colour: str, size: float = 14.0, flat: bool = False) -> str:
+    """An arrow head at `b` pointing along a→b (`flat`: a bar across it, for an order that failed), as a shape
+    of its own rather than an SVG marker: a page that inlines many maps would share one marker id among all."""
+    length = math.hypot(b[0] - a[0], b[1] - a[1]) or 1.0
+    ux, uy = (b[0] - a[0]) / length, (b[1] - a[1]) / length
+    nx, ny = -uy, ux
+    if flat:
+        w, d = size * 0.55, size * 0.22
+        corners = [(b[0] + nx * w, b[1] + ny * w), (b[0] + nx * w - ux * d, b[1] + ny * w - uy * d),
+                   (b[0] - nx * w - ux * d, b[1] - ny * w - uy * d), (b[0] - nx * w, b[1] - ny * w)]
+    else:
+        w = size * 0.5
+        base = (b[0] - ux * size, b[1] - uy * size)
+        corners = [b, (base[0] + nx * w, base[1] + ny * w), (base[0] - nx * w, base[1] - ny * w)]
+    points = " ".join(f"{x:.1f},{y:.1f}" for x, y in corners)
+    return f'<polygon class="pbem-{"flat" if flat else "head"}" points="{points}" fill="{colour}"/>'
 
 
 def draw_orders(orders: Mapping[str, Sequence[str]], places: Mapping[str, Point],
@@ -164,9 +167,11 @@ def _order(order: Order, places: Mapping[str, Point], starts: Mapping[str, Point
         else:  # the army's way through the fleet
             a, _ = _shorten(helped, at, SHORT, 0)
             _, b = _shorten(at, target, 0, SHORT)
-            drawn.append(f'<path d="M{a[0]:.1f} {a[1]:.1f}L{at[0]:.1f} {at[1]:.1f}L{b[0]:.1f} {b[1]:.1f}" '
+            tip = _shorten(at, b, 0, 8)[1]  # the dots stop where the head begins
+            drawn.append(f'<path d="M{a[0]:.1f} {a[1]:.1f}L{at[0]:.1f} {at[1]:.1f}L{tip[0]:.1f} {tip[1]:.1f}" '
                          f'fill="none" stroke="{colour}" stroke-width="4" stroke-dasharray="{void_dash or "2 6"}" '
-                         f'stroke-linecap="round" marker-end="url(#pbem-head-{colour.lstrip("#")})"/>')
+                         f'stroke-linecap="round"/>')
+            drawn.append(head(at, b, colour))
             end = at
     elif order.kind == "hold":
         drawn.append(_ring(at, 26, colour, void_dash))
@@ -214,9 +219,10 @@ def draw_dislodged(dislodged: Sequence[tuple[str, str, Sequence[str]]], places: 
             if there is None:
                 continue
             a, b = _shorten(spot, there, SHORT, SHORT)
+            tip = _shorten(a, b, 0, 6)[1]
             parts.append(f'<line class="retreat-option" data-to="{markup(option)}" x1="{a[0]:.1f}" '
-                         f'y1="{a[1]:.1f}" x2="{b[0]:.1f}" y2="{b[1]:.1f}" stroke="{colour}" stroke-width="3" '
-                         f'stroke-dasharray="6 4" marker-end="url(#pbem-head-{colour.lstrip("#")})"/>')
+                         f'y1="{a[1]:.1f}" x2="{tip[0]:.1f}" y2="{tip[1]:.1f}" stroke="{colour}" stroke-width="3" '
+                         f'stroke-dasharray="6 4"/>{head(a, b, colour, 10)}')
         parts.append(f'<circle cx="{spot[0]:.1f}" cy="{spot[1]:.1f}" r="25" fill="#ffffff" fill-opacity="0.7" '
                      f'stroke="{FAILED_COLOUR}" stroke-width="3"/>')
         parts.append(f'<use x="{spot[0] - 20:.1f}" y="{spot[1] - 20:.1f}" height="40" width="40" '
@@ -264,11 +270,13 @@ def _beside(a: Point, b: Point, by: float) -> tuple[Point, Point]:
     return (a[0] + nx, a[1] + ny), (b[0] + nx, b[1] + ny)
 
 
-def _line(a: Point, b: Point, colour: str, dash: str, head: str | None) -> str:
+def _line(a: Point, b: Point, colour: str, dash: str, tip: str | None) -> str:
+    """A line a→b, ending in an arrow head (`tip` "head"), a flat one ("flat") or nothing (None)."""
     dashes = f' stroke-dasharray="{dash}"' if dash else ""
-    marker = f' marker-end="url(#pbem-{head}-{colour.lstrip("#")})"' if head else ""
-    return (f'<line x1="{a[0]:.1f}" y1="{a[1]:.1f}" x2="{b[0]:.1f}" y2="{b[1]:.1f}" stroke="{colour}" '
-            f'stroke-width="4"{dashes}{marker} stroke-linecap="round" opacity="0.95"/>')
+    end = _shorten(a, b, 0, 8)[1] if tip == "head" else b  # the line stops where the head begins
+    shape = head(a, b, colour, flat=tip == "flat") if tip else ""
+    return (f'<line x1="{a[0]:.1f}" y1="{a[1]:.1f}" x2="{end[0]:.1f}" y2="{end[1]:.1f}" stroke="{colour}" '
+            f'stroke-width="4"{dashes} stroke-linecap="round" opacity="0.95"/>{shape}')
 
 
 def _ring(at: Point, r: float, colour: str, dash: str) -> str:

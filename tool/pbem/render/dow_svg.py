@@ -101,8 +101,7 @@ def render(state: DowState, orders: Mapping[str, Sequence[str]] | None = None, o
     if moment == "before":
         arrows += dow_orders.draw_to_be_dislodged(codes, places)
     moment_class = f" pbem-{moment}" if moment in MOMENTS else ""
-    extra = ["<defs>", *dow_orders.markers(), "</defs>",
-             f'<g id="pbem-orders" class="pbem-orders{moment_class}" data-phase="{escape(orders_phase)}" '
+    extra = [f'<g id="pbem-orders" class="pbem-orders{moment_class}" data-phase="{escape(orders_phase)}" '
              f'data-moment="{escape(moment)}">', *arrows, "</g>",
              '<g id="pbem-dislodged" class="pbem-dislodged">', *dislodged, "</g>",
              f'<rect x="{width:.0f}" y="0" width="{PANEL:.0f}" height="{total:.0f}" fill="#fbfaf5"/>', *panel]
@@ -310,18 +309,18 @@ def _panel(state: DowState, orders: Mapping[str, Sequence[str]], phase: str, vie
 def _order_legend(out: list[str], x0: float, y: float, judged: bool) -> float:
     """How orders are drawn, in two rows of samples; the verdicts' line when the phase voided or forbade any."""
     ink = dow_orders.LEGEND_INK
-    samples = [("move", f'<line x1="0" y1="0" x2="34" y2="0" stroke="{ink}" stroke-width="4" '
-                        f'marker-end="url(#pbem-head-444444)"/>'),
+    samples = [("move", f'<line x1="0" y1="0" x2="26" y2="0" stroke="{ink}" stroke-width="4"/>'
+                        f'{dow_orders.head((0, 0), (36, 0), ink, 12)}'),
                ("support", f'<line x1="0" y1="0" x2="34" y2="0" stroke="{ink}" stroke-width="4" '
                            f'stroke-dasharray="10 6"/>'),
                ("convoy", f'<line x1="0" y1="0" x2="34" y2="0" stroke="{ink}" stroke-width="4" '
                           f'stroke-dasharray="2 6" stroke-linecap="round"/>'),
-               ("failed", f'<line x1="0" y1="0" x2="26" y2="0" stroke="{ink}" stroke-width="4" '
-                          f'marker-end="url(#pbem-flat-444444)"/><path d="M22 -8L36 6M36 -8L22 6" '
+               ("failed", f'<line x1="0" y1="0" x2="26" y2="0" stroke="{ink}" stroke-width="4"/>'
+                          f'{dow_orders.head((0, 0), (26, 0), ink, 12, flat=True)}<path d="M22 -8L36 6M36 -8L22 6" '
                           f'stroke="{dow_orders.FAILED_COLOUR}" stroke-width="4"/>'),
                ("dislodged", f'<circle cx="10" cy="0" r="9" fill="#fff" stroke="{dow_orders.FAILED_COLOUR}" '
-                             f'stroke-width="3"/><line x1="20" y1="0" x2="38" y2="0" stroke="{ink}" '
-                             f'stroke-width="2" stroke-dasharray="5 4" marker-end="url(#pbem-head-444444)"/>')]
+                             f'stroke-width="3"/><line x1="20" y1="0" x2="32" y2="0" stroke="{ink}" '
+                             f'stroke-width="2" stroke-dasharray="5 4"/>{dow_orders.head((20, 0), (40, 0), ink, 9)}')]
     y += 30
     for i, (label, sample) in enumerate(samples):
         x, ly = x0 + (i % 3) * 175, y + (i // 3) * 26
