@@ -329,11 +329,11 @@ def _order_legend(out: list[str], x0: float, y: float, judged: bool) -> float:
                    f'{sample}<text x="44" y="5" font-size="16">{said}</text></g>')
     y += 52
     if judged:
-        out.append(f'<text x="{x0:.0f}" y="{y - 8:.0f}" font-size="15" fill="#444">'
+        out.append(f'<text x="{x0:.0f}" y="{y + 2:.0f}" font-size="15" fill="#444">'
                    f'<tspan fill="{VERDICT_STYLES["void"][0]}" text-decoration="line-through">void</tspan>: '
                    f'the unit held instead · <tspan fill="{VERDICT_STYLES["forbidden"][0]}" font-weight="bold">'
                    f'forbidden</tspan>: void, and a warning</text>')
-        y += 14
+        y += 24
     return y
 
 
