@@ -19,7 +19,7 @@ from pbem.rulesets.dow import DowRuleset, engine
 from pbem.rulesets.dow.state import POWERS
 from pbem.services import pictures
 from pbem.store.repo import GameRepo
-from test_dow_flow import Dow, new_dow
+from test_dow_flow import Dow, copy_dow, new_dow
 from test_html_log import artifacts, browser, decode_png
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -31,7 +31,7 @@ OPENING = {
     "france": ["F BRE - MAO", "A PAR - BUR", "A MAR S A PAR - BUR"],
     "germany": ["A MUN - RUH", "F KIE - DEN", "A BER - KIE"],
     "italy": ["F NAP - ION", "A ROM - APU", "A VEN H"],
-    "russia": ["A MOS - UKR", "A WAR - GAL", "F SEV - BLA", "F STP/SC - BOT", "A MOS - BER"],  # the last: void
+    "russia": ["A MOS - UKR", "A WAR - GAL", "F SEV H", "F STP/SC - BOT", "A MOS - BER"],  # the last: void
     "turkey": ["F ANK - BLA", "A CON - BUL", "A SMY - ARM"],
 }
 VERDICTS = {"austria": {"F TRI - VEN": "forbidden"}, "russia": {"A MOS - BER": "void"}}
@@ -135,10 +135,12 @@ def test_centres_and_relations_are_in_the_panel() -> None:
 
 @pytest.fixture(scope="module")
 def opened(tmp_path_factory: pytest.TempPathFactory) -> Dow:
-    """S1901M played with a forbidden and a void order; the map is drawn after it."""
+    """S1901M played with a forbidden and a void order (and Turkey's war on Russia recognised, in force from the
+    retreats); the map is drawn after it."""
     dow = new_dow(tmp_path_factory.mktemp("dow-map") / "game")
     dow.phase()
     assert dow.status()["firm"] == "S1901M"
+    dow.say("turkey", declare={"to": "russia", "state": "WAR"})
     dow.phase(OPENING)
     assert dow.status()["firm"] == "F1901M"
     return dow
@@ -159,6 +161,109 @@ def test_the_map_of_a_played_phase_marks_what_replay_voided_and_forbade(opened: 
 def test_the_html_log_draws_each_handoff_with_its_verdicts(opened: Dow) -> None:
     page = pictures.html_at(GameRepo.open(opened.repo_dir))
     assert 'data-verdict="forbidden"' in page and 'data-verdict="void"' in page
+
+
+# --- one phase, before or after its adjudication, in a real game ---------------------------------------------------
+
+FALL = {"turkey": ["A ARM - SEV", "F BLA S A ARM - SEV", "A BUL H"], "russia": ["F SEV H"]}
+
+
+@pytest.fixture(scope="module")
+def fallen(opened: Dow, tmp_path_factory: pytest.TempPathFactory) -> Dow:
+    """On from `opened`: in F1901M Turkey (at war with Russia since S1901R) dislodges Russia's fleet in Sevastopol,
+    which retreats in F1901R; the game then waits at the Winter adjustments."""
+    dow = copy_dow(opened, tmp_path_factory.mktemp("dow-map") / "fallen")
+    dow.phase(FALL)
+    assert dow.status()["firm"] == "F1901R"
+    dow.phase({"russia": ["F SEV R RUM"]})
+    assert dow.status()["firm"] == "W1901A"
+    return dow
+
+
+def drawn(dow: Dow, *options: str, tmp: Path) -> ET.Element:
+    out = tmp / "map.svg"
+    done = dow.cli("render", "--out", str(out), *options, who="austria")
+    assert done.exit_code == 0, done.output
+    return ET.fromstring(out.read_text())
+
+
+def order_groups(root: ET.Element) -> dict[str, list[str]]:
+    return {g.get("data-order") or "": (g.get("class") or "").split() for g in root.iter(f"{SVG}g")
+            if "order" in (g.get("class") or "").split()}
+
+
+def units_on(root: ET.Element) -> set[str]:
+    return {(u.get("id") or "")[5:8] for u in root.iter(f"{SVG}use") if (u.get("id") or "").startswith("unit_")}
+
+
+def test_pbem_render_shows_a_phase_before_and_after_its_adjudication(fallen: Dow, tmp_path: Path) -> None:
+    """The command once (each run verifies the history); the other map through the service it calls."""
+    from pbem.services.dow import maps
+
+    before = drawn(fallen, "--phase", "s1901m", "--before", tmp=tmp_path)
+    head = fallen.ws().head()
+    assert head is not None
+    after = ET.fromstring(maps.phase_svg(head, "S1901M", "after", "austria"))
+    assert {"ANK", "BUD", "SMY"} <= units_on(before) and not {"BLA", "SER", "ARM"} & units_on(before)
+    assert {"BLA", "SER", "ARM"} <= units_on(after) and not {"ANK", "BUD", "SMY"} & units_on(after)
+    for root in (before, after):
+        orders = order_groups(root)
+        assert {"move", "failed"} <= set(orders["A VIE - GAL"]) and {"move", "failed"} <= set(orders["A WAR - GAL"])
+        assert "failed" not in orders["A BUD - SER"] and "failed" not in orders["F ANK - BLA"]
+        assert "forbidden" in orders["F TRI - VEN"] and "void" in orders["A MOS - BER"]
+        assert "failed" not in orders["F TRI - VEN"]  # the engine never saw it: void, not failed
+    heads = [t.text for t in after.iter(f"{SVG}text") if t.get("class") == "pbem-orders-head"]
+    assert heads == ["Orders S1901M · after adjudication"]
+
+
+def test_the_map_after_a_dislodgement_shows_the_engine_s_retreat_options(fallen: Dow) -> None:
+    """Through the services the command uses (one verified history for every map: cheaper than four commands)."""
+    from pbem.services.dow import maps
+
+    head = fallen.ws().head()
+    assert head is not None
+    engine = {u: set(o) for _p, u, o in maps.phase_map(head, "F1901M").after.board.dislodged}
+    assert engine == {"F SEV": {"RUM"}}  # the engine's answer: ARM is the attacker's, BLA Turkey's
+    root = ET.fromstring(maps.phase_svg(head, "F1901M", "after", "austria"))
+    shown = [g for g in root.iter(f"{SVG}g") if "dislodged" in (g.get("class") or "").split()]
+    assert [g.get("data-unit") for g in shown] == ["F SEV"]
+    options = {e.get("data-to") for e in shown[0].iter(f"{SVG}line") if e.get("class") == "retreat-option"}
+    assert options == engine["F SEV"]
+    assert "failed" in order_groups(root)["F SEV H"] and "failed" not in order_groups(root)["A ARM - SEV"]
+    retreat = ET.fromstring(maps.phase_svg(head, "F1901R", "before"))
+    assert [g.get("data-unit") for g in retreat.iter(f"{SVG}g") if "dislodged" in (g.get("class") or "").split()] \
+        == ["F SEV"]
+    assert "retreat" in order_groups(retreat)["F SEV R RUM"]
+    settled = ET.fromstring(pictures.board_svg(head) or "")  # the map at HEAD: after the retreats, at the Winter
+    assert "RUM" in units_on(settled) and not [g for g in settled.iter(f"{SVG}g")
+                                               if "dislodged" in (g.get("class") or "").split()]
+    assert [m.phase for m in maps.phase_maps(head)] == ["S1901P", "S1901M", "S1901R", "F1901M", "F1901R"]
+
+
+def test_a_phase_not_resolved_is_one_clear_line_and_nothing_is_written(fallen: Dow, tmp_path: Path) -> None:
+    from pbem.errors import PbemError
+    from pbem.services.dow import maps
+
+    out = tmp_path / "map.svg"
+    done = fallen.cli("render", "--phase", "W1901A", "--out", str(out), who="austria")  # the phase open now
+    assert done.exit_code == 2, done.output
+    assert "[usage.bad-phase]" in done.output and "W1901A has not been resolved" in done.output
+    assert "Traceback" not in done.output and len(done.output.strip().splitlines()) <= 2
+    assert not out.exists()
+    head = fallen.ws().head()
+    assert head is not None
+    for phase in ("S1905M", "nonsense", ""):
+        with pytest.raises(PbemError) as caught:
+            maps.phase_map(head, phase)
+        assert caught.value.finding.rule == "usage.bad-phase" and caught.value.exit_code == 2
+
+
+def test_a_tactical_game_has_no_phases_to_draw_before_or_after(started: Any, tmp_path: Path) -> None:
+    out = tmp_path / "board.svg"
+    done = started.cli("render", "--before", "--out", str(out), who="kli")
+    assert done.exit_code == 2, done.output
+    assert "[usage.not-diplomacy]" in done.output
+    assert not out.exists()
 
 
 # --- as a player sees it: Chromium --------------------------------------------------------------------------------

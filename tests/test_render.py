@@ -204,10 +204,12 @@ def test_dow_board_with_orders_and_relationships() -> None:
     texts = [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "pbem-order"]
     assert texts == ["F LON - NTH", "A PAR - BUR", "A MAR S A PAR - BUR", "F BRE H", "F KIE C A BER - DEN"]
     layer = next(g for g in root.iter(f"{SVG}g") if g.get("id") == "pbem-orders")
+    kinds = [(g.get("class") or "").split()[3] for g in layer if "order" in (g.get("class") or "").split()]
+    assert sorted(kinds) == ["convoy", "hold", "move", "move", "support"]
     lines = list(layer.iter(f"{SVG}line"))
-    assert sum(1 for line in lines if line.get("marker-end")) == 2  # the two moves
-    assert sum(1 for line in lines if line.get("stroke-dasharray")) == 2  # the support and the convoy
-    assert len(list(layer.iter(f"{SVG}circle"))) == 1  # the hold
+    assert len([p for p in layer.iter(f"{SVG}polygon") if p.get("class") == "pbem-head"]) == 3  # moves, convoy
+    assert sum(1 for line in lines if line.get("stroke-dasharray")) == 1  # the support
+    assert sum(1 for path in layer.iter(f"{SVG}path") if path.get("stroke-dasharray")) == 1  # the convoy
     assert 'class="pbem-rel-neutral"' in svg and 'class="pbem-own"' in svg  # his own: "yours", not a state
     assert 'class="france"' not in svg  # France's territory shown by its state with Germany
     plain = dow_svg.render(state)

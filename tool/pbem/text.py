@@ -83,3 +83,20 @@ def annotation(command: str, properties: Iterable[tuple[str, str]], message: str
 def json_dumps(data: Any, **options: Any) -> str:
     """json.dumps with every non-ASCII and control character escaped, DEL included (json.dumps leaves it)."""
     return json.dumps(data, ensure_ascii=True, **options).replace("\x7f", "\\u007f")
+
+
+_MARKUP = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}
+_MARKUP_RE = re.compile("[&<>\"']")
+_NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")  # no XML document may hold them, not even as references
+
+
+def markup(text: str) -> str:
+    """`text` inert inside XML or HTML, in element content and in quoted attribute values alike (an SVG drawn
+    from a game: an order, a name, a title): markup shown as text, and every control character an XML document
+    cannot hold (or a reader would be fooled by: the bidi overrides) shown as a visible escape, as `terminal`
+    shows it, so the picture stays a well-formed document whatever a player wrote."""
+    if _UNSAFE_LINE.search(text):
+        text = _UNSAFE_LINE.sub(_visible, text)
+    if _NOT_XML.search(text):
+        text = _NOT_XML.sub(_visible, text)
+    return _MARKUP_RE.sub(lambda m: _MARKUP[m.group()], text)

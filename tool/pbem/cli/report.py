@@ -95,6 +95,11 @@ def render(out: Optional[Path] = typer.Option(None, "--out", help="write the SVG
            viewer: Optional[str] = typer.Option(None, "--as", help="Diplomacy: colour the other powers' "
                                                                      "territory by their relationship with "
                                                                      "this power (default: your seat)"),
+           phase: Optional[str] = typer.Option(None, "--phase", help="Diplomacy: the map of this phase "
+                                                                       "(default: the last one played)"),
+           before: Optional[bool] = typer.Option(None, "--before/--after", help="Diplomacy: the phase's orders "
+                                                 "on the positions before its adjudication, or its result "
+                                                 "after it (the default)"),
            key: Optional[str] = KeyOption) -> None:
     """Draw the board where replay stopped (the firm point) as SVG.
 
@@ -102,9 +107,11 @@ def render(out: Optional[Path] = typer.Option(None, "--out", help="write the SVG
     (damaged ones with what is left); the trails and the fire (weapon, die, damage) of the last impulses; seeking
     weapons with their path (and target, once revealed); where units gone were last seen; and the `range` break
     conditions of the players holding pending breaks as rings. Diplomacy: the engine's map with the
-    last phase's orders and the relationship matrix.
+    last phase's orders in each power's colour (failed ones marked), its dislodged units with their retreat
+    options, and the relationship matrix; `--phase P --before` shows a phase on the positions it was played
+    from.
 
-    Example: pbem render --out board.svg    or    pbem render --at HEAD~3 --out before.svg
+    Example: pbem render --out board.svg    or    pbem render --phase S1901M --before --out orders.svg
     """
     from pbem.services import outfile, pictures
 
@@ -112,7 +119,8 @@ def render(out: Optional[Path] = typer.Option(None, "--out", help="write the SVG
         if out is not None:
             outfile.check(out)  # before the history is read: a missing folder is said at once
         ws = workspace()
-        svg = pictures.render_at(ws.repo, at, viewer if viewer is not None else my_seat(ws, key))
+        moment = None if before is None else "before" if before else "after"
+        svg = pictures.render_at(ws.repo, at, viewer if viewer is not None else my_seat(ws, key), phase, moment)
         if out is None:
             sys.stdout.write(svg)
             return

@@ -3,15 +3,18 @@
 The board itself is drawn by the `diplomacy` engine's renderer (`DowRuleset.render_svg`, the only way pbem
 reaches the engine). On top of it, from data alone:
 
-* the orders of a phase as arrows: a move (or retreat) from its province to the target, a support as a dashed
-  line to what it supports, a convoy as a dotted one, a hold as a ring, a disband as a cross, a build as a
-  square; and the same orders in words in a side panel, every one of them (the panel grows rather than cut an
-  order off). An order the phase voided (the engine refused it, or its power was in civil disorder) is drawn
-  grey and dashed and struck through in the panel; an order the relationship table forbade (void too, and a
-  warning) is drawn red with a cross on it and marked "forbidden" in the panel;
+* the orders of a phase (pbem.render.dow_orders): each in its power's colour, drawn by kind (a move or retreat
+  an arrow, a support a dashed line to what it supports, a convoy a dotted one through the fleet, a hold a ring,
+  a disband a cross, a build a square), marked failed where the engine's results say so; and the same orders in
+  words in a side panel, every one of them (the panel grows rather than cut an order off). An order the phase
+  voided (the engine refused it, or its power was in civil disorder) is drawn grey and dashed and struck through
+  in the panel; an order the relationship table forbade (void too, and a warning) is drawn red with a cross on
+  it and marked "forbidden" in the panel;
+* the board's dislodged units beside their provinces (not under the unit that took their place), with their
+  retreat options;
 * the relationship matrix in force (WAR 1 … ALLIED 5, LIMBO `*`), each cell coloured by its state and showing
   its symbol, each power's row with its map colour and its supply centres and units; the changes recognised but
-  not yet in force;
+  not yet in force, under the phase they come into force from (`realised_from`);
 * with a `viewer` power, each other power's territory coloured by its relationship with the viewer (red at
   war … teal allied): what that power may do there (DESIGN §7.2 order legality) at a glance; the viewer's own
   territory in a colour of its own ("yours"), uncoloured land in one plain colour.
@@ -27,11 +30,14 @@ from __future__ import annotations
 
 import re
 from typing import Mapping, Sequence
-from xml.sax.saxutils import escape
-
+from pbem.render import dow_orders
+from pbem.render.dow_orders import ORDER_COLOURS, VERDICT_STYLES
+from pbem.rulesets.dow import phases
 from pbem.rulesets.dow.relations import ALLIED, FRIENDLY, HOSTILE, LIMBO, NEUTRAL, SYMBOL, WAR, Matrix
+from pbem.rulesets.base import Point
 from pbem.rulesets.dow.ruleset import DowRuleset
 from pbem.rulesets.dow.state import DowState
+from pbem.text import markup as escape
 
 RELATION_COLOURS = {WAR: "#d7301f", HOSTILE: "#fc8d59", NEUTRAL: "#c0c0c0", FRIENDLY: "#a6d96a",
                     ALLIED: "#01665e", LIMBO: "#e7298a"}
@@ -41,10 +47,9 @@ POWER_COLOURS = {"austria": "#c48f85", "england": "#9400d3", "france": "#4169e1"
                  "italy": "#228b22", "russia": "#757d91", "turkey": "#b9a61c"}
 OWN_COLOUR = "#f5c400"  # the viewer's own territory: "yours"
 UNCOLOURED = "#faebd7"  # land nobody colours, supply centre or not (the engine's own colour for the others)
-VERDICT_STYLES = {  # how an order is drawn: (colour, dash pattern); "ok" is what the phase carried out
-    "ok": ("#111111", ""), "void": ("#8c8c8c", "6 6"), "forbidden": ("#d7301f", "")}
 PANEL = 560.0  # width of the side panel, in the engine's user units
 MAP_OFFSET = (-195.0, -170.0)  # the engine's MapLayer transform
+_DISLODGED_USE = re.compile(r'<use id="dislodged_unit_[^"]*"[^>]*/>')  # the engine's, stacked under the attacker
 _UNIT = re.compile(r'<use id="unit_([A-Z]{3})(?:/[A-Z]{2})?" x="([0-9.]+)" y="([0-9.]+)" height="([0-9.]+)" '
                    r'width="([0-9.]+)"')
 _PATH = re.compile(r'<path class="([^"]*)" d="([^"]*)" id="_([a-z]{3})"')
@@ -58,12 +63,21 @@ _HEIGHT = re.compile(r'height="([0-9.]+)px"')
 Verdicts = Mapping[str, Mapping[str, str]]  # power -> order text -> "void" | "forbidden" (others: "ok")
 
 
+MOMENTS = ("before", "after")  # a phase drawn on the positions it was played from, or on what it made of them
+
+
 def render(state: DowState, orders: Mapping[str, Sequence[str]] | None = None, orders_phase: str = "",
-           viewer: str | None = None, verdicts: Verdicts | None = None, title: str = "") -> str:
-    """The board with `orders` (power -> order texts, as given for `orders_phase`, each judged by `verdicts`)
-    and the relationships; a standalone SVG document (no XML prolog, so it can also be inlined in HTML)."""
+           viewer: str | None = None, verdicts: Verdicts | None = None, title: str = "",
+           results: Mapping[str, Sequence[str]] | None = None, moment: str = "",
+           disbanded: Sequence[tuple[str, str]] = ()) -> str:
+    """The board with `orders` (power -> order texts, as given for `orders_phase`, each judged by `verdicts`,
+    each unit's result codes from the engine in `results`, by unit "A PAR" or province), its dislodged units
+    beside their provinces with their retreat options, and the relationships; a standalone SVG document (no
+    XML prolog, so it can also be inlined in HTML). `moment`: "before" (the board is the one the orders were
+    given on), "after" (the board is what they made of it: the orders drawn lighter) or "" (not said).
+    `disbanded`: (owner, unit) dislodged with nowhere to retreat, drawn beside their province as disbanded."""
     svg = DowRuleset().render_svg(state)
-    svg = svg[svg.index("<svg"):]
+    svg = _DISLODGED_USE.sub("", svg[svg.index("<svg"):])
     matrix = state.relations.in_force
     places = _places(svg)
     svg = _recolour(svg, matrix, viewer if viewer in matrix.powers else None)
@@ -74,16 +88,31 @@ def render(state: DowState, orders: Mapping[str, Sequence[str]] | None = None, o
     width, height, shown = float(size.group(1)), float(size.group(2)), float(size.group(3))
     orders = orders or {}
     verdicts = verdicts or {}
-    panel, used = _panel(state, orders, orders_phase, viewer, title, width, verdicts)
+    codes = {_province(unit): tuple(c) for unit, c in (results or {}).items()}
+    panel, used = _panel(state, orders, orders_phase, viewer, title, width, verdicts, codes, moment)
     total = max(height, used)  # never cut an order off: the panel grows the picture instead
     scale = shown / width
     svg = svg.replace(size.group(0), f'viewBox="0 0 {width + PANEL:.0f} {total:.0f}" '
                                      f'width="{shown * (width + PANEL) / width:.0f}px"', 1)
     svg = svg.replace(height_px.group(0), f'height="{total * scale:.0f}px"', 1)
-    extra = ['<g id="pbem-orders" class="pbem-orders">', *_arrows(orders, places, verdicts), "</g>",
+    gone = [(power, unit, ()) for power, unit in disbanded]
+    dislodged, spots = dow_orders.draw_dislodged([*state.board.dislodged, *gone], places)
+    arrows = dow_orders.draw_orders(orders, places, verdicts, codes, spots, faint=moment == "after")
+    if moment == "before":
+        arrows += dow_orders.draw_to_be_dislodged(codes, places)
+    moment_class = f" pbem-{moment}" if moment in MOMENTS else ""
+    extra = [f'<g id="pbem-orders" class="pbem-orders{moment_class}" data-phase="{escape(orders_phase)}" '
+             f'data-moment="{escape(moment)}">', *arrows, "</g>",
+             '<g id="pbem-dislodged" class="pbem-dislodged">', *dislodged, "</g>",
              f'<rect x="{width:.0f}" y="0" width="{PANEL:.0f}" height="{total:.0f}" fill="#fbfaf5"/>', *panel]
     end = svg.rindex("</svg>")
     return svg[:end] + "\n".join(extra) + "\n</svg>\n"
+
+
+def _province(unit: str) -> str:
+    """"A PAR", "F STP/SC" or "PAR" -> "PAR"."""
+    words = unit.upper().split()
+    return words[-1][:3] if words else ""
 
 
 def verdict_of(verdicts: Verdicts, power: str, order: str) -> str:
@@ -153,89 +182,11 @@ def _recolour(svg: str, matrix: Matrix, viewer: str | None) -> str:
     return svg.replace("]]></style>", style + "]]></style>", 1) if "]]></style>" in svg else svg
 
 
-# --- orders ------------------------------------------------------------------------------------------------
-
-def _arrows(orders: Mapping[str, Sequence[str]], places: Mapping[str, tuple[float, float]],
-            verdicts: Verdicts) -> list[str]:
-    out = ["<defs>", *(f'<marker id="pbem-arrowhead-{v}" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="5" '
-                       f'markerHeight="5" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" fill="{c}"/>'
-                       f'</marker>' for v, (c, _) in VERDICT_STYLES.items()), "</defs>"]
-    for power in sorted(orders):
-        for text in orders[power]:
-            verdict = verdict_of(verdicts, power, text)
-            drawn = _order(text, places, verdict)
-            if drawn:
-                out.append(f'<g class="pbem-arrow pbem-{verdict}" data-power="{escape(power)}" '
-                           f'data-order="{escape(text)}" data-verdict="{verdict}">{"".join(drawn)}</g>')
-    return out
-
-
-def _order(text: str, places: Mapping[str, tuple[float, float]], verdict: str = "ok") -> list[str]:
-    words = text.upper().split()
-    if len(words) < 3 or words[0] not in ("A", "F"):
-        return []
-    at = places.get(words[1][:3])
-    if at is None:
-        return []
-    colour, void_dash = VERDICT_STYLES[verdict]
-    verb, rest = words[2], words[3:]
-    drawn: list[str] = []
-    end = at
-    if verb in ("-", "R") and rest:
-        to = places.get(rest[0][:3])
-        if to is None:
-            return []
-        drawn.append(_line(at, to, colour, void_dash, verdict))
-        end = to
-    elif verb in ("S", "C") and len(rest) >= 2:
-        helped = places.get(rest[1][:3])
-        target = places.get(rest[3][:3]) if len(rest) >= 4 and rest[2] == "-" else helped
-        if helped is None or target is None:
-            return []
-        dash = "10 6" if verb == "S" else "3 5"
-        end = ((helped[0] + target[0]) / 2, (helped[1] + target[1]) / 2) if target != helped else helped
-        drawn.append(_line(at, end, colour if verdict != "ok" else "#333", dash, None))
-    elif verb == "H":
-        dashes = f' stroke-dasharray="{void_dash}"' if void_dash else ""
-        drawn.append(f'<circle cx="{at[0]:.1f}" cy="{at[1]:.1f}" r="26" fill="none" stroke="{colour}" '
-                     f'stroke-width="3"{dashes}/>')
-    elif verb == "D":
-        x, y = at
-        drawn.append(f'<path d="M{x - 16:.1f} {y - 16:.1f}L{x + 16:.1f} {y + 16:.1f}M{x + 16:.1f} {y - 16:.1f}'
-                     f'L{x - 16:.1f} {y + 16:.1f}" stroke="{"#d7301f" if verdict == "ok" else colour}" '
-                     f'stroke-width="5"/>')
-    elif verb == "B":
-        dashes = f' stroke-dasharray="{void_dash}"' if void_dash else ""
-        drawn.append(f'<rect x="{at[0] - 24:.1f}" y="{at[1] - 24:.1f}" width="48" height="48" fill="none" '
-                     f'stroke="{colour}" stroke-width="3"{dashes}/>')
-    else:
-        return []
-    if verdict != "ok":  # a mark halfway: a cross for a forbidden order, a barred ring for a void one
-        x, y = (at[0] + end[0]) / 2, (at[1] + end[1]) / 2
-        if verdict == "forbidden":
-            drawn.append(f'<path class="pbem-mark" d="M{x - 11:.1f} {y - 11:.1f}L{x + 11:.1f} {y + 11:.1f}'
-                         f'M{x + 11:.1f} {y - 11:.1f}L{x - 11:.1f} {y + 11:.1f}" stroke="#ffffff" '
-                         f'stroke-width="9"/><path d="M{x - 11:.1f} {y - 11:.1f}L{x + 11:.1f} {y + 11:.1f}'
-                         f'M{x + 11:.1f} {y - 11:.1f}L{x - 11:.1f} {y + 11:.1f}" stroke="{colour}" '
-                         f'stroke-width="5"/>')
-        else:
-            drawn.append(f'<circle class="pbem-mark" cx="{x:.1f}" cy="{y:.1f}" r="10" fill="#ffffff" '
-                         f'stroke="{colour}" stroke-width="3"/><path d="M{x - 7:.1f} {y + 7:.1f}'
-                         f'L{x + 7:.1f} {y - 7:.1f}" stroke="{colour}" stroke-width="3"/>')
-    return drawn
-
-
-def _line(a: tuple[float, float], b: tuple[float, float], colour: str, dash: str, head: str | None) -> str:
-    dashes = f' stroke-dasharray="{dash}"' if dash else ""
-    marker = f' marker-end="url(#pbem-arrowhead-{head})"' if head else ""
-    return (f'<line x1="{a[0]:.1f}" y1="{a[1]:.1f}" x2="{b[0]:.1f}" y2="{b[1]:.1f}" stroke="{colour}" '
-            f'stroke-width="4"{dashes}{marker} opacity="0.9"/>')
-
-
 # --- the side panel: relationships, centres and orders in words -------------------------------------------------
 
 def _panel(state: DowState, orders: Mapping[str, Sequence[str]], phase: str, viewer: str | None, title: str,
-           left: float, verdicts: Verdicts) -> tuple[list[str], float]:
+           left: float, verdicts: Verdicts, codes: Mapping[str, Sequence[str]], moment: str
+           ) -> tuple[list[str], float]:
     """The panel's elements, and the height they need."""
     x0 = left + 20
     out = ['<g font-family="DejaVu Sans, Verdana, sans-serif" fill="#111">']
@@ -303,26 +254,25 @@ def _panel(state: DowState, orders: Mapping[str, Sequence[str]], phase: str, vie
     y += 26 * ((len(legend) + 2) // 3) + 14
     pending = state.relations.pending()
     if pending:
-        out.append(f'<text x="{x0:.0f}" y="{y:.0f}" font-size="18">recognised, in force from the next '
-                   f'retreats:</text>')
+        when = realised_from(state.phase)
+        out.append(f'<text class="pbem-pending-head" x="{x0:.0f}" y="{y:.0f}" font-size="18">recognised, '
+                   f'{"in force from " + when if when else "never in force (the game is over)"}:</text>')
         for a, b, old, new in pending[:6]:
             y += 24
-            out.append(f'<text x="{x0 + 16:.0f}" y="{y:.0f}" font-size="17">{escape(a)}–{escape(b)}: '
+            out.append(f'<text class="pbem-pending" data-pair="{escape(a)}-{escape(b)}" data-state="{new}" '
+                       f'x="{x0 + 16:.0f}" y="{y:.0f}" font-size="17">{escape(a)}–{escape(b)}: '
                        f'{old.lower()} → {new.lower()}</text>')
         if len(pending) > 6:
             y += 24
             out.append(f'<text x="{x0 + 16:.0f}" y="{y:.0f}" font-size="17">… and {len(pending) - 6} more '
                        f'(pbem relations)</text>')
         y += 36
-    out.append(f'<text x="{x0:.0f}" y="{y:.0f}" font-size="22" font-weight="bold">'
-               f'{"Orders " + escape(phase) if phase else "Orders"}</text>')
-    if any(verdict_of(verdicts, p, o) != "ok" for p in orders for o in orders[p]):
-        y += 22
-        out.append(f'<text x="{x0:.0f}" y="{y:.0f}" font-size="15" fill="#444">'
-                   f'<tspan fill="{VERDICT_STYLES["void"][0]}" text-decoration="line-through">void</tspan>: '
-                   f'the unit held instead · <tspan fill="{VERDICT_STYLES["forbidden"][0]}" font-weight="bold">'
-                   f'forbidden</tspan>: void, and a warning</text>')
+    heading = "Orders " + escape(phase) if phase else "Orders"
+    heading += {"before": " · before adjudication", "after": " · after adjudication"}.get(moment, "")
+    out.append(f'<text class="pbem-orders-head" x="{x0:.0f}" y="{y:.0f}" font-size="22" font-weight="bold">'
+               f'{heading}</text>')
     y += 8
+    y = _order_legend(out, x0, y, any(verdict_of(verdicts, p, o) != "ok" for p in orders for o in orders[p]))
     if not any(orders.values()):
         out.append(f'<text x="{x0:.0f}" y="{y + 28:.0f}" font-size="17" fill="#555">none shown</text>')
         return out + ["</g>"], y + 60
@@ -332,7 +282,10 @@ def _panel(state: DowState, orders: Mapping[str, Sequence[str]], phase: str, vie
             continue
         col = 0 if columns[0] <= columns[1] else 1
         x, cy = x0 + col * 262, columns[col] + 28
-        out.append(f'<text x="{x:.0f}" y="{cy:.0f}" font-size="19" font-weight="bold">{escape(power)}</text>')
+        ink = dow_orders.colour_of(power)
+        out.append(f'<line x1="{x:.0f}" y1="{cy - 7:.0f}" x2="{x + 22:.0f}" y2="{cy - 7:.0f}" stroke="{ink}" '
+                   f'stroke-width="5"/><text x="{x + 30:.0f}" y="{cy:.0f}" font-size="19" font-weight="bold" '
+                   f'fill="{ink}">{escape(power)}</text>')
         for text in orders[power]:
             cy += 23
             verdict = verdict_of(verdicts, power, text)
@@ -340,8 +293,55 @@ def _panel(state: DowState, orders: Mapping[str, Sequence[str]], phase: str, vie
             style = (' text-decoration="line-through"' if verdict == "void"
                      else ' font-weight="bold"' if verdict == "forbidden" else "")
             mark = " ✗" if verdict == "forbidden" else ""
+            order = dow_orders.parse(text)
+            result = tuple(codes.get(order.at, ())) if order is not None and verdict == "ok" else ()
+            bad = order is not None and dow_orders.failed(order, result)
+            said = (f'<tspan fill="{dow_orders.FAILED_COLOUR}" font-size="15"> ✗ {escape(", ".join(result))}'
+                    f'</tspan>') if bad else ""
             out.append(f'<text x="{x + 10:.0f}" y="{cy:.0f}" font-size="18" class="pbem-order" '
-                       f'data-power="{escape(power)}" data-verdict="{verdict}" fill="{colour}"{style}>'
-                       f'{escape(text)}{mark}</text>')
+                       f'data-power="{escape(power)}" data-verdict="{verdict}" data-result="'
+                       f'{escape(" ".join(result))}" data-failed="{"true" if bad else "false"}" fill="{colour}"'
+                       f'{style}>{escape(text)}{mark}{said}</text>')
         columns[col] = cy + 6
     return out + ["</g>"], max(columns) + 30
+
+
+def _order_legend(out: list[str], x0: float, y: float, judged: bool) -> float:
+    """How orders are drawn, in two rows of samples; the verdicts' line when the phase voided or forbade any."""
+    ink = dow_orders.LEGEND_INK
+    samples = [("move", f'<line x1="0" y1="0" x2="26" y2="0" stroke="{ink}" stroke-width="4"/>'
+                        f'{dow_orders.head((0, 0), (36, 0), ink, 12)}'),
+               ("support", f'<line x1="0" y1="0" x2="34" y2="0" stroke="{ink}" stroke-width="4" '
+                           f'stroke-dasharray="10 6"/>'),
+               ("convoy", f'<line x1="0" y1="0" x2="34" y2="0" stroke="{ink}" stroke-width="4" '
+                          f'stroke-dasharray="2 6" stroke-linecap="round"/>'),
+               ("failed", f'<line x1="0" y1="0" x2="26" y2="0" stroke="{ink}" stroke-width="4"/>'
+                          f'{dow_orders.head((0, 0), (26, 0), ink, 12, flat=True)}<path d="M22 -8L36 6M36 -8L22 6" '
+                          f'stroke="{dow_orders.FAILED_COLOUR}" stroke-width="4"/>'),
+               ("dislodged", f'<circle cx="10" cy="0" r="9" fill="#fff" stroke="{dow_orders.FAILED_COLOUR}" '
+                             f'stroke-width="3"/><line x1="20" y1="0" x2="32" y2="0" stroke="{ink}" '
+                             f'stroke-width="2" stroke-dasharray="5 4"/>{dow_orders.head((20, 0), (40, 0), ink, 9)}')]
+    y += 30
+    for i, (label, sample) in enumerate(samples):
+        x, ly = x0 + (i % 3) * 175, y + (i // 3) * 26
+        said = "dislodged: may retreat" if label == "dislodged" else label
+        out.append(f'<g class="pbem-order-legend" data-shows="{label}" transform="translate({x:.0f} {ly - 5:.0f})">'
+                   f'{sample}<text x="44" y="5" font-size="16">{said}</text></g>')
+    y += 52
+    if judged:
+        out.append(f'<text x="{x0:.0f}" y="{y + 2:.0f}" font-size="15" fill="#444">'
+                   f'<tspan fill="{VERDICT_STYLES["void"][0]}" text-decoration="line-through">void</tspan>: '
+                   f'the unit held instead · <tspan fill="{VERDICT_STYLES["forbidden"][0]}" font-weight="bold">'
+                   f'forbidden</tspan>: void, and a warning</text>')
+        y += 24
+    return y
+
+
+def realised_from(phase: Point | None) -> str:
+    """The phase from which changes recognised now are in force (seed 001: realised at the start of the Spring
+    and Fall retreats, and at the end of the first half of Spring 1901), or "" when the game is over."""
+    point = phase
+    while point is not None and not phases.realises_relations(point):
+        point = phases.next_step({}, point)
+    after = phases.next_step({}, point) if point is not None else None
+    return phases.format_time(after) if after is not None else ""

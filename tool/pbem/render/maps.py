@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Callable
 
-from pbem.render import dow_svg, tactical_svg
+from pbem.render import dow_phase, tactical_svg
 
 RENDERERS: dict[str, Callable[..., str]] = {
     "tactical/1": tactical_svg.render,
-    "dow/1": dow_svg.render,
+    "dow/1": dow_phase.render_phase,
 }

@@ -14,7 +14,6 @@ import json
 from typing import Any, Callable, Mapping
 
 from pbem.errors import PbemError
-from pbem.protocol.replay import start_checkpoint
 from pbem.render import html_log, tactical_svg
 from pbem.render.maps import RENDERERS
 from pbem.render.html_log import DiceRow, EntryRow, GameLog, HandoffView, PressRow, SecretRow
@@ -105,48 +104,11 @@ def _tactical(verified: Verified, viewer: str | None, memo: dict[str, Any] | Non
 
 
 def _dow(verified: Verified, viewer: str | None, memo: dict[str, Any] | None = None) -> tuple[Any, ...]:
-    """The state, the orders of the last phase whose orders were revealed before the firm point, and which of
-    them that phase voided or forbade."""
-    assert verified.stop is not None
-    ruleset = verified.game.manifest.ruleset
-    point = verified.stop.checkpoint.point
-    by_phase: dict[str, dict[str, tuple[str, ...]]] = {}
-    for (phase, power), given in verified.game.inputs.sealed.items():
-        value = given.value if given.revealed else None
-        if isinstance(value, Mapping) and isinstance(value.get("orders"), (list, tuple)):
-            by_phase.setdefault(phase, {})[power] = tuple(str(o) for o in value["orders"])
-    done = [p for p in by_phase if point is None or ruleset.parse_time(p) < point]
-    phase = max(done, key=ruleset.parse_time) if done else ""
-    orders = by_phase.get(phase, {})
-    verdicts = _verdicts(verified, phase, {} if memo is None else memo) if any(orders.values()) else {}
-    return verified.stop.checkpoint.state, orders, phase, viewer, verdicts
+    """The last phase whose orders were revealed before the firm point, after its adjudication, on the board
+    at the firm point (pbem.services.dow.maps)."""
+    from pbem.services.dow import maps as dow_maps  # imported only for a Diplomacy map
 
-
-def _verdicts(verified: Verified, phase: str, memo: dict[str, Any]) -> dict[str, dict[str, str]]:
-    """power -> order -> "void" | "forbidden" for the orders `phase` voided (engine refusals, civil disorder)
-    or the relationship table forbade: the phase replayed as `pbem results` does, continuing from the phase
-    replayed for the previous map of the same game (`memo`), else from the start."""
-    from pbem.services.dow import chronicle as dow_chronicle  # imported only for a Diplomacy map
-
-    game = verified.game
-    ruleset, setup = game.manifest.ruleset, game.manifest.setup
-    found: dict[str, dict[str, dict[str, str]]] = memo.setdefault("verdicts", {})
-    if phase in found:
-        return found[phase]
-    target = ruleset.parse_time(phase)
-    at, state = memo.get("at", (None, None))
-    if at is None or at > target:
-        start = start_checkpoint(ruleset, setup, game.manifest.players)
-        at, state = start.point, start.state
-    reports, memo["at"] = dow_chronicle.chronicle(game, at, state, ruleset.next_step(setup, target),
-                                                verified.gone_at, fresh=True)
-    for done in reports:
-        marks: dict[str, dict[str, str]] = {}
-        for event in done.events:
-            if event.kind in ("void", "warning") and isinstance(event.data.get("order"), str):
-                marks.setdefault(event.by, {})[event.data["order"]] = "void" if event.kind == "void" else "forbidden"
-        found[done.phase] = marks
-    return found.get(phase, {})
+    return dow_maps.map_inputs(verified, viewer, memo)
 
 
 # ruleset name -> what its map is read from here; how it is drawn is render.maps
@@ -155,13 +117,19 @@ DRAWERS: dict[str, tuple[Callable[..., tuple[Any, ...]], Callable[..., str]]] = 
     name: (read, RENDERERS[name]) for name, read in MAP_INPUTS.items()}
 
 
-def render_at(repo: GameRepo, revision: str | None = None, viewer: str | None = None) -> str:
-    """`pbem render`: the map at a revision (default HEAD) as SVG."""
+def render_at(repo: GameRepo, revision: str | None = None, viewer: str | None = None, phase: str | None = None,
+              moment: str | None = None) -> str:
+    """`pbem render`: the map at a revision (default HEAD) as SVG; Diplomacy: with `phase` and/or `moment`
+    ("before"/"after" its adjudication) that phase's map (pbem.services.dow.maps.phase_svg)."""
     result = history.verify_history(repo, resolve(repo, revision))
     last = result.last
     if last is None or last.stop is None:
         raise PbemError("render.not-started", "the game has not started yet: there is no map to draw "
                         "(pbem start --first ID)")
+    if phase is not None or moment is not None:
+        from pbem.services.dow import maps as dow_maps  # imported only for a Diplomacy map
+
+        return dow_maps.phase_svg(last, phase, moment or "after", viewer)
     svg = board_svg(last, viewer)
     if svg is None:
         raise PbemError("render.no-map", f"ruleset {last.game.manifest.ruleset_name} has no map to draw")

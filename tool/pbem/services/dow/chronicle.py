@@ -44,6 +44,9 @@ class PhaseReport:
     units: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = ()  # (power, units gone, units new)
     outcome: tuple[str, tuple[str, ...]] | None = None  # the game ended in this phase: (victory|draw, powers)
     votes: tuple[str, ...] = ()  # the powers whose sealed orders held a draw vote (opened with them)
+    # the state the phase's orders met (its press recognised) and the state it made: what its maps are drawn on
+    before: Any = field(default=None, compare=False, repr=False)
+    after: Any = field(default=None, compare=False, repr=False)
 
     def _kinds(self, kind: str) -> list[Event]:
         return [e for e in self.events if e.kind == kind]
@@ -175,7 +178,7 @@ def _report(game: Game, press: Press, step: Resolved) -> PhaseReport:
     outcome = getattr(step.after, "outcome", None) if ruleset.is_over(step.after) else None
     return PhaseReport(when, tuple(a.by for a in sealed), {a.by: tuple(a.do.get("orders", ())) for a in sealed},
                        tuple(lines), step.events, units, outcome,
-                       tuple(a.by for a in sealed if a.do.get("draw") is True))
+                       tuple(a.by for a in sealed if a.do.get("draw") is True), step.before, step.after)
 
 
 def _unit_changes(before: Mapping[str, Any], after: Mapping[str, Any]
