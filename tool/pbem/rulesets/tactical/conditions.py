@@ -264,8 +264,8 @@ def _check_system(options: Mapping[str, Any]) -> str | None:
     if "name" in options and "system" in options:
         return "give the system once, as name"
     kind = options.get("kind", "use")
-    if kind not in VERBS:
-        return f"kind must be one of {', '.join(VERBS)}, got {kind!r}"
+    if kind not in (*VERBS, *CRAFT_VERBS):
+        return f"kind must be one of {', '.join((*VERBS, *CRAFT_VERBS))}, got {kind!r}"
     name = options.get("name", options.get("system", "x"))
     return None if isinstance(name, str) and name else f"name must be a system name, got {name!r}"
 
@@ -393,7 +393,7 @@ def _system_met(
     return f"system: {', '.join(texts)}{_when(after, hits)}"
 
 
-_SYSTEM_VERBS = {"use": "uses", "cease": "ceases", "announce": "announces"}
+_SYSTEM_VERBS = {"use": "uses", "cease": "ceases", "announce": "announces", "launch": "launches", "land": "lands"}
 
 CONDITIONS: dict[str, ConditionKind] = {
     "range": ConditionKind("range", frozenset({"unit", "mine"}), None, _range_met),
@@ -406,3 +406,4 @@ CONDITIONS: dict[str, ConditionKind] = {
     "system": ConditionKind("system", frozenset(), frozenset({"kind", "name", "system", "unit"}), _system_met,
                             _check_system),
 }
+CRAFT_VERBS = ("launch", "land")  # a shuttle, fighter or PF launched or landed (craft.py), seed §6.C.5
