@@ -28,9 +28,7 @@ def why_not(state: TacticalState, unit: Unit, verb: str, at: Point) -> str | Non
         if unit.gear.cloaked_at is not None:
             return f"{unit.id}'s cloak is already up"
         return acting.why_no_energy(state, unit, at, acting.cost(state, SYSTEM), "the cloak")
-    if verb == "cease" and unit.gear.cloaked_at is None:
-        return f"{unit.id}'s cloak is not up"
-    return None
+    return None  # a cease with nothing up drops nothing (an announcement, as before)
 
 
 def switch(unit: Unit, verb: str, point: Point) -> Unit:

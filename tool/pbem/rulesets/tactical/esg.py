@@ -31,9 +31,7 @@ def why_not(state: TacticalState, unit: Unit, verb: str, at: Point) -> str | Non
             return f"{unit.id}'s ESG field is already up"
         return acting.why_not_act(state, unit, at) or acting.why_no_energy(state, unit, at, acting.cost(state, SYSTEM),
                                                                          "the ESG")
-    if verb == "cease" and not up(state, unit, at):
-        return f"{unit.id}'s ESG field is not up"
-    return None
+    return None  # a cease with nothing up drops nothing (an announcement, as before)
 
 
 def up(state: TacticalState, unit: Unit, at: Point | None) -> bool:

@@ -46,8 +46,6 @@ def why_not_system(state: TacticalState, unit: Unit, do: Mapping[str, Any], verb
         return None
     if verb in ("use", "cease") and name in SWITCHED:
         return SWITCHED[name].why_not(state, unit, verb, at)  # type: ignore[attr-defined]
-    if verb == "cease" and name == tractors.SYSTEM:
-        return tractors.why_not_cease(unit)
     return f"{unit.id}'s {name} was destroyed" if name in unit.gear.lost else None
 
 

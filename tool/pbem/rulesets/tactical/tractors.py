@@ -140,11 +140,6 @@ def release(one: Unit, other: Unit) -> tuple[Unit, Unit]:
     return free(one), free(other)
 
 
-def why_not_cease(unit: Unit) -> str | None:
-    """`{cease: tractor}` needs something held."""
-    return None if unit.gear.holding else f"{unit.id} holds nothing in its tractor beam"
-
-
 def held_moves(unit: Unit) -> bool:
     """Whether a unit's own move counts: not while it is held."""
     return unit.gear.held_by is None
