@@ -17,11 +17,11 @@ Both give a `system` event {kind: launch|land, system: KIND, craft} for `{system
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import Any, Mapping
 
 from pbem.rulesets.base import Event, Point
-from pbem.rulesets.tactical import acting, weapons
+from pbem.rulesets.tactical import acting, energy, weapons
 from pbem.rulesets.tactical.gametime import format_time
 from pbem.rulesets.tactical.gear import Gear, whole
 from pbem.rulesets.tactical.refusal import Refusal
@@ -127,3 +127,14 @@ def land(carrier: Unit, craft: Unit, point: Point) -> tuple[Unit, Unit, Event, s
     event = Event("system", craft.owner, craft.id, {"kind": "land", "system": craft.kind, "craft": craft.id,
                                                     "on": carrier.id, "at": format_time(point)})
     return carrier, craft, event, f"{format_time(point)} {craft.id} lands on {carrier.id}"
+
+
+def without_craft(state: TacticalState, record: energy.TurnRecord) -> energy.TurnRecord:
+    """An energy record without the player's craft: a shuttle, fighter or PF flies at its type's speed and fires
+    from its own power, outside its carrier's allocation (choice where the seed is silent)."""
+    flying = {u.id for u in state.units if u.kind in KINDS}
+    if not flying & {u.unit for u in record.units}:
+        return record
+    values = {f.name: getattr(record, f.name) for f in fields(record)}
+    values["units"] = tuple(u for u in record.units if u.unit not in flying)
+    return type(record)(**values)

@@ -245,8 +245,9 @@ class TacticalRuleset(Capabilities):
         return next(({"move": o["move"]} for o in options if o.get("move") in allowed), None)
 
     def turn_record(self, game: state.TacticalState, player: str, turn: int) -> energy.TurnRecord:
-        """What `player`'s units did in `turn` that costs energy, from a state at or after its end."""
-        return reinforce.turn_record(game, player, turn)
+        """What `player`'s units did in `turn` that costs energy, from a state at or after its end (shuttles,
+        fighters and PFs need no allocation: craft.py)."""
+        return craft.without_craft(game, reinforce.turn_record(game, player, turn))
 
     def sealed_kind(self, point: Point) -> str | None:
         """The secret kind a sealed step's input must be (DESIGN §4.7): the turn's energy `allocation`."""

@@ -314,6 +314,7 @@ def state_summary(state: TacticalState) -> list[dict[str, Any]]:
             "status": u.status,
             "shields": list(u.shields),
             "hull": u.hull,
+            **gear_summary(u),
         }
         for u in state.units
     ]
@@ -334,3 +335,13 @@ def resigned(game: TacticalState, player: str) -> TacticalState:
     units = tuple(replace(u, status=RESIGNED, hex=None, left_at=game.at) if u.owner == player and u.active else u
                   for u in game.units)
     return replace(game, units=units)
+
+
+def gear_summary(unit: Unit) -> dict[str, Any]:
+    """What the systems that act left on a unit, for the summary: only what is there (a unit without any shows
+    nothing more than before)."""
+    gear = unit.gear
+    shown: dict[str, Any] = {"holding": gear.holding, "held_by": gear.held_by,
+                             "cloaked": "yes" if gear.cloaked_at is not None else None,
+                             "lost": list(gear.lost) or None, "aboard": list(gear.bays) or None}
+    return {k: v for k, v in shown.items() if v is not None}

@@ -17,6 +17,8 @@ from typing import Any, Mapping
 
 from pbem.rulesets.base import Event, Point
 from pbem.rulesets.tactical import acting, cloak, craft, esg, fire, probes, tractors, transporters
+from pbem.rulesets.tactical.gametime import format_time
+from pbem.rulesets.tactical.gear import table
 from pbem.rulesets.tactical.state import TacticalState, Unit
 
 Picked = Mapping[tuple[str, tuple[str, ...]], Mapping[str, Any]]
@@ -118,10 +120,27 @@ def activity(state: TacticalState, changed: dict[str, Unit], point: Point, picke
             assert flying is not None and carrier is not None
             changed[carrier_id], changed[unit_id], event, line = craft.land(carrier, flying, point)
         else:
+            said = _switched(state, unit_id, slot, point)
+            lines.extend([said] if said else [])
             continue
         events.append(event)
         lines.append(line)
     return _logged(state.with_units(changed, point), point, lines), events
+
+
+def _switched(state: TacticalState, unit_id: str, slot: tuple[str, ...], point: Point) -> str | None:
+    """The log line of a cloak or field switched, or a tractor let go, at an activity step."""
+    verb, name = slot[0], slot[1] if len(slot) > 1 else ""
+    when = format_time(point)
+    if name == cloak.SYSTEM and verb in ("use", "cease"):
+        fade = table(state.tables, cloak.SYSTEM)["fade"]
+        return (f"{when} {unit_id} raises its cloak: fading out for {fade} impulses" if verb == "use" else
+                f"{when} {unit_id} drops its cloak: fading in for {fade} impulses")
+    if name == esg.SYSTEM and verb == "use":
+        return f"{when} {unit_id} raises its ESG field"
+    if name == tractors.SYSTEM and verb == "cease":
+        return f"{when} {unit_id} lets go of its tractor beam"
+    return None
 
 
 def move_step(before: TacticalState, after: TacticalState, point: Point) -> tuple[TacticalState, list[Event]]:

@@ -147,16 +147,17 @@ def held_moves(unit: Unit) -> bool:
 
 def drag(state: TacticalState, before: TacticalState, changed: dict[str, Unit], point: Point
          ) -> tuple[list[Event], list[str]]:
-    """After a move step: each held unit follows its holder's move one hex the same way; a holder or held unit
-    gone from the map, or a drag off the map, ends the hold. `changed` is updated in place."""
+    """After a move step (`before` it, `state` after it): each held unit follows its holder's move one hex the
+    same way; a holder or held unit gone from the map, or a drag off the map, ends the hold. `changed` is updated
+    in place."""
     events: list[Event] = []
     lines: list[str] = []
     for old in before.units:
         if old.gear.holding is None:
             continue
-        holder = changed.get(old.id, old)
-        held = changed.get(old.gear.holding, before.unit(old.gear.holding))
-        if held is None:
+        holder = changed.get(old.id, state.unit(old.id))
+        held = changed.get(old.gear.holding, state.unit(old.gear.holding))
+        if holder is None or held is None:
             continue
         if not holder.active or not held.active:
             changed[holder.id], changed[held.id] = release(holder, held)
