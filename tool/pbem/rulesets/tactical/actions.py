@@ -389,10 +389,10 @@ def resolve(state: TacticalState, point: Point, actions: Sequence[Action],
     shots of a fire step are scored together (fire.py); launches at activity add units (seeking.py)."""
     picked = chosen(state, point, actions)
     if point[2] == FIRE:
-        fired, events = fire.resolve(state, point, fire.shots(state, point, by_weapon(picked, "fire")), rolls,
+        fired, scored = fire.resolve(state, point, fire.shots(state, point, by_weapon(picked, "fire")), rolls,
                                      _reinforcements(picked))
         done, more = system_steps.resolve_fire(state, fired, point, picked, rolls or {})
-        return done, events + more
+        return done, scored + more
     if point[2] == ALLOC:
         state = system_steps.alloc_step(state, point)
     changed: dict[str, Unit] = {}

@@ -101,13 +101,13 @@ def resolve(before: TacticalState, units: dict[str, Unit], point: Point, found: 
         if value["as"] == "info":
             units[unit.id] = replace(me, gear=replace(me.gear, probes=me.gear.probes - 1,
                                                       locks=(*me.gear.locks, (point[0], target.id))))
-            shown = {"weapons": [m.id for m in target.weapons if m.id not in target.gear.lost],
-                     "lost": list(target.gear.lost), "parties": target.gear.parties, "craft": list(target.gear.bays),
-                     "cloaked": target.gear.cloaked_at is not None}
+            working = [m.id for m in target.weapons if m.id not in target.gear.lost]
+            shown = {"weapons": working, "lost": list(target.gear.lost), "parties": target.gear.parties,
+                     "craft": list(target.gear.bays), "cloaked": target.gear.cloaked_at is not None}
             events.append(Event("probed", unit.owner, unit.id, {"target": target.id, **shown}))
-            lines.append(f"{when}: information: weapons {', '.join(shown['weapons']) or 'none'}, lost "
-                         f"{', '.join(shown['lost']) or 'nothing'}, {shown['parties']} boarding parties; locked on "
-                         f"for turn {point[0]}")
+            lines.append(f"{when}: information: weapons {', '.join(working) or 'none'}, lost "
+                         f"{', '.join(target.gear.lost) or 'nothing'}, {target.gear.parties} boarding parties; "
+                         f"locked on for turn {point[0]}")
             continue
         units[unit.id] = replace(me, gear=replace(me.gear, probes=me.gear.probes - 1))
         roll = rolls.get(ref(point, unit.id))
