@@ -311,3 +311,46 @@ def test_a_game_without_the_new_tables_plays_as_before() -> None:
     assert RULES.state_summary(plain)[0].keys() == {"id", "owner", "hex", "facing", "speed", "status", "shields",
                                                     "hull"}
     assert isinstance(RULES.turn_record(plain, "a", 1), energy.TurnRecord)
+
+
+# --- the battle that uses them: `pbem demo --game tactical-systems`, played once --------------------------------
+@pytest.fixture(scope="module")
+def battle(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, str, Any]:
+    from pbem.services import demo
+    from pbem.services.workspace import Workspace
+    from pbem.verify.history import verify_history
+
+    root = tmp_path_factory.mktemp("tactical-systems")
+    lines: list[str] = []
+    code = demo.run_demo(root, "tactical-systems", lines.append)
+    return code, "\n".join(lines), verify_history(Workspace.open(root / "game").repo)
+
+
+def test_the_battle_verifies_and_shows_each_system_at_work(battle: tuple[int, str, Any]) -> None:
+    """Issue point 5: a tractor auction, a boarding raid, a shuttle launch, a cloak and internal damage to a weapon
+    all happen, in `pbem log`, whatever the dice (the raid cannot fail: setup.transporter.raid 6)."""
+    code, text, result = battle
+    assert code == 0 and result.findings() == [], text[-3000:]
+    for needle in ("auction round 1", "auction round 2",  # the tractor auction: bid, bid back, raise, pass
+                   "1.1.fire CA tractor on D7: bids CA 5, D7 4: held",
+                   "1.1.fire CA transporter at D7: raid on dr1, die ",
+                   ": dr1 destroyed",  # internal damage to a weapon
+                   "damage (internal): D7 took 0 on shield #1 and 1 internal from CA's transporter (1.1.fire)",
+                   "1.2.activity CA launches shuttle SH1", "1.3.fire SH1 ph1 at D7, range",
+                   "1.2.activity D7 raises its cloak: fading out for 4 impulses",
+                   "1.10.fire CA probe at D7: information: weapons none, lost dr1",
+                   "1.20.activity CA lets go of its tractor beam", "1.24.activity D7 drops its cloak",
+                   "hex=1014", "lost=['dr1']",  # the D7 dragged two hexes north, her disruptor gone
+                   "ok   fed-0001 of fed for turn 1", "ok   kli-0001 of kli for turn 1", "-> game over"):
+        assert needle in text, needle
+
+
+def test_every_secret_of_the_battle_is_revealed_and_audited(battle: tuple[int, str, Any]) -> None:
+    from pbem.services import demo
+
+    _code, _text, result = battle
+    audits = demo.audit_results(result)
+    assert [ok for ok, _ in audits] == [True, True]
+    state = result.last.stop.checkpoint.state
+    assert result.last.status.over and {u.id: u.status for u in state.units} == {
+        "CA": "active", "D7": "active", "SH1": "active"}
