@@ -23,8 +23,10 @@ player's own events only then). The catalog, read liberally as seed §6.D asks:
 * `{shield_down: {unit?: UNIT}}` — seed §6.C.4: a unit shows a down shield (strength 0) to an enemy unit able to
   fire on it (a direct-fire weapon with it in arc and range, fired this turn or not), and either is the
   player's; met when such a pair appears in the step and one of the two is in the step's events.
-* `{system: {kind?: use|cease|announce, name?: SYSTEM, unit?: ENEMY}}` — seed §6.C.5: a unit uses, ceases or
-  announces a system (`system:` is accepted for `name:`). A seeking weapon launch counts as a use of a system
+* `{system: {kind?: use|cease|announce|launch|land, name?: SYSTEM, unit?: ENEMY}}` — seed §6.C.5: a unit uses,
+  ceases or announces a system (`system:` is accepted for `name:`); `launch`/`land`: a shuttle, fighter or PF
+  launched or landed (craft.py; `name` its kind). Tractor bids, transporters and probes are uses declared at the
+  fire step (system_steps.py), so they wake the auction. A seeking weapon launch counts as a use of a system
   when no name is given.
 
 "Enemy" is any unit the player does not own; which units' events count is the protocol's filter (`by`).
