@@ -102,7 +102,8 @@ def test_cease_tractor_lets_go_and_a_held_unit_can_break_free() -> None:
     assert released.unit("CA").gear.holding is None and released.unit("D7").gear.held_by is None  # type: ignore[union-attr]
     free, events = step(held_state(), "1.2.fire", act("1.2.fire", "D7", {"tractor": {"target": "CA", "energy": 3}}))
     assert [e.data["result"] for e in events if e.kind == "tractor"] == ["broke free"]
-    assert free.unit("D7").gear.held_by is None  # type: ignore[union-attr]
+    assert free.unit("D7").gear.held_by is None and free.unit("CA").gear.holding is None  # type: ignore[union-attr]
+    assert [u.id for u in free.units] == [u.id for u in BASE.units]  # each unit stays in its place (dice order)
 
 
 def test_a_bid_meets_the_other_sides_system_condition_so_the_auction_asks_him() -> None:

@@ -93,7 +93,11 @@ def enemy_within(state: TacticalState, unit: Unit, target_id: Any, reach: int, w
 def spent(state: TacticalState, unit: Unit, turn: int) -> float:
     """The energy `unit` has provably spent in game turn `turn` (the public record: see the module docstring)."""
     costs = state.tables.get("costs") or {}
-    speeds = [v for p, v in unit.speeds if p[0] == turn and p[2] in (ALLOC, ACTIVITY)] or [unit.speed]
+    start = unit.setup_speed  # the speed the turn began with, then every change in it (as energy.py counts)
+    for point, value in unit.speeds:
+        if point <= (turn, 0, ALLOC):
+            start = value
+    speeds = [start, *(v for p, v in unit.speeds if p[0] == turn and p[2] == ACTIVITY)]
     total = max(speeds) * number(costs.get("speed_point", 1))
     total += sum(1 for p in unit.hets if p[0] == turn) * number(costs.get("het", 0))
     for point, weapon in unit.fired:

@@ -109,19 +109,18 @@ def resolve(before: TacticalState, units: dict[str, Unit], point: Point, found: 
             continue
         settled.add(pair)
         against = found.get((target, bidder), 0)
-        holder, held = units[bidder], units[target]
         text = f"bids {bidder} {energy}, {target} {against}"
         if before.unit(target).gear.holding == bidder:  # type: ignore[union-attr]
             result = "broke free" if energy > against else "still held"
             if energy > against:
-                units[bidder], units[target] = release(held, holder)
+                units[bidder], units[target] = release(units[bidder], units[target])
         elif energy > against:
             result = "held"
-            units[bidder], units[target] = _hold(holder, held)
+            units[bidder], units[target] = _hold(units[bidder], units[target])
         else:
             result = "resisted"
-        events.append(Event("tractor", holder.owner, bidder, {"target": target, "energy": energy,
-                                                                "against": against, "result": result}))
+        events.append(Event("tractor", units[bidder].owner, bidder, {"target": target, "energy": energy,
+                                                                       "against": against, "result": result}))
         lines.append(f"{format_time(point)} {bidder} tractor on {target}: {text}: {result}")
     return events, lines
 
