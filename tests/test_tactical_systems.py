@@ -274,9 +274,10 @@ def test_bad_input_is_refused_with_its_rule_and_changes_nothing(what: str, state
     bad = act(*given)
     why = RULES.legal(state, bad)
     assert why is not None and getattr(why, "rule", None) == rule and words in why, why
-    own = RULES.own_legality(RULES.own_view(state, bad.by), bad)  # refused in its author's own commit too
-    if rule != "rules.system-range":  # a range depends on others' later moves: judged at replay (void)
-        assert own is not None and getattr(own, "rule", None) == rule
+    # refused in its author's own commit too: at the firm point every position is known (a range that only others'
+    # later moves decide is judged at replay instead, and void there)
+    own = RULES.own_legality(RULES.own_view(state, bad.by), bad)
+    assert own is not None and getattr(own, "rule", None) == rule
     point = bad.at
     with_bad = RULES.apply(state, point, [bad], {})
     without = RULES.apply(state, point, [], {})
@@ -355,3 +356,28 @@ def test_every_secret_of_the_battle_is_revealed_and_audited(battle: tuple[int, s
     state = result.last.stop.checkpoint.state
     assert result.last.status.over and {u.id: u.status for u in state.units} == {
         "CA": "active", "D7": "active", "SH1": "active"}
+
+
+# --- through pbem: refused at the entry's file and line, nothing changed, the player goes on -------------------
+@pytest.fixture(scope="module")
+def systems_game(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    from conftest import _build
+
+    return _build(tmp_path_factory.mktemp("systems") / "game", "tactical-systems", "systems-bad-input")
+
+
+def test_rules_bay_empty__a_second_launch_is_refused_in_its_authors_commit(systems_game: Any, tmp_path: Any) -> None:
+    from conftest import copy_table
+    from test_dice_flow import refused
+    from test_tactical_cli_bad_input import line_of
+
+    table = copy_table(systems_game, tmp_path / "table")
+    launch = {"at": "1.2.activity", "unit": "CA", "do": {"launch": {"craft": "SH1"}}}
+    table.edit("fed", through="1.4.damage", entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 4}}, launch,
+                                                     {**launch, "at": "1.3.activity"}])
+    line = line_of(table, "report/turn-01.yaml", "1.3.activity")
+    error = refused(table, "yield", who="fed", rule="rules.bay-empty", where=f"report/turn-01.yaml:{line}")
+    assert "CA's bay is empty" in error
+    report = table.repo_dir / "report/turn-01.yaml"  # without the bad entry, his turn goes through
+    report.write_text("".join(x for x in report.read_text().splitlines(keepends=True) if "1.3.activity" not in x))
+    assert table.cli("yield", who="fed").exit_code == 0
