@@ -130,7 +130,7 @@ def resolve(before: TacticalState, units: dict[str, Unit], point: Point, found: 
             left = parties - killed
             target = replace(target, gear=replace(target.gear, parties=defenders - killed))
             text = f"{killed} defenders killed, {left} boarders left"
-            if left > 0 and target.gear.parties == 0:
+            if left > 0 and target.gear.parties == 0 and target.active:  # not one destroyed in this same step
                 target = replace(target, status=CAPTURED, hex=None, left_at=point)
                 text += f": {target.id} captured"
             units[target.id] = target
