@@ -100,10 +100,36 @@ def test_a_held_unit_moves_with_its_holder_and_not_by_itself() -> None:
 def test_cease_tractor_lets_go_and_a_held_unit_can_break_free() -> None:
     released, events = step(held_state(), "1.2.activity", act("1.2.activity", "CA", {"cease": "tractor"}))
     assert released.unit("CA").gear.holding is None and released.unit("D7").gear.held_by is None  # type: ignore[union-attr]
+    kept, events = step(held_state(), "1.2.fire", act("1.2.fire", "D7", {"tractor": {"target": "CA", "energy": 3}}),
+                        act("1.2.fire", "CA", {"tractor": {"target": "D7", "energy": 3}}))  # the holder bids to keep
+    assert [e.data["result"] for e in events if e.kind == "tractor"] == ["still held"]
+    assert kept.unit("D7").gear.held_by == "CA"  # type: ignore[union-attr]
     free, events = step(held_state(), "1.2.fire", act("1.2.fire", "D7", {"tractor": {"target": "CA", "energy": 3}}))
     assert [e.data["result"] for e in events if e.kind == "tractor"] == ["broke free"]
     assert free.unit("D7").gear.held_by is None and free.unit("CA").gear.holding is None  # type: ignore[union-attr]
     assert [u.id for u in free.units] == [u.id for u in BASE.units]  # each unit stays in its place (dice order)
+
+
+def test_one_beam_at_a_time() -> None:
+    """A unit holding one unit bids for no other until it lets go; a unit held by one beam is not held by a second
+    (the first in setup order holds)."""
+    raw = setup()
+    raw["units"].append({"id": "F5", "owner": "b", "hex": "0410", "facing": "A", "speed": 0, "turn_mode": 1})
+    held, _ = step(RULES.initial_state(raw, PLAYERS), "1.1.fire",
+                   act("1.1.fire", "CA", {"tractor": {"target": "D7", "energy": 2}}))
+    why = RULES.legal(held, Action(RULES.parse_time("1.2.fire"), "a", "CA", {"tractor": {"target": "F5", "energy": 1}},
+                                   "entry"))
+    assert why is not None and "already holds D7" in why
+    extra = {"id": "F5", "owner": "a", "hex": "0611", "facing": "A", "speed": 0, "turn_mode": 1, "systems": ["tractor"]}
+    raw = setup()
+    raw["units"].append(extra)
+    three = RULES.initial_state(raw, PLAYERS)
+    bids = [Action(RULES.parse_time("1.1.fire"), "a", u, {"tractor": {"target": "D7", "energy": 2}}, "entry")
+            for u in ("CA", "F5")]
+    after, events = step(three, "1.1.fire", *bids)
+    assert [(e.unit, e.data["result"]) for e in events if e.kind == "tractor"] == [("CA", "held"),
+                                                                                     ("F5", "already held by CA")]
+    assert after.unit("D7").gear.held_by == "CA" and after.unit("F5").gear.holding is None  # type: ignore[union-attr]
 
 
 def test_a_bid_meets_the_other_sides_system_condition_so_the_auction_asks_him() -> None:

@@ -11,7 +11,8 @@ bid, and so on until one passes. When the step resolves, each unit's highest bid
 
 * the attacker's bid above the target's: the target is held (`holding` / `held_by`);
 * otherwise the beam fails ("resisted");
-* a held unit bidding against its holder breaks free when its bid is above the holder's bid at that step.
+* in a standing beam, the held unit breaks free when its bid is above its holder's bid (to keep it) at that
+  step.
 
 Held: the held unit's own moves count for nothing; whenever its holder moves, it is moved one hex the same way
 (keeping its facing), so the pair moves together. The hold ends with `{cease: tractor}` by the holder at an
@@ -47,8 +48,8 @@ def why_not(state: TacticalState, unit: Unit, value: Any, at: Point, own: bool =
     why = acting.why_not_working(unit, SYSTEM) or acting.why_not_act(state, unit, at)
     if why:
         return why
-    if unit.gear.holding == given["target"]:
-        return f"{unit.id} already holds {given['target']} in its tractor beam"
+    if unit.gear.holding not in (None, given["target"]):  # a bid on the unit it holds is one to keep it
+        return f"{unit.id} already holds {unit.gear.holding} in its tractor beam (cease it first)"
     already = _bid_so_far(unit, at)
     why = acting.why_no_energy(state, unit, at, (energy - already) * acting.cost(state, SYSTEM),
                                f"a tractor bid of {energy}")
@@ -110,10 +111,15 @@ def resolve(before: TacticalState, units: dict[str, Unit], point: Point, found: 
         settled.add(pair)
         against = found.get((target, bidder), 0)
         text = f"bids {bidder} {energy}, {target} {against}"
-        if before.unit(target).gear.holding == bidder:  # type: ignore[union-attr]
-            result = "broke free" if energy > against else "still held"
-            if energy > against:
+        holder = next((u for u in (bidder, target) if before.unit(u).gear.holding in pair - {u}), None)  # type: ignore[union-attr]
+        if holder is not None:  # a struggle in a standing beam: the held side breaks free with the higher bid
+            held = target if holder == bidder else bidder
+            keeps, pulls = found.get((holder, held), 0), found.get((held, holder), 0)
+            result = "broke free" if pulls > keeps else "still held"
+            if pulls > keeps:
                 units[bidder], units[target] = release(units[bidder], units[target])
+        elif units[target].gear.held_by is not None:
+            result = f"already held by {units[target].gear.held_by}"  # one beam holds a unit (setup order first)
         elif energy > against:
             result = "held"
             units[bidder], units[target] = _hold(units[bidder], units[target])
