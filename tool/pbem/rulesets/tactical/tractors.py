@@ -111,7 +111,8 @@ def resolve(before: TacticalState, units: dict[str, Unit], point: Point, found: 
         settled.add(pair)
         against = found.get((target, bidder), 0)
         text = f"bids {bidder} {energy}, {target} {against}"
-        holder = next((u for u in (bidder, target) if before.unit(u).gear.holding in pair - {u}), None)  # type: ignore[union-attr]
+        holds = {u: before.unit(u).gear.holding for u in (bidder, target)}  # type: ignore[union-attr]
+        holder = next((u for u, other in holds.items() if other is not None and other in pair - {u}), None)
         if holder is not None:  # a struggle in a standing beam: the held side breaks free with the higher bid
             held = target if holder == bidder else bidder
             keeps, pulls = found.get((holder, held), 0), found.get((held, holder), 0)
