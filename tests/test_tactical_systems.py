@@ -407,3 +407,26 @@ def test_rules_bay_empty__a_second_launch_is_refused_in_its_authors_commit(syste
     report = table.repo_dir / "report/turn-01.yaml"  # without the bad entry, his turn goes through
     report.write_text("".join(x for x in report.read_text().splitlines(keepends=True) if "1.3.activity" not in x))
     assert table.cli("yield", who="fed").exit_code == 0
+
+
+def test_every_tractor_point_bid_is_audited_with_the_sealed_allocation() -> None:
+    """Seed §2.C: the energy put into the auction is paid from the sealed allocation's `systems` line, won or
+    lost; the audit at the end names what a short line did not pay (costs.tractor 1 a point, costs.transporter 1)."""
+    bids = [act("1.1.fire", "CA", {"tractor": {"target": "D7", "energy": 3}}),
+            act("1.1.fire", "D7", {"tractor": {"target": "CA", "energy": 4}}),
+            act("1.1.fire", "CA", {"transport": {"target": "D7", "raid": "dr1"}})]
+    after, _ = step(BASE, "1.1.fire", *bids, rolls={"1.1.fire/CA/transporter": 6})
+    record = RULES.turn_record(after, "a", 1)
+    (ca,) = record.units
+    assert sorted(ca.systems) == ["tractor"] * 3 + ["transporter"]
+    raw = setup()
+    assert RULES.audit_allocation(raw, record, {"turn": 1, "units": {"CA": {"speed": 0, "systems": 4}}}) == []
+    short = RULES.audit_allocation(raw, record, {"turn": 1, "units": {"CA": {"speed": 0, "systems": 3}}})
+    assert short and "cost 4, 3 allocated" in short[0], short
+
+
+def test_craft_aboard_a_destroyed_carrier_are_lost_with_it() -> None:
+    frail = RULES.initial_state(setup(ca={"hull": 1, "shields": [0] * 6}), PLAYERS)
+    shot = act("1.1.fire", "D7", {"fire": {"weapon": "dr1", "target": "CA"}})
+    after, events = step(frail, "1.1.fire", shot, rolls={"1.1.fire/D7/dr1": 1})
+    assert (after.unit("CA").status, after.unit("SH1").status) == ("destroyed", "destroyed")  # type: ignore[union-attr]

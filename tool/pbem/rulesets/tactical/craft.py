@@ -138,3 +138,12 @@ def without_craft(state: TacticalState, record: energy.TurnRecord) -> energy.Tur
     values = {f.name: getattr(record, f.name) for f in fields(record)}
     values["units"] = tuple(u for u in record.units if u.unit not in flying)
     return type(record)(**values)
+
+
+def lost_with_carriers(state: TacticalState) -> TacticalState:
+    """`state` with the craft aboard a carrier that was destroyed or captured lost with it (status destroyed; a
+    carrier that left the map or resigned takes its craft along, still aboard)."""
+    gone = {b: u for u in state.units if u.status in ("destroyed", "captured") for b in u.gear.bays}
+    lost = {c.id: replace(c, status="destroyed", left_at=gone[c.id].left_at)
+            for c in state.units if c.id in gone and c.status == ABOARD}
+    return state.with_units(lost, state.at) if lost else state

@@ -222,8 +222,10 @@ class TacticalRuleset(Capabilities):
 
     def impact(self, game: state.TacticalState, seeking_unit: str, target: str
                ) -> tuple[state.TacticalState, list[Event]]:
-        """A seeking weapon hits its revealed target in its hex (seeking.py); ValueError if it cannot."""
-        return seeking.impact(game, seeking_unit, target)
+        """A seeking weapon hits its revealed target in its hex (seeking.py); ValueError if it cannot. Craft aboard
+        a carrier it destroys are lost with it (craft.py)."""
+        after, events = seeking.impact(game, seeking_unit, target)
+        return craft.lost_with_carriers(after), events
 
     def vanish(self, game: state.TacticalState, seeking_unit: str) -> tuple[state.TacticalState, list[Event]]:
         """A seeking weapon revealed as a dummy vanishes, doing nothing (seeking.py); ValueError if it cannot."""

@@ -81,7 +81,7 @@ def resolve_fire(before: TacticalState, after: TacticalState, point: Point, pick
                  rolls: Mapping[str, Any]) -> tuple[TacticalState, list[Event]]:
     """The fire step's systems on `after` (the step's shots already scored)."""
     if not any(slot[0] in FIRE_KINDS for _, slot in picked):
-        return after, []
+        return craft.lost_with_carriers(after), []
     units = {u.id: u for u in after.units}
     events, lines = tractors.resolve(before, units, point, tractors.bids(picked))
     more, said = transporters.resolve(before, units, point, transporters.uses(picked), rolls)
@@ -94,7 +94,7 @@ def resolve_fire(before: TacticalState, after: TacticalState, point: Point, pick
                 and hit.hull == 0 and event.data.get("system") is None:
             units[hit.id], destroyed = fire.destroy(hit, point, event.by)
             events.append(destroyed)
-    return _logged(after.with_units(units, point), point, lines), events
+    return craft.lost_with_carriers(_logged(after.with_units(units, point), point, lines)), events
 
 
 def _logged(state: TacticalState, point: Point, lines: list[str]) -> TacticalState:
@@ -149,7 +149,7 @@ def move_step(before: TacticalState, after: TacticalState, point: Point) -> tupl
     events, lines = tractors.drag(after, before, changed, point)
     state = after.with_units(changed, point) if changed else after
     state, more, said = esg.strikes(state, point)
-    return _logged(state, point, lines + said), events + more
+    return craft.lost_with_carriers(_logged(state, point, lines + said)), events + more
 
 
 def alloc_step(state: TacticalState, point: Point) -> TacticalState:
