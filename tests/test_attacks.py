@@ -5708,3 +5708,84 @@ def test_secret_allocation__withholding_the_end_of_battle_reveal(speeds_owed: Ta
         who="kli")
     assert speeds_owed.data("status.yaml")["over"] is True
     assert verdict(speeds_owed)[0] == 0
+
+
+# === tac-systems: the tractor auction answered out of turn (docs/threats.md "Systems that act") ==================
+# From `systems_auction`: the games/tactical-systems template; fed bids 3 to hold the D7 at 1.1.fire, which meets
+# kli's {system: {name: tractor}}: the fire step's action auction asks kli, who may bid back (seed §7).
+
+from conftest import _build as build_table  # noqa: E402
+from test_dice_flow import findings as verified_findings  # noqa: E402
+from test_tactical_cli_bad_input import line_of  # noqa: E402
+
+TRACTOR_BACK = {"at": "1.1.fire", "unit": "D7", "do": {"tractor": {"target": "CA", "energy": 4}}}
+
+
+@pytest.fixture(scope="module")
+def base_systems_auction(tmp_path_factory: pytest.TempPathFactory) -> Table:
+    table = build_table(tmp_path_factory.mktemp("systems") / "auction", "tactical-systems", "systems-attack")
+    table.turn("fed", through="1.1.damage", breaks=[{"system": {"name": "tractor"}}],
+               entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 4}},
+                        {"at": "1.1.fire", "unit": "CA", "do": {"tractor": {"target": "D7", "energy": 3}}}])
+    table.turn("kli", through="1.32.final", breaks=[{"system": {"name": "tractor"}}],
+               entries=[{"at": "1.0.alloc", "unit": "D7", "do": {"speed": 0}}])
+    seal_allocation(table, "fed", {"turn": 1, "units": {"CA": {"speed": 4, "systems": 6}}})
+    seal_allocation(table, "kli", {"turn": 1, "units": {"D7": {"speed": 0, "systems": 6}}})
+    assert asked(table) == [("kli", "auction")]
+    return table
+
+
+@pytest.fixture
+def systems_auction(base_systems_auction: Table, tmp_path: Path) -> Table:
+    return private(base_systems_auction, tmp_path)
+
+
+def test_tractor_auction__a_bid_back_beyond_the_ships_power_is_refused(systems_auction: Table) -> None:
+    """Threat: kli, asked in the auction, outbids fed with energy the D7 does not have (21 of its power 20), so
+    fed gives up the hold. Defence: what a ship has spent is public, so the bid is refused in kli's own commit
+    (`rules.no-energy` at the entry's line), and the sealed allocation would fail its audit at the end."""
+    systems_auction.edit("kli", entries=[{**TRACTOR_BACK, "do": {"tractor": {"target": "CA", "energy": 21}}}])
+    line = line_of(systems_auction, "report/turn-01.yaml", "energy: 21")
+    error = refused(systems_auction, "yield", who="kli", rule="rules.no-energy", where=f"report/turn-01.yaml:{line}")
+    assert "power 20" in error
+
+
+def test_tractor_auction__the_same_bid_by_plain_git_is_found(systems_auction: Table) -> None:
+    systems_auction.edit("kli", entries=[{**TRACTOR_BACK, "do": {"tractor": {"target": "CA", "energy": 21}}}])
+    line = line_of(systems_auction, "report/turn-01.yaml", "energy: 21")
+    head = sneak_as(systems_auction, "kli", "kli: 21 against your 3")
+    got = [(f["rule"], f.get("file"), f.get("line"), f.get("commit")) for f in verified_findings(systems_auction)]
+    assert ("rules.no-energy", "report/turn-01.yaml", line, head) in got, got
+
+
+def test_tractor_auction__the_answer_lowers_the_other_sides_bid(systems_auction: Table) -> None:
+    """Threat: kli, holding control only to answer, edits fed's bid from 3 down to 1 and then outbids it.
+    Defence: an entry is its author's: `ownership.foreign-entry` at the edited line, nothing changed."""
+    report = systems_auction.repo_dir / "report/turn-01.yaml"
+    report.write_text(report.read_text().replace("energy: 3", "energy: 1"))
+    systems_auction.edit("kli", entries=[TRACTOR_BACK])
+    line = line_of(systems_auction, "report/turn-01.yaml", "energy: 1")
+    refused(systems_auction, "yield", who="kli", rule="ownership.foreign-entry", where=f"report/turn-01.yaml:{line}")
+
+
+def test_tractor_auction__an_answer_for_the_other_sides_ship(systems_auction: Table) -> None:
+    """Threat: kli answers with a bid made for fed's CA (a tiny one that would count as the CA's highest bid if
+    the ruleset took bids by target). Defence: a unit acts only for its owner (`rules.illegal-action`)."""
+    systems_auction.edit("kli", entries=[{"at": "1.1.fire", "unit": "CA",
+                                          "do": {"tractor": {"target": "D7", "energy": 1}}}])
+    error = refused(systems_auction, "yield", who="kli", rule="rules.illegal-action", where="report/turn-01.yaml:5")
+    assert "CA belongs to fed, not to kli" in error
+
+
+def test_tractor_auction__the_bidder_raises_before_he_is_asked(systems_auction: Table) -> None:
+    """Threat: fed, seeing kli asked, slips in a raise out of turn so kli answers a bid he never saw. Defence: only
+    the player asked in the auction may add to it (`signature.not-in-control`)."""
+    systems_auction.edit("fed", entries=[{"at": "1.1.fire", "unit": "CA",
+                                          "do": {"tractor": {"target": "D7", "energy": 6}}}])
+    refused(systems_auction, "yield", who="fed", rule="signature.not-in-control", where="status.yaml")
+
+
+def test_tractor_auction__an_honest_answer_is_taken_and_asks_the_bidder_again(systems_auction: Table) -> None:
+    """Not a threat: kli bids back 4; fed, whose {system: {name: tractor}} it meets, is asked next (a raise)."""
+    systems_auction.turn("kli", entries=[TRACTOR_BACK])
+    assert asked(systems_auction) == [("fed", "auction")]

@@ -253,11 +253,15 @@ result.mismatch | §7.2 | Let pbem write the result (`pbem yield`): it must be w
 rules.allocation | §7.1 | Allocate energy the ship has, as the message says.
 rules.auction | §4.6, seed §7 | Add entries during an action auction only when you are the one asked.
 rules.bad-clarify | §4.5, seed §5.C | Answer the special break with one of the options it offers.
+rules.bay-destroyed | §7.1, seed §6.C | Launch from another carrier: a raid destroyed this one's bay.
+rules.bay-empty | §7.1, seed §6.C | Launch only a craft that is aboard; land one first.
 rules.duplicate-action | §7 | Give each unit one action per step; drop the second.
 rules.illegal-action | §7 | Change the action to one the rules allow at that point (the message says why).
+rules.no-energy | §7.1, seed §2.C | Leave out what the ship's power no longer pays for this turn (the message says how much is left).
 rules.order-rewritten | §7.2 | Fix the order the engine refused (the message says why).
 rules.pursuit | §7.1 | Move the seeking weapon towards its revealed target.
 rules.sealed-speed | §7.1, §4.7 | Keep to the speed you sealed for this turn.
+rules.system-range | §7.1, seed §6.C | Close to the system's range first (game.yaml gives it), or pick a nearer target.
 schema.bad-condition | §4.3 | Write the break condition as the ruleset's conditions allow.
 schema.bad-time | §2 | Write the game time as the ruleset spells it (e.g. 1.12.move, S1901M).
 schema.broken | §8 | Reinstall pbem: its schema files are broken.

@@ -30,7 +30,9 @@ from typing import Any, Callable, Mapping, Sequence
 
 from pbem.rulesets.base import Action, Event, Point
 from pbem.rulesets.tactical import energy, fire, hexmap, movement, reinforce, seeking, systems
+from pbem.rulesets.tactical import craft, probes, system_steps, tractors, transporters
 from pbem.rulesets.tactical.gametime import ACTIVITY, ALLOC, FIRE, MOVE, STEPS, format_time
+from pbem.rulesets.tactical.refusal import Refusal
 from pbem.rulesets.tactical.state import DISENGAGED, TacticalState, Unit
 
 NOT_AN_ACTION = "not an action of tactical/1: answer a special break with the chosen option itself, e.g. {move: SL}"
@@ -72,15 +74,6 @@ def _check_het(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Poin
     return movement.why_not_het(unit, facing, at[0])
 
 
-class Refusal(str):
-    """A reason that names its own rule id (the protocol's default is `rules.illegal-action`)."""
-
-    rule: str
-
-    def __new__(cls, text: str, rule: str) -> Refusal:
-        made = super().__new__(cls, text)
-        made.rule = rule
-        return made
 
 
 SEALED_SPEED = "rules.sealed-speed"
@@ -106,7 +99,8 @@ def _check_pass(state: TacticalState, unit: Unit | None, do: Mapping[str, Any], 
 
 
 def _check_fire(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
-    return fire.why_not_fire(state, unit, do["fire"], at)
+    return (fire.why_not_fire(state, unit, do["fire"], at) or system_steps.why_not_weapon(state, unit, do["fire"], at)
+            or system_steps.why_not_target(state, unit, do["fire"], at))
 
 
 def _check_reinforce(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
@@ -114,12 +108,15 @@ def _check_reinforce(state: TacticalState, unit: Unit, do: Mapping[str, Any], at
 
 
 def _check_launch(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
-    return seeking.why_not_launch(state, unit, do["launch"], at)
+    if craft.is_launch(do["launch"]):
+        return craft.why_not_launch(state, unit, do["launch"], at)
+    return (seeking.why_not_launch(state, unit, do["launch"], at)
+            or system_steps.why_not_weapon(state, unit, do["launch"], at))
 
 
 def _system_check(verb: str) -> Check:
     def check(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
-        return systems.why_not_system(state, unit, do, verb)
+        return systems.why_not_system(state, unit, do, verb) or system_steps.why_not_system(state, unit, do, verb, at)
     return check
 
 
@@ -138,6 +135,8 @@ def _fire_verb(do: Mapping[str, Any]) -> str:
 
 
 def _launch_verb(do: Mapping[str, Any]) -> str:
+    if craft.is_launch(do["launch"]):
+        return f"launch {_field(do, 'launch', 'craft')}"
     return f"launch {_field(do, 'launch', 'weapon')} as {_field(do, 'launch', 'as')}"
 
 
@@ -160,7 +159,9 @@ KINDS: dict[str, ActionKind] = {
     "het": ActionKind("het", (ACTIVITY,), lambda do: f"make a high energy turn to {do['het']}", _check_het),
     "speed": ActionKind("speed", (ALLOC, ACTIVITY), lambda do: f"change speed to {do['speed']}", _check_speed),
     "fire": ActionKind("fire", (FIRE,), _fire_verb, _check_fire, slot=_weapon_slot("fire")),
-    "launch": ActionKind("launch", (ACTIVITY,), _launch_verb, _check_launch, slot=_weapon_slot("launch")),
+    "launch": ActionKind("launch", (ACTIVITY,), _launch_verb, _check_launch,
+                         slot=lambda do: ("launch", "craft") if craft.is_launch(do["launch"])
+                         else _weapon_slot("launch")(do)),
     "reinforce": ActionKind("reinforce", (FIRE,),
                             lambda do: f"reinforce shield #{_field(do, 'reinforce', 'shield')} by "
                                        f"{_field(do, 'reinforce', 'points')}",
@@ -169,6 +170,18 @@ KINDS: dict[str, ActionKind] = {
        for verb in SYSTEM_ACTIONS},
     "pass": ActionKind("pass", tuple(range(len(STEPS))), lambda do: "pass", _check_pass, needs_unit=False),
 }
+# the systems that act (system_steps.py): tractor bids, transporters and probes at fire steps, landings at activity
+KINDS.update({
+    tractors.VERB: ActionKind(tractors.VERB, (FIRE,), lambda do: f"tractor {_field(do, 'tractor', 'target')}",
+                              lambda s, u, do, at: tractors.why_not(s, u, do["tractor"], at), slot=tractors.slot),
+    transporters.VERB: ActionKind(transporters.VERB, (FIRE,),
+                                  lambda do: f"transport to {_field(do, 'transport', 'target')}",
+                                  lambda s, u, do, at: transporters.why_not(s, u, do["transport"], at)),
+    probes.VERB: ActionKind(probes.VERB, (FIRE,), lambda do: f"probe {_field(do, 'probe', 'target')}",
+                            lambda s, u, do, at: probes.why_not(s, u, do["probe"], at)),
+    craft.LAND: ActionKind(craft.LAND, (ACTIVITY,), lambda do: f"land on {_field(do, 'land', 'on')}",
+                           lambda s, u, do, at: craft.why_not_land(s, u, do["land"], at)),
+})
 
 
 def quote(value: Any) -> str:
@@ -210,7 +223,8 @@ def legal(state: TacticalState, action: Action) -> str | None:
 
 
 def _own_fire(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
-    return fire.why_not_fire(state, unit, do["fire"], at, own=True)
+    return (fire.why_not_fire(state, unit, do["fire"], at, own=True)
+            or system_steps.why_not_weapon(state, unit, do["fire"], at))
 
 
 def _own_system(verb: str) -> Check:
@@ -231,6 +245,11 @@ def _chart_only(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Poi
 # What the author alone can know of each kind (DESIGN §4.2 "Entries and time"): a shot's target may move out of
 # arc or range, or be destroyed, and a system's target may leave, through others' later actions only.
 OWN_CHECKS: dict[str, Check] = {"fire": _own_fire, **{verb: _own_system(verb) for verb in SYSTEM_ACTIONS}}
+OWN_CHECKS.update({  # a target's place may change through others' later moves: judged at replay
+    tractors.VERB: lambda s, u, do, at: tractors.why_not(s, u, do["tractor"], at, own=True),
+    transporters.VERB: lambda s, u, do, at: transporters.why_not(s, u, do["transport"], at, own=True),
+    probes.VERB: lambda s, u, do, at: probes.why_not(s, u, do["probe"], at, own=True),
+})
 
 
 def _move_only(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
@@ -332,6 +351,8 @@ def spend(state: TacticalState, action: Action) -> TacticalState:
         unit = replace(unit, used=(*unit.used, (at, "use", value)))
     elif kind == reinforce.VERB and isinstance(value, Mapping) and type(value.get("points")) is int:
         unit = replace(unit, reinforced=(*unit.reinforced, (at, value.get("shield"), value["points"])))
+    elif (paid := system_steps.spend(unit, kind, value, at, state)) is not None:
+        unit = paid
     else:
         return state
     return replace(state, units=tuple(unit if u.id == unit.id else u for u in state.units))
@@ -346,7 +367,8 @@ def declared(state: TacticalState, point: Point, actions: Sequence[Action]) -> l
     """The `fire` (at fire steps) and `launch` (at activity) events of the legal actions, before resolution."""
     picked = chosen(state, point, actions)
     if point[2] == FIRE:
-        return [fire.fire_event(s, point) for s in fire.shots(state, point, by_weapon(picked, "fire"))]
+        return ([fire.fire_event(s, point) for s in fire.shots(state, point, by_weapon(picked, "fire"))]
+                + system_steps.declared(state, point, picked))
     if point[2] == ACTIVITY:
         return [seeking.launch_event(x, point) for x in seeking.launches(state, by_weapon(picked, "launch"))]
     return []
@@ -356,7 +378,9 @@ def dice_needed(state: TacticalState, point: Point, actions: Sequence[Action]) -
     """One dice ref per legal shot of a fire step, in dice order (fire.py); nothing at other steps."""
     if point[2] != FIRE:
         return []
-    return [s.ref for s in fire.shots(state, point, by_weapon(chosen(state, point, actions), "fire"))]
+    picked = chosen(state, point, actions)
+    return ([s.ref for s in fire.shots(state, point, by_weapon(picked, "fire"))]
+            + system_steps.dice_needed(state, point, picked))
 
 
 def resolve(state: TacticalState, point: Point, actions: Sequence[Action],
@@ -365,8 +389,12 @@ def resolve(state: TacticalState, point: Point, actions: Sequence[Action],
     shots of a fire step are scored together (fire.py); launches at activity add units (seeking.py)."""
     picked = chosen(state, point, actions)
     if point[2] == FIRE:
-        return fire.resolve(state, point, fire.shots(state, point, by_weapon(picked, "fire")), rolls,
-                            _reinforcements(picked))
+        fired, scored = fire.resolve(state, point, fire.shots(state, point, by_weapon(picked, "fire")), rolls,
+                                     _reinforcements(picked))
+        done, more = system_steps.resolve_fire(state, fired, point, picked, rolls or {})
+        return done, scored + more
+    if point[2] == ALLOC:
+        state = system_steps.alloc_step(state, point)
     changed: dict[str, Unit] = {}
     events: list[Event] = []
     acting = {unit_id for unit_id, _slot in picked}
@@ -382,7 +410,7 @@ def resolve(state: TacticalState, point: Point, actions: Sequence[Action],
         moving = point[2] == MOVE and movement.moves_in(unit.speed, point[1])
         if not moving and unit.id not in acting and unit.id not in plotted:
             continue  # nothing happens to it at this step: a step costs what its units do (DESIGN §9)
-        if moving:
+        if moving and tractors.held_moves(unit):  # a held unit moves with its holder (tractors.drag)
             how = picked.get((unit.id, ("move",)), {}).get("move", "F")
             unit = _move(state, unit, how, point, events)
         if (unit.id, ("speed",)) in picked:
@@ -394,6 +422,7 @@ def resolve(state: TacticalState, point: Point, actions: Sequence[Action],
         for (unit_id, slot), do in picked.items():
             if unit_id == unit.id and slot[0] in SYSTEM_ACTIONS:
                 unit, event = systems.act(unit, do, slot[0], point)
+                unit = system_steps.after_system(state, unit, changed, do, slot[0], point)
                 events.append(event)
         changed[unit.id] = unit
     added: list[Unit] = []
@@ -403,7 +432,12 @@ def resolve(state: TacticalState, point: Point, actions: Sequence[Action],
             added.append(flying)
             events.append(seeking.launch_event(launch, point))
     after = state.with_units(changed, point, added)
+    if point[2] == ACTIVITY:
+        after, more = system_steps.activity(after, {}, point, picked)
+        events.extend(more)
     if point[2] == MOVE:
+        after, more = system_steps.move_step(state, after, point)
+        events.extend(more)
         events.extend(seeking.contacts(state, after))
     return after, events
 

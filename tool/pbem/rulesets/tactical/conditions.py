@@ -23,8 +23,10 @@ player's own events only then). The catalog, read liberally as seed §6.D asks:
 * `{shield_down: {unit?: UNIT}}` — seed §6.C.4: a unit shows a down shield (strength 0) to an enemy unit able to
   fire on it (a direct-fire weapon with it in arc and range, fired this turn or not), and either is the
   player's; met when such a pair appears in the step and one of the two is in the step's events.
-* `{system: {kind?: use|cease|announce, name?: SYSTEM, unit?: ENEMY}}` — seed §6.C.5: a unit uses, ceases or
-  announces a system (`system:` is accepted for `name:`). A seeking weapon launch counts as a use of a system
+* `{system: {kind?: use|cease|announce|launch|land, name?: SYSTEM, unit?: ENEMY}}` — seed §6.C.5: a unit uses,
+  ceases or announces a system (`system:` is accepted for `name:`); `launch`/`land`: a shuttle, fighter or PF
+  launched or landed (craft.py; `name` its kind). Tractor bids, transporters and probes are uses declared at the
+  fire step (system_steps.py), so they wake the auction. A seeking weapon launch counts as a use of a system
   when no name is given.
 
 "Enemy" is any unit the player does not own; which units' events count is the protocol's filter (`by`).
@@ -264,8 +266,8 @@ def _check_system(options: Mapping[str, Any]) -> str | None:
     if "name" in options and "system" in options:
         return "give the system once, as name"
     kind = options.get("kind", "use")
-    if kind not in VERBS:
-        return f"kind must be one of {', '.join(VERBS)}, got {kind!r}"
+    if kind not in (*VERBS, *CRAFT_VERBS):
+        return f"kind must be one of {', '.join((*VERBS, *CRAFT_VERBS))}, got {kind!r}"
     name = options.get("name", options.get("system", "x"))
     return None if isinstance(name, str) and name else f"name must be a system name, got {name!r}"
 
@@ -393,7 +395,7 @@ def _system_met(
     return f"system: {', '.join(texts)}{_when(after, hits)}"
 
 
-_SYSTEM_VERBS = {"use": "uses", "cease": "ceases", "announce": "announces"}
+_SYSTEM_VERBS = {"use": "uses", "cease": "ceases", "announce": "announces", "launch": "launches", "land": "lands"}
 
 CONDITIONS: dict[str, ConditionKind] = {
     "range": ConditionKind("range", frozenset({"unit", "mine"}), None, _range_met),
@@ -406,3 +408,4 @@ CONDITIONS: dict[str, ConditionKind] = {
     "system": ConditionKind("system", frozenset(), frozenset({"kind", "name", "system", "unit"}), _system_met,
                             _check_system),
 }
+CRAFT_VERBS = ("launch", "land")  # a shuttle, fighter or PF launched or landed (craft.py), seed §6.C.5

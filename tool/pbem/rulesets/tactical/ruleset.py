@@ -27,6 +27,7 @@ from pbem.rulesets.base import (Action, Ambiguous, Armed, Audit, Capabilities, D
                                 Point, Sealed, Seats, Seeking, Summary, Uses)
 from pbem.rulesets.tactical import (actions, conditions, energy, foresight, gametime, outcome, plans, reinforce,
                                     seeking, state)
+from pbem.rulesets.tactical import craft
 from pbem.rulesets.tactical.weapons import DIE_SIDES
 
 
@@ -105,8 +106,9 @@ class TacticalRuleset(Capabilities):
 
     # --- state and actions -------------------------------------------------------------------------------
     def initial_state(self, setup: Mapping[str, Any], players: Sequence[str]) -> state.TacticalState:
-        """The units of setup.units on the map before 1.0.alloc; ValueError for a bad setup."""
-        return state.initial_state(setup, players)
+        """The units of setup.units on the map before 1.0.alloc, and the craft aboard them (craft.py); ValueError
+        for a bad setup."""
+        return craft.aboard(setup, state.initial_state(setup, players))
 
     def owner_of(self, game: state.TacticalState, unit: str) -> str | None:
         """The player owning `unit`, or None if there is no such unit."""
@@ -220,8 +222,10 @@ class TacticalRuleset(Capabilities):
 
     def impact(self, game: state.TacticalState, seeking_unit: str, target: str
                ) -> tuple[state.TacticalState, list[Event]]:
-        """A seeking weapon hits its revealed target in its hex (seeking.py); ValueError if it cannot."""
-        return seeking.impact(game, seeking_unit, target)
+        """A seeking weapon hits its revealed target in its hex (seeking.py); ValueError if it cannot. Craft aboard
+        a carrier it destroys are lost with it (craft.py)."""
+        after, events = seeking.impact(game, seeking_unit, target)
+        return craft.lost_with_carriers(after), events
 
     def vanish(self, game: state.TacticalState, seeking_unit: str) -> tuple[state.TacticalState, list[Event]]:
         """A seeking weapon revealed as a dummy vanishes, doing nothing (seeking.py); ValueError if it cannot."""
@@ -243,8 +247,9 @@ class TacticalRuleset(Capabilities):
         return next(({"move": o["move"]} for o in options if o.get("move") in allowed), None)
 
     def turn_record(self, game: state.TacticalState, player: str, turn: int) -> energy.TurnRecord:
-        """What `player`'s units did in `turn` that costs energy, from a state at or after its end."""
-        return reinforce.turn_record(game, player, turn)
+        """What `player`'s units did in `turn` that costs energy, from a state at or after its end (shuttles,
+        fighters and PFs need no allocation: craft.py)."""
+        return craft.without_craft(game, reinforce.turn_record(game, player, turn))
 
     def sealed_kind(self, point: Point) -> str | None:
         """The secret kind a sealed step's input must be (DESIGN §4.7): the turn's energy `allocation`."""
@@ -311,8 +316,12 @@ class TacticalRuleset(Capabilities):
 
     # --- for the log, the renderer and tests ---------------------------------------------------------------
     def shots_report(self, game: state.TacticalState) -> list[str]:
-        """One line per scored shot so far: die, damage, and which shield or internals took it (fire.Hit)."""
-        return [hit.text() for hit in game.hits]
+        """One line per scored shot so far: die, damage, and which shield or internals took it (fire.Hit); with
+        them, in game order, what the systems that act did (tractors, transporters, craft, probes, ESG)."""
+        if not game.doings:
+            return [hit.text() for hit in game.hits]
+        lines = [(hit.at, 0, hit.text()) for hit in game.hits] + [(at, 1, text) for at, text in game.doings]
+        return [text for _, _, text in sorted(lines, key=lambda x: (x[0], x[1]))]
 
     def outcome(self, game: state.TacticalState) -> str:
         """Who won a finished game, or a draw, and why (outcome.py; docs/tactical.md)."""

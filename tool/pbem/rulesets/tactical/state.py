@@ -23,10 +23,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterator, Mapping, Sequence
 
 from pbem.rulesets.base import Point
-from pbem.rulesets.tactical import hexmap, weapons
+from pbem.rulesets.tactical import gear as gear_of, hexmap, weapons
 from pbem.rulesets.tactical.gametime import MAX_TURNS, turns_of
 from pbem.rulesets.tactical.hexmap import Hex
 from pbem.rulesets.tactical.weapons import Mount, Seeker, WeaponType
+from pbem.rulesets.tactical.gear import Gear
 
 ACTIVE = "active"
 DISENGAGED = "disengaged"
@@ -123,6 +124,7 @@ class Unit:
     seeking: Seeker | None = None
     left_at: Point | None = None
     reinforced: tuple[tuple[Point, int, int], ...] = ()  # (point, shield, points) of every shield reinforcement
+    gear: Gear = field(default_factory=Gear)  # what the systems that act left on it (gear.py)
 
     @property
     def active(self) -> bool:
@@ -159,6 +161,8 @@ class TacticalState:
     # every scored shot, in game order (fire.Hit), for the log and the outcome; a held step is scored again from
     # the state before it, so nothing is counted twice
     hits: tuple[Any, ...] = ()
+    # what the systems that act did, in game order, as (point, text) for the log (tractors, raids, launches, …)
+    doings: tuple[tuple[Point, str], ...] = ()
 
     def unit(self, unit_id: str | None) -> Unit | None:
         """The unit with this id, or None."""
@@ -213,6 +217,7 @@ def initial_state(setup: Mapping[str, Any], players: Sequence[str]) -> TacticalS
         units.append(unit)
     if setup.get("speeds") == SEALED and setup.get("allocation") != SEALED:
         raise ValueError("setup.speeds: sealed needs allocation: sealed (the speeds are sealed in the allocation)")
+    gear_of.check_tables(setup)
     tables = freeze({k: v for k, v in setup.items() if k not in ("map", "turns", "max_speed", "units")})
     return TacticalState(columns, rows, turns, max_speed, tuple(players), tuple(units), None, tables,
                          FrozenDict(types))
@@ -270,6 +275,7 @@ def _unit(raw: Any, where: str, players: Sequence[str], columns: int, rows: int,
         weapons=weapons.mounts(raw.get("weapons"), types, f"{where} ({unit_id})"),
         systems=_systems(raw.get("systems"), where),
         setup_speed=speed,
+        gear=gear_of.of_unit(raw, f"{where} ({unit_id})"),
     )
 
 
@@ -308,6 +314,7 @@ def state_summary(state: TacticalState) -> list[dict[str, Any]]:
             "status": u.status,
             "shields": list(u.shields),
             "hull": u.hull,
+            **gear_summary(u),
         }
         for u in state.units
     ]
@@ -328,3 +335,13 @@ def resigned(game: TacticalState, player: str) -> TacticalState:
     units = tuple(replace(u, status=RESIGNED, hex=None, left_at=game.at) if u.owner == player and u.active else u
                   for u in game.units)
     return replace(game, units=units)
+
+
+def gear_summary(unit: Unit) -> dict[str, Any]:
+    """What the systems that act left on a unit, for the summary: only what is there (a unit without any shows
+    nothing more than before)."""
+    gear = unit.gear
+    shown: dict[str, Any] = {"holding": gear.holding, "held_by": gear.held_by,
+                             "cloaked": "yes" if gear.cloaked_at is not None else None,
+                             "lost": list(gear.lost) or None, "aboard": list(gear.bays) or None}
+    return {k: v for k, v in shown.items() if v is not None}
