@@ -29,8 +29,9 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from pbem.rulesets.base import Action, Event, Point
-from pbem.rulesets.tactical import energy, fire, hexmap, movement, reinforce, seeking, systems
-from pbem.rulesets.tactical.gametime import ACTIVITY, ALLOC, FIRE, MOVE, STEPS, format_time
+from pbem.rulesets.tactical import damage, energy, fire, hexmap, movement, reinforce, seeking, systems
+from pbem.rulesets.tactical.gametime import ACTIVITY, ALLOC, DAMAGE, FIRE, MOVE, STEPS, format_time
+from pbem.rulesets.tactical.refusal import Refusal
 from pbem.rulesets.tactical.state import DISENGAGED, TacticalState, Unit
 
 NOT_AN_ACTION = "not an action of tactical/1: answer a special break with the chosen option itself, e.g. {move: SL}"
@@ -72,17 +73,6 @@ def _check_het(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Poin
     return movement.why_not_het(unit, facing, at[0])
 
 
-class Refusal(str):
-    """A reason that names its own rule id (the protocol's default is `rules.illegal-action`)."""
-
-    rule: str
-
-    def __new__(cls, text: str, rule: str) -> Refusal:
-        made = super().__new__(cls, text)
-        made.rule = rule
-        return made
-
-
 SEALED_SPEED = "rules.sealed-speed"
 PART = "part"  # the source of a sealed input's part opened at its step (the protocol's replay._parts)
 
@@ -121,6 +111,10 @@ def _system_check(verb: str) -> Check:
     def check(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
         return systems.why_not_system(state, unit, do, verb)
     return check
+
+
+def _check_repair(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
+    return damage.why_not_repair(state.tables, unit, do[damage.REPAIR], at[0])
 
 
 def _move_verb(do: Mapping[str, Any]) -> str:
@@ -168,6 +162,8 @@ KINDS: dict[str, ActionKind] = {
     **{verb: ActionKind(verb, (ACTIVITY,), _system_verb(verb), _system_check(verb), slot=_system_slot(verb))
        for verb in SYSTEM_ACTIONS},
     "pass": ActionKind("pass", tuple(range(len(STEPS))), lambda do: "pass", _check_pass, needs_unit=False),
+    damage.REPAIR: ActionKind(damage.REPAIR, (ACTIVITY,), lambda do: f"repair {do[damage.REPAIR]}", _check_repair,
+                              slot=lambda do: (damage.REPAIR, str(do[damage.REPAIR]))),
 }
 
 
@@ -330,6 +326,8 @@ def spend(state: TacticalState, action: Action) -> TacticalState:
         unit = replace(unit, fired=(*unit.fired, (at, value["weapon"])))
     elif kind == "use" and isinstance(value, str):
         unit = replace(unit, used=(*unit.used, (at, "use", value)))
+    elif kind == damage.REPAIR and isinstance(value, str):
+        unit = replace(unit, lost=(*unit.lost, (at, value, -1)))
     elif kind == reinforce.VERB and isinstance(value, Mapping) and type(value.get("points")) is int:
         unit = replace(unit, reinforced=(*unit.reinforced, (at, value.get("shield"), value["points"])))
     else:
@@ -353,7 +351,10 @@ def declared(state: TacticalState, point: Point, actions: Sequence[Action]) -> l
 
 
 def dice_needed(state: TacticalState, point: Point, actions: Sequence[Action]) -> list[str]:
-    """One dice ref per legal shot of a fire step, in dice order (fire.py); nothing at other steps."""
+    """One dice ref per legal shot of a fire step, in dice order (fire.py); at a damage step one per pending
+    internal point (damage.py); nothing at other steps."""
+    if point[2] == DAMAGE:
+        return damage.dice_refs(state, point)
     if point[2] != FIRE:
         return []
     return [s.ref for s in fire.shots(state, point, by_weapon(chosen(state, point, actions), "fire"))]
@@ -363,6 +364,8 @@ def resolve(state: TacticalState, point: Point, actions: Sequence[Action],
             rolls: Mapping[str, int] | None = None) -> tuple[TacticalState, list[Event]]:
     """Apply one step's actions together: all units move at once from where they stood before the step; all
     shots of a fire step are scored together (fire.py); launches at activity add units (seeking.py)."""
+    if point[2] == DAMAGE and any(u.pending for u in state.units):
+        return damage.allocate(state, point, rolls)
     picked = chosen(state, point, actions)
     if point[2] == FIRE:
         return fire.resolve(state, point, fire.shots(state, point, by_weapon(picked, "fire")), rolls,
@@ -394,6 +397,9 @@ def resolve(state: TacticalState, point: Point, actions: Sequence[Action],
         for (unit_id, slot), do in picked.items():
             if unit_id == unit.id and slot[0] in SYSTEM_ACTIONS:
                 unit, event = systems.act(unit, do, slot[0], point)
+                events.append(event)
+            elif unit_id == unit.id and slot[0] == damage.REPAIR:
+                unit, event = damage.repair(unit, do[damage.REPAIR], point)
                 events.append(event)
         changed[unit.id] = unit
     added: list[Unit] = []
@@ -449,7 +455,7 @@ def _over_power(state: TacticalState, lines: Mapping[str, Mapping[str, Any]]) ->
     out = []
     for unit in state.units:
         line = lines.get(unit.id)
-        why = (energy.over_power({"speed": line.get("speed")}, unit.extra.get("power"), speed_point)
+        why = (energy.over_power({"speed": line.get("speed")}, damage.power_of(unit), speed_point)
                if line is not None else None)
         if why and unit.active and unit.seeking is None:
             out.append((unit, why))

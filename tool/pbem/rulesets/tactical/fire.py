@@ -31,10 +31,12 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from pbem.rulesets.base import Event, Point, Withheld
-from pbem.rulesets.tactical import arcs, hexmap, reinforce
+from pbem.rulesets.tactical import arcs, damage, hexmap, reinforce
+from pbem.rulesets.tactical.damage import destroy
+from pbem.rulesets.tactical.refusal import Refusal
 from pbem.rulesets.tactical.gametime import format_time
 from pbem.rulesets.tactical.hexmap import Hex
-from pbem.rulesets.tactical.state import DESTROYED, TacticalState, Unit
+from pbem.rulesets.tactical.state import TacticalState, Unit
 from pbem.rulesets.tactical.weapons import DIE_SIDES, Mount, WeaponType
 
 
@@ -100,6 +102,9 @@ def why_not_fire(state: TacticalState, unit: Unit, value: Any, at: Point, own: b
     kind = state.weapon_type(mount)
     if kind.seeking:
         return f"{weapon} is a seeking weapon ({kind.name}): launch it at an activity step"
+    broken = damage.why_cannot_fire(unit, weapon)  # damage before the firm point is public
+    if broken:
+        return Refusal(broken, damage.OUT_OF_ACTION)
     fired = unit.fired_in(at[0], weapon)  # in an own view: the shots before the firm point, all public
     if fired is not None:
         return f"{weapon} already fired at {format_time(fired)} this turn"
@@ -173,8 +178,10 @@ def shield_hit(target: Unit, source: Hex | None, strengths: Sequence[int]) -> in
     return min(facing, key=lambda n: (-strengths[n - 1], n))
 
 
-def strike(target: Unit, shield: int, amount: int) -> tuple[Unit, int, int]:
-    """`amount` damage on `target`'s shield `shield`: (the unit after, damage the shield took, internal damage)."""
+def strike(target: Unit, shield: int, amount: int, deferred_by: str | None = None) -> tuple[Unit, int, int]:
+    """`amount` damage on `target`'s shield `shield`: (the unit after, damage the shield took, internal damage).
+    `deferred_by` (a game with a damage allocation table: the attacker's owner): the internal damage waits for
+    the damage step (damage.py) instead of taking hull now."""
     if amount < 0:
         raise ValueError(f"damage cannot be negative, got {amount}")
     strengths = list(target.shields)
@@ -182,6 +189,9 @@ def strike(target: Unit, shield: int, amount: int) -> tuple[Unit, int, int]:
     if strengths:
         strengths[shield - 1] -= on_shield
     internal = amount - on_shield
+    if deferred_by is not None:
+        waiting = (*target.pending, (deferred_by, internal)) if internal else target.pending
+        return replace(target, shields=tuple(strengths), pending=waiting), on_shield, internal
     return replace(target, shields=tuple(strengths), hull=max(0, target.hull - internal)), on_shield, internal
 
 
@@ -189,12 +199,6 @@ def damage_event(by: str, target: Unit, shield: int, on_shield: int, internal: i
     """The `damage` event of one hit on `target` (unit = the damaged unit, by = the attacker's owner)."""
     return Event("damage", by, target.id, {"shield": shield, "shield_damage": on_shield, "internal": internal,
                                            **more})
-
-
-def destroy(unit: Unit, point: Point | None, by: str) -> tuple[Unit, Event]:
-    """The unit taken out of play as destroyed, and its `destroyed` event (by: whose attack finished it)."""
-    where = hexmap.format_hex(unit.hex) if unit.hex is not None else None
-    return replace(unit, status=DESTROYED, hex=None, left_at=point), Event("destroyed", by, unit.id, {"hex": where})
 
 
 def resolve(state: TacticalState, point: Point, given: Sequence[Shot], rolls: Mapping[str, int] | None,
@@ -213,6 +217,7 @@ def resolve(state: TacticalState, point: Point, given: Sequence[Shot], rolls: Ma
     finished: dict[str, str] = {}
     left = dict(reinforced or {})
     scored: list[Hit] = []
+    deferred = damage.table_of(state.tables) is not None  # internals wait for the damage step
     for (unit_id, shield), points in sorted(left.items()):
         unit = units[unit_id]
         units[unit_id] = replace(unit, reinforced=(*unit.reinforced, (point, shield, points)))
@@ -233,14 +238,14 @@ def resolve(state: TacticalState, point: Point, given: Sequence[Shot], rolls: Ma
         before = shot.target  # aim and tie-break on the state before the step
         shield = shield_hit(before, attacker_hex(shot.unit, before), before.shields)
         taken, through = reinforce.absorb(left, before.id, shield, amount)
-        hit, on_shield, internal = strike(units[before.id], shield, through)
+        hit, on_shield, internal = strike(units[before.id], shield, through, shot.unit.owner if deferred else None)
         units[hit.id] = hit
         scored.append(Hit(point, shot.unit.id, shot.mount.id, hit.id, shot.range, roll, amount, taken, shield,
                           on_shield, internal))
         events.append(damage_event(shot.unit.owner, hit, shield, on_shield, internal, weapon=shot.mount.id,
                                    attacker=shot.unit.id, roll=roll, range=shot.range, amount=amount,
                                    **({"reinforcement": taken} if taken else {})))
-        if internal > 0 and hit.hull == 0:
+        if internal > 0 and hit.hull == 0 and not deferred:
             finished.setdefault(hit.id, shot.unit.owner)
     for unit_id, by in finished.items():
         units[unit_id], event = destroy(units[unit_id], point, by)

@@ -21,15 +21,10 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from pbem.rulesets.base import Point
-from pbem.rulesets.tactical import energy
+from pbem.rulesets.tactical import damage, energy
 from pbem.rulesets.tactical.state import SHIELDS, TacticalState, Unit
 
 VERB = "reinforce"
-
-
-def _power(unit: Unit) -> int | None:
-    power = unit.extra.get("power")
-    return power if isinstance(power, int) and not isinstance(power, bool) else None
 
 
 def used_in(unit: Unit, turn: int) -> int:
@@ -50,7 +45,7 @@ def why_not(state: TacticalState, unit: Unit, value: Any, at: Point) -> str | No
         return f"points must be a whole number of at least 1, got {points!r}"
     if unit.seeking is not None or not unit.shields:
         return f"{unit.id} has no shields to reinforce"
-    power = _power(unit)
+    power = damage.power_in_turn(unit, at[0])  # less its power boxes lost (damage.py)
     spent = used_in(unit, at[0])
     if power is not None and spent + points > power:
         return (f"{unit.id} would reinforce {spent + points} points in turn {at[0]}, more than its power "

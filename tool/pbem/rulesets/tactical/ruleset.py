@@ -25,8 +25,8 @@ from typing import Any, Mapping, Sequence
 
 from pbem.rulesets.base import (Action, Ambiguous, Armed, Audit, Capabilities, Declared, Dice, Event, Foresight, Plans,
                                 Point, Sealed, Seats, Seeking, Summary, Uses)
-from pbem.rulesets.tactical import (actions, conditions, energy, foresight, gametime, outcome, plans, reinforce,
-                                    seeking, state)
+from pbem.rulesets.tactical import (actions, conditions, damage, energy, foresight, gametime, outcome, plans,
+                                    reinforce, seeking, state)
 from pbem.rulesets.tactical.weapons import DIE_SIDES
 
 
@@ -106,7 +106,7 @@ class TacticalRuleset(Capabilities):
     # --- state and actions -------------------------------------------------------------------------------
     def initial_state(self, setup: Mapping[str, Any], players: Sequence[str]) -> state.TacticalState:
         """The units of setup.units on the map before 1.0.alloc; ValueError for a bad setup."""
-        return state.initial_state(setup, players)
+        return damage.equip(state.initial_state(setup, players), setup)
 
     def owner_of(self, game: state.TacticalState, unit: str) -> str | None:
         """The player owning `unit`, or None if there is no such unit."""
@@ -184,7 +184,8 @@ class TacticalRuleset(Capabilities):
         return DIE_SIDES
 
     def dice_roller(self, game: state.TacticalState, ref: str) -> str | None:
-        """The firer: the owner of the unit of "T.I.fire/UNIT/WEAPON" (DESIGN §5 "Who rolls")."""
+        """The owner of the unit the ref names: the firer of "T.I.fire/UNIT/WEAPON" (DESIGN §5 "Who rolls"), the
+        damaged unit's owner for its damage allocation "T.I.damage/UNIT/N" (damage.py)."""
         parts = ref.split("/")
         return self.owner_of(game, parts[1]) if len(parts) == 3 else None
 

@@ -123,6 +123,11 @@ class Unit:
     seeking: Seeker | None = None
     left_at: Point | None = None
     reinforced: tuple[tuple[Point, int, int], ...] = ()  # (point, shield, points) of every shield reinforcement
+    # damage allocation (damage.py): the starting boxes (name or weapon id, count), the internal points waiting
+    # for this impulse's damage step ((attacker's owner, points)), every box lost (+1) or repaired (-1)
+    boxes: tuple[tuple[str, int], ...] = ()
+    pending: tuple[tuple[str, int], ...] = ()
+    lost: tuple[tuple[Point, str, int], ...] = ()
 
     @property
     def active(self) -> bool:
