@@ -248,11 +248,14 @@ repo.unreadable | §8 | Check the repository's folder and permissions; git itsel
 repo.wrong-type | §3 | The repository is damaged: fetch a fresh clone.
 report.wrong-file | §2 | Move the entry to the report file of its period (the message names it).
 result.mismatch | §7.2 | Let pbem write the result (`pbem yield`): it must be what the engine computes.
+rules.acceleration | §7.1, seed §1 | Change speed by at most setup.acceleration at a time, or make an emergency deceleration ({emergency: true}).
 rules.allocation | §7.1 | Allocate energy the ship has, as the message says.
 rules.auction | §4.6, seed §7 | Add entries during an action auction only when you are the one asked.
 rules.bad-clarify | §4.5, seed §5.C | Answer the special break with one of the options it offers.
 rules.duplicate-action | §7 | Give each unit one action per step; drop the second.
+rules.fire-frequency | §7.1, seed §1 | Fire that weapon again only once its frequency (impulses since its last shot) has passed; the message says when.
 rules.illegal-action | §7 | Change the action to one the rules allow at that point (the message says why).
+rules.not-armed | §7.1, seed §1 | Fire that weapon only once it has armed for its turns (the message says from which turn).
 rules.order-rewritten | §7.2 | Fix the order the engine refused (the message says why).
 rules.out-of-action | §7.1, seed §1 | That weapon or system has no box left (damage allocation): use another, or repair it first where the game allows.
 rules.pursuit | §7.1 | Move the seeking weapon towards its revealed target.

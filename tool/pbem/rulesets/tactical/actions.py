@@ -32,7 +32,7 @@ from pbem.rulesets.base import Action, Event, Point
 from pbem.rulesets.tactical import damage, energy, fire, hexmap, movement, reinforce, seeking, systems
 from pbem.rulesets.tactical.gametime import ACTIVITY, ALLOC, DAMAGE, FIRE, MOVE, STEPS, format_time
 from pbem.rulesets.tactical.refusal import Refusal
-from pbem.rulesets.tactical.state import DISENGAGED, TacticalState, Unit
+from pbem.rulesets.tactical.state import DISENGAGED, EMERGENCY, TacticalState, Unit
 
 NOT_AN_ACTION = "not an action of tactical/1: answer a special break with the chosen option itself, e.g. {move: SL}"
 SYSTEM_ACTIONS = systems.VERBS
@@ -88,6 +88,24 @@ def _check_speed(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Po
         return f"speed must be a whole number 0..{state.max_speed}, got {value!r}"
     if unit.seeking is not None:
         return f"{unit.id} is a seeking weapon: its speed is fixed at {unit.speed}"
+    limit = state.tables.get("acceleration")
+    if type(limit) is int and abs(value - unit.speed) > limit:
+        return Refusal(f"speed {unit.speed} to {value} changes it by {abs(value - unit.speed)}, more than the "
+                       f"acceleration limit {limit} (setup acceleration; an emergency deceleration, "
+                       "{emergency: true}, may stop at once)", ACCELERATION)
+    return None
+
+
+ACCELERATION = "rules.acceleration"
+
+
+def _check_emergency(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
+    if do[EMERGENCY] is not True:
+        return f"emergency must be 'true', got {do[EMERGENCY]!r}"
+    if unit.seeking is not None:
+        return f"{unit.id} is a seeking weapon: its speed is fixed at {unit.speed}"
+    if unit.speed == 0:
+        return f"{unit.id} is already at speed 0"
     return None
 
 
@@ -162,6 +180,8 @@ KINDS: dict[str, ActionKind] = {
     **{verb: ActionKind(verb, (ACTIVITY,), _system_verb(verb), _system_check(verb), slot=_system_slot(verb))
        for verb in SYSTEM_ACTIONS},
     "pass": ActionKind("pass", tuple(range(len(STEPS))), lambda do: "pass", _check_pass, needs_unit=False),
+    EMERGENCY: ActionKind(EMERGENCY, (ACTIVITY,), lambda do: "make an emergency deceleration", _check_emergency,
+                          slot=lambda do: ("speed",)),
     damage.REPAIR: ActionKind(damage.REPAIR, (ACTIVITY,), lambda do: f"repair {do[damage.REPAIR]}", _check_repair,
                               slot=lambda do: (damage.REPAIR, str(do[damage.REPAIR]))),
 }
@@ -388,7 +408,10 @@ def resolve(state: TacticalState, point: Point, actions: Sequence[Action],
         if moving:
             how = picked.get((unit.id, ("move",)), {}).get("move", "F")
             unit = _move(state, unit, how, point, events)
-        if (unit.id, ("speed",)) in picked:
+        if (unit.id, ("speed",)) in picked and EMERGENCY in picked[(unit.id, ("speed",))]:
+            unit = replace(_speed(unit, 0, point, events), used=(*unit.used, (point, EMERGENCY, "speed")))
+            events.append(Event(EMERGENCY, unit.owner, unit.id, {"at": format_time(point)}))
+        elif (unit.id, ("speed",)) in picked:
             unit = _speed(unit, picked[(unit.id, ("speed",))]["speed"], point, events)
         if (unit.id, ("het",)) in picked:
             facing = hexmap.parse_facing(picked[(unit.id, ("het",))]["het"])

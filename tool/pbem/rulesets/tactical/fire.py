@@ -31,12 +31,12 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from pbem.rulesets.base import Event, Point, Withheld
-from pbem.rulesets.tactical import arcs, damage, hexmap, reinforce
+from pbem.rulesets.tactical import arcs, damage, hexmap, reinforce, weapons
 from pbem.rulesets.tactical.damage import destroy
 from pbem.rulesets.tactical.refusal import Refusal
 from pbem.rulesets.tactical.gametime import format_time
 from pbem.rulesets.tactical.hexmap import Hex
-from pbem.rulesets.tactical.state import TacticalState, Unit
+from pbem.rulesets.tactical.state import EMERGENCY, TacticalState, Unit
 from pbem.rulesets.tactical.weapons import DIE_SIDES, Mount, WeaponType
 
 
@@ -79,6 +79,7 @@ class Shot:
     type: WeaponType
     target: Unit
     range: int
+    overload: bool = False
 
 
 def dice_ref(point: Point, unit: str, weapon: str) -> str:
@@ -92,7 +93,7 @@ def why_not_fire(state: TacticalState, unit: Unit, value: Any, at: Point, own: b
     `own`: judge only what the firer's owner alone can know ahead (DESIGN §4.2): the weapon, whether it fired
     before the firm point, and that the target is not his own unit. Where the target is, or whether it is still
     there, depends on others' later moves and shots; replay voids such a shot when it cannot be made."""
-    if not isinstance(value, Mapping) or set(value) != {"weapon", "target"}:
+    if not isinstance(value, Mapping) or not {"weapon", "target"} <= set(value) <= {"weapon", "target", "overload"}:
         return "fire takes {weapon: WEAPON, target: UNIT}"
     weapon, target_id = value["weapon"], value["target"]
     mount = unit.mount(weapon) if isinstance(weapon, str) else None
@@ -105,9 +106,15 @@ def why_not_fire(state: TacticalState, unit: Unit, value: Any, at: Point, own: b
     broken = damage.why_cannot_fire(unit, weapon)  # damage before the firm point is public
     if broken:
         return Refusal(broken, damage.OUT_OF_ACTION)
-    fired = unit.fired_in(at[0], weapon)  # in an own view: the shots before the firm point, all public
-    if fired is not None:
-        return f"{weapon} already fired at {format_time(fired)} this turn"
+    not_ready = weapons.why_not_ready(unit, mount, kind, at)  # in an own view: the shots before the firm point
+    if not_ready is not None:
+        return Refusal(not_ready[1], not_ready[0]) if not_ready[0] else not_ready[1]
+    overload = value.get("overload", False)
+    if overload is not False and (overload is not True or not kind.overload_damage):
+        return f"{weapon} ({kind.name}) cannot fire overloaded" if overload is True else "overload must be true"
+    stopped = next((p for p, verb, _ in unit.used if verb == EMERGENCY and p[0] == at[0] and p < at), None)
+    if stopped is not None:
+        return f"{unit.id} made an emergency deceleration at {format_time(stopped)}: it fires nothing this turn"
     if own:
         if not isinstance(target_id, str):
             return f"the target must be a unit's name, got {target_id!r}"
@@ -125,6 +132,8 @@ def why_not_fire(state: TacticalState, unit: Unit, value: Any, at: Point, own: b
     distance = hexmap.distance(unit.hex, target.hex)
     if distance > kind.max_range:
         return f"{target.id} is at range {distance}, beyond {weapon}'s range {kind.max_range} ({kind.name})"
+    if overload and distance > kind.overload_range:
+        return f"{target.id} is at range {distance}, beyond {weapon}'s overloaded range {kind.overload_range}"
     if kind.bracket_of(distance) is None:
         return f"{kind.name} has no damage bracket for range {distance}"
     if not arcs.in_arc(unit.hex, unit.facing, target.hex, mount.arcs):
@@ -146,14 +155,14 @@ def shots(state: TacticalState, point: Point, chosen: Mapping[tuple[str, str], M
             target = state.unit(value["target"])
             assert target is not None and target.hex is not None and unit.hex is not None
             found.append(Shot(dice_ref(point, unit.id, mount.id), unit, mount, state.weapon_type(mount), target,
-                              hexmap.distance(unit.hex, target.hex)))
+                              hexmap.distance(unit.hex, target.hex), value.get("overload") is True))
     return found
 
 
 def fire_event(shot: Shot, point: Point) -> Event:
     """The `fire` event of a shot: known as soon as it is declared (before any die is rolled)."""
     data = {"weapon": shot.mount.id, "target": shot.target.id, "heavy": shot.type.heavy, "type": shot.type.name,
-            "range": shot.range, "at": format_time(point)}
+            "range": shot.range, "at": format_time(point), **({"overload": True} if shot.overload else {})}
     return Event("fire", shot.unit.owner, shot.unit.id, data)
 
 
@@ -224,7 +233,9 @@ def resolve(state: TacticalState, point: Point, given: Sequence[Shot], rolls: Ma
         events.append(Event("reinforced", unit.owner, unit_id, {"shield": shield, "points": points}))
     for shot in given:
         firer = units[shot.unit.id]
-        units[firer.id] = replace(firer, fired=(*firer.fired, (point, shot.mount.id)))
+        units[firer.id] = replace(firer, fired=(*firer.fired, (point, shot.mount.id)),
+                                  overloads=(*firer.overloads, (point, shot.mount.id)) if shot.overload
+                                  else firer.overloads)
         events.append(fire_event(shot, point))
         roll = rolls[shot.ref]
         if isinstance(roll, Withheld):  # the die is lost: the shot misses, and the log says why
@@ -234,7 +245,7 @@ def resolve(state: TacticalState, point: Point, given: Sequence[Shot], rolls: Ma
                                                                          "attacker": shot.unit.id,
                                                                          "why": roll.text()}))
             continue
-        amount = shot.type.damage_at(shot.range, roll)
+        amount = shot.type.damage_at(shot.range, roll, shot.overload)
         before = shot.target  # aim and tie-break on the state before the step
         shield = shield_hit(before, attacker_hex(shot.unit, before), before.shields)
         taken, through = reinforce.absorb(left, before.id, shield, amount)

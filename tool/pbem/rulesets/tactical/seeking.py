@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from pbem.rulesets.base import Event, Point
-from pbem.rulesets.tactical import damage, fire, hexmap
+from pbem.rulesets.tactical import damage, fire, hexmap, weapons
 from pbem.rulesets.tactical.gametime import format_time
 from pbem.rulesets.tactical.refusal import Refusal
 from pbem.rulesets.tactical.state import DUMMY, EXPENDED, TacticalState, Unit
@@ -78,9 +78,10 @@ def why_not_launch(state: TacticalState, unit: Unit, value: Any, at: Point) -> s
     broken = damage.why_cannot_fire(unit, weapon)
     if broken:
         return Refusal(broken, damage.OUT_OF_ACTION)
-    launched = unit.fired_in(at[0], weapon)
-    if launched is not None:
-        return f"{weapon} already launched at {format_time(launched)} this turn"
+    not_ready = weapons.why_not_ready(unit, mount, state.weapon_type(mount), at)
+    if not_ready is not None:
+        why = not_ready[1].replace(" fired ", " launched ")
+        return Refusal(why, not_ready[0]) if not_ready[0] else why
     if not _unit_id(name):
         return f"as must be a new unit name (letters, digits, _ or -, up to 16), got {name!r}"
     if state.unit(name) is not None:

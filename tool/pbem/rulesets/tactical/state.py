@@ -35,6 +35,7 @@ EXPENDED = "expended"
 RESIGNED = "resigned"  # its owner resigned (DESIGN §4.8): off the map, not destroyed, no longer a target
 DUMMY = "dummy"  # a seeking weapon revealed as a dummy: it vanishes, having done nothing
 SEALED = "sealed"  # setup.allocation / setup.speeds
+EMERGENCY = "emergency"  # the verb of an emergency deceleration in Unit.used
 MAX_SPEED = 31
 UNIT_KEYS = ("id", "owner", "hex", "facing", "speed", "turn_mode")
 UNIT_KINDS = ("ship", "shuttle", "fighter")
@@ -128,6 +129,7 @@ class Unit:
     boxes: tuple[tuple[str, int], ...] = ()
     pending: tuple[tuple[str, int], ...] = ()
     lost: tuple[tuple[Point, str, int], ...] = ()
+    overloads: tuple[tuple[Point, str], ...] = ()  # (point, weapon id) of every overloaded shot
 
     @property
     def active(self) -> bool:
