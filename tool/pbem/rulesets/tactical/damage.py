@@ -106,8 +106,10 @@ def check_setup(setup: Mapping[str, Any], types: Mapping[str, WeaponType]) -> di
                 raise SetupError(f"units[{index}] ({raw.get('id')}): boxes need a setup.damage_allocation table",
                                  BAD_TABLE, ("units", index, "boxes"))
         return {}
-    names = {str(n) for u in units for n in (*(u.get("systems") or ()), *(
-        u.get("boxes") if isinstance(u.get("boxes"), Mapping) else ()))}
+    names: set[str] = set()
+    for raw in units:
+        boxes = raw.get("boxes")
+        names.update(str(n) for n in (*(raw.get("systems") or ()), *(boxes if isinstance(boxes, Mapping) else ())))
     table = _rows(setup[TABLE], {HULL, ANY_WEAPON, *types, *names})
     return {str(raw.get("id")): _unit_boxes(raw, index, table) for index, raw in enumerate(units)}
 
@@ -133,18 +135,18 @@ def _unit_boxes(raw: Mapping[str, Any], index: int, table: Table) -> tuple[tuple
             raise SetupError(f"units[{index}] ({unit_id}): system {system} has no boxes (give it boxes: "
                              f"{{{system}: N}})", NO_BOXES, ("units", index, "systems"))
     for slot, mount in enumerate(raw.get("weapons") or ()):
-        where = ("units", index, "weapons", slot)
+        at: tuple[str | int, ...] = ("units", index, "weapons", slot)
         count = mount.get("boxes", 1)
         if type(count) is not int or not 1 <= count <= MAX_BOXES:
             raise SetupError(f"units[{index}] ({unit_id}): weapon {mount.get('id')} has {count!r} boxes; a weapon "
-                             "needs at least one", NO_BOXES, (*where, "boxes"))
+                             "needs at least one", NO_BOXES, (*at, "boxes"))
         if not (table.hits(ANY_WEAPON) or table.hits(str(mount.get("type")))):
             raise SetupError(f"units[{index}] ({unit_id}): weapon {mount.get('id')} ({mount.get('type')}) has no "
                              "damage row: no row of damage_allocation.rolls names its type or `weapon`", NO_ROW,
-                             where)
+                             at)
         if mount.get("id") in boxes:
             raise SetupError(f"units[{index}] ({unit_id}): {mount.get('id')} names both a weapon and a box",
-                             BAD_TABLE, where)
+                             BAD_TABLE, at)
         found.append((str(mount.get("id")), count))
     return tuple(found)
 
@@ -230,6 +232,7 @@ def allocate(state: TacticalState, point: Point, rolls: Mapping[str, Any] | None
                 n += 1
                 ref = f"{format_time(point)}/{unit.id}/{n}"
                 roll = rolls.get(ref)
+                shown: Any
                 if isinstance(roll, Withheld):
                     hit, shown = HULL, roll.text()
                 elif type(roll) is int and 1 <= roll <= DIE_SIDES and table is not None:
