@@ -159,6 +159,20 @@ def _system_verb(verb: str) -> Callable[[Mapping[str, Any]], str]:
     return text
 
 
+def _general(do: Mapping[str, Any]) -> bool:
+    return isinstance(do["reinforce"], Mapping) and reinforce.GENERAL in do["reinforce"]
+
+
+def _reinforce_verb(do: Mapping[str, Any]) -> str:
+    if _general(do):
+        return f"reinforce every shield by {_field(do, 'reinforce', reinforce.GENERAL)}"
+    return f"reinforce shield #{_field(do, 'reinforce', 'shield')} by {_field(do, 'reinforce', 'points')}"
+
+
+def _reinforce_slot(do: Mapping[str, Any]) -> Slot:
+    return ("reinforce", reinforce.GENERAL if _general(do) else _field(do, "reinforce", "shield"))
+
+
 def _weapon_slot(kind: str) -> Callable[[Mapping[str, Any]], Slot]:
     return lambda do: (kind, _field(do, kind, "weapon"))
 
@@ -173,10 +187,8 @@ KINDS: dict[str, ActionKind] = {
     "speed": ActionKind("speed", (ALLOC, ACTIVITY), lambda do: f"change speed to {do['speed']}", _check_speed),
     "fire": ActionKind("fire", (FIRE,), _fire_verb, _check_fire, slot=_weapon_slot("fire")),
     "launch": ActionKind("launch", (ACTIVITY,), _launch_verb, _check_launch, slot=_weapon_slot("launch")),
-    "reinforce": ActionKind("reinforce", (FIRE,),
-                            lambda do: f"reinforce shield #{_field(do, 'reinforce', 'shield')} by "
-                                       f"{_field(do, 'reinforce', 'points')}",
-                            _check_reinforce, slot=lambda do: ("reinforce", _field(do, "reinforce", "shield"))),
+    "reinforce": ActionKind("reinforce", (FIRE,), _reinforce_verb,
+                            _check_reinforce, slot=_reinforce_slot),
     **{verb: ActionKind(verb, (ACTIVITY,), _system_verb(verb), _system_check(verb), slot=_system_slot(verb))
        for verb in SYSTEM_ACTIONS},
     "pass": ActionKind("pass", tuple(range(len(STEPS))), lambda do: "pass", _check_pass, needs_unit=False),
@@ -348,6 +360,8 @@ def spend(state: TacticalState, action: Action) -> TacticalState:
         unit = replace(unit, used=(*unit.used, (at, "use", value)))
     elif kind == damage.REPAIR and isinstance(value, str):
         unit = replace(unit, lost=(*unit.lost, (at, value, -1)))
+    elif kind == reinforce.VERB and isinstance(value, Mapping) and type(value.get(reinforce.GENERAL)) is int:
+        unit = replace(unit, reinforced=(*unit.reinforced, (at, 0, value[reinforce.GENERAL])))
     elif kind == reinforce.VERB and isinstance(value, Mapping) and type(value.get("points")) is int:
         unit = replace(unit, reinforced=(*unit.reinforced, (at, value.get("shield"), value["points"])))
     else:
@@ -389,7 +403,7 @@ def resolve(state: TacticalState, point: Point, actions: Sequence[Action],
     picked = chosen(state, point, actions)
     if point[2] == FIRE:
         return fire.resolve(state, point, fire.shots(state, point, by_weapon(picked, "fire")), rolls,
-                            _reinforcements(picked))
+                            _reinforcements(picked), _general_reinforcements(picked))
     changed: dict[str, Unit] = {}
     events: list[Event] = []
     acting = {unit_id for unit_id, _slot in picked}
@@ -488,7 +502,13 @@ def _over_power(state: TacticalState, lines: Mapping[str, Mapping[str, Any]]) ->
 def _reinforcements(picked: Chosen) -> dict[tuple[str, int], int]:
     """(unit, shield) -> points of the chosen legal `reinforce` actions of a fire step."""
     return {(unit, int(do["reinforce"]["shield"])): int(do["reinforce"]["points"])
-            for (unit, slot), do in picked.items() if slot[0] == "reinforce"}
+            for (unit, slot), do in picked.items() if slot[0] == "reinforce" and slot[1] != reinforce.GENERAL}
+
+
+def _general_reinforcements(picked: Chosen) -> dict[str, int]:
+    """unit -> points of the chosen legal `{reinforce: {general: N}}` of a fire step."""
+    return {unit: int(do["reinforce"][reinforce.GENERAL]) for (unit, slot), do in picked.items()
+            if slot == ("reinforce", reinforce.GENERAL)}
 
 
 def _move(state: TacticalState, unit: Unit, how: str, point: Point, events: list[Event]) -> Unit:

@@ -211,9 +211,11 @@ def damage_event(by: str, target: Unit, shield: int, on_shield: int, internal: i
 
 
 def resolve(state: TacticalState, point: Point, given: Sequence[Shot], rolls: Mapping[str, int] | None,
-            reinforced: Mapping[tuple[str, int], int] | None = None) -> tuple[TacticalState, list[Event]]:
+            reinforced: Mapping[tuple[str, int], int] | None = None, general: Mapping[str, int] | None = None
+            ) -> tuple[TacticalState, list[Event]]:
     """Score all shots of a fire step together (see the module docstring); ValueError if a die is missing.
-    `reinforced`: (unit, shield) -> points of this step's shield reinforcement (reinforce.py), taken first."""
+    `reinforced`: (unit, shield) -> points of this step's shield reinforcement (reinforce.py), taken first;
+    `general`: unit -> points of general reinforcement, standing before each of its shields after those."""
     rolls = rolls or {}
     for shot in given:
         roll = rolls.get(shot.ref)
@@ -231,6 +233,11 @@ def resolve(state: TacticalState, point: Point, given: Sequence[Shot], rolls: Ma
         unit = units[unit_id]
         units[unit_id] = replace(unit, reinforced=(*unit.reinforced, (point, shield, points)))
         events.append(Event("reinforced", unit.owner, unit_id, {"shield": shield, "points": points}))
+    behind = {(unit_id, n): points for unit_id, points in (general or {}).items() for n in range(1, 7)}
+    for unit_id, points in sorted((general or {}).items()):
+        unit = units[unit_id]
+        units[unit_id] = replace(unit, reinforced=(*unit.reinforced, (point, 0, points)))
+        events.append(Event("reinforced", unit.owner, unit_id, {"general": points}))
     for shot in given:
         firer = units[shot.unit.id]
         units[firer.id] = replace(firer, fired=(*firer.fired, (point, shot.mount.id)),
@@ -249,6 +256,8 @@ def resolve(state: TacticalState, point: Point, given: Sequence[Shot], rolls: Ma
         before = shot.target  # aim and tie-break on the state before the step
         shield = shield_hit(before, attacker_hex(shot.unit, before), before.shields)
         taken, through = reinforce.absorb(left, before.id, shield, amount)
+        taken_too, through = reinforce.absorb(behind, before.id, shield, through)
+        taken += taken_too
         hit, on_shield, internal = strike(units[before.id], shield, through, shot.unit.owner if deferred else None)
         units[hit.id] = hit
         scored.append(Hit(point, shot.unit.id, shot.mount.id, hit.id, shot.range, roll, amount, taken, shield,
