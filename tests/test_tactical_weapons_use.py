@@ -122,3 +122,21 @@ def test_bad_weapon_use_tables_are_refused(change: Mapping[str, Any], words: str
     photon = {**WEAPONS["photon"], **change}
     with pytest.raises(ValueError, match=words):
         game(weapons={**WEAPONS, "photon": photon})
+
+
+@pytest.mark.parametrize(("do", "valid"), [
+    ({"fire": {"weapon": "pt1", "target": "D7", "overload": True}}, True), ({"emergency": True}, True),
+    ({"repair": "ph1"}, True), ({"reinforce": {"general": 3}}, True), ({"reinforce": {"shield": 1, "points": 2}}, True),
+    ({"reinforce": {"shield": 1, "points": 2, "general": 1}}, False), ({"reinforce": {"general": 1, "shield": 1}}, False),
+    ({"emergency": False}, False), ({"fire": {"weapon": "pt1", "target": "D7", "overload": "yes"}}, False),
+])
+def test_the_action_schema_takes_the_new_actions(do: Mapping[str, Any], valid: bool) -> None:
+    from pbem.errors import PbemError
+    from pbem.formats import schemas
+
+    try:
+        schemas.validate(RULES.action_schema, do, file="report/turn-01.yaml")
+    except PbemError:
+        assert not valid
+    else:
+        assert valid
