@@ -1,14 +1,15 @@
 """Actions of `tactical/1` (DESIGN §7.1): the registry of `do` kinds, their legality and their resolution.
 
 Each entry's `do` holds exactly one action kind: `{move: F|TL|TR|SL|SR}`, `{het: FACING}`, `{speed: N}`,
-`{fire: {weapon, target}}` (fire.py), `{reinforce: {shield, points}}` (reinforce.py), `{launch: {weapon, as}}`
-(seeking.py), `{use|cease|announce: SYSTEM,
-target?}` (systems.py), `{pass: true}`; `{clarify: OPTION}` is refused (a special break is answered with the
+`{fire: {weapon, target, overload?}}` (fire.py), `{reinforce: {shield, points} | {general}}` (reinforce.py),
+`{launch: {weapon, as}}` (seeking.py), `{use|cease|announce: SYSTEM, target?}` (systems.py), `{repair: BOX}`
+(damage.py), `{emergency: true}` (movement.py), `{pass: true}`; `{clarify: OPTION}` is refused (a special break is answered with the
 chosen option itself, e.g. `{move: SL}`).
 
 Where each may be given: moves at `move` steps, and only by a unit that moves in that impulse; `speed` at
 `T.0.alloc` (the speed for the turn) or at `activity` (a mid-turn change, effective from the next impulse: this
-impulse's move is already done); `het`, `launch` and the system actions at `activity`; `fire` at `fire`;
+impulse's move is already done); `het`, `launch`, `repair`, `emergency` and the system actions at `activity`;
+`fire` and `reinforce` at `fire`; at a `damage` step no action: it allocates the pending internals (damage.py);
 `pass` anywhere, with or without a unit.
 
 Choices where the design is silent:
@@ -88,25 +89,12 @@ def _check_speed(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Po
         return f"speed must be a whole number 0..{state.max_speed}, got {value!r}"
     if unit.seeking is not None:
         return f"{unit.id} is a seeking weapon: its speed is fixed at {unit.speed}"
-    limit = state.tables.get("acceleration")
-    if type(limit) is int and abs(value - unit.speed) > limit:
-        return Refusal(f"speed {unit.speed} to {value} changes it by {abs(value - unit.speed)}, more than the "
-                       f"acceleration limit {limit} (setup acceleration; an emergency deceleration, "
-                       "{emergency: true}, may stop at once)", ACCELERATION)
-    return None
-
-
-ACCELERATION = "rules.acceleration"
+    too_fast = movement.why_not_accelerate(state.tables, unit, value)
+    return Refusal(too_fast, movement.ACCELERATION) if too_fast else None
 
 
 def _check_emergency(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
-    if do[EMERGENCY] is not True:
-        return f"emergency must be 'true', got {do[EMERGENCY]!r}"
-    if unit.seeking is not None:
-        return f"{unit.id} is a seeking weapon: its speed is fixed at {unit.speed}"
-    if unit.speed == 0:
-        return f"{unit.id} is already at speed 0"
-    return None
+    return movement.why_not_emergency(unit, do[EMERGENCY])
 
 
 def _check_pass(state: TacticalState, unit: Unit | None, do: Mapping[str, Any], at: Point) -> str | None:

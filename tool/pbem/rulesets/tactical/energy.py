@@ -2,7 +2,10 @@
 for a turn (secret kind `allocation`, schema pbem/secret/allocation/1), checked once revealed against what his
 units did in that turn.
 
-The allocation: {turn: T, units: {UNIT: {speed, het, weapons, systems, reserve}}}.
+The allocation: {turn: T, units: {UNIT: {speed, het, weapons, systems, reserve, …}}}; the lines for arming,
+batteries, life support, fire control, shields, general reinforcement and repair are docs/tactical.md "Energy
+allocation in full" (`_more_needs`, arming.py, reinforce.py); a unit's power for a turn is its setup power less
+the power boxes damage took before that turn (damage.py, `UnitTurn.power`).
 * `speed` is a speed, not energy: the highest speed the unit may use in the turn; it costs
   speed × costs.speed_point (default 1).
 * `het`, `weapons`, `systems` and `reserve` are energy (default 0): for high energy turns (costs.het each), for

@@ -1,7 +1,9 @@
 """Direct fire and damage of `tactical/1` (DESIGN §7.1; seed 000 §7.A simultaneity).
 
-`{fire: {weapon: ph1, target: D7}}` at a `fire` step, by the owner of the firing unit, is legal when the unit
-carries that weapon, it is a direct-fire type, it has not fired (or launched) yet this game turn, and the target
+`{fire: {weapon: ph1, target: D7, overload?: true}}` at a `fire` step, by the owner of the firing unit, is legal when
+the unit carries that weapon, it is a direct-fire type, damage has left it and the unit's control working
+(damage.py), it is ready (weapons.why_not_ready: once a game turn, or its frequency in impulses; armed over its
+turns), the unit made no emergency deceleration earlier this turn, an overload is one its type has, and the target
 is an enemy unit on the map, within the type's max_range, inside one of its range brackets, and in one of the
 weapon's arcs (arcs.py: hexes on a sector edge are in arc; range 0 is in every arc).
 
@@ -20,7 +22,8 @@ silent:
   moved since it appeared, the target came to it, so the attacker is taken to be as far beyond the target's hex
   as the target's previous hex is before it; if neither has moved, shield #1 is hit.
 * A unit without shields takes everything on internals (the `damage` event still names the shield facing).
-* The `damage` step does nothing in this version: damage is scored in the fire step that caused it.
+* Without a damage allocation table the `damage` step does nothing: damage is scored in the fire step that caused
+  it. With one, what gets through the shields waits as pending internals for the damage step (damage.py).
 * A shot whose die is lost (its roller's reveal withheld, settled by an nmr or his resign: `Withheld`) misses: it
   was fired (the weapon is spent this turn) and does no damage; the log says why (DESIGN §4.8).
 """
