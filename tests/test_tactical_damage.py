@@ -258,3 +258,12 @@ def test_boxes_without_a_table_are_refused() -> None:
     with pytest.raises(SetupError) as refused:
         RULES.initial_state(plain, list(PLAYERS))
     assert refused.value.rule == "schema.damage-table" and refused.value.path == ("units", 0, "boxes")
+
+
+def test_the_log_shows_each_internal_hit_beside_the_shots() -> None:
+    after, _ = allocate(fire(game(), roll=3), [2, 4, Withheld("kli", "fed-0002", "nmr"), 1])
+    assert RULES.shots_report(after)[1:] == [
+        "1.4.damage D7 internal: die 2, ph1 hit (0 left)", "1.4.damage D7 internal: die 4, power hit (1 left)",
+        f"1.4.damage D7 internal: die lost ({Withheld('kli', 'fed-0002', 'nmr').text()}), hull hit (2 left)",
+        "1.4.damage D7 internal: die 1, hull hit (1 left)"]
+    assert RULES.shots_report(after)[0].startswith("1.4.fire CA ph1 at D7, range 3: die 3, 8 damage")

@@ -45,6 +45,22 @@ MAX_BOXES = 1000
 
 
 @dataclass(frozen=True)
+class Allocated:
+    """One internal hit as the log shows it beside the shots (TacticalState.hits, `shots_report`)."""
+
+    at: Point
+    unit: str
+    roll: Any  # the die, or the text of why it was lost
+    hit: str
+    left: int
+
+    def text(self) -> str:
+        """E.g. "1.4.damage D7 internal: die 2, ph1 hit (0 left)"."""
+        die = f"die {self.roll}" if isinstance(self.roll, int) else f"die lost ({self.roll})"
+        return f"{format_time(self.at)} {self.unit} internal: {die}, {self.hit} hit ({self.left} left)"
+
+
+@dataclass(frozen=True)
 class Table:
     """setup.damage_allocation, checked: the rows by die roll and the repair rule."""
 
@@ -223,6 +239,7 @@ def allocate(state: TacticalState, point: Point, rolls: Mapping[str, Any] | None
     rolls = rolls or {}
     changed: dict[str, Unit] = {}
     events: list[Event] = []
+    scored: list[Allocated] = []
     for unit in state.units:
         if not unit.pending:
             continue
@@ -242,12 +259,14 @@ def allocate(state: TacticalState, point: Point, rolls: Mapping[str, Any] | None
                                      f"got {roll!r}")
                 unit, hit_events = _hit(unit, hit, point, by, shown)
                 events.extend(hit_events)
+                scored.append(Allocated(point, unit.id, shown, hit, hit_events[0].data["left"]))
                 if unit.status != ACTIVE:
                     break
             if unit.status != ACTIVE:
                 break
         changed[unit.id] = replace(unit, pending=())
-    return state.with_units(changed, point), events
+    after = state.with_units(changed, point)
+    return replace(after, hits=(*state.hits, *scored)), events
 
 
 def destroy(unit: Unit, point: Point | None, by: str) -> tuple[Unit, Event]:
