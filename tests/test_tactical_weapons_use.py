@@ -140,3 +140,35 @@ def test_the_action_schema_takes_the_new_actions(do: Mapping[str, Any], valid: b
         assert not valid
     else:
         assert valid
+
+
+# --- refused in the author's own commit, with the rule id at the entry's file and line (DESIGN §4.2); a second
+# shot after one of his own not yet firm is judged at replay (the first may be void there) ------------------------
+
+def _findings(entries: list[tuple[str, dict[str, Any], int]], fired: tuple[tuple[str, str], ...] = (),
+              **setup: Any) -> list[tuple[str, int]]:
+    from pbem.protocol.legality import own_findings
+    from pbem.protocol.model import Checkpoint, Entry, Inputs, PlayerInputs
+
+    state = game(fired=fired, **setup)
+    raw_setup = {"map": {"columns": 20, "rows": 20}, "turns": 5, "weapons": WEAPONS, **setup, "units": []}
+    added = [Entry(RULES.parse_time(at), at, "fed", "CA", do, "report/turn-01.yaml", line) for at, do, line in entries]
+    per = {p: PlayerInputs(RULES.parse_time("1.32.final"), "1.32.final") for p in PLAYERS}
+    inputs = Inputs.of_entries(tuple(PLAYERS), tuple(added), per)
+    firm = Checkpoint(RULES.parse_time("1.3.move"), dataclasses.replace(state, at=RULES.parse_time("1.2.damage")))
+    found = own_findings(RULES, raw_setup, inputs, firm, "fed", added)
+    return [(f.rule, f.line or 0) for f in found]
+
+
+@pytest.mark.parametrize(("entries", "setup", "expected"), [
+    ([("1.5.fire", {"fire": {"weapon": "pt1", "target": "D7"}}, 7)], {}, [("rules.not-armed", 7)]),
+    ([("1.5.fire", {"fire": {"weapon": "ph1", "target": "D7"}}, 9)], {"fired": (("1.2.fire", "ph1"),)},
+     [("rules.fire-frequency", 9)]),  # a shot before the firm point is public
+    ([("1.3.activity", {"speed": 20}, 5)], {"acceleration": 4}, [("rules.acceleration", 5)]),
+    ([("1.3.activity", {"speed": 14}, 5), ("1.5.fire", {"fire": {"weapon": "pt2", "target": "D7"}}, 6)],
+     {"acceleration": 4}, []),
+])
+def test_refused_in_the_author_s_commit_with_its_rule_at_its_line(entries: list[tuple[str, dict[str, Any], int]],
+                                                                  setup: dict[str, Any],
+                                                                  expected: list[tuple[str, int]]) -> None:
+    assert _findings(entries, **setup) == expected
