@@ -127,7 +127,8 @@ def test_bad_weapon_use_tables_are_refused(change: Mapping[str, Any], words: str
 @pytest.mark.parametrize(("do", "valid"), [
     ({"fire": {"weapon": "pt1", "target": "D7", "overload": True}}, True), ({"emergency": True}, True),
     ({"repair": "ph1"}, True), ({"reinforce": {"general": 3}}, True), ({"reinforce": {"shield": 1, "points": 2}}, True),
-    ({"reinforce": {"shield": 1, "points": 2, "general": 1}}, False), ({"reinforce": {"general": 1, "shield": 1}}, False),
+    ({"reinforce": {"shield": 1, "points": 2, "general": 1}}, False),
+    ({"reinforce": {"general": 1, "shield": 1}}, False),
     ({"emergency": False}, False), ({"fire": {"weapon": "pt1", "target": "D7", "overload": "yes"}}, False),
 ])
 def test_the_action_schema_takes_the_new_actions(do: Mapping[str, Any], valid: bool) -> None:
