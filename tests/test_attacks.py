@@ -5789,3 +5789,61 @@ def test_tractor_auction__an_honest_answer_is_taken_and_asks_the_bidder_again(sy
     """Not a threat: kli bids back 4; fed, whose {system: {name: tractor}} it meets, is asked next (a raise)."""
     systems_auction.turn("kli", entries=[TRACTOR_BACK])
     assert asked(systems_auction) == [("fed", "auction")]
+
+
+# === tac-damage: damage allocation dice (docs/threats.md "Damage allocation dice"; docs/tactical.md "Damage hits
+# systems") =========================================================================================================
+# A duel with a damage allocation table: D7 has no shields, so fed's shot at 1.4.fire goes all to internals, and at
+# 1.4.damage kli owes one die per internal point for his own ship.
+
+DAMAGE_DUEL = (SEALED_DUEL.replace("id: tactical-bad", "id: tactical-damage").replace("  allocation: sealed\n", "")
+               .replace('D7, owner: kli, hex: "0810", facing: E, speed: 0, turn_mode: 2, shields: [20, 20, 20, 20, '
+                        '20, 20],', 'D7, owner: kli, hex: "0810", facing: E, speed: 0, turn_mode: 2, boxes: '
+                        '{power: 2},')
+               .replace("  costs: {speed_point: 1}\n", "  costs: {speed_point: 1}\n  damage_allocation:\n    rolls: "
+                        "[[hull], [long], [weapon], [power], [hull], [power]]\n"))
+DAMAGE_REF = "1.4.damage/D7/1"
+
+from test_tactical_cli_bad_input import pending as tactical_pending  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def base_damage_owed(tmp_path_factory: pytest.TempPathFactory) -> Table:
+    from conftest import GAME_ID, _build
+
+    assert "damage_allocation" in DAMAGE_DUEL and "boxes: {power: 2}" in DAMAGE_DUEL
+    root = tmp_path_factory.mktemp("damage-dice")
+    (root / "template").mkdir()
+    (root / "template" / "game.yaml").write_text(DAMAGE_DUEL)
+    table = _build(root / "started", str(root / "template"), GAME_ID)
+    table.turn("fed", through="1.8.damage", entries=[{"at": "1.4.fire", "unit": "CA",
+                                                        "do": {"fire": {"weapon": "ph1", "target": "D7"}}}])
+    table.turn("kli", through="1.32.final")
+    for _ in range(12):  # fed rolls his shot, kli contributes, fed reveals: the shot is scored
+        who, kind = tactical_pending(table)[0]
+        if kind == "roll" and who == "kli":
+            break
+        if kind == "roll":
+            cli(table, "roll", "--for", "CA ph1", "--ref", SHOT, who="fed")
+        cli(table, "yield", who=who)
+    assert tactical_pending(table)[0] == ("kli", "roll"), tactical_pending(table)
+    return table
+
+
+@pytest.fixture
+def damage_owed(base_damage_owed: Table, tmp_path: Path) -> Table:
+    return private(base_damage_owed, tmp_path)
+
+
+def test_damage_dice__the_firer_rolls_the_target_s_damage_allocation(damage_owed: Table) -> None:
+    """Threat: fed, whose shot did the damage, announces the die that allocates it on kli's ship (he would learn
+    it first, or withhold its reveal and lose the roll). Defence: the damage allocation dice are the damaged
+    unit's owner's (the ref names his unit: dice.wrong-roller); `pbem roll` refuses fed, nothing is written, and
+    kli, who owes them, rolls and plays on."""
+    status = damage_owed.data("status.yaml")
+    assert DAMAGE_REF in json.dumps(status["pending"])
+    refused(damage_owed, "roll", "--for", "D7 internal", "--ref", DAMAGE_REF, who="fed", rule="dice.wrong-roller")
+    assert damage_owed.data("status.yaml") == status
+    cli(damage_owed, "roll", "--for", "D7 internal", "--ref", DAMAGE_REF, who="kli")
+    cli(damage_owed, "yield", who="kli")
+    assert tactical_pending(damage_owed)[0] != ("kli", "roll")

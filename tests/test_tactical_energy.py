@@ -140,7 +140,7 @@ def _valid(allocation: Any) -> bool:
 
 @pytest.mark.parametrize("allocation", [
     {}, {"turn": 1}, {"turn": 0, "units": {}}, {"turn": 1, "units": {"CA": {}}},
-    {"turn": 1, "units": {"CA": {"speed": 12, "shields": 3}}}, {"turn": 1, "units": {"CA": {"speed": -1}}},
+    {"turn": 1, "units": {"CA": {"speed": 12, "shield_boost": 3}}}, {"turn": 1, "units": {"CA": {"speed": -1}}},
     {"turn": 1, "units": {"C A": {"speed": 1}}}, {"turn": 1, "units": {"CA": {"speed": 1, "het": "5"}}},
     {"turn": 1, "units": {}, "note": "x"},
 ])

@@ -250,22 +250,29 @@ repo.unreadable | §8 | Check the repository's folder and permissions; git itsel
 repo.wrong-type | §3 | The repository is damaged: fetch a fresh clone.
 report.wrong-file | §2 | Move the entry to the report file of its period (the message names it).
 result.mismatch | §7.2 | Let pbem write the result (`pbem yield`): it must be what the engine computes.
+rules.acceleration | §7.1, seed §1 | Change speed by at most setup.acceleration at a time, or make an emergency deceleration ({emergency: true}).
 rules.allocation | §7.1 | Allocate energy the ship has, as the message says.
 rules.auction | §4.6, seed §7 | Add entries during an action auction only when you are the one asked.
 rules.bad-clarify | §4.5, seed §5.C | Answer the special break with one of the options it offers.
 rules.bay-destroyed | §7.1, seed §6.C | Launch from another carrier: a raid destroyed this one's bay.
 rules.bay-empty | §7.1, seed §6.C | Launch only a craft that is aboard; land one first.
 rules.duplicate-action | §7 | Give each unit one action per step; drop the second.
+rules.fire-frequency | §7.1, seed §1 | Fire that weapon again only once its frequency (impulses since its last shot) has passed; the message says when.
 rules.illegal-action | §7 | Change the action to one the rules allow at that point (the message says why).
 rules.no-energy | §7.1, seed §2.C | Leave out what the ship's power no longer pays for this turn (the message says how much is left).
+rules.not-armed | §7.1, seed §1 | Fire that weapon only once it has armed for its turns (the message says from which turn).
 rules.order-rewritten | §7.2 | Fix the order the engine refused (the message says why).
+rules.out-of-action | §7.1, seed §1 | That weapon or system has no box left (damage allocation): use another, or repair it first where the game allows.
 rules.pursuit | §7.1 | Move the seeking weapon towards its revealed target.
 rules.sealed-speed | §7.1, §4.7 | Keep to the speed you sealed for this turn.
 rules.system-range | §7.1, seed §6.C | Close to the system's range first (game.yaml gives it), or pick a nearer target.
 schema.bad-condition | §4.3 | Write the break condition as the ruleset's conditions allow.
 schema.bad-time | §2 | Write the game time as the ruleset spells it (e.g. 1.12.move, S1901M).
 schema.broken | §8 | Reinstall pbem: its schema files are broken.
+schema.damage-table | §7.1 | Give setup.damage_allocation one row per die roll 1..6, each naming hull, weapon, a weapon type or a box name of a unit (and boxes only with a table).
 schema.invalid | §2 | Fix the field the message names so the file matches its schema.
+schema.no-boxes | §7.1 | Give every system and weapon of the unit at least one box (boxes: {NAME: N}), or leave the system out.
+schema.no-damage-row | §7.1 | Name the weapon's type (or `weapon`) and every box name in some row of setup.damage_allocation.rolls.
 schema.unknown | §2 | Reinstall pbem: a schema it needs is missing.
 secret.bad-key | §6 | Reveal the key the secret was sealed with (`pbem reveal ID`).
 secret.bad-plaintext | §6 | Seal JSON content, as `pbem seal` does.

@@ -24,7 +24,7 @@ from pbem.protocol.game import Manifest, Seat
 from pbem.protocol.model import Entry, PlayerInputs, Status, notes_of
 from pbem.protocol.secrets import Secret
 from pbem.rulesets import get as get_ruleset
-from pbem.rulesets.base import Ruleset
+from pbem.rulesets.base import Ruleset, SetupError
 
 
 def _check_times(raw: Mapping[str, Any], doc: yamlsafe.Document) -> None:
@@ -61,6 +61,9 @@ def read_manifest(data: bytes) -> Manifest:
                         exit_code=1)
     try:
         ruleset.initial_state(setup, [s.id for s in seats if s.role == "player"])
+    except SetupError as exc:  # a ruleset's own rule, at the field it names
+        raise PbemError(exc.rule, f"setup: {exc}", file=GAME, line=doc.line_of(("setup", *exc.path)),
+                        exit_code=1) from None
     except ValueError as exc:
         raise PbemError("schema.invalid", f"setup: {exc}", file=GAME, line=doc.line_of(("setup",)),
                         exit_code=1) from None

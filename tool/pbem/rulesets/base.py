@@ -534,3 +534,13 @@ CAPABILITIES: dict[str, type] = {
     "seeking": Seeking, "audit": Audit, "seats": Seats, "positions": Positions, "foresight": Foresight,
     "uses": Uses, "armed": Armed, "summary": Summary,
 }
+
+
+class SetupError(ValueError):
+    """A game.yaml `setup` a ruleset refuses for its own rule (not `schema.invalid`): `rule` is its id and
+    `path` the setup field it is about (("damage_allocation", "rolls", 2)), so the reader can name its line."""
+
+    def __init__(self, text: str, rule: str, path: tuple[str | int, ...] = ()) -> None:
+        super().__init__(text)
+        self.rule = rule
+        self.path = path

@@ -1,14 +1,15 @@
 """Actions of `tactical/1` (DESIGN §7.1): the registry of `do` kinds, their legality and their resolution.
 
 Each entry's `do` holds exactly one action kind: `{move: F|TL|TR|SL|SR}`, `{het: FACING}`, `{speed: N}`,
-`{fire: {weapon, target}}` (fire.py), `{reinforce: {shield, points}}` (reinforce.py), `{launch: {weapon, as}}`
-(seeking.py), `{use|cease|announce: SYSTEM,
-target?}` (systems.py), `{pass: true}`; `{clarify: OPTION}` is refused (a special break is answered with the
+`{fire: {weapon, target, overload?}}` (fire.py), `{reinforce: {shield, points} | {general}}` (reinforce.py),
+`{launch: {weapon, as}}` (seeking.py), `{use|cease|announce: SYSTEM, target?}` (systems.py), `{repair: BOX}`
+(damage.py), `{emergency: true}` (movement.py), `{pass: true}`; `{clarify: OPTION}` is refused (a special break is answered with the
 chosen option itself, e.g. `{move: SL}`).
 
 Where each may be given: moves at `move` steps, and only by a unit that moves in that impulse; `speed` at
 `T.0.alloc` (the speed for the turn) or at `activity` (a mid-turn change, effective from the next impulse: this
-impulse's move is already done); `het`, `launch` and the system actions at `activity`; `fire` at `fire`;
+impulse's move is already done); `het`, `launch`, `repair`, `emergency` and the system actions at `activity`;
+`fire` and `reinforce` at `fire`; at a `damage` step no action: it allocates the pending internals (damage.py);
 `pass` anywhere, with or without a unit.
 
 Choices where the design is silent:
@@ -29,11 +30,11 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from pbem.rulesets.base import Action, Event, Point
-from pbem.rulesets.tactical import energy, fire, hexmap, movement, reinforce, seeking, systems
+from pbem.rulesets.tactical import damage, energy, fire, hexmap, movement, reinforce, seeking, systems
 from pbem.rulesets.tactical import craft, probes, system_steps, tractors, transporters
-from pbem.rulesets.tactical.gametime import ACTIVITY, ALLOC, FIRE, MOVE, STEPS, format_time
+from pbem.rulesets.tactical.gametime import ACTIVITY, ALLOC, DAMAGE, FIRE, MOVE, STEPS, format_time
 from pbem.rulesets.tactical.refusal import Refusal
-from pbem.rulesets.tactical.state import DISENGAGED, TacticalState, Unit
+from pbem.rulesets.tactical.state import DISENGAGED, EMERGENCY, TacticalState, Unit
 
 NOT_AN_ACTION = "not an action of tactical/1: answer a special break with the chosen option itself, e.g. {move: SL}"
 SYSTEM_ACTIONS = systems.VERBS
@@ -75,7 +76,6 @@ def _check_het(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Poin
 
 
 
-
 SEALED_SPEED = "rules.sealed-speed"
 PART = "part"  # the source of a sealed input's part opened at its step (the protocol's replay._parts)
 
@@ -91,7 +91,12 @@ def _check_speed(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Po
         return f"speed must be a whole number 0..{state.max_speed}, got {value!r}"
     if unit.seeking is not None:
         return f"{unit.id} is a seeking weapon: its speed is fixed at {unit.speed}"
-    return None
+    too_fast = movement.why_not_accelerate(state.tables, unit, value)
+    return Refusal(too_fast, movement.ACCELERATION) if too_fast else None
+
+
+def _check_emergency(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
+    return movement.why_not_emergency(unit, do[EMERGENCY])
 
 
 def _check_pass(state: TacticalState, unit: Unit | None, do: Mapping[str, Any], at: Point) -> str | None:
@@ -120,6 +125,10 @@ def _system_check(verb: str) -> Check:
     return check
 
 
+def _check_repair(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
+    return damage.why_not_repair(state.tables, unit, do[damage.REPAIR], at[0])
+
+
 def _move_verb(do: Mapping[str, Any]) -> str:
     value = do["move"]
     return movement.MOVES.get(value, f"move {value!r}") if isinstance(value, str) else f"move {value!r}"
@@ -146,6 +155,20 @@ def _system_verb(verb: str) -> Callable[[Mapping[str, Any]], str]:
     return text
 
 
+def _general(do: Mapping[str, Any]) -> bool:
+    return isinstance(do["reinforce"], Mapping) and reinforce.GENERAL in do["reinforce"]
+
+
+def _reinforce_verb(do: Mapping[str, Any]) -> str:
+    if _general(do):
+        return f"reinforce every shield by {_field(do, 'reinforce', reinforce.GENERAL)}"
+    return f"reinforce shield #{_field(do, 'reinforce', 'shield')} by {_field(do, 'reinforce', 'points')}"
+
+
+def _reinforce_slot(do: Mapping[str, Any]) -> Slot:
+    return ("reinforce", reinforce.GENERAL if _general(do) else _field(do, "reinforce", "shield"))
+
+
 def _weapon_slot(kind: str) -> Callable[[Mapping[str, Any]], Slot]:
     return lambda do: (kind, _field(do, kind, "weapon"))
 
@@ -162,13 +185,15 @@ KINDS: dict[str, ActionKind] = {
     "launch": ActionKind("launch", (ACTIVITY,), _launch_verb, _check_launch,
                          slot=lambda do: ("launch", "craft") if craft.is_launch(do["launch"])
                          else _weapon_slot("launch")(do)),
-    "reinforce": ActionKind("reinforce", (FIRE,),
-                            lambda do: f"reinforce shield #{_field(do, 'reinforce', 'shield')} by "
-                                       f"{_field(do, 'reinforce', 'points')}",
-                            _check_reinforce, slot=lambda do: ("reinforce", _field(do, "reinforce", "shield"))),
+    "reinforce": ActionKind("reinforce", (FIRE,), _reinforce_verb,
+                            _check_reinforce, slot=_reinforce_slot),
     **{verb: ActionKind(verb, (ACTIVITY,), _system_verb(verb), _system_check(verb), slot=_system_slot(verb))
        for verb in SYSTEM_ACTIONS},
     "pass": ActionKind("pass", tuple(range(len(STEPS))), lambda do: "pass", _check_pass, needs_unit=False),
+    EMERGENCY: ActionKind(EMERGENCY, (ACTIVITY,), lambda do: "make an emergency deceleration", _check_emergency,
+                          slot=lambda do: ("speed",)),
+    damage.REPAIR: ActionKind(damage.REPAIR, (ACTIVITY,), lambda do: f"repair {do[damage.REPAIR]}", _check_repair,
+                              slot=lambda do: (damage.REPAIR, str(do[damage.REPAIR]))),
 }
 # the systems that act (system_steps.py): tractor bids, transporters and probes at fire steps, landings at activity
 KINDS.update({
@@ -349,6 +374,10 @@ def spend(state: TacticalState, action: Action) -> TacticalState:
         unit = replace(unit, fired=(*unit.fired, (at, value["weapon"])))
     elif kind == "use" and isinstance(value, str):
         unit = replace(unit, used=(*unit.used, (at, "use", value)))
+    elif kind == damage.REPAIR and isinstance(value, str):
+        unit = replace(unit, lost=(*unit.lost, (at, value, -1)))
+    elif kind == reinforce.VERB and isinstance(value, Mapping) and type(value.get(reinforce.GENERAL)) is int:
+        unit = replace(unit, reinforced=(*unit.reinforced, (at, 0, value[reinforce.GENERAL])))
     elif kind == reinforce.VERB and isinstance(value, Mapping) and type(value.get("points")) is int:
         unit = replace(unit, reinforced=(*unit.reinforced, (at, value.get("shield"), value["points"])))
     elif (paid := system_steps.spend(unit, kind, value, at, state)) is not None:
@@ -375,7 +404,10 @@ def declared(state: TacticalState, point: Point, actions: Sequence[Action]) -> l
 
 
 def dice_needed(state: TacticalState, point: Point, actions: Sequence[Action]) -> list[str]:
-    """One dice ref per legal shot of a fire step, in dice order (fire.py); nothing at other steps."""
+    """One dice ref per legal shot of a fire step, in dice order (fire.py); at a damage step one per pending
+    internal point (damage.py); nothing at other steps."""
+    if point[2] == DAMAGE:
+        return damage.dice_refs(state, point)
     if point[2] != FIRE:
         return []
     picked = chosen(state, point, actions)
@@ -387,10 +419,12 @@ def resolve(state: TacticalState, point: Point, actions: Sequence[Action],
             rolls: Mapping[str, int] | None = None) -> tuple[TacticalState, list[Event]]:
     """Apply one step's actions together: all units move at once from where they stood before the step; all
     shots of a fire step are scored together (fire.py); launches at activity add units (seeking.py)."""
+    if point[2] == DAMAGE and any(u.pending for u in state.units):
+        return damage.allocate(state, point, rolls)
     picked = chosen(state, point, actions)
     if point[2] == FIRE:
         fired, scored = fire.resolve(state, point, fire.shots(state, point, by_weapon(picked, "fire")), rolls,
-                                     _reinforcements(picked))
+                                     _reinforcements(picked), _general_reinforcements(picked))
         done, more = system_steps.resolve_fire(state, fired, point, picked, rolls or {})
         return done, scored + more
     if point[2] == ALLOC:
@@ -413,7 +447,10 @@ def resolve(state: TacticalState, point: Point, actions: Sequence[Action],
         if moving and tractors.held_moves(unit):  # a held unit moves with its holder (tractors.drag)
             how = picked.get((unit.id, ("move",)), {}).get("move", "F")
             unit = _move(state, unit, how, point, events)
-        if (unit.id, ("speed",)) in picked:
+        if (unit.id, ("speed",)) in picked and EMERGENCY in picked[(unit.id, ("speed",))]:
+            unit = replace(_speed(unit, 0, point, events), used=(*unit.used, (point, EMERGENCY, "speed")))
+            events.append(Event(EMERGENCY, unit.owner, unit.id, {"at": format_time(point)}))
+        elif (unit.id, ("speed",)) in picked:
             unit = _speed(unit, picked[(unit.id, ("speed",))]["speed"], point, events)
         if (unit.id, ("het",)) in picked:
             facing = hexmap.parse_facing(picked[(unit.id, ("het",))]["het"])
@@ -423,6 +460,9 @@ def resolve(state: TacticalState, point: Point, actions: Sequence[Action],
             if unit_id == unit.id and slot[0] in SYSTEM_ACTIONS:
                 unit, event = systems.act(unit, do, slot[0], point)
                 unit = system_steps.after_system(state, unit, changed, do, slot[0], point)
+                events.append(event)
+            elif unit_id == unit.id and slot[0] == damage.REPAIR:
+                unit, event = damage.repair(unit, do[damage.REPAIR], point)
                 events.append(event)
         changed[unit.id] = unit
     added: list[Unit] = []
@@ -483,7 +523,7 @@ def _over_power(state: TacticalState, lines: Mapping[str, Mapping[str, Any]]) ->
     out = []
     for unit in state.units:
         line = lines.get(unit.id)
-        why = (energy.over_power({"speed": line.get("speed")}, unit.extra.get("power"), speed_point)
+        why = (energy.over_power({"speed": line.get("speed")}, damage.power_of(unit), speed_point)
                if line is not None else None)
         if why and unit.active and unit.seeking is None:
             out.append((unit, why))
@@ -493,7 +533,13 @@ def _over_power(state: TacticalState, lines: Mapping[str, Mapping[str, Any]]) ->
 def _reinforcements(picked: Chosen) -> dict[tuple[str, int], int]:
     """(unit, shield) -> points of the chosen legal `reinforce` actions of a fire step."""
     return {(unit, int(do["reinforce"]["shield"])): int(do["reinforce"]["points"])
-            for (unit, slot), do in picked.items() if slot[0] == "reinforce"}
+            for (unit, slot), do in picked.items() if slot[0] == "reinforce" and slot[1] != reinforce.GENERAL}
+
+
+def _general_reinforcements(picked: Chosen) -> dict[str, int]:
+    """unit -> points of the chosen legal `{reinforce: {general: N}}` of a fire step."""
+    return {unit: int(do["reinforce"][reinforce.GENERAL]) for (unit, slot), do in picked.items()
+            if slot == ("reinforce", reinforce.GENERAL)}
 
 
 def _move(state: TacticalState, unit: Unit, how: str, point: Point, events: list[Event]) -> Unit:

@@ -2,7 +2,10 @@
 for a turn (secret kind `allocation`, schema pbem/secret/allocation/1), checked once revealed against what his
 units did in that turn.
 
-The allocation: {turn: T, units: {UNIT: {speed, het, weapons, systems, reserve}}}.
+The allocation: {turn: T, units: {UNIT: {speed, het, weapons, systems, reserve, …}}}; the lines for arming,
+batteries, life support, fire control, shields, general reinforcement and repair are docs/tactical.md "Energy
+allocation in full" (`_more_needs`, arming.py, reinforce.py); a unit's power for a turn is its setup power less
+the power boxes damage took before that turn (damage.py, `UnitTurn.power`).
 * `speed` is a speed, not energy: the highest speed the unit may use in the turn; it costs
   speed × costs.speed_point (default 1).
 * `het`, `weapons`, `systems` and `reserve` are energy (default 0): for high energy turns (costs.het each), for
@@ -29,15 +32,19 @@ returns the reasons, empty when the allocation pays for everything.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from pbem.rulesets.base import Point
+from pbem.rulesets.tactical import arming, damage
 from pbem.rulesets.tactical.gametime import ACTIVITY, ALLOC, format_time
 from pbem.rulesets.tactical.state import MAX_SPEED, TacticalState, Unit
 
 LINES = ("speed", "het", "weapons", "systems", "reserve")  # the lines this module audits
-ENERGY = ("het", "weapons", "systems", "reinforce", "reserve")  # every line that is energy: all count to power
+# every line that is energy: all count to power (`arming` too, by its modes: arming.line_cost)
+ENERGY = ("het", "weapons", "systems", "reinforce", "reserve", "life_support", "fire_control", "shields",
+          "general_reinforcement", "repair", "batteries")
+NEEDS = ("life_support", "fire_control", "shields", "general_reinforcement", "repair", "batteries")
 KIND = "allocation"  # the secret kind (schemas/secret-allocation.json)
 
 
@@ -50,6 +57,9 @@ class UnitTurn:
     hets: int
     fired: tuple[str, ...]        # weapon ids fired or launched, in order
     systems: tuple[str, ...]      # systems used ({use: X}), in order
+    power: float | None = None    # its power in the turn when damage lowered it (damage.py), else None
+    arming: tuple[tuple[str, str], ...] = ()  # (weapon, what it did) for arming weapons (arming.py)
+    repairs: int = 0              # boxes repaired (damage.py)
 
 
 @dataclass(frozen=True)
@@ -73,21 +83,25 @@ def _in_play(unit: Unit, turn: int) -> bool:
     return unit.left_at is None or unit.left_at[0] >= turn
 
 
-def _unit_turn(unit: Unit, turn: int) -> UnitTurn:
+def _unit_turn(state: TacticalState, unit: Unit, turn: int) -> UnitTurn:
     changes = tuple(v for p, v in unit.speeds if p[0] == turn and p[2] == ACTIVITY)
+    power = damage.power_in_turn(unit, turn)
     return UnitTurn(
         unit=unit.id,
         speeds=(_speed_at_start(unit, turn), *changes),
         hets=sum(1 for p in unit.hets if p[0] == turn),
         fired=tuple(w for p, w in unit.fired if p[0] == turn),
         systems=tuple(name for p, verb, name in unit.used if p[0] == turn and verb == "use"),
+        power=power if power != damage.power_of(replace(unit, lost=())) else None,
+        arming=arming.needs(state, unit, turn),
+        repairs=damage.repaired_in(unit, turn),
     )
 
 
 def turn_record(state: TacticalState, player: str, turn: int) -> TurnRecord:
     """The record of `player`'s units (seeking weapons excepted) in play during `turn`, from a state at or after
     its end."""
-    units = [_unit_turn(unit, turn) for unit in state.units
+    units = [_unit_turn(state, unit, turn) for unit in state.units
              if unit.owner == player and unit.seeking is None and _in_play(unit, turn)]
     return TurnRecord(turn, player, tuple(units))
 
@@ -136,12 +150,17 @@ def audit_allocation(setup: Mapping[str, Any], record: TurnRecord, allocation: M
     table = _setup_units(setup)
     for unit_turn in record.units:
         line = allocated.get(unit_turn.unit) or {}
-        excess = over_power(line, table.get(unit_turn.unit, {}).get("power"), speed_point)
+        unit = table.get(unit_turn.unit, {})
+        power = unit_turn.power if unit_turn.power is not None else unit.get("power")
+        excess = over_power(line, power, speed_point, arming.line_cost(setup, unit, line.get("arming")))
         if excess:
-            reasons.append(f"{where}, {unit_turn.unit}: {excess}")
-        lines = {k: _number(line.get(k, 0)) for k in LINES}
-        reasons.extend(_audit_unit(f"{where}, {unit_turn.unit}", unit_turn, lines, table.get(unit_turn.unit, {}),
-                                   setup, speed_point, het_cost))
+            lowered = " (less the power boxes it lost)" if unit_turn.power is not None else ""
+            reasons.append(f"{where}, {unit_turn.unit}: {excess}{lowered}")
+        lines = {k: _number(line.get(k, 0)) for k in (*LINES, *NEEDS)}
+        reasons.extend(_audit_unit(f"{where}, {unit_turn.unit}", unit_turn, lines, unit, setup, speed_point,
+                                   het_cost))
+        reasons.extend(arming.audit(setup, unit, f"{where}, {unit_turn.unit}", unit_turn.arming,
+                                    line.get("arming")))
     return reasons
 
 
@@ -159,7 +178,7 @@ def plot_errors(setup: Mapping[str, Any], allocation: Mapping[str, Any]) -> list
         if not isinstance(line, Mapping):
             continue
         lines = {k: _number(line.get(k, 0)) for k in LINES}
-        total = total_energy(line, speed_point)
+        total = total_energy(line, speed_point, arming.line_cost(setup, table.get(unit_id) or {}, line.get("arming")))
         if setup.get("speeds") == "sealed" and lines["speed"] > top:
             reasons.append(f"turn {turn}, {unit_id}: speed {_show(lines['speed'])} allocated, above max_speed {top} "
                            "(the unit does not move)")
@@ -171,15 +190,17 @@ def plot_errors(setup: Mapping[str, Any], allocation: Mapping[str, Any]) -> list
     return reasons
 
 
-def total_energy(line: Mapping[str, Any], speed_point: float) -> float:
+def total_energy(line: Mapping[str, Any], speed_point: float, arming_energy: float = 0) -> float:
     """What one unit's allocation line spends of its power: its speed × costs.speed_point and every energy
-    line, `reinforce` included (every line counted: one point over power anywhere is over power)."""
-    return _number(line.get("speed", 0)) * speed_point + sum(_number(line.get(k, 0)) for k in ENERGY)
+    line, `reinforce` included (every line counted: one point over power anywhere is over power), and what its
+    `arming` modes cost (`arming_energy`: arming.line_cost)."""
+    return (_number(line.get("speed", 0)) * speed_point + sum(_number(line.get(k, 0)) for k in ENERGY)
+            + arming_energy)
 
 
-def over_power(line: Mapping[str, Any], power: Any, speed_point: float) -> str | None:
+def over_power(line: Mapping[str, Any], power: Any, speed_point: float, arming_energy: float = 0) -> str | None:
     """Why one unit's revealed line spends more than its power (every line counted), or None."""
-    total = total_energy(line, speed_point)
+    total = total_energy(line, speed_point, arming_energy)
     if isinstance(power, (int, float)) and not isinstance(power, bool) and total > power:
         return f"allocates {_show(total)} energy, its power is {_show(power)}"
     return None
@@ -214,15 +235,38 @@ def _audit_unit(where: str, done: UnitTurn, lines: Mapping[str, float], unit: Ma
          f"weapons used ({', '.join(done.fired)}) cost {_show(weapons)}, {_show(lines['weapons'])} allocated"),
         (systems - lines["systems"],
          f"systems used ({', '.join(done.systems)}) cost {_show(systems)}, {_show(lines['systems'])} allocated"),
+        *_more_needs(done, lines, unit, setup),
     ]
     short = [(amount, text) for amount, text in needs if amount > 0]
     missing = sum(amount for amount, _ in short)
-    if missing > lines["reserve"]:
+    capacity = _number(unit.get("batteries", 0))
+    if lines["batteries"] > capacity:
+        reasons.append(f"{where}: batteries {_show(lines['batteries'])} allocated, its batteries hold "
+                       f"{_show(capacity)}")
+    pool = lines["reserve"] + min(lines["batteries"], capacity)  # batteries pay a shortfall as the reserve does
+    if missing > pool:
         reasons.extend(f"{where}: {text} ({_show(amount)} short)" for amount, text in short)
-        if lines["reserve"] > 0:
-            reasons.append(f"{where}: reserve {_show(lines['reserve'])} covers only part of the {_show(missing)} "
-                           "short")
+        if pool > 0:
+            paid = f"reserve {_show(pool)} covers" if pool == lines["reserve"] else \
+                f"reserve and batteries {_show(pool)} cover"
+            reasons.append(f"{where}: {paid} only part of the {_show(missing)} short")
     return reasons
+
+
+def _more_needs(done: UnitTurn, lines: Mapping[str, float], unit: Mapping[str, Any],
+                setup: Mapping[str, Any]) -> list[tuple[float, str]]:
+    """The lines every turn owes when setup.costs prices them (life support, shields up, fire control in a turn
+    the unit fires or launches) and the repairs it made (damage_allocation.repair.energy each)."""
+    costs = setup.get("costs") or {}
+    table = damage.table_of(setup)
+    owed = {
+        "life_support": _number(costs.get("life_support", 0)),
+        "shields": _number(costs.get("shields", 0)) if unit.get("shields") else 0,
+        "fire_control": _number(costs.get("fire_control", 0)) if done.fired else 0,
+        "repair": done.repairs * (table.repair_energy if table is not None else 0),
+    }
+    return [(amount - lines[name], f"{name.replace('_', ' ')} costs {_show(amount)}, {_show(lines[name])} "
+             "allocated") for name, amount in owed.items() if amount]
 
 
 

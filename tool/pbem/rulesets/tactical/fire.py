@@ -1,7 +1,9 @@
 """Direct fire and damage of `tactical/1` (DESIGN §7.1; seed 000 §7.A simultaneity).
 
-`{fire: {weapon: ph1, target: D7}}` at a `fire` step, by the owner of the firing unit, is legal when the unit
-carries that weapon, it is a direct-fire type, it has not fired (or launched) yet this game turn, and the target
+`{fire: {weapon: ph1, target: D7, overload?: true}}` at a `fire` step, by the owner of the firing unit, is legal when
+the unit carries that weapon, it is a direct-fire type, damage has left it and the unit's control working
+(damage.py), it is ready (weapons.why_not_ready: once a game turn, or its frequency in impulses; armed over its
+turns), the unit made no emergency deceleration earlier this turn, an overload is one its type has, and the target
 is an enemy unit on the map, within the type's max_range, inside one of its range brackets, and in one of the
 weapon's arcs (arcs.py: hexes on a sector edge are in arc; range 0 is in every arc).
 
@@ -20,7 +22,8 @@ silent:
   moved since it appeared, the target came to it, so the attacker is taken to be as far beyond the target's hex
   as the target's previous hex is before it; if neither has moved, shield #1 is hit.
 * A unit without shields takes everything on internals (the `damage` event still names the shield facing).
-* The `damage` step does nothing in this version: damage is scored in the fire step that caused it.
+* Without a damage allocation table the `damage` step does nothing: damage is scored in the fire step that caused
+  it. With one, what gets through the shields waits as pending internals for the damage step (damage.py).
 * A shot whose die is lost (its roller's reveal withheld, settled by an nmr or his resign: `Withheld`) misses: it
   was fired (the weapon is spent this turn) and does no damage; the log says why (DESIGN §4.8).
 """
@@ -31,10 +34,12 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from pbem.rulesets.base import Event, Point, Withheld
-from pbem.rulesets.tactical import arcs, hexmap, reinforce
+from pbem.rulesets.tactical import arcs, damage, hexmap, reinforce, weapons
+from pbem.rulesets.tactical.damage import destroy
+from pbem.rulesets.tactical.refusal import Refusal
 from pbem.rulesets.tactical.gametime import format_time
 from pbem.rulesets.tactical.hexmap import Hex
-from pbem.rulesets.tactical.state import DESTROYED, TacticalState, Unit
+from pbem.rulesets.tactical.state import EMERGENCY, TacticalState, Unit
 from pbem.rulesets.tactical.weapons import DIE_SIDES, Mount, WeaponType
 
 
@@ -77,6 +82,7 @@ class Shot:
     type: WeaponType
     target: Unit
     range: int
+    overload: bool = False
 
 
 def dice_ref(point: Point, unit: str, weapon: str) -> str:
@@ -90,7 +96,7 @@ def why_not_fire(state: TacticalState, unit: Unit, value: Any, at: Point, own: b
     `own`: judge only what the firer's owner alone can know ahead (DESIGN §4.2): the weapon, whether it fired
     before the firm point, and that the target is not his own unit. Where the target is, or whether it is still
     there, depends on others' later moves and shots; replay voids such a shot when it cannot be made."""
-    if not isinstance(value, Mapping) or set(value) != {"weapon", "target"}:
+    if not isinstance(value, Mapping) or not {"weapon", "target"} <= set(value) <= {"weapon", "target", "overload"}:
         return "fire takes {weapon: WEAPON, target: UNIT}"
     weapon, target_id = value["weapon"], value["target"]
     mount = unit.mount(weapon) if isinstance(weapon, str) else None
@@ -100,9 +106,18 @@ def why_not_fire(state: TacticalState, unit: Unit, value: Any, at: Point, own: b
     kind = state.weapon_type(mount)
     if kind.seeking:
         return f"{weapon} is a seeking weapon ({kind.name}): launch it at an activity step"
-    fired = unit.fired_in(at[0], weapon)  # in an own view: the shots before the firm point, all public
-    if fired is not None:
-        return f"{weapon} already fired at {format_time(fired)} this turn"
+    broken = damage.why_cannot_fire(unit, weapon)  # damage before the firm point is public
+    if broken:
+        return Refusal(broken, damage.OUT_OF_ACTION)
+    not_ready = weapons.why_not_ready(unit, mount, kind, at)  # in an own view: the shots before the firm point
+    if not_ready is not None:
+        return Refusal(not_ready[1], not_ready[0]) if not_ready[0] else not_ready[1]
+    overload = value.get("overload", False)
+    if overload is not False and (overload is not True or not kind.overload_damage):
+        return f"{weapon} ({kind.name}) cannot fire overloaded" if overload is True else "overload must be true"
+    stopped = next((p for p, verb, _ in unit.used if verb == EMERGENCY and p[0] == at[0] and p < at), None)
+    if stopped is not None:
+        return f"{unit.id} made an emergency deceleration at {format_time(stopped)}: it fires nothing this turn"
     if own:
         if not isinstance(target_id, str):
             return f"the target must be a unit's name, got {target_id!r}"
@@ -120,6 +135,8 @@ def why_not_fire(state: TacticalState, unit: Unit, value: Any, at: Point, own: b
     distance = hexmap.distance(unit.hex, target.hex)
     if distance > kind.max_range:
         return f"{target.id} is at range {distance}, beyond {weapon}'s range {kind.max_range} ({kind.name})"
+    if overload and distance > kind.overload_range:
+        return f"{target.id} is at range {distance}, beyond {weapon}'s overloaded range {kind.overload_range}"
     if kind.bracket_of(distance) is None:
         return f"{kind.name} has no damage bracket for range {distance}"
     if not arcs.in_arc(unit.hex, unit.facing, target.hex, mount.arcs):
@@ -141,14 +158,14 @@ def shots(state: TacticalState, point: Point, chosen: Mapping[tuple[str, str], M
             target = state.unit(value["target"])
             assert target is not None and target.hex is not None and unit.hex is not None
             found.append(Shot(dice_ref(point, unit.id, mount.id), unit, mount, state.weapon_type(mount), target,
-                              hexmap.distance(unit.hex, target.hex)))
+                              hexmap.distance(unit.hex, target.hex), value.get("overload") is True))
     return found
 
 
 def fire_event(shot: Shot, point: Point) -> Event:
     """The `fire` event of a shot: known as soon as it is declared (before any die is rolled)."""
     data = {"weapon": shot.mount.id, "target": shot.target.id, "heavy": shot.type.heavy, "type": shot.type.name,
-            "range": shot.range, "at": format_time(point)}
+            "range": shot.range, "at": format_time(point), **({"overload": True} if shot.overload else {})}
     return Event("fire", shot.unit.owner, shot.unit.id, data)
 
 
@@ -173,8 +190,10 @@ def shield_hit(target: Unit, source: Hex | None, strengths: Sequence[int]) -> in
     return min(facing, key=lambda n: (-strengths[n - 1], n))
 
 
-def strike(target: Unit, shield: int, amount: int) -> tuple[Unit, int, int]:
-    """`amount` damage on `target`'s shield `shield`: (the unit after, damage the shield took, internal damage)."""
+def strike(target: Unit, shield: int, amount: int, deferred_by: str | None = None) -> tuple[Unit, int, int]:
+    """`amount` damage on `target`'s shield `shield`: (the unit after, damage the shield took, internal damage).
+    `deferred_by` (a game with a damage allocation table: the attacker's owner): the internal damage waits for
+    the damage step (damage.py) instead of taking hull now."""
     if amount < 0:
         raise ValueError(f"damage cannot be negative, got {amount}")
     strengths = list(target.shields)
@@ -182,6 +201,9 @@ def strike(target: Unit, shield: int, amount: int) -> tuple[Unit, int, int]:
     if strengths:
         strengths[shield - 1] -= on_shield
     internal = amount - on_shield
+    if deferred_by is not None:
+        waiting = (*target.pending, (deferred_by, internal)) if internal else target.pending
+        return replace(target, shields=tuple(strengths), pending=waiting), on_shield, internal
     return replace(target, shields=tuple(strengths), hull=max(0, target.hull - internal)), on_shield, internal
 
 
@@ -191,16 +213,12 @@ def damage_event(by: str, target: Unit, shield: int, on_shield: int, internal: i
                                            **more})
 
 
-def destroy(unit: Unit, point: Point | None, by: str) -> tuple[Unit, Event]:
-    """The unit taken out of play as destroyed, and its `destroyed` event (by: whose attack finished it)."""
-    where = hexmap.format_hex(unit.hex) if unit.hex is not None else None
-    return replace(unit, status=DESTROYED, hex=None, left_at=point), Event("destroyed", by, unit.id, {"hex": where})
-
-
 def resolve(state: TacticalState, point: Point, given: Sequence[Shot], rolls: Mapping[str, int] | None,
-            reinforced: Mapping[tuple[str, int], int] | None = None) -> tuple[TacticalState, list[Event]]:
+            reinforced: Mapping[tuple[str, int], int] | None = None, general: Mapping[str, int] | None = None
+            ) -> tuple[TacticalState, list[Event]]:
     """Score all shots of a fire step together (see the module docstring); ValueError if a die is missing.
-    `reinforced`: (unit, shield) -> points of this step's shield reinforcement (reinforce.py), taken first."""
+    `reinforced`: (unit, shield) -> points of this step's shield reinforcement (reinforce.py), taken first;
+    `general`: unit -> points of general reinforcement, standing before each of its shields after those."""
     rolls = rolls or {}
     for shot in given:
         roll = rolls.get(shot.ref)
@@ -213,13 +231,21 @@ def resolve(state: TacticalState, point: Point, given: Sequence[Shot], rolls: Ma
     finished: dict[str, str] = {}
     left = dict(reinforced or {})
     scored: list[Hit] = []
+    deferred = damage.table_of(state.tables) is not None  # internals wait for the damage step
     for (unit_id, shield), points in sorted(left.items()):
         unit = units[unit_id]
         units[unit_id] = replace(unit, reinforced=(*unit.reinforced, (point, shield, points)))
         events.append(Event("reinforced", unit.owner, unit_id, {"shield": shield, "points": points}))
+    behind = {(unit_id, n): points for unit_id, points in (general or {}).items() for n in range(1, 7)}
+    for unit_id, points in sorted((general or {}).items()):
+        unit = units[unit_id]
+        units[unit_id] = replace(unit, reinforced=(*unit.reinforced, (point, 0, points)))
+        events.append(Event("reinforced", unit.owner, unit_id, {"general": points}))
     for shot in given:
         firer = units[shot.unit.id]
-        units[firer.id] = replace(firer, fired=(*firer.fired, (point, shot.mount.id)))
+        units[firer.id] = replace(firer, fired=(*firer.fired, (point, shot.mount.id)),
+                                  overloads=(*firer.overloads, (point, shot.mount.id)) if shot.overload
+                                  else firer.overloads)
         events.append(fire_event(shot, point))
         roll = rolls[shot.ref]
         if isinstance(roll, Withheld):  # the die is lost: the shot misses, and the log says why
@@ -229,18 +255,20 @@ def resolve(state: TacticalState, point: Point, given: Sequence[Shot], rolls: Ma
                                                                          "attacker": shot.unit.id,
                                                                          "why": roll.text()}))
             continue
-        amount = shot.type.damage_at(shot.range, roll)
+        amount = shot.type.damage_at(shot.range, roll, shot.overload)
         before = shot.target  # aim and tie-break on the state before the step
         shield = shield_hit(before, attacker_hex(shot.unit, before), before.shields)
         taken, through = reinforce.absorb(left, before.id, shield, amount)
-        hit, on_shield, internal = strike(units[before.id], shield, through)
+        taken_too, through = reinforce.absorb(behind, before.id, shield, through)
+        taken += taken_too
+        hit, on_shield, internal = strike(units[before.id], shield, through, shot.unit.owner if deferred else None)
         units[hit.id] = hit
         scored.append(Hit(point, shot.unit.id, shot.mount.id, hit.id, shot.range, roll, amount, taken, shield,
                           on_shield, internal))
         events.append(damage_event(shot.unit.owner, hit, shield, on_shield, internal, weapon=shot.mount.id,
                                    attacker=shot.unit.id, roll=roll, range=shot.range, amount=amount,
                                    **({"reinforcement": taken} if taken else {})))
-        if internal > 0 and hit.hull == 0:
+        if internal > 0 and hit.hull == 0 and not deferred:
             finished.setdefault(hit.id, shot.unit.owner)
     for unit_id, by in finished.items():
         units[unit_id], event = destroy(units[unit_id], point, by)

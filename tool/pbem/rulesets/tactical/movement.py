@@ -9,6 +9,8 @@
   the facing; allowed after at least one hex moved since the last slip. F moves and turns count; the slip
   itself does not.
 * HET (at activity): any new facing, once per game turn, and the turn-mode count starts again from 0.
+* Speed changes (actions.py) may change the speed in force by at most setup `acceleration` (no limit without it);
+  an emergency deceleration stops the unit past that limit.
 
 Choices where the design is silent (SFB practice): the counters carry over from one turn to the next; at the
 start of the game both are satisfied; an HET does not change the slip count; a move whose destination is off
@@ -18,12 +20,14 @@ the map takes the unit off the map (it disengages); units move simultaneously, s
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any, Mapping
 
 from pbem.rulesets.base import Point
 from pbem.rulesets.tactical import hexmap
 from pbem.rulesets.tactical.state import DISENGAGED, TacticalState, Unit
 
 IMPULSES = 32
+ACCELERATION = "rules.acceleration"
 
 MOVES: dict[str, str] = {
     "F": "move forward",
@@ -115,3 +119,26 @@ def landing(state: TacticalState, unit: Unit, how: str) -> hexmap.Hex:
 def facing_after(unit: Unit, how: str) -> int:
     """The facing `unit` has after move `how` (only turns change it)."""
     return (unit.facing + {"TL": -1, "TR": 1}.get(how, 0)) % 6
+
+
+def why_not_accelerate(tables: Mapping[str, Any], unit: Unit, speed: int) -> str | None:
+    """Why a change of `unit`'s speed to `speed` breaks setup `acceleration` (the most one change may add or take
+    away), or None (also without a limit)."""
+    limit = tables.get("acceleration")
+    if type(limit) is int and abs(speed - unit.speed) > limit:
+        return (f"speed {unit.speed} to {speed} changes it by {abs(speed - unit.speed)}, more than the "
+                f"acceleration limit {limit} (setup acceleration; an emergency deceleration, {{emergency: true}}, "
+                "may stop at once)")
+    return None
+
+
+def why_not_emergency(unit: Unit, value: Any) -> str | None:
+    """Why `unit` cannot make an emergency deceleration (`{emergency: true}`: speed 0 from the next impulse, past
+    the acceleration limit; it fires nothing more in the turn, fire.py), or None."""
+    if value is not True:
+        return f"emergency must be 'true', got {value!r}"
+    if unit.seeking is not None:
+        return f"{unit.id} is a seeking weapon: its speed is fixed at {unit.speed}"
+    if unit.speed == 0:
+        return f"{unit.id} is already at speed 0"
+    return None

@@ -21,26 +21,50 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from pbem.rulesets.base import Point
-from pbem.rulesets.tactical import energy
+from pbem.rulesets.tactical import damage, energy
 from pbem.rulesets.tactical.state import SHIELDS, TacticalState, Unit
 
 VERB = "reinforce"
 
 
-def _power(unit: Unit) -> int | None:
-    power = unit.extra.get("power")
-    return power if isinstance(power, int) and not isinstance(power, bool) else None
+GENERAL = "general"  # {reinforce: {general: N}}: N points before every shield, recorded as shield 0
 
 
 def used_in(unit: Unit, turn: int) -> int:
-    """The reinforcement points `unit` has spent in game turn `turn`."""
-    return sum(points for point, _, points in unit.reinforced if point[0] == turn)
+    """The specific reinforcement points `unit` has spent in game turn `turn`."""
+    return sum(points for point, shield, points in unit.reinforced if point[0] == turn and shield)
+
+
+def general_in(unit: Unit, turn: int) -> int:
+    """The general reinforcement points `unit` has spent in game turn `turn`."""
+    return sum(points for point, shield, points in unit.reinforced if point[0] == turn and not shield)
+
+
+def general_rate(tables: Mapping[str, Any]) -> float:
+    """The energy of one point of general reinforcement: costs.general_reinforcement (default 2)."""
+    return _number((tables.get("costs") or {}).get("general_reinforcement", 2)) or 0
+
+
+def _why_not_general(state: TacticalState, unit: Unit, points: Any, at: Point) -> str | None:
+    if type(points) is not int or points < 1:
+        return f"general must be a whole number of at least 1, got {points!r}"
+    if unit.seeking is not None or not unit.shields:
+        return f"{unit.id} has no shields to reinforce"
+    power = damage.power_in_turn(unit, at[0])
+    rate = general_rate(state.tables)
+    energy_used = used_in(unit, at[0]) + (general_in(unit, at[0]) + points) * rate
+    if power is not None and energy_used > power:
+        return (f"{unit.id} would spend {_show(energy_used)} energy on reinforcement in turn {at[0]} (general "
+                f"points × {_show(rate)}), more than its power {power}")
+    return None
 
 
 def why_not(state: TacticalState, unit: Unit, value: Any, at: Point) -> str | None:
     """None if `unit` may reinforce as `value` ({shield, points}) at fire step `at`, else why not. Judged on what
     its owner alone knows (his unit, its shields, its power, what it spent before), so the same ahead and at
     replay."""
+    if isinstance(value, Mapping) and set(value) == {GENERAL}:
+        return _why_not_general(state, unit, value[GENERAL], at)
     if not isinstance(value, Mapping) or set(value) != {"shield", "points"}:
         return "reinforce takes {shield: 1..6, points: N}"
     shield, points = value["shield"], value["points"]
@@ -50,8 +74,8 @@ def why_not(state: TacticalState, unit: Unit, value: Any, at: Point) -> str | No
         return f"points must be a whole number of at least 1, got {points!r}"
     if unit.seeking is not None or not unit.shields:
         return f"{unit.id} has no shields to reinforce"
-    power = _power(unit)
-    spent = used_in(unit, at[0])
+    power = damage.power_in_turn(unit, at[0])  # less its power boxes lost (damage.py)
+    spent = used_in(unit, at[0]) + general_in(unit, at[0]) * general_rate(state.tables)
     if power is not None and spent + points > power:
         return (f"{unit.id} would reinforce {spent + points} points in turn {at[0]}, more than its power "
                 f"{power}")
@@ -71,14 +95,16 @@ class TurnRecord(energy.TurnRecord):
     """The energy record of a turn with the reinforcement each unit spent in it (unit -> points)."""
 
     reinforced: tuple[tuple[str, int], ...] = ()
+    general: tuple[tuple[str, int], ...] = ()  # unit -> general reinforcement points
 
 
 def turn_record(state: TacticalState, player: str, turn: int) -> energy.TurnRecord:
     """energy.turn_record, with the reinforcement of `player`'s units in `turn` when they used any."""
     base = energy.turn_record(state, player, turn)
-    spent = tuple((u.id, used_in(u, turn)) for u in state.units
-                  if u.owner == player and any(u.id == x.unit for x in base.units) and used_in(u, turn))
-    return TurnRecord(base.turn, base.player, base.units, spent) if spent else base
+    mine = [u for u in state.units if u.owner == player and any(u.id == x.unit for x in base.units)]
+    spent = tuple((u.id, used_in(u, turn)) for u in mine if used_in(u, turn))
+    general = tuple((u.id, general_in(u, turn)) for u in mine if general_in(u, turn))
+    return TurnRecord(base.turn, base.player, base.units, spent, general) if spent or general else base
 
 
 def audit(setup: Mapping[str, Any], record: energy.TurnRecord, allocation: Mapping[str, Any]) -> list[str]:
@@ -92,6 +118,13 @@ def audit(setup: Mapping[str, Any], record: energy.TurnRecord, allocation: Mappi
         if points > line:
             reasons.append(f"turn {record.turn}, {unit_id}: shield reinforcement used {points}, {_show(line)} "
                            f"allocated ({_show(points - line)} short)")
+    rate = general_rate(setup)
+    for unit_id, points in sorted(dict(getattr(record, GENERAL, ())).items()):
+        line = _number((allocated.get(unit_id) or {}).get("general_reinforcement", 0))
+        if points * rate > line:
+            reasons.append(f"turn {record.turn}, {unit_id}: general reinforcement used {points} points × "
+                           f"{_show(rate)} = {_show(points * rate)}, {_show(line)} allocated "
+                           f"({_show(points * rate - line)} short)")
     return reasons
 
 

@@ -25,9 +25,8 @@ from typing import Any, Mapping, Sequence
 
 from pbem.rulesets.base import (Action, Ambiguous, Armed, Audit, Capabilities, Declared, Dice, Event, Foresight, Plans,
                                 Point, Sealed, Seats, Seeking, Summary, Uses)
-from pbem.rulesets.tactical import (actions, conditions, energy, foresight, gametime, outcome, plans, reinforce,
-                                    seeking, state)
-from pbem.rulesets.tactical import craft
+from pbem.rulesets.tactical import (actions, conditions, craft, damage, energy, foresight, gametime, outcome, plans,
+                                    reinforce, seeking, state)
 from pbem.rulesets.tactical.weapons import DIE_SIDES
 
 
@@ -106,9 +105,9 @@ class TacticalRuleset(Capabilities):
 
     # --- state and actions -------------------------------------------------------------------------------
     def initial_state(self, setup: Mapping[str, Any], players: Sequence[str]) -> state.TacticalState:
-        """The units of setup.units on the map before 1.0.alloc, and the craft aboard them (craft.py); ValueError
-        for a bad setup."""
-        return craft.aboard(setup, state.initial_state(setup, players))
+        """The units of setup.units on the map before 1.0.alloc, the craft aboard them (craft.py), each with its
+        starting boxes (damage.py); ValueError for a bad setup."""
+        return damage.equip(craft.aboard(setup, state.initial_state(setup, players)), setup)
 
     def owner_of(self, game: state.TacticalState, unit: str) -> str | None:
         """The player owning `unit`, or None if there is no such unit."""
@@ -186,7 +185,8 @@ class TacticalRuleset(Capabilities):
         return DIE_SIDES
 
     def dice_roller(self, game: state.TacticalState, ref: str) -> str | None:
-        """The firer: the owner of the unit of "T.I.fire/UNIT/WEAPON" (DESIGN §5 "Who rolls")."""
+        """The owner of the unit the ref names: the firer of "T.I.fire/UNIT/WEAPON" (DESIGN §5 "Who rolls"), the
+        damaged unit's owner for its damage allocation "T.I.damage/UNIT/N" (damage.py)."""
         parts = ref.split("/")
         return self.owner_of(game, parts[1]) if len(parts) == 3 else None
 

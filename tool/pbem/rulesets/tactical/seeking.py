@@ -31,8 +31,9 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from pbem.rulesets.base import Event, Point
-from pbem.rulesets.tactical import fire, hexmap
+from pbem.rulesets.tactical import damage, fire, hexmap, weapons
 from pbem.rulesets.tactical.gametime import format_time
+from pbem.rulesets.tactical.refusal import Refusal
 from pbem.rulesets.tactical.state import DUMMY, EXPENDED, TacticalState, Unit
 from pbem.rulesets.tactical.weapons import Mount, Seeker, WeaponType
 
@@ -74,9 +75,13 @@ def why_not_launch(state: TacticalState, unit: Unit, value: Any, at: Point) -> s
         return f"{unit.id} has no weapon {weapon!r} (it carries {carried})"
     if not state.weapon_type(mount).seeking:
         return f"{weapon} is a direct-fire weapon: fire it at a fire step"
-    launched = unit.fired_in(at[0], weapon)
-    if launched is not None:
-        return f"{weapon} already launched at {format_time(launched)} this turn"
+    broken = damage.why_cannot_fire(unit, weapon)
+    if broken:
+        return Refusal(broken, damage.OUT_OF_ACTION)
+    not_ready = weapons.why_not_ready(unit, mount, state.weapon_type(mount), at)
+    if not_ready is not None:
+        why = not_ready[1].replace(" fired ", " launched ")
+        return Refusal(why, not_ready[0]) if not_ready[0] else why
     if not _unit_id(name):
         return f"as must be a new unit name (letters, digits, _ or -, up to 16), got {name!r}"
     if state.unit(name) is not None:
@@ -156,7 +161,8 @@ def impact(state: TacticalState, seeking_unit: str, target: str) -> tuple[Tactic
         raise ValueError(f"{target!r} is no enemy unit in {seeking_unit}'s hex")
     warhead = flying.seeking.warhead
     shield = fire.shield_hit(hit, fire.attacker_hex(flying, hit), hit.shields)
-    damaged, on_shield, internal = fire.strike(hit, shield, warhead)
+    deferred = damage.table_of(state.tables) is not None  # internals wait for the damage step (damage.py)
+    damaged, on_shield, internal = fire.strike(hit, shield, warhead, flying.owner if deferred else None)
     where = hexmap.format_hex(hit.hex) if hit.hex else None
     events = [
         Event("impact", flying.owner, flying.id, {"target": hit.id, "warhead": warhead, "type": flying.seeking.type,
@@ -164,7 +170,7 @@ def impact(state: TacticalState, seeking_unit: str, target: str) -> tuple[Tactic
         fire.damage_event(flying.owner, damaged, shield, on_shield, internal, weapon=flying.seeking.weapon,
                           attacker=flying.id),
     ]
-    if internal > 0 and damaged.hull == 0:
+    if internal > 0 and damaged.hull == 0 and not deferred:
         damaged, destroyed = fire.destroy(damaged, state.at, flying.owner)
         events.append(destroyed)
     spent = replace(flying, status=EXPENDED, hex=None, left_at=state.at)

@@ -36,6 +36,7 @@ EXPENDED = "expended"
 RESIGNED = "resigned"  # its owner resigned (DESIGN §4.8): off the map, not destroyed, no longer a target
 DUMMY = "dummy"  # a seeking weapon revealed as a dummy: it vanishes, having done nothing
 SEALED = "sealed"  # setup.allocation / setup.speeds
+EMERGENCY = "emergency"  # the verb of an emergency deceleration in Unit.used
 MAX_SPEED = 31
 UNIT_KEYS = ("id", "owner", "hex", "facing", "speed", "turn_mode")
 UNIT_KINDS = ("ship", "shuttle", "fighter")
@@ -125,6 +126,12 @@ class Unit:
     left_at: Point | None = None
     reinforced: tuple[tuple[Point, int, int], ...] = ()  # (point, shield, points) of every shield reinforcement
     gear: Gear = field(default_factory=Gear)  # what the systems that act left on it (gear.py)
+    # damage allocation (damage.py): the starting boxes (name or weapon id, count), the internal points waiting
+    # for this impulse's damage step ((attacker's owner, points)), every box lost (+1) or repaired (-1)
+    boxes: tuple[tuple[str, int], ...] = ()
+    pending: tuple[tuple[str, int], ...] = ()
+    lost: tuple[tuple[Point, str, int], ...] = ()
+    overloads: tuple[tuple[Point, str], ...] = ()  # (point, weapon id) of every overloaded shot
 
     @property
     def active(self) -> bool:

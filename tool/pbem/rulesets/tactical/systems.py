@@ -13,7 +13,9 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from pbem.rulesets.base import Event, Point
+from pbem.rulesets.tactical import damage
 from pbem.rulesets.tactical.gametime import format_time
+from pbem.rulesets.tactical.refusal import Refusal
 from pbem.rulesets.tactical.state import TacticalState, Unit
 
 VERBS = ("use", "cease", "announce")
@@ -25,6 +27,8 @@ def why_not_system(state: TacticalState, unit: Unit, do: Mapping[str, Any], verb
     if not isinstance(name, str) or name not in unit.systems:
         has = ", ".join(unit.systems) or "none"
         return f"{unit.id} has no system {name!r} (it has {has})"
+    if verb == "use" and damage.out_of_action(unit, name):
+        return Refusal(f"{name} is destroyed (no box of it left)", damage.OUT_OF_ACTION)
     if "target" in do:
         target = state.unit(do["target"]) if isinstance(do["target"], str) else None
         if target is None:

@@ -14,17 +14,19 @@ seeking type needs no brackets.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from pbem.rulesets.base import Point
 from pbem.rulesets.tactical import hexmap
+from pbem.rulesets.tactical.gametime import IMPULSES, format_time
 
 DIE_SIDES = 6
 SEEKING_SPEED = 20
 SEEKING_TURN_MODE = 1
 MAX_SEEKING_SPEED = 32
 MAX_RANGE = 200
+FREQUENCY, NOT_ARMED = "rules.fire-frequency", "rules.not-armed"
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,16 @@ class WeaponType:
     speed: int = SEEKING_SPEED
     turn_mode: int = SEEKING_TURN_MODE
     warhead: int = 0
+    # weapons as they are used (docs/tactical.md "Weapons as they are used"): impulses between two shots (0: once
+    # a game turn), turns of arming before each shot (0: none), the energy of each arming turn, of each turn held,
+    # the extra energy of an overloaded shot, and its damage rows (one per bracket) and range
+    frequency: int = 0
+    arm_turns: int = 0
+    arm_energy: float = 0
+    hold: float = 0
+    overload: float = 0
+    overload_damage: tuple[tuple[int, ...], ...] = ()
+    overload_range: int = 0
 
     def bracket_of(self, distance: int) -> int | None:
         """The index of the bracket holding `distance`, or None."""
@@ -49,12 +61,13 @@ class WeaponType:
                 return index
         return None
 
-    def damage_at(self, distance: int, roll: int) -> int:
-        """The damage of one shot at `distance` with die `roll` (1..6): damage[bracket][roll - 1]."""
+    def damage_at(self, distance: int, roll: int, overload: bool = False) -> int:
+        """The damage of one shot at `distance` with die `roll` (1..6): damage[bracket][roll - 1] (the overload
+        rows for an overloaded shot)."""
         bracket = self.bracket_of(distance)
         if bracket is None or not 1 <= roll <= DIE_SIDES:
             raise ValueError(f"{self.name}: no damage for range {distance} and roll {roll}")
-        return self.damage[bracket][roll - 1]
+        return (self.overload_damage if overload else self.damage)[bracket][roll - 1]
 
 
 @dataclass(frozen=True)
@@ -64,6 +77,7 @@ class Mount:
     id: str
     type: str
     arcs: frozenset[int]
+    armed: bool = False  # a weapon that arms over turns starts the battle armed
 
     @property
     def arc_letters(self) -> str:
@@ -112,12 +126,12 @@ def _weapon_type(name: str, raw: Any) -> WeaponType:
         raise ValueError(f"{where}: heavy and seeking must be true or false")
     energy = _energy(raw.get("energy", 0), f"{where}.energy")
     if seeking:
-        return WeaponType(
+        return _use(raw, where, WeaponType(
             name, heavy, True, energy=energy,
             speed=_whole(raw.get("speed", SEEKING_SPEED), f"{where}.speed", 1, MAX_SEEKING_SPEED),
             turn_mode=_whole(raw.get("turn_mode", SEEKING_TURN_MODE), f"{where}.turn_mode", 0, 999),
             warhead=_whole(raw.get("warhead"), f"{where}.warhead", 0, 1000),
-        )
+        ))
     brackets, damage = raw.get("brackets"), raw.get("damage")
     if not isinstance(brackets, (list, tuple)) or not brackets:
         raise ValueError(f"{where}.brackets must be a list of ranges [from, to]")
@@ -138,7 +152,57 @@ def _weapon_type(name: str, raw: Any) -> WeaponType:
             raise ValueError(f"{where}.damage[{index}] must list the damage for die rolls 1..{DIE_SIDES}")
         rows.append(tuple(_whole(v, f"{where}.damage[{index}]", 0, 1000) for v in row))
     max_range = _whole(raw.get("max_range", checked[-1][1]), f"{where}.max_range", 0, MAX_RANGE)
-    return WeaponType(name, heavy, False, max_range, tuple(checked), tuple(rows), energy)
+    return _use(raw, where, WeaponType(name, heavy, False, max_range, tuple(checked), tuple(rows), energy))
+
+
+def _use(raw: Mapping[str, Any], where: str, kind: WeaponType) -> WeaponType:
+    """`kind` with its frequency, arming and overload (all optional; absent: fires once a game turn)."""
+    frequency = _whole(raw.get("frequency", 0), f"{where}.frequency", 0, 3200)
+    arming = raw.get("arming") or {}
+    if not isinstance(arming, Mapping):
+        raise ValueError(f"{where}.arming must be {{turns, energy, hold, overload}}")
+    turns = _whole(arming.get("turns", 0), f"{where}.arming.turns", 0, 100)
+    extra = _energy(arming.get("overload", 0), f"{where}.arming.overload")
+    rows: list[tuple[int, ...]] = []
+    for index, row in enumerate(raw.get("overload_damage") or ()):
+        if not isinstance(row, (list, tuple)) or len(row) != DIE_SIDES:
+            raise ValueError(f"{where}.overload_damage[{index}] must list the damage for die rolls 1..{DIE_SIDES}")
+        rows.append(tuple(_whole(v, f"{where}.overload_damage[{index}]", 0, 1000) for v in row))
+    if rows and len(rows) != len(kind.brackets):
+        raise ValueError(f"{where}.overload_damage must have one row per bracket ({len(kind.brackets)})")
+    if bool(rows) != ("overload" in arming):
+        raise ValueError(f"{where}: an overload needs both arming.overload (its energy) and overload_damage")
+    reach = _whole(raw.get("overload_range", kind.max_range), f"{where}.overload_range", 0, kind.max_range)
+    return replace(kind, frequency=frequency, arm_turns=turns,
+                   arm_energy=_energy(arming.get("energy", 0), f"{where}.arming.energy"),
+                   hold=_energy(arming.get("hold", 0), f"{where}.arming.hold"), overload=extra,
+                   overload_damage=tuple(rows), overload_range=reach)
+
+
+def impulse_count(point: Point) -> int:
+    """Impulses since the start of the battle: (turn − 1) × 32 + impulse, to measure frequency across turns."""
+    return (point[0] - 1) * IMPULSES + point[1]
+
+
+def why_not_ready(unit: Any, mount: Mount, kind: WeaponType, at: Point) -> tuple[str, str] | None:
+    """(rule id, why) when `mount` of `unit` cannot fire or launch at `at` for how it is used (its frequency, or
+    once a game turn; its arming over turns), else None. Judged on its public record of shots."""
+    shots = [p for p, w in unit.fired if w == mount.id and p < at]
+    last = max(shots) if shots else None
+    if kind.frequency and last is not None and impulse_count(at) - impulse_count(last) < kind.frequency:
+        again = impulse_count(last) + kind.frequency
+        return FREQUENCY, (f"{mount.id} fired at {format_time(last)}; it fires once every {kind.frequency} "
+                           f"impulses: again from impulse {(again - 1) % IMPULSES + 1} of turn "
+                           f"{(again - 1) // IMPULSES + 1}")
+    if not kind.frequency and last is not None and last[0] == at[0]:
+        return "", f"{mount.id} already fired at {format_time(last)} this turn"
+    if kind.arm_turns:
+        ready = last[0] + kind.arm_turns if last is not None else (1 if mount.armed else kind.arm_turns)
+        if at[0] < ready:
+            since = f"fired in turn {last[0]}" if last is not None else "unarmed at the start"
+            return NOT_ARMED, (f"{mount.id} arms over {kind.arm_turns} turns: {since}, it is armed from turn "
+                               f"{ready}")
+    return None
 
 
 def mounts(raw: Any, types: Mapping[str, WeaponType], where: str) -> tuple[Mount, ...]:
@@ -165,5 +229,5 @@ def mounts(raw: Any, types: Mapping[str, WeaponType], where: str) -> tuple[Mount
             relative = frozenset(hexmap.parse_facing(a) for a in arcs)
         except ValueError as err:
             raise ValueError(f"{here} ({item['id']}): {err}") from None
-        found.append(Mount(item["id"], item["type"], relative))
+        found.append(Mount(item["id"], item["type"], relative, item.get("armed") is True))
     return tuple(found)
