@@ -151,3 +151,140 @@ def test_any_other_error_of_the_machine_is_one_line_too() -> None:
     err = os_error(IsADirectoryError(21, "Is a directory", "/tmp"))
     assert err.finding.rule == "system.os-error"
     assert str(err).startswith("[system.os-error] /tmp: Is a directory")
+
+
+# --- `--format json` on every command that reads the game ----------------------------------------------------------
+
+OUTPUTS = Path(pbem.cli.__file__).resolve().parents[3] / "schemas" / "output"
+
+
+@pytest.fixture(scope="module")
+def validators() -> dict[str, Any]:
+    """One validator per schemas/output/<command>.json, resolving `pbem-json/1/common` among them."""
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+
+    docs = {p.stem: json.loads(p.read_text()) for p in OUTPUTS.glob("*.json")}
+    registry = Registry().with_resources((d["$id"], Resource.from_contents(d)) for d in docs.values())
+    for doc in docs.values():
+        Draft202012Validator.check_schema(doc)
+    return {name: Draft202012Validator(doc, registry=registry) for name, doc in docs.items() if name != "common"}
+
+
+def _schema_keys(schema: dict[str, Any]) -> set[str]:
+    return set(schema.get("properties", {}))
+
+
+def _read(validators: dict[str, Any], name: str, run: Any, *args: str) -> dict[str, Any]:
+    """Run `pbem ARGS --format json`, check it against schemas/output/NAME.json, and return it."""
+    done = run(*args, "--format", "json")
+    assert done.exit_code in (0, 1), done.output
+    data = json.loads(done.stdout)
+    assert data["format"] == "pbem-json/1"
+    errors = list(validators[name].iter_errors(data))
+    assert not errors, (name, args, [e.message for e in errors])
+    assert set(data) == _schema_keys(validators[name].schema)  # every key, even when it has nothing to say
+    return data
+
+
+TACTICAL = [("verify", ()), ("status", ()), ("check", ()), ("log", ()), ("summary", ()), ("allowed-signers", ()),
+            ("agreements", ()), ("deadlines", ()), ("erratum-show", ())]
+
+
+@pytest.mark.parametrize("state", ["base_started", "base_opened", "base_played"])
+def test_every_reading_command_of_a_tactical_game_gives_its_schema(validators: dict[str, Any], state: str,
+                                                                   request: pytest.FixtureRequest) -> None:
+    table: Table = request.getfixturevalue(state)
+    run = lambda *args: table.cli(*args, who="fed")  # noqa: E731 - the reading needs no copy of the table
+    for name, args in TACTICAL:
+        _read(validators, name, run, *(name.split("-", 1) if name == "erratum-show" else [name]), *args)
+    verify = _read(validators, "verify", run, "verify")
+    assert verify["findings"] == [] and verify["ok"] is True
+    status = _read(validators, "status", run, "status")["status"]
+    assert status is not None and set(status) >= {"note", "position", "table"}  # null, never left out
+    assert status["position"] is None and status["table"] is None
+    log = _read(validators, "log", run, "log")
+    assert log["game"] == "duel-e2e" and [p["id"] for p in log["players"]] == ["fed", "kli"]
+    assert len(log["handoffs"]) == int(table.git("rev-list", "--count", "HEAD").stdout.decode())
+
+
+def test_a_range_and_a_batch_in_json(validators: dict[str, Any], base_played: Table) -> None:
+    run = lambda *args: base_played.cli(*args, who="kli")  # noqa: E731
+    summary = _read(validators, "summary", run, "summary", "HEAD~1..HEAD")
+    assert len(summary["commits"]) == 1 and summary["base"] is not None
+    deadlines = _read(validators, "deadlines", run, "deadlines", "HEAD~1..HEAD")
+    assert deadlines["range"] == "HEAD~1..HEAD" and deadlines["commits"] == 1 and deadlines["waits"] == []
+    waits = _read(validators, "deadlines", run, "deadlines")
+    assert waits["range"] is None and waits["commits"] is None and waits["waits"]
+    assert all(w["overdue"] is False for w in waits["waits"])
+
+
+def test_findings_keep_every_key(validators: dict[str, Any], played: Table) -> None:
+    """A forged status: the finding names file, rule and commit; what it does not know is null, not absent."""
+    played.sneak("kli")
+    data = _read(validators, "verify", lambda *a: played.cli(*a), "verify")
+    assert data["ok"] is False and data["findings"]
+    assert all(set(f) == {"rule", "message", "file", "line", "commit", "hint"} for f in data["findings"])
+
+
+@pytest.fixture(scope="module")
+def dow_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Diplomacy demo, played once for this module (its keys in keys/)."""
+    root = tmp_path_factory.mktemp("dow") / "demo"
+    done = subprocess.run([str(PBEM), "demo", str(root), "--game", "dow"], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    return root
+
+
+def test_the_diplomacy_readings_in_json(validators: dict[str, Any], dow_demo: Path) -> None:
+    env = {k: None for k in os.environ if k.startswith(("GIT_", "SSH_", "PBEM_"))}
+
+    def run(*args: str) -> Any:
+        old = Path.cwd()
+        os.chdir(dow_demo / "game")
+        try:
+            return CliRunner().invoke(pbem.cli.app, list(args), catch_exceptions=False,
+                                      env={**env, "PBEM_KEY": str(dow_demo / "keys" / "france_ed25519")})
+        finally:
+            os.chdir(old)
+
+    results = _read(validators, "results", run, "results")
+    assert results["phase"] is None and results["phases"][0]["phase"] == "S1901P"
+    assert all(p["outcome"] is None for p in results["phases"][:-1])
+    one = _read(validators, "results", run, "results", "S1901M")
+    assert [p["phase"] for p in one["phases"]] == ["S1901M"] and one["phases"][0]["orders"]["france"]
+    _read(validators, "relations", run, "relations")
+    _read(validators, "relations", run, "relations", "--at", "S1901M")
+    inbox = _read(validators, "inbox", run, "inbox")
+    assert inbox["whispers"] and all(w["disclosed_by"] == [] or w["disclosed_by"] for w in inbox["whispers"])
+    for name in ("verify", "status", "log", "summary", "agreements"):
+        _read(validators, name, run, name)
+
+
+def test_every_schema_has_a_command_and_every_reading_command_a_schema(validators: dict[str, Any]) -> None:
+    tested = {name for name, _ in TACTICAL} | {"results", "relations", "inbox", "dice-show"}
+    assert set(validators) == tested
+
+
+def test_dice_show_in_json(validators: dict[str, Any], tmp_path: Path) -> None:
+    """A stored game whose batch was rolled and revealed (tests/golden/repos/dice-revealed.bundle)."""
+    import golden
+
+    repo = golden.unpack("dice-revealed", tmp_path / "game", "main")
+    batches = sorted(p.stem for p in (repo / "dice").glob("*.yaml"))
+    assert batches
+
+    def run(*args: str) -> Any:
+        old = Path.cwd()
+        os.chdir(repo)
+        try:
+            return CliRunner().invoke(pbem.cli.app, list(args), catch_exceptions=False)
+        finally:
+            os.chdir(old)
+
+    for batch in batches:
+        shown = _read(validators, "dice-show", run, "dice", "show", batch)["batch"]
+        assert shown["id"] == batch and shown["rolls"]
+        assert all(set(r) == {"for", "ref", "sides", "result"} for r in shown["rolls"])
+    assert run("dice", "show", "nobody-0009", "--format", "json").exit_code == 2
