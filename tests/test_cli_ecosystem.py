@@ -288,3 +288,13 @@ def test_dice_show_in_json(validators: dict[str, Any], tmp_path: Path) -> None:
         assert shown["id"] == batch and shown["rolls"]
         assert all(set(r) == {"for", "ref", "sides", "result"} for r in shown["rolls"])
     assert run("dice", "show", "nobody-0009", "--format", "json").exit_code == 2
+
+
+def test_json_output_is_data_never_a_terminal_or_workflow_command(capsys: pytest.CaptureFixture[str]) -> None:
+    from pbem.cli.options import emit_json
+
+    emit_json({"note": "\x1b[2J\x1b]0;owned\x07 done\n::error file=x::forged\r\x7f\u202e", "list": ["\n::warning::x"]})
+    out = capsys.readouterr().out
+    assert out.isascii() and all(c == "\n" or c.isprintable() for c in out)
+    assert not any(line.lstrip().startswith("::") for line in out.splitlines())
+    assert json.loads(out)["note"].startswith("\x1b[2J")  # the text itself is kept, only escaped

@@ -168,7 +168,7 @@ def test_verify_a_legal_history_in_text_json_and_github_formats(played: Table) -
     text = played.pbem("verify")
     assert (text.returncode, text.stdout, text.stderr) == (0, "ok: 8 commits verified\n", "")
     data = json.loads(played.cli("verify", "--format", "json").stdout)
-    assert data == {"ok": True, "commits": 8, "findings": []}
+    assert data == {"format": "pbem-json/1", "ok": True, "commits": 8, "findings": []}
     github = played.cli("verify", "--format", "github")
     assert github.exit_code == 0
     assert github.stdout == "pbem verify: 8 commits, 0 finding(s)\n"

@@ -162,9 +162,11 @@ def _what_failed(exc: OSError) -> Optional[str]:
 
 
 def _has_rich() -> bool:
+    """Whether typer renders help with rich (the newer typers say so in HAS_RICH, the older by importing it)."""
     from typer import core
 
-    return bool(getattr(core, "HAS_RICH", False))
+    has = getattr(core, "HAS_RICH", None)
+    return bool(has if has is not None else getattr(core, "rich", None) is not None)
 
 
 def _silence_stdout() -> None:

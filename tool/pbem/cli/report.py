@@ -93,7 +93,9 @@ def log_record(history: Any, text: str) -> dict[str, Any]:
     last = history.last
     manifest = last.game.manifest if last is not None else None
     firm = last.stop.checkpoint.point if last is not None and last.stop and not last.stop.over else None
-    entries = sorted(last.game.inputs.entries, key=lambda e: e.at) if last is not None else []
+    seats = manifest.players if manifest else ()
+    entries = sorted(last.game.inputs.entries, key=lambda e: (e.at, seats.index(e.by) if e.by in seats else 99)) \
+        if last is not None else []  # in the report's order
     return {
         "game": manifest.id if manifest else None, "title": manifest.title if manifest else None,
         "ruleset": manifest.ruleset_name if manifest else None,
