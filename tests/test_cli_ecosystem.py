@@ -298,3 +298,20 @@ def test_json_output_is_data_never_a_terminal_or_workflow_command(capsys: pytest
     assert out.isascii() and all(c == "\n" or c.isprintable() for c in out)
     assert not any(line.lstrip().startswith("::") for line in out.splitlines())
     assert json.loads(out)["note"].startswith("\x1b[2J")  # the text itself is kept, only escaped
+
+
+def test_before_the_start_every_key_is_there_too(validators: dict[str, Any], started: Table) -> None:
+    """Setting up (the start signed but not made; then only the seats claimed): no status, no entries, no
+    handoff control, and still every key of every reading."""
+    run = lambda *args: started.cli(*args, who="kli")  # noqa: E731
+    for back in ("HEAD~1", "HEAD~2"):  # the start proposed and signed; then the seats claimed, nothing proposed
+        started.git("reset", "-q", "--hard", back)
+        for name, args in TACTICAL:
+            if name != "check":  # with nothing to commit before the start, check refuses (a usage error)
+                _read(validators, name, run, *(name.split("-", 1) if name == "erratum-show" else [name]), *args)
+        assert _read(validators, "status", run, "status")["status"] is None
+        log = _read(validators, "log", run, "log")
+        assert log["entries"] == [] and log["status"] is None and log["firm"] is None
+        assert all(h["control"] is None for h in log["handoffs"])
+    refused = run("check", "--format", "json")
+    assert refused.exit_code == 2 and refused.stdout == "" and "[setup.not-started]" in refused.output
