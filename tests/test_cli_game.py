@@ -93,7 +93,7 @@ def test_status_tells_each_player_who_holds_control_and_what_he_owes(played: Tab
     assert data["me"] == "kli"
     assert data["status"]["control"] == "fed" and data["status"]["firm"] == "1.9.move"
     assert data["status"]["pending"] == [{"player": "fed", "at": "1.9.move", "kind": "horizon",
-                                          "why": "needs orders from 1.9.move"}]
+                                          "why": "needs orders from 1.9.move", "options": []}]
 
 
 def test_check_on_a_legal_tree_exits_0_names_who_would_get_control_and_changes_nothing(played: Table) -> None:
