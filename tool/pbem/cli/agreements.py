@@ -4,7 +4,6 @@ lists what waits for whom, `pbem resign` leaves the game; all out of turn."""
 from __future__ import annotations
 
 import inspect
-import sys
 from typing import Optional
 
 import typer
