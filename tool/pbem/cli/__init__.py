@@ -21,6 +21,7 @@ import typer
 from typer.core import TyperGroup
 
 from pbem.cli import agreements, chance, dow, enforce, errata, play, report, setup, sync, watch
+from pbem.cli.options import STDOUT
 from pbem.errors import ILLEGAL, USAGE, PbemError, os_error
 
 gc.freeze()  # and no later collection need look at them again, nor the one at exit: 0.03 s of CPU a command
@@ -138,7 +139,10 @@ class Commands(TyperGroup):
             if exc.errno == errno.EPIPE:  # the reader stopped reading: nothing more to say to him
                 _silence_stdout()
                 raise typer.Exit(USAGE) from None
-            typer.echo(f"pbem: {os_error(exc, _what_failed(exc))}", err=True)
+            where = _what_failed(exc)
+            if STDOUT in (exc.filename, where):  # what it still buffers would fail again at exit
+                _silence_stdout()
+            typer.echo(f"pbem: {os_error(exc, where)}", err=True)
             raise typer.Exit(USAGE) from None
 
 
@@ -151,8 +155,7 @@ def _what_failed(exc: OSError) -> Optional[str]:
     while tb is not None:
         frame = tb.tb_frame
         if frame.f_code.co_name == "echo" and frame.f_locals.get("err") is False:
-            _silence_stdout()
-            return "standard output"
+            return STDOUT
         tb = tb.tb_next
     try:
         os.getcwd()
@@ -225,7 +228,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     except OSError as exc:
         _silence_stdout()
         if exc.errno != errno.EPIPE:
-            typer.echo(f"pbem: {os_error(exc, 'standard output')}", err=True)
+            typer.echo(f"pbem: {os_error(exc, STDOUT)}", err=True)
         sys.exit(USAGE)
 
 

@@ -27,6 +27,9 @@ class OutputFormat(str, Enum):
     github = "github"
 
 
+STDOUT = "standard output"  # what a failed write to it names, where the error names no file
+
+
 def write_out(text: str) -> None:
     """Print a command's output; an error of the standard output (a full disk, a closed pipe) says that it was
     the standard output that failed (cli/__init__.py turns it into one line, exit 2)."""
@@ -35,7 +38,7 @@ def write_out(text: str) -> None:
         sys.stdout.flush()
     except OSError as exc:
         if exc.filename is None:
-            exc.filename = "standard output"
+            exc.filename = STDOUT
         raise
 
 
