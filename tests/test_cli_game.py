@@ -93,7 +93,7 @@ def test_status_tells_each_player_who_holds_control_and_what_he_owes(played: Tab
     assert data["me"] == "kli"
     assert data["status"]["control"] == "fed" and data["status"]["firm"] == "1.9.move"
     assert data["status"]["pending"] == [{"player": "fed", "at": "1.9.move", "kind": "horizon",
-                                          "why": "needs orders from 1.9.move"}]
+                                          "why": "needs orders from 1.9.move", "options": []}]
 
 
 def test_check_on_a_legal_tree_exits_0_names_who_would_get_control_and_changes_nothing(played: Table) -> None:
@@ -168,7 +168,7 @@ def test_verify_a_legal_history_in_text_json_and_github_formats(played: Table) -
     text = played.pbem("verify")
     assert (text.returncode, text.stdout, text.stderr) == (0, "ok: 8 commits verified\n", "")
     data = json.loads(played.cli("verify", "--format", "json").stdout)
-    assert data == {"ok": True, "commits": 8, "findings": []}
+    assert data == {"format": "pbem-json/1", "ok": True, "commits": 8, "findings": []}
     github = played.cli("verify", "--format", "github")
     assert github.exit_code == 0
     assert github.stdout == "pbem verify: 8 commits, 0 finding(s)\n"

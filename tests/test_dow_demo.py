@@ -224,3 +224,38 @@ def test_the_closing_note_shows_the_corrected_map(demo: Demo) -> None:
     assert "S1901M" in svg
     demo.cli("log", "--html", "--out", "game.html")
     assert (demo.repo / "game.html").read_text(encoding="utf-8").count("<svg") > 10
+
+
+# --- machine output (cli-eco): the Diplomacy readings in `--format json`, on this demo --------------------------
+
+def test_the_diplomacy_readings_in_json(demo: Demo) -> None:
+    """results, relations and inbox (france's key) validate against schemas/output/ with every key present;
+    status carries the Diplomacy position (tests/test_cli_ecosystem.py checks the tactical readings)."""
+    from test_cli_ecosystem import checked_json
+
+    env: dict[str, str | None] = {k: None for k in os.environ if k.startswith(("GIT_", "SSH_", "PBEM_"))}
+    env.update(clean_env(demo.root / "home"), PBEM_KEY=str(demo.root / "keys" / "france_ed25519"))
+
+    def read(name: str, *args: str) -> Any:
+        old = Path.cwd()
+        os.chdir(demo.repo)
+        try:
+            from pbem.cli import app
+
+            done = CliRunner().invoke(app, [*args, "--format", "json"], env=env, catch_exceptions=False)
+        finally:
+            os.chdir(old)
+        assert done.exit_code == 0, done.output
+        return checked_json(name, done.stdout)
+
+    results = read("results", "results")
+    assert results["phase"] is None and results["phases"][0]["phase"] == "S1901P"
+    assert all(p["outcome"] is None for p in results["phases"][:-1])
+    one = read("results", "results", "S1901M")
+    assert [p["phase"] for p in one["phases"]] == ["S1901M"] and one["phases"][0]["orders"]["france"]
+    read("relations", "relations")
+    read("relations", "relations", "--at", "S1901M")
+    inbox = read("inbox", "inbox")
+    assert inbox["whispers"] and all("france" in w["to"] or w["from"] == "france" for w in inbox["whispers"])
+    position = read("status", "status")["status"]["position"]  # Diplomacy keeps one
+    assert isinstance(position, dict) and position

@@ -61,8 +61,8 @@ def test_the_sdist_holds_what_the_wheel_is_built_from(dist: Path) -> None:
 
 def test_wheel_ships_schemas_templates_and_workflow(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
-    for schema in (ROOT / "schemas").glob("*.json"):
-        assert f"pbem/schemas/{schema.name}" in names
+    for schema in (ROOT / "schemas").rglob("*.json"):  # the game files' and, in output/, `--format json`'s
+        assert f"pbem/schemas/{schema.relative_to(ROOT / 'schemas').as_posix()}" in names
     assert "pbem/games/tactical-duel/game.yaml" in names
     assert "pbem/games/tactical-duel/demo.yaml" in names
     assert "pbem/github/pbem.yml" in names

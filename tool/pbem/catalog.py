@@ -67,6 +67,7 @@ GROUPS: dict[str, str] = {
     "share": "shares of a withheld sealed set",
     "signature": "commit signatures and who may sign",
     "status": "status.yaml",
+    "system": "the machine pbem runs on: its disks, folders, files and pipes",
     "text": "text shown to players",
     "time": "times written in game files",
     "tree": "the files of a commit",
@@ -318,6 +319,10 @@ signature.namespace | §3 | Sign with the `git` namespace, as `git commit -S` do
 signature.not-in-control | §3, §4.2 | Wait until you hold control (`pbem status`), or settle only what you may do out of turn.
 signature.unknown-key | §3 | Sign with the key game.yaml holds for your seat.
 status.mismatch | §4.2 | Run `pbem yield`: it writes the status replay computes.
+system.disk-full | §8 | Free some space on that disk, then run the command again.
+system.no-such-file | §8 | Create the folder first, or give a path that exists.
+system.os-error | §8 | Check the file or device the message names, then run the command again.
+system.permission | §8 | Check the permissions, or choose a path you may write to.
 text.control-character | §9 | Write plain text, without control characters.
 time.invalid | §2 | Write a real time (UTC, as the message shows).
 tree.bad-mode | §3 Trees | Commit only regular files (no links, executables or submodules).

@@ -7,6 +7,7 @@ Exit codes (DESIGN §8): 1 = illegal / verification failed, 2 = usage or environ
 
 from __future__ import annotations
 
+import errno
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -54,6 +55,10 @@ class Finding:
 
     def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if v is not None}
+
+    def as_record(self) -> dict[str, Any]:
+        """Every field, None included: the stable keys of `--format json` (schemas/output/common.json)."""
+        return dict(self.__dict__)
 
 
 class PbemError(Exception):
@@ -105,3 +110,30 @@ class Findings:
     def __len__(self) -> int:
         return len(self.items)
 
+
+
+# What the machine refused (DESIGN §8: an environment error, exit 2): the rule id by errno, and what to do.
+_OS_RULES: dict[int, tuple[str, str]] = {
+    errno.ENOSPC: ("system.disk-full", "free some space on that disk, then run the command again"),
+    getattr(errno, "EDQUOT", errno.ENOSPC): ("system.disk-full", "free some space on that disk, then run the command again"),
+    errno.ENOENT: ("system.no-such-file", "create the folder first, or give a path that exists"),
+    errno.ENOTDIR: ("system.no-such-file", "create the folder first, or give a path that exists"),
+    errno.EACCES: ("system.permission", "check the permissions, or choose a path you may write to"),
+    errno.EPERM: ("system.permission", "check the permissions, or choose a path you may write to"),
+    errno.EROFS: ("system.permission", "choose a path on a disk you may write to"),
+}
+
+
+def os_error(exc: OSError, where: str | None = None) -> PbemError:
+    """An error the operating system raised (a full disk, a missing folder, a permission denied) as one clear
+    line: what failed, on which file (`where` when the error names none, e.g. "standard output"), and what to do."""
+    rule, hint = _OS_RULES.get(exc.errno or 0, (None, None))
+    what = exc.filename if exc.filename is not None else where
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    message = f"{what}: {reason}" if what is not None else reason
+    if exc.filename2 is not None:
+        message += f" (and {exc.filename2})"
+    if rule is None:
+        return PbemError("system.os-error", message,
+                         hint="check the file or device the message names, then run the command again")
+    return PbemError(rule, message, hint=hint)

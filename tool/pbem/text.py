@@ -80,6 +80,9 @@ def annotation(command: str, properties: Iterable[tuple[str, str]], message: str
     return f"::{command}{' ' + props if props else ''}::{workflow_data(terminal(message))}"
 
 
+JSON_FORMAT = "pbem-json/1"  # the version every `--format json` output carries first (schemas/output/)
+
+
 def json_dumps(data: Any, **options: Any) -> str:
     """json.dumps with every non-ASCII and control character escaped, DEL included (json.dumps leaves it)."""
     return json.dumps(data, ensure_ascii=True, **options).replace("\x7f", "\\u007f")

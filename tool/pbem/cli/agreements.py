@@ -4,12 +4,12 @@ lists what waits for whom, `pbem resign` leaves the game; all out of turn."""
 from __future__ import annotations
 
 import inspect
-import sys
 from typing import Optional
 
 import typer
 
-from pbem.cli.options import KeyOption, identity, my_seat, run, workspace
+from pbem.cli.options import (KeyOption, ReadFormat, emit_json, findings_records, identity, json_option, my_seat, run,
+                              workspace, write_out)
 from pbem.errors import PbemError
 
 commands = typer.Typer()
@@ -112,11 +112,12 @@ def resign(note: Optional[str] = typer.Option(None, "--note", help="why, in word
 
 
 @commands.command("agreements")
-def agreements_(key: Optional[str] = KeyOption) -> None:
+def agreements_(key: Optional[str] = KeyOption, output: ReadFormat = json_option()) -> None:
     """List the game's agreements: their terms, who signed, who still has to (and what waits for you).
 
-    Example: pbem agreements
+    Example: pbem agreements    or    pbem agreements --format json
     """
+    from pbem.protocol.kinds import describe
     from pbem.services import agreements
     from pbem.protocol.game import Game
 
@@ -126,6 +127,13 @@ def agreements_(key: Optional[str] = KeyOption) -> None:
         if head is None:
             raise PbemError("setup.not-started", "this repository has no game yet (pbem init)")
         game: Game = head.game
+        if output is ReadFormat.json:
+            rows = sorted(game.agreements.values(), key=lambda a: a.id)
+            emit_json({"agreements": [{"id": a.id, "by": a.by, "kind": a.kind, "terms": describe(a),
+                                       "unsigned": list(agreements.unsigned(game, a)), "text": line}
+                                      for a, line in zip(rows, agreements.listing(game, head.nmrs))],
+                       "to_sign": agreements.to_sign(game, my_seat(ws, key)), "result": agreements.result(game)})
+            return
         for line in agreements.to_sign(game, my_seat(ws, key)):
             typer.echo(line)
         lines = agreements.listing(game, head.nmrs)
@@ -143,7 +151,8 @@ def deadlines(revisions: Optional[str] = typer.Argument(None, help="a range BASE
                                                   "commit: the hook's pbem/accepted, or GitHub's activity JSON"),
               now: Optional[str] = typer.Option(None, "--now", help="the gate's current time, RFC 3339 (default: "
                                                 "this machine's clock)"),
-              branch: str = typer.Option("main", "--branch", help="the game branch the record is about")) -> None:
+              branch: str = typer.Option("main", "--branch", help="the game branch the record is about"),
+              output: ReadFormat = json_option()) -> None:
     """How long each owed item has waited and who is overdue; with a range, judge its nmr, forfeit and lost-key
     seat agreements as the gates do (exit 1 when one came before the deadline). Waits run from when the gate
     first accepted the commit that made each item owed (--clock FILE); never from a commit's date, which is its
@@ -171,6 +180,10 @@ def deadlines(revisions: Optional[str] = typer.Argument(None, help="a range BASE
                 raise PbemError.from_finding(source.problem, exit_code=2)
             tip = repo.head_oid()
             waits = deadline_service.waits(repo, tip, moment, source) if tip else []
+            if output is ReadFormat.json:
+                emit_json({"now": times.format_instant(moment), "range": None, "waits": wait_records(waits),
+                           "ok": True, "commits": None, "findings": []})
+                return 0
             typer.echo("\n".join(w.text() for w in waits) if waits else "nobody owes anything")
             return 0
         base, dots, head = revisions.rpartition("..")
@@ -185,7 +198,23 @@ def deadlines(revisions: Optional[str] = typer.Argument(None, help="a range BASE
             deadline_service.no_record(
             moment, "no gate record was given (--clock FILE): this clone's own times are no gate's")
         found = deadline_service.nmr_findings(repo, commits, judge)
-        sys.stdout.write(findings_text(found, len(commits)))
+        if output is ReadFormat.json:
+            emit_json({"now": times.format_instant(moment), "range": revisions, "waits": [], "ok": not found,
+                       "commits": len(commits), "findings": findings_records(found)})
+        else:
+            write_out(findings_text(found, len(commits)))
         return ILLEGAL if found else 0
 
     raise typer.Exit(run(go))
+
+
+def wait_records(waits) -> list[dict[str, object]]:  # type: ignore[no-untyped-def]
+    """`pbem deadlines --format json`: each owed item's wait (services/deadlines.py `Wait`)."""
+    from pbem.formats import times
+
+    def instant(moment):  # type: ignore[no-untyped-def]
+        return times.format_instant(moment) if moment is not None else None
+
+    return [{"player": w.player, "owes": w.what, "made_by": w.made, "since": instant(w.since),
+             "deadline_seconds": int(w.deadline.total_seconds()), "due": instant(w.due), "overdue": w.overdue,
+             "paused_until": instant(w.pause), "source": w.source, "text": w.text()} for w in waits]

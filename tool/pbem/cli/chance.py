@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from pbem.cli.options import KeyOption, data_lines, identity, run, workspace
+from pbem.cli.options import KeyOption, ReadFormat, data_lines, emit_json, identity, json_option, run, workspace
 from pbem.errors import ILLEGAL, PbemError
 
 commands = typer.Typer()
@@ -105,13 +105,21 @@ def reveal(secret_id: str = typer.Argument(..., help="the secret's id, e.g. fed-
 
 
 @dice_app.command("show")
-def dice_show(batch: str = typer.Argument(..., help="a batch id, e.g. fed-0001")) -> None:
-    """A batch's purposes and results in the order announced.  Example: pbem dice show fed-0001"""
+def dice_show(batch: str = typer.Argument(..., help="a batch id, e.g. fed-0001"),
+              output: ReadFormat = json_option()) -> None:
+    """A batch's purposes and results in the order announced.
+
+    Example: pbem dice show fed-0001    or    pbem dice show fed-0001 --format json
+    """
     from pbem.services import chance
 
     def go() -> None:
         ws = workspace()
-        typer.echo(data_lines(chance.show(ws.game_of(ws.worktree_files()), batch)), nl=False)
+        game = ws.game_of(ws.worktree_files())
+        if output is ReadFormat.json:
+            emit_json({"batch": chance.show_record(game, batch)})
+            return
+        typer.echo(data_lines(chance.show(game, batch)), nl=False)
 
     run(go)
 

@@ -8,15 +8,15 @@ what one may open, `pbem disclose` makes a whisper public; `pbem relations` prin
 pending; `pbem results [PHASE]` tells what resolved phases did.
 """
 
-import json  # no `from __future__ import annotations`: typer reads the annotations of these commands
+# no `from __future__ import annotations`: typer reads the annotations of these commands
 from pathlib import Path
 from typing import Any, List, Optional
 
 import typer
 
-from pbem.cli.options import KeyOption, OutputFormat, data_lines, identity, run, workspace
+from pbem.cli.options import (KeyOption, OutputFormat, ReadFormat, data_lines, emit_json, identity, json_option, run,
+                              workspace)
 from pbem.errors import PbemError
-from pbem.text import json_dumps
 
 STATE_HELP = "WAR, HOSTILE, NEUTRAL, FRIENDLY or ALLIED"
 
@@ -258,8 +258,8 @@ def inbox(key: Optional[str] = KeyOption,
     def go() -> None:
         found = private.inbox(workspace(), identity(key))
         if output is OutputFormat.json:
-            typer.echo(json.dumps([{"id": w.id, "from": w.sender, "to": list(w.to), "at": w.at, "text": w.text,
-                                    "disclosed_by": list(w.disclosed_by)} for w in found], indent=2))
+            emit_json({"whispers": [{"id": w.id, "from": w.sender, "to": list(w.to), "at": w.at, "text": w.text,
+                                     "disclosed_by": list(w.disclosed_by)} for w in found]})
             return
         if not found:
             typer.echo("no whispers for you")
@@ -304,23 +304,36 @@ def relations(at: Optional[str] = typer.Option(None, "--at", help="a phase alrea
 
     def go() -> None:
         data = dow_relations.relations(workspace(), at)
-        typer.echo(json_dumps(data, indent=2) if output is OutputFormat.json
-                   else data_lines(dow_relations.relations_text(data)), nl=output is OutputFormat.json)
+        if output is OutputFormat.json:
+            emit_json(data)
+            return
+        typer.echo(data_lines(dow_relations.relations_text(data)), nl=False)
 
     run(go)
 
 
 @commands.command()
-def results(phase: Optional[str] = typer.Argument(None, help="one phase, e.g. F1901M (default: all)")) -> None:
+def results(phase: Optional[str] = typer.Argument(None, help="one phase, e.g. F1901M (default: all)"),
+            output: ReadFormat = json_option()) -> None:
     """What resolved phases did: press recognised, orders revealed, warnings, dislodgements, centres,
     relationships realised (re-adjudicated from the revealed orders).
 
-    Example: pbem results W1901A
+    Example: pbem results W1901A    or    pbem results --format json
     """
     from pbem.services.dow import chronicle as dow_chronicle
 
     def go() -> None:
-        for report in dow_chronicle.results(workspace(), phase):
+        reports = dow_chronicle.results(workspace(), phase)
+        if output is ReadFormat.json:
+            emit_json({"phase": phase, "phases": [{
+                "phase": r.phase, "sealed_by": list(r.sealed_by),
+                "orders": {power: list(given) for power, given in r.orders.items()},
+                "units": [{"power": power, "gone": list(gone), "new": list(new)} for power, gone, new in r.units],
+                "draw_votes": list(r.votes),
+                "outcome": {"result": r.outcome[0], "powers": list(r.outcome[1])} if r.outcome else None,
+                "lines": r.lines()} for r in reports]})
+            return
+        for report in reports:
             typer.echo(data_lines("\n".join(report.lines())))
 
     run(go)

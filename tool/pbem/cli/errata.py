@@ -6,7 +6,8 @@ from typing import Optional
 
 import typer
 
-from pbem.cli.options import KeyOption, data_lines, erratum_said as said, identity, run, workspace
+from pbem.cli.options import (KeyOption, ReadFormat, data_lines, emit_json, erratum_said as said, identity, json_option,
+                              run, workspace)
 
 commands = typer.Typer()
 errata_app = typer.Typer(help="Errata: correct an error before the firm marker, signed by every active player "
@@ -54,16 +55,21 @@ def apply(erratum: str = typer.Argument(..., help="the erratum's id, e.g. fed-00
 
 
 @errata_app.command("show")
-def show(erratum: Optional[str] = typer.Argument(None, help="an erratum's id (default: list them all)")) -> None:
+def show(erratum: Optional[str] = typer.Argument(None, help="an erratum's id (default: list them all)"),
+         output: ReadFormat = json_option()) -> None:
     """An erratum's reason, entries and signatures, or the list of errata with who still has to sign.
 
-    Example: pbem erratum show    or    pbem erratum show fed-0001
+    Example: pbem erratum show    or    pbem erratum show fed-0001    or    pbem erratum show --format json
     """
     from pbem.services import errata
 
     def go() -> str:
         ws = workspace()
         game = ws.game_of(ws.head_files())
+        if output is ReadFormat.json:
+            emit_json({"erratum": erratum, "errata": errata.listing(game),
+                       "shown": errata.show(game, erratum).splitlines() if erratum is not None else []})
+            return ""
         if erratum is not None:
             return errata.show(game, erratum)
         lines = errata.listing(game)

@@ -5,9 +5,10 @@ check and yield print. Command modules import from here; nothing here imports a 
 
 from __future__ import annotations
 
+import sys
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar
 
 import typer
 
@@ -24,6 +25,41 @@ class OutputFormat(str, Enum):
     text = "text"
     json = "json"
     github = "github"
+
+
+STDOUT = "standard output"  # what a failed write to it names, where the error names no file
+
+
+def write_out(text: str) -> None:
+    """Print a command's output; an error of the standard output (a full disk, a closed pipe) says that it was
+    the standard output that failed (cli/__init__.py turns it into one line, exit 2)."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except OSError as exc:
+        if exc.filename is None:
+            exc.filename = STDOUT
+        raise
+
+
+def emit_json(data: "dict[str, object]") -> None:
+    """A `--format json` output: the format's version first, then the command's keys (each always present: null,
+    never absent; schemas/output/<command>.json says which)."""
+    from pbem.text import JSON_FORMAT, json_dumps
+
+    write_out(json_dumps({"format": JSON_FORMAT, **data}, indent=2) + "\n")
+
+
+class ReadFormat(str, Enum):
+    """What a command that reads the game prints: lines for a player, or JSON for a program."""
+
+    text = "text"
+    json = "json"
+
+
+def json_option() -> Any:
+    """`--format text|json`, for a command that reads the game."""
+    return typer.Option(ReadFormat.text, "--format", help="text, or json for a program (schemas/output/)")
 
 
 KeyOption = typer.Option(None, "--key", help="private key file (else PBEM_KEY, git user.signingkey, "
@@ -79,6 +115,21 @@ def data_lines(text: str) -> str:
     from pbem.text import terminal
 
     return "\n".join(terminal(line) for line in text.split("\n"))
+
+
+def status_record(status: "Status | None") -> "dict[str, Any] | None":
+    """status.yaml as `--format json` shows it: every key, null or empty where the game has none."""
+    if status is None:
+        return None
+    data = status.to_data()
+    data["pending"] = [{**b.as_dict(), "options": [dict(o) for o in b.options]} for b in status.pending]
+    return {**data, "note": status.note or None, "position": data.get("position"),
+            "table": data.get("table")}
+
+
+def findings_records(findings: "Any") -> "list[dict[str, Any]]":
+    """Findings as `--format json` shows them: rule, message, file, line, commit and hint, null where unknown."""
+    return [f.as_record() for f in findings]
 
 
 def status_lines(status: "Status | None", me: Optional[str]) -> str:

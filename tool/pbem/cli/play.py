@@ -7,7 +7,8 @@ from typing import Optional
 
 import typer
 
-from pbem.cli.options import KeyOption, OutputFormat, identity, run, status_lines, workspace
+from pbem.cli.options import (KeyOption, OutputFormat, ReadFormat, emit_json, findings_records, identity, json_option,
+                              run, status_lines, status_record, workspace)
 from pbem.errors import ILLEGAL, PbemError
 
 commands = typer.Typer()
@@ -23,7 +24,7 @@ def status(key: Optional[str] = KeyOption,
 
     Example: pbem status    or    pbem status --plain    or    pbem status --format json
     """
-    from pbem.text import json_dumps, terminal
+    from pbem.text import terminal
     from pbem.services import turn
 
     def go() -> None:
@@ -45,13 +46,12 @@ def status(key: Optional[str] = KeyOption,
         todo = todos(pictures.status_view(ws, view.me)) if ws.repo.head_oid() else []
         behind = gitstate.behind_line(ws.repo)
         if output is OutputFormat.json:
-            typer.echo(json_dumps({"sign": signs, "status": view.status.to_data() if view.status else None,
-                                   "me": view.me,
-                                   "you_owe": "; ".join(f"{t.text}: `{t.command}`" for t in todo) or view.owes(),
-                                   "errata": errata, "withheld": withheld, "behind": behind, "void": [v.text() for v in view.voids],
-                                   "warnings": list(view.warnings),
-                                   "todo": [{"do": t.text, "command": t.command} for t in todo],
-                                   "waits": waits, "result": result}, indent=2))
+            emit_json({"sign": signs, "status": status_record(view.status), "me": view.me,
+                       "you_owe": "; ".join(f"{t.text}: `{t.command}`" for t in todo) or view.owes(),
+                       "errata": errata, "withheld": withheld, "behind": behind,
+                       "void": [v.text() for v in view.voids], "warnings": list(view.warnings),
+                       "todo": [{"do": t.text, "command": t.command} for t in todo],
+                       "waits": waits, "result": result})
             return
         for line in signs:  # a missing signature first: the agreement waits for nobody else
             typer.echo(terminal(line))
@@ -105,10 +105,10 @@ def status_screen(ws, me: Optional[str]) -> None:  # type: ignore[no-untyped-def
 
 
 @commands.command()
-def check(key: Optional[str] = KeyOption) -> None:
+def check(key: Optional[str] = KeyOption, output: ReadFormat = json_option()) -> None:
     """Judge the working tree as if you committed it now: what is illegal, who would get control.
 
-    Example: pbem check
+    Example: pbem check    or    pbem check --format json
     """
     from pbem.text import terminal
     from pbem.services import turn
@@ -119,6 +119,14 @@ def check(key: Optional[str] = KeyOption) -> None:
         ws = workspace()
         view = turn.check(ws, identity(key))
         behind = gitstate.behind_line(ws.repo)
+        if output is ReadFormat.json:
+            emit_json({"ok": not view.findings, "me": view.me, "findings": findings_records(view.findings),
+                       "warnings": list(view.warnings), "behind": behind,
+                       "would_commit": view.plan.lines() if view.plan is not None and not view.findings else [],
+                       "would_be": status_record(view.would_be), "positions": list(view.positions),
+                       "positions_at": ("end" if view.outcome else "firm") if view.positions else None,
+                       "outcome": view.outcome or None})
+            return ILLEGAL if view.findings else 0
         if behind:
             typer.echo(f"behind: {behind}")
         for f in view.findings:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
-from pbem.cli.options import KeyOption, OutputFormat, my_seat, run, workspace
+from pbem.cli.options import (KeyOption, OutputFormat, ReadFormat, emit_json, findings_records, json_option, my_seat,
+                              run, status_record, workspace, write_out)
 from pbem.errors import ILLEGAL
 
 commands = typer.Typer()
@@ -28,20 +29,24 @@ def verify(revisions: Optional[str] = typer.Argument(None, help="a revision rang
         findings, count = verify_range(workspace(), revisions)
         render = {OutputFormat.text: report.findings_text, OutputFormat.json: report.findings_json,
                   OutputFormat.github: report.findings_github}[output]
-        sys.stdout.write(render(findings, count))
+        write_out(render(findings, count))
         return ILLEGAL if findings else 0
 
     raise typer.Exit(run(go))
 
 
 @commands.command("allowed-signers")
-def allowed_signers() -> None:
+def allowed_signers(output: ReadFormat = json_option()) -> None:
     """Print the players' keys as a git allowed-signers file (for `git verify-commit`).
 
     Example: pbem allowed-signers > .git/allowed_signers && git -c gpg.ssh.allowedSignersFile=.git/allowed_signers verify-commit HEAD
     """
-    from pbem.services.ranges import allowed_signers_text
+    from pbem.services.ranges import allowed_signers_text, signer_keys
 
+    if output is ReadFormat.json:
+        run(lambda: emit_json({"signers": [{"principal": who, "key": key.to_line(), "fingerprint": key.fingerprint()}
+                                           for who, key in signer_keys(workspace())]}))
+        return
     typer.echo(run(lambda: allowed_signers_text(workspace())), nl=False)
 
 
@@ -50,10 +55,11 @@ def log(html: bool = typer.Option(False, "--html", help="one self-contained HTML
                                                         "and the map at each handoff"),
         out: Optional[Path] = typer.Option(None, "--out", help="write to this file (default: print)"),
         at: Optional[str] = typer.Option(None, "--at", help="the game as it stood at this revision (default: "
-                                                            "HEAD)")) -> None:
+                                                            "HEAD)"),
+        output: ReadFormat = json_option()) -> None:
     """The game report as text, with the `<-- firm to here -->` marker (or as an HTML page with the maps).
 
-    Example: pbem log    or    pbem log --html --out game.html
+    Example: pbem log    or    pbem log --html --out game.html    or    pbem log --format json
     """
     if html:
         log_html(out, at)
@@ -63,13 +69,46 @@ def log(html: bool = typer.Option(False, "--html", help="one self-contained HTML
 
     def go() -> str:
         ws = workspace()
-        text = report.log_text(verify_history(ws.repo, ws.repo.resolve(at)) if at else ws.history())
+        history = verify_history(ws.repo, ws.repo.resolve(at)) if at else ws.history()
+        text = report.log_text(history)
+        if output is ReadFormat.json:
+            text = json_text(log_record(history, text))
         if out is not None:
             out.write_text(text, encoding="utf-8")
             return f"wrote {out}\n"
         return text
 
-    typer.echo(run(go), nl=False)
+    write_out(run(go))
+
+
+def json_text(data: dict[str, Any]) -> str:
+    from pbem.text import JSON_FORMAT, json_dumps
+
+    return json_dumps({"format": JSON_FORMAT, **data}, indent=2) + "\n"
+
+
+def log_record(history: Any, text: str) -> dict[str, Any]:
+    """`pbem log --format json`: the game, its entries with the firm point, the handoffs, the status, and the
+    report's lines as `pbem log` prints them."""
+    last = history.last
+    manifest = last.game.manifest if last is not None else None
+    firm = last.stop.checkpoint.point if last is not None and last.stop and not last.stop.over else None
+    seats = manifest.players if manifest else ()
+    entries = sorted(last.game.inputs.entries, key=lambda e: (e.at, seats.index(e.by) if e.by in seats else 99)) \
+        if last is not None else []  # in the report's order
+    return {
+        "game": manifest.id if manifest else None, "title": manifest.title if manifest else None,
+        "ruleset": manifest.ruleset_name if manifest else None,
+        "players": [{"id": s.id, "name": s.name} for s in manifest.seats] if manifest else [],
+        "firm": manifest.ruleset.format_time(firm) if manifest and firm is not None else None,
+        "entries": [{"at": e.at_text, "by": e.by, "unit": e.unit, "do": dict(e.do),
+                     "firm": firm is None or e.at < firm} for e in entries],
+        "handoffs": [{"commit": c.oid, "by": c.actor, "summary": c.summary,
+                      "control": c.status.control if c.status is not None else None,
+                      "over": c.status.over if c.status is not None else False} for c in history.commits],
+        "status": status_record(last.game.status if last is not None else None),
+        "lines": text.splitlines(),
+    }
 
 
 def log_html(out: Optional[Path], at: Optional[str]) -> None:
@@ -134,7 +173,8 @@ def render(out: Optional[Path] = typer.Option(None, "--out", help="write the SVG
 def summary(revisions: Optional[str] = typer.Argument(None, help="BASE..HEAD, or one revision for its whole "
                                                                      "history (default: HEAD's)"),
             markdown: bool = typer.Option(False, "--markdown", help="GitHub Markdown (pull request "
-                                                                   "description, job summary)")) -> None:
+                                                                   "description, job summary)"),
+            output: ReadFormat = json_option()) -> None:
     """What a range of commits did: who acted, files, entries, dice and secrets, who holds control now,
     and any findings (each commit judged against the full history before it). Exit 1 when there are findings.
 
@@ -145,7 +185,23 @@ def summary(revisions: Optional[str] = typer.Argument(None, help="BASE..HEAD, or
 
     def go() -> int:
         result = service.summarize(GameRepo.open(Path.cwd()), revisions)
-        sys.stdout.write(service.markdown(result) if markdown else service.text(result))
+        if output is ReadFormat.json:
+            emit_json(summary_record(result))
+        else:
+            write_out(service.markdown(result) if markdown else service.text(result))
         return 0 if result.ok else 1
 
     raise typer.Exit(run(go))
+
+
+def summary_record(result: Any) -> dict[str, Any]:
+    """`pbem summary --format json` (services/summary.py `Summary`)."""
+    return {
+        "ok": result.ok, "title": result.title or None, "base": result.base, "tip": result.tip,
+        "started": result.started, "merges": result.merges, "hidden": result.hidden,
+        "commits": [{"commit": c.oid, "actor": c.actor, "message": c.message, "files": list(c.files),
+                     "entries": list(c.entries), "events": list(c.events), "then": c.then or None,
+                     "findings": findings_records(c.findings)} for c in result.commits],
+        "status": status_record(result.status), "findings": findings_records(result.findings),
+        "shots": list(result.shots), "outcome": result.outcome,
+    }

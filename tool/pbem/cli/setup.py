@@ -14,10 +14,20 @@ from pbem.errors import PbemError
 commands = typer.Typer()
 
 
+def installed_version() -> str:
+    """The version of the installed distribution (its metadata: what pip installed), else the package's own."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("pbem")
+    except metadata.PackageNotFoundError:  # run from a source tree without installing it
+        return __version__
+
+
 @commands.command()
 def version() -> None:
-    """Print the pbem version.  Example: pbem version"""
-    typer.echo(__version__)
+    """Print the pbem version (the same as `pbem --version`).  Example: pbem version"""
+    typer.echo(installed_version())
 
 
 @commands.command()

@@ -206,6 +206,20 @@ def show(game: Game, batch_id: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def show_record(game: Game, batch_id: str) -> dict[str, Any]:
+    """`pbem dice show --format json`: what `show` prints, every key present (null where not known yet)."""
+    batch = _batch(game, batch_id)
+    results = batch.results or []
+    owed = [] if batch.voided or batch.results is not None else dice.owed(game.manifest.players, [batch], None)
+    return {"id": batch.id, "roller": batch.roller, "mode": batch.mode, "sides": batch.sides,
+            "replaces": batch.raw.get("replaces"), "file": batch.file or None,
+            "rolls": [{"for": purpose["for"], "ref": purpose.get("ref"), "sides": sides,
+                       "result": results[j] if j < len(results) else None}
+                      for j, (purpose, sides) in enumerate(zip(batch.raw["rolls"], batch.each_sides))],
+            "void": batch.raw["void"]["reason"] if batch.voided else None,
+            "waiting_for": [{"player": b.player, "why": b.why} for b in owed]}
+
+
 def _check_sealable(game: Game, owner: str, kind: str, value: Any, document: yamlsafe.Document) -> None:
     """Check what the verifier can check only once it is opened, before it is sealed: an allocation whose units
     are not the owner's, or that spends more than a unit's power (every line counted, `reinforce` too), or

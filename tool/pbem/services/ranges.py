@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbem.crypto.keys import allowed_signers_line
+from pbem.crypto.keys import PublicKey, allowed_signers_line
 from pbem.errors import Finding, PbemError
 from pbem.protocol.dice import ESCROW
 from pbem.services.workspace import Workspace
@@ -35,11 +35,15 @@ def verify_range(ws: Workspace, spec: str | None) -> tuple[list[Finding], int]:
     return findings, count
 
 
-def allowed_signers_text(ws: Workspace) -> str:
-    """The players' keys at HEAD (and the dice escrow's) as a git allowed-signers file."""
-    head = ws.head_files()
-    game = ws.game_of(head)
+def signer_keys(ws: Workspace) -> list[tuple[str, PublicKey]]:
+    """(principal, public key) of every seated player at HEAD, and of the dice escrow."""
+    game = ws.game_of(ws.head_files())
     keys = [(s.id, s.key) for s in game.manifest.seats if s.key is not None]
     if game.manifest.escrow_key is not None:
         keys.append((ESCROW, game.manifest.escrow_key))
-    return "".join(allowed_signers_line(who, key) + "\n" for who, key in keys)
+    return keys
+
+
+def allowed_signers_text(ws: Workspace) -> str:
+    """The players' keys at HEAD (and the dice escrow's) as a git allowed-signers file."""
+    return "".join(allowed_signers_line(who, key) + "\n" for who, key in signer_keys(ws))

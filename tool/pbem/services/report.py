@@ -132,8 +132,8 @@ def findings_text(findings: Iterable[Finding], commits: int) -> str:
 
 def findings_json(findings: Iterable[Finding], commits: int) -> str:
     findings = list(findings)
-    return escape.json_dumps({"ok": not findings, "commits": commits, "findings": [f.as_dict() for f in findings]},
-                      indent=2) + "\n"
+    return escape.json_dumps({"format": escape.JSON_FORMAT, "ok": not findings, "commits": commits,
+                              "findings": [f.as_record() for f in findings]}, indent=2) + "\n"
 
 
 def findings_github(findings: Iterable[Finding], commits: int) -> str:
