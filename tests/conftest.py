@@ -328,3 +328,26 @@ def outside(tmp_path: Path) -> Path:
     path.mkdir()
     assert subprocess.run(["git", "rev-parse", "--git-dir"], cwd=path, capture_output=True).returncode != 0
     return path
+
+
+# --- the demo games, each played once per session (the game page's tests: tests/test_site*.py) -------------------
+
+class DemoGames:
+    """`pbem demo --game NAME` played on first use and kept for the session: NAME -> its game repository."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.built: dict[str, Path] = {}
+
+    def __call__(self, name: str) -> Path:
+        if name not in self.built:
+            from pbem.services.demo import run_demo
+
+            assert run_demo(self.root / name, name, lambda _line: None) == 0, name
+            self.built[name] = self.root / name / "game"
+        return self.built[name]
+
+
+@pytest.fixture(scope="session")
+def demo_games(tmp_path_factory: pytest.TempPathFactory) -> DemoGames:
+    return DemoGames(tmp_path_factory.mktemp("demos"))

@@ -72,13 +72,15 @@ def _step(c: HandoffView) -> str:
     if c.over:
         return "the game is over"
     if c.firm is None:
-        return "setting up"
+        return "after the play: reveals owed" if c.control else "setting up"
     return f"{c.period} · {c.firm}" if c.period and c.period not in c.firm else c.firm
 
 
 def _jsonp(call: str, *args: Any) -> str:
-    # ensure_ascii: U+2028/U+2029 and every other non-ASCII character escaped, so the file is valid script
+    # ensure_ascii: U+2028/U+2029 and every other non-ASCII character escaped, so the file is valid script; < > &
+    # escaped too, so no player's text reads as markup even where the file is pasted into a page
     body = ", ".join(json.dumps(a, ensure_ascii=True, separators=(",", ":")) for a in args)
+    body = body.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return f"pbemSite.{call}({body});\n"
 
 

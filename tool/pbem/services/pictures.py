@@ -201,7 +201,7 @@ def game_log(repo: GameRepo, revision: str | None = None) -> GameLog:
             number=turn, oid=commit.oid, actor=commit.actor or "founder", summary=commit.summary,
             control=status.control if status is not None else None, over=bool(status and status.over),
             firm=status.firm if status is not None else None,
-            pending=tuple(f"{b.player} at {b.at}: {b.why}" for b in status.pending) if status else (),
+            pending=tuple(f"{b.player}{f' at {b.at}' if b.at else ''}: {b.why}" for b in status.pending) if status else (),
             note=status.note if status is not None and status.yielded_by == commit.actor else "",
             svg=board.svg(verified) if verified is not None and status is not None else None,
             findings=tuple(f.text() for f in commit.findings),

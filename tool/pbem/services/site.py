@@ -21,7 +21,10 @@ from pbem.store.repo import GameRepo
 def write_site(repo: GameRepo, folder: Path, revision: str | None = None) -> int:
     """Write the site of the game to `revision` (default HEAD) into `folder`; return how many commits it shows."""
     folder = Path(os.path.abspath(folder))
-    _check_target(folder)
+    try:
+        _check_target(folder)
+    except OSError as exc:  # a name too long, a folder that cannot be listed
+        raise _unwritable(folder, exc) from None
     log = pictures.game_log(repo, revision)  # a bad revision or an empty repository: refused before any write
     files = site.site_files(log)
     try:
