@@ -127,15 +127,23 @@ SCRIPT = r""""use strict";
       var act = KEYS[event.key];
       if (act) { event.preventDefault(); act(); }
     });
-    var wanted = /^#[0-9]+$/.test(location.hash) ? Number(location.hash.slice(1)) : null;
-    if (location.hash && location.hash !== "#" && (wanted === null || wanted < 1 || wanted > rows.length)) {
-      problem("There is no commit " + location.hash.slice(1) + " in this game: it has " + rows.length
-              + " commits. Showing the last.");
+    if (!rows.length) { problem("This game has no commits yet."); document.body.dataset.ready = "yes"; return; }
+    window.addEventListener("hashchange", function () { showHash(site.at); });
+    showHash(rows.length - 1);
+  };
+
+  // "#N" opens commit N; anything else there is named and the page shows `otherwise` instead
+  function showHash(otherwise) {
+    var rows = site.index.commits, hash = location.hash;
+    var wanted = /^#[0-9]+$/.test(hash) ? Number(hash.slice(1)) : null;
+    problem("");
+    if (hash && hash !== "#" && (wanted === null || wanted < 1 || wanted > rows.length)) {
+      problem("There is no commit " + hash.slice(1) + " in this game: it has " + rows.length + " commits. "
+              + (otherwise === rows.length - 1 ? "Showing the last." : "Showing commit " + (otherwise + 1) + "."));
       wanted = null;
     }
-    if (!rows.length) { problem("This game has no commits yet."); document.body.dataset.ready = "yes"; return; }
-    show(wanted === null ? rows.length - 1 : wanted - 1);
-  };
+    if (wanted === null || wanted - 1 !== site.at) { show(wanted === null ? otherwise : wanted - 1); }
+  }
 })();
 """
 
