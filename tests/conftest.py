@@ -338,12 +338,14 @@ class DemoGames:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.built: dict[str, Path] = {}
+        self.lines: dict[str, list[str]] = {}  # what each demo printed
 
     def __call__(self, name: str) -> Path:
         if name not in self.built:
             from pbem.services.demo import run_demo
 
-            assert run_demo(self.root / name, name, lambda _line: None) == 0, name
+            self.lines[name] = []
+            assert run_demo(self.root / name, name, self.lines[name].append) == 0, name
             self.built[name] = self.root / name / "game"
         return self.built[name]
 

@@ -114,7 +114,10 @@ def test_markup_from_players_stays_data_in_every_file() -> None:
 
 def test_a_note_with_markup_in_a_real_game_is_kept_as_text(base_played: Table, tmp_path: Path) -> None:
     table = copy_table(base_played, tmp_path / "table")
-    table.turn("fed", note=HOSTILE, through="1.10.move")
+    done = table.turn("fed", note=HOSTILE, through="1.10.move")
+    # the closing line of `pbem yield` names the pictures: the map and the game page
+    assert done.output.splitlines()[-1] == ("pictures: the map now: pbem render --out board.svg; every commit with "
+                                            "its map: pbem site game-site (then open game-site/index.html)")
     out = tmp_path / "site"
     done = pbem(table.repo_dir, "site", str(out))
     assert done.exit_code == 0, done.output
@@ -163,3 +166,15 @@ def test_a_site_written_before_is_replaced_whole(demo_games: Any, tmp_path: Path
     (index,) = call((out / "data/index.js").read_text(), "start")
     assert len(index["commits"]) == 43
     assert [p.name for p in tmp_path.iterdir()] == ["site"]  # no staging folder left beside it
+
+
+def test_the_demo_s_closing_lines_name_its_picture_files(demo_games: Any) -> None:
+    repo = demo_games("tactical-duel")
+    folder = repo.parent
+    line = next(line for line in demo_games.lines["tactical-duel"] if line.startswith("pictures: "))
+    assert line == (f"pictures: the map now: {folder}/board.svg; every commit with its map: cd {repo} && pbem site "
+                    f"{folder}/site (then open {folder}/site/index.html)")
+    board = (folder / "board.svg").read_text()
+    assert "<svg" in board[:300] and "the game is over" in board
+    lines = demo_games.lines["tactical-duel"]
+    assert lines.index(line) < next(i for i, t in enumerate(lines) if t.startswith("see it yourself"))

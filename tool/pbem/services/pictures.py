@@ -11,6 +11,7 @@ Map drawers are looked up by ruleset name (`DRAWERS`: what this module reads the
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from pbem.errors import PbemError
@@ -165,6 +166,28 @@ def render_at(repo: GameRepo, revision: str | None = None, viewer: str | None = 
     if svg is None:
         raise PbemError("render.no-map", f"ruleset {last.game.manifest.ruleset_name} has no map to draw")
     return svg
+
+
+def picture_lines(ruleset_name: str, board: Path | None = None, site: str = "game-site", repo: Path | None = None
+                  ) -> list[str]:
+    """The closing lines of `pbem yield` and `pbem demo` that name the game's pictures: the map file when one was
+    written (else how to draw it) and how to write the game page; none for a ruleset without a map."""
+    if ruleset_name not in DRAWERS:
+        return []
+    drawn = f"the map now: {board}" if board is not None else "the map now: pbem render --out board.svg"
+    write = f"cd {repo} && pbem site {site}" if repo is not None else f"pbem site {site}"
+    return [f"pictures: {drawn}; every commit with its map: {write} (then open {site}/index.html)"]
+
+
+def demo_pictures(result: HistoryResult, folder: Path) -> list[str]:
+    """`pbem demo`: the map at the end written to FOLDER/board.svg, and the lines that name it."""
+    last = result.last
+    svg = board_svg(last) if last is not None else None
+    if last is None or svg is None:
+        return []
+    board = folder / "board.svg"
+    board.write_text(svg, encoding="utf-8")
+    return picture_lines(last.game.manifest.ruleset_name, board, str(folder / "site"), folder / "game")
 
 
 # --- the HTML page ---------------------------------------------------------------------------------------------
