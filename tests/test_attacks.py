@@ -5708,3 +5708,30 @@ def test_secret_allocation__withholding_the_end_of_battle_reveal(speeds_owed: Ta
         who="kli")
     assert speeds_owed.data("status.yaml")["over"] is True
     assert verdict(speeds_owed)[0] == 0
+
+
+# === the game page: `pbem site` shows what players wrote, and writes only where it may (docs/pictures.md) =========
+
+def test_game_page__markup_in_a_note_and_a_purpose_stays_data_in_every_file_of_the_site(played: Table,
+                                                                                        tmp_path: Path) -> None:
+    """Threat: `<script>` in a dice purpose and a yield note (legal text) run by whoever opens the game page, its
+    CI artifact or its published copy. Defence: the data files hold it JSON-encoded with < > & escaped, the page
+    sets it with textContent (tests/test_site_browser.py runs it in Chromium), index.html escapes the rest."""
+    script = "<script>alert(1)</script>"
+    assert played.cli("roll", "--for", f"{script} purpose", who="fed").exit_code == 0
+    played.edit("fed", **FED_GOES_ON)
+    assert played.cli("yield", "-m", f"{script} note", who="fed").exit_code == 0
+    done = played.pbem("site", str(tmp_path / "site"), who="fed")
+    assert done.returncode == 0, done.stderr
+    files = [p for p in (tmp_path / "site").rglob("*") if p.is_file()]
+    assert all("<script>alert" not in p.read_text() for p in files)
+    assert any("\\u003cscript\\u003ealert(1)\\u003c/script\\u003e note" in p.read_text() for p in files)
+
+
+def test_game_page__the_site_written_over_the_game_repository_is_refused(played: Table) -> None:
+    """Threat: `pbem site .` (or any folder of someone's files) replacing the game's clone with a web site.
+    Defence: only a missing or empty folder, or one `pbem site` wrote before (its marker file), is written."""
+    before = played.snapshot()
+    done = played.pbem("site", ".", who="fed")
+    assert done.returncode == 2 and "[render.site-not-empty]" in done.stderr
+    assert played.snapshot() == before

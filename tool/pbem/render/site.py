@@ -12,6 +12,7 @@ static host (GitHub Pages) as it is:
   Loaded as scripts (JSONP: each file calls `pbemSite.chunk`), since browsers refuse fetch() of file:// pages.
 * `maps/<digest>.svg` — each distinct map once, shown as an image only when its commit is shown.
 * `report.html` — the whole report, dice, secrets and press as `pbem log --html` shows them.
+* `.pbem-site` (MARKER) names the folder as one `pbem site` wrote; `.nojekyll` has GitHub Pages serve it as is.
 
 Everything from players (names, notes, report lines, findings) reaches the page as data and is set as text, never
 as markup (`textContent`); a map is shown as an image, where no script of it can run. `site_files` is a pure
@@ -61,6 +62,7 @@ def site_files(log: GameLog) -> dict[str, str]:
     files["site.css"] = STYLE
     files["report.html"] = html_log.html_page(replace(log, commits=()))
     files[MARKER] = "written by pbem site: the folder is replaced as a whole when the site is written again\n"
+    files[".nojekyll"] = ""  # GitHub Pages serves the files as they are
     return files
 
 
@@ -132,8 +134,8 @@ def _index(log: GameLog) -> str:
 <ul id="findings" class="finding"></ul>
 <h3>Report lines of this commit</h3>
 <ul id="lines"></ul>
-<h3>Where the game stands now</h3>
-<div class="standing">{standing}</div>
+<details><summary>Where the game stands now</summary>
+<div class="standing">{standing}</div></details>
 </div>
 </section>
 <noscript><p>This page steps through the game with a script; without one, read

@@ -154,10 +154,11 @@ STYLE = PAGE_STYLE + """
 #position { font-family: "DejaVu Sans Mono", monospace; font-size: 13px; color: #555; }
 #problem { background: #ffe3e3; color: #8a0018; padding: 6px 12px; border-left: 6px solid #b00020; }
 #step { display: flex; flex-wrap: wrap; gap: 18px; align-items: flex-start; }
-#map { flex: 1 1 560px; min-height: 200px; background: #fff; border: 1px solid #d5d0c4; border-radius: 6px;
+#map { flex: 3 1 560px; min-height: 200px; background: #fff; border: 1px solid #d5d0c4; border-radius: 6px;
   padding: 8px; }
-#map img { max-width: 100%; height: auto; display: block; }
-#info { flex: 1 1 320px; background: #fff; border: 1px solid #d5d0c4; border-radius: 6px; padding: 10px 16px; }
+#map img { max-width: 100%; max-height: calc(100vh - 40px); width: auto; height: auto; display: block;
+  margin: 0 auto; }
+#info { flex: 2 1 320px; background: #fff; border: 1px solid #d5d0c4; border-radius: 6px; padding: 10px 16px; }
 #info h2 { margin-top: 4px; font-size: 19px; }
 #info h3 { font-size: 15px; margin: 14px 0 4px; }
 #info ul { margin: 4px 0; padding-left: 20px; font-size: 14px; }
@@ -167,4 +168,5 @@ li.none { color: #777; list-style: none; margin-left: -20px; }
 .note { font-style: italic; }
 .finding { color: #b00020; font-weight: bold; }
 header a { color: #cfe3ff; }
+#info details summary { font-weight: bold; font-size: 15px; margin: 14px 0 4px; cursor: pointer; }
 """
