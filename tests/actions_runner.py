@@ -30,6 +30,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -348,6 +349,8 @@ class Runner:
             return self._checkout(name, with_, workspace, github)
         if action == "actions/setup-python":
             return self._setup_python(name, with_, tool, path_prefix)
+        if action == "actions/upload-artifact":
+            return self._upload_artifact(name, with_, Path(env["RUNNER_TEMP"]).parent, Path(env["GITHUB_OUTPUT"]))
         raise Unsupported(f"action {uses!r} is not emulated")
 
     def _checkout(self, name: str, with_: Mapping[str, str], workspace: Path,
@@ -395,6 +398,20 @@ class Runner:
         except subprocess.CalledProcessError as error:
             return StepResult(name, "failure", 1, "\n".join(log), str(error.stderr))
         return StepResult(name, "success", 0, "\n".join(log))
+
+    def _upload_artifact(self, name: str, with_: Mapping[str, str], run_dir: Path, output: Path) -> StepResult:
+        """The folder or file `path` kept under the run's artifacts/NAME; outputs artifact-id and artifact-url
+        as the action sets them. Hidden files are left out, as by the action's default."""
+        for key in set(with_) - {"name", "path", "retention-days", "if-no-files-found"}:
+            raise Unsupported(f"upload-artifact input {key!r} is not emulated")
+        source, target = Path(with_["path"]), run_dir / "artifacts" / with_.get("name", "artifact")
+        if not source.exists():
+            return StepResult(name, "success", 0, f"No files were found with the provided path: {source}. "
+                              "No artifacts will be uploaded.")
+        shutil.copytree(source, target, ignore=shutil.ignore_patterns(".*"))
+        with output.open("a") as out:
+            out.write(f"artifact-id=1\nartifact-url={SERVER}/{REPOSITORY}/actions/runs/4242/artifacts/1\n")
+        return StepResult(name, "success", 0, f"uploaded {target}")
 
     def _setup_python(self, name: str, with_: Mapping[str, str], tool: Path, path_prefix: list[str]) -> StepResult:
         wanted = with_.get("python-version", "")

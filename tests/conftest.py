@@ -328,3 +328,39 @@ def outside(tmp_path: Path) -> Path:
     path.mkdir()
     assert subprocess.run(["git", "rev-parse", "--git-dir"], cwd=path, capture_output=True).returncode != 0
     return path
+
+
+# --- the demo games, each played once per session (the game page's tests: tests/test_site*.py) -------------------
+
+def without_crosscheck(home: Path) -> dict[str, str]:
+    """A clean environment for a pbem that only builds or draws a game the suite checks elsewhere: without the
+    cross-checks (they cost seven times the work, and the demos' own tests run them)."""
+    return {k: v for k, v in clean_env(home).items() if not k.startswith("PBEM_CROSSCHECK")}
+
+
+class DemoGames:
+    """`pbem demo --game NAME` played on first use and kept for the session: NAME -> its game repository.
+    Each demo runs with the cross-checks on in its own tests (tests/test_dow_demo.py, test_twirling_aces.py,
+    test_html_log.py); here it is only the material of the pictures, played without them."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.built: dict[str, Path] = {}
+        self.lines: dict[str, list[str]] = {}  # what each demo printed
+
+    def __call__(self, name: str) -> Path:
+        if name not in self.built:
+            folder = self.root / name
+            (folder / "home").mkdir(parents=True)
+            done = subprocess.run([str(PBEM), "demo", str(folder), "--game", name], cwd=folder / "home",
+                                  env=without_crosscheck(folder / "home"), capture_output=True, text=True,
+                                  timeout=900, check=False)
+            assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+            self.lines[name] = done.stdout.splitlines()
+            self.built[name] = folder / "game"
+        return self.built[name]
+
+
+@pytest.fixture(scope="session")
+def demo_games(tmp_path_factory: pytest.TempPathFactory) -> DemoGames:
+    return DemoGames(tmp_path_factory.mktemp("demos"))

@@ -5847,3 +5847,30 @@ def test_damage_dice__the_firer_rolls_the_target_s_damage_allocation(damage_owed
     cli(damage_owed, "roll", "--for", "D7 internal", "--ref", DAMAGE_REF, who="kli")
     cli(damage_owed, "yield", who="kli")
     assert tactical_pending(damage_owed)[0] != ("kli", "roll")
+
+
+# === the game page: `pbem site` shows what players wrote, and writes only where it may (docs/pictures.md) =========
+
+def test_game_page__markup_in_a_note_and_a_purpose_stays_data_in_every_file_of_the_site(played: Table,
+                                                                                        tmp_path: Path) -> None:
+    """Threat: `<script>` in a dice purpose and a yield note (legal text) run by whoever opens the game page, its
+    CI artifact or its published copy. Defence: the data files hold it JSON-encoded with < > & escaped, the page
+    sets it with textContent (tests/test_site_browser.py runs it in Chromium), index.html escapes the rest."""
+    script = "<script>alert(1)</script>"
+    assert played.cli("roll", "--for", f"{script} purpose", who="fed").exit_code == 0
+    played.edit("fed", **FED_GOES_ON)
+    assert played.cli("yield", "-m", f"{script} note", who="fed").exit_code == 0
+    done = played.pbem("site", str(tmp_path / "site"), who="fed")
+    assert done.returncode == 0, done.stderr
+    files = [p for p in (tmp_path / "site").rglob("*") if p.is_file()]
+    assert all("<script>alert" not in p.read_text() for p in files)
+    assert any("\\u003cscript\\u003ealert(1)\\u003c/script\\u003e note" in p.read_text() for p in files)
+
+
+def test_game_page__the_site_written_over_the_game_repository_is_refused(played: Table) -> None:
+    """Threat: `pbem site .` (or any folder of someone's files) replacing the game's clone with a web site.
+    Defence: only a missing or empty folder, or one `pbem site` wrote before (its marker file), is written."""
+    before = played.snapshot()
+    done = played.pbem("site", ".", who="fed")
+    assert done.returncode == 2 and "[render.site-not-empty]" in done.stderr
+    assert played.snapshot() == before

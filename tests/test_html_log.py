@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import os
 import shutil
-import struct
 import subprocess
 import tempfile
-import zlib
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -24,6 +22,7 @@ from typer.testing import CliRunner
 from pbem.cli import app
 from pbem.render.html_log import FIRM_MARKER
 from pbem.services.demo import run_demo
+from screens import decode_png
 
 AT = "HEAD~14"  # mid turn 2 (the demo plays on to the D7 disengaging in turn 3)
 BROWSERS = ("chromium", "chromium-browser")
@@ -167,51 +166,3 @@ def test_chromium_renders_the_page(page: Path, tmp_path: Path) -> None:
     assert len(colours) > 50  # text, tables and a map: far from a blank page
     whites = sum(1 for y in range(0, height, 5) for px in rows[y][::5] if px == (255, 255, 255))
     assert whites < 0.9 * (height // 5) * (width // 5)
-
-
-def decode_png(data: bytes) -> tuple[int, int, list[list[tuple[int, int, int]]]]:
-    """A non-interlaced 8-bit RGB or RGBA PNG (what Chromium writes) as rows of RGB pixels, with the standard
-    library only (PNG spec: chunks, zlib stream, per-row filters None/Sub/Up/Average/Paeth)."""
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    pos, idat, header = 8, b"", None
-    while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
-        if kind == b"IHDR":
-            header = struct.unpack(">IIBBBBB", body)
-        elif kind == b"IDAT":
-            idat += body
-        elif kind == b"IEND":
-            break
-        pos += 12 + length
-    assert header is not None
-    width, height, depth, colour, _comp, _filter, interlace = header
-    assert depth == 8 and colour in (2, 6) and interlace == 0, header
-    bpp = 3 if colour == 2 else 4
-    raw = zlib.decompress(idat)
-    stride = width * bpp
-    previous = bytearray(stride)
-    rows = []
-    for y in range(height):
-        start = y * (stride + 1)
-        kind, line = raw[start], bytearray(raw[start + 1:start + 1 + stride])
-        if kind == 1:
-            for i in range(bpp, stride):
-                line[i] = (line[i] + line[i - bpp]) & 0xFF
-        elif kind == 2:
-            line = bytearray((a + b) & 0xFF for a, b in zip(line, previous))
-        elif kind == 3:
-            for i in range(stride):
-                left = line[i - bpp] if i >= bpp else 0
-                line[i] = (line[i] + ((left + previous[i]) >> 1)) & 0xFF
-        elif kind == 4:
-            for i in range(stride):
-                a = line[i - bpp] if i >= bpp else 0
-                b = previous[i]
-                c = previous[i - bpp] if i >= bpp else 0
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 0xFF
-        rows.append([tuple(line[i:i + 3]) for i in range(0, stride, bpp)])
-        previous = line
-    return width, height, rows

@@ -324,3 +324,21 @@ def test_zizmor_finds_nothing_in_any_workflow_and_does_find_a_careless_one(tmp_p
     found = {f["ident"] for f in _zizmor(_workflows(tmp_path / "bad", careless))}
     assert {"artipacked", "dangerous-triggers"} <= found
 
+
+
+# --- the game page in the job summary (docs/pictures.md) ---------------------------------------------------------
+
+def test_the_game_page_is_written_kept_and_linked_but_never_changes_the_verdict() -> None:
+    """`pbem site` runs in the checkout as every pbem step does; its folder is kept as the run's artifact and the
+    summary links it. Both may fail without failing the job (the verdict is the verify step's), and neither runs
+    on the deadline schedule, which judges no new commits."""
+    written, kept, linked = step("the game page, every commit"), step("keep the game page"), step("the game page in")
+    assert written["run"] == 'pbem site "$SITE"' and written["working-directory"] == DATA
+    assert written["env"]["SITE"] == "${{ runner.temp }}/game-page" == kept["with"]["path"]
+    assert written["continue-on-error"] is True and kept["continue-on-error"] is True
+    assert "github.event_name != 'schedule'" in written["if"] and "steps.site.outcome == 'success'" in kept["if"]
+    assert str(kept["uses"]).startswith("actions/upload-artifact@")
+    assert linked["env"]["URL"] == "${{ steps.page.outputs.artifact-url }}"
+    assert '>> "$GITHUB_STEP_SUMMARY"' in linked["run"] and "$URL" in linked["run"]
+    order = [s.get("name", "") for s in steps()]
+    assert order.index(written["name"]) < order.index(kept["name"]) < order.index(linked["name"]) < len(order) - 1

@@ -58,14 +58,21 @@ def test_a_push_of_a_legal_turn_to_main_runs_green(played: Table, tmp_path: Path
     played.turn("fed", through="1.16.damage", note="straight on")
     after = hub.push(played.repo_dir, "HEAD", "refs/heads/main")
     job = run(played, hub, push_event(before, after), tmp_path)
-    # pending status, checkout, setup-python, install, range, verify, summary, deadlines, result status
-    assert [s.exit_code for s in job.steps] == [None, 0, 0, 0, 0, 0, 0, 0, None]
+    # pending status, checkout, setup-python, install, range, verify, summary, deadlines, the game page (written,
+    # kept as an artifact, linked in the summary), result status
+    assert [s.exit_code for s in job.steps] == [None, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, None]
     assert job.step("the commits to judge").outputs == {"range": f"{before}..{after}"}
     assert job.step("verify every commit").stdout == "pbem verify: 9 commits, 0 finding(s)\n"
     assert job.annotations == []
     assert job.summary.startswith("## pbem: 1 commit(s), all legal ✅")
     assert f"{before[:10]}..{after[:10]}" in job.summary and "| fed | fed: straight on |" in job.summary
     assert "**Now:** kli holds control" in job.summary
+    # the game page: written from the checkout, kept as the run's artifact, linked at the end of the summary
+    assert "**The game page:** [every commit with its map" in job.summary
+    assert "(https://github.com/players/game/actions/runs/4242/artifacts/1)" in job.summary
+    page = job.workspace.parent.parent / "artifacts" / "game-page"
+    assert (page / "index.html").is_file() and (page / "data" / "steps-0000.js").is_file()
+    assert "fed: straight on" in (page / "data" / "steps-0000.js").read_text()
     assert_deadlines_ran_in_the_checkout(job, hub)
     assert hub.posted_statuses() == []  # a push lands on main: its check is the run itself
     assert job.status == "success"
@@ -96,7 +103,7 @@ def test_a_push_of_an_illegal_turn_fails_with_annotations_at_the_yaml_line(playe
     hub.push(played.repo_dir, "HEAD", "refs/heads/main")
     job = run(played, hub, push_event(before, bad), tmp_path)
     assert job.status == "failure"
-    assert [s.exit_code for s in job.steps] == [None, 0, 0, 0, 0, 1, 1, 0, None]
+    assert [s.exit_code for s in job.steps] == [None, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, None]
     assert job.step("verify every commit").exit_code == 1
     assert job.step("summary of the new commits").exit_code == 1  # still written, with the findings
     errors = [a for a in job.annotations if a.level == "error"]
@@ -134,7 +141,7 @@ def test_a_pull_request_is_verified_at_its_head_and_the_status_lands_there(opene
     if fork is None:
         hub.push(opened.repo_dir, "HEAD", "refs/heads/kli-turn")
     job = run(opened, hub, pull_request_event(hub, 1, head, "kli-turn", fork=fork), tmp_path)
-    assert [s.exit_code for s in job.steps] == [0, 0, 0, 0, 0, 0, 0, 0, 0]
+    assert [s.exit_code for s in job.steps] == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
     assert job.step("fetch the commits").exit_code == 0
     assert job.step("verify every commit").exit_code == 0, job.step("verify every commit").stdout
     assert job.step("the commits to judge").outputs == {"range": f"{base}..{head}"}
@@ -196,7 +203,7 @@ def test_the_scheduled_run_verifies_main_and_judges_deadlines_without_a_summary_
         played: Table, tmp_path: Path) -> None:
     hub = hub_for(played, tmp_path)
     job = run(played, hub, schedule_event(hub, CRON), tmp_path)
-    assert [s.exit_code for s in job.steps] == [None, 0, 0, 0, 0, 0, None, 0, None]
+    assert [s.exit_code for s in job.steps] == [None, 0, 0, 0, 0, 0, None, 0, None, None, None, None]
     assert job.step("verify every commit").exit_code == 0
     assert job.step("summary of the new commits").outcome == "skipped"
     assert job.step("the commits to judge").outputs == {"range": hub.tip()}

@@ -239,6 +239,10 @@ render.no-map | §8 | This ruleset has no map; read the game with `pbem log`.
 render.not-started | §8 | Start the game first (`pbem start`); there is no map before the start.
 render.out-missing-folder | §8 | Make the folder first (`mkdir -p FOLDER`), or write the picture into a folder that exists.
 render.out-unwritable | §8 | Name a file you may write (not a folder), in a folder with room on its disk.
+render.site-cannot-write | §8 | Check the folder's permissions and free space, or name another folder for `pbem site`.
+render.site-no-folder | §8 | Create the folder that holds the site's folder first, or name another.
+render.site-not-a-folder | §8 | Name a folder for `pbem site`, not a file.
+render.site-not-empty | §8 | Name a new or empty folder, or one `pbem site` wrote before; pbem never overwrites other files.
 repo.bad-revision | §8 | Name a commit, branch or tag of this repository.
 repo.bare | §8 | Run the command in a clone with a working tree.
 repo.detached | §8 | Check out the game branch first (`git switch main`).

@@ -156,7 +156,7 @@ def yield_(message: str = typer.Option("", "-m", "--message", help="the yield no
 
     Example: pbem yield -m "closing to range 8"
     """
-    from pbem.services import turn
+    from pbem.services import pictures, turn
 
     def go() -> None:
         ws = workspace()
@@ -168,6 +168,8 @@ def yield_(message: str = typer.Option("", "-m", "--message", help="the yield no
                 typer.echo(f"  {line}")
         if new is not None:
             typer.echo(status_lines(new, None))
+            for line in pictures.picture_lines(plan.judged.game.manifest.ruleset_name if plan.judged else ""):
+                typer.echo(line)
         elif plan.commits and plan.commits[0].settled:
             typer.echo("settled your dice for who starts")
         else:

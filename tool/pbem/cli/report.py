@@ -52,7 +52,7 @@ def allowed_signers(output: ReadFormat = json_option()) -> None:
 
 @commands.command()
 def log(html: bool = typer.Option(False, "--html", help="one self-contained HTML page: the report, dice, secrets "
-                                                        "and the map at each handoff"),
+                                                        "and the map at each handoff (a long game: pbem site DIR)"),
         out: Optional[Path] = typer.Option(None, "--out", help="write to this file (default: print)"),
         at: Optional[str] = typer.Option(None, "--at", help="the game as it stood at this revision (default: "
                                                             "HEAD)"),
@@ -121,7 +121,28 @@ def log_html(out: Optional[Path], at: Optional[str]) -> None:
             sys.stdout.write(page)
             return
         out.write_text(page, encoding="utf-8")
-        typer.echo(f"wrote {out}: open it in a browser")
+        typer.echo(f"wrote {out}: open it in a browser (a long game opens faster as a site: pbem site DIR)")
+
+    run(go)
+
+
+@commands.command()
+def site(folder: Path = typer.Argument(..., help="the folder to write the site into (new, empty, or a site "
+                                                 "written before)"),
+         at: Optional[str] = typer.Option(None, "--at", help="the game as it stood at this revision (default: "
+                                                             "HEAD)")) -> None:
+    """The game as a static site that steps through every commit: the map, the report lines, who held control.
+
+    Open DIR/index.html from disk, or publish DIR as it is (GitHub Pages: docs/pictures.md). ←/→ step one
+    commit, PageUp/PageDown one turn or phase, Home/End to the ends; DIR/index.html#N opens commit N.
+
+    Example: pbem site game-site    or    pbem site game-site --at HEAD~10
+    """
+    from pbem.services.site import write_site
+
+    def go() -> None:
+        count = write_site(workspace().repo, folder, at)
+        typer.echo(f"wrote {folder}/index.html: {count} commits; open it in a browser")
 
     run(go)
 

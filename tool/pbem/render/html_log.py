@@ -84,6 +84,8 @@ class HandoffView:
     note: str = ""
     svg: str | None = None
     findings: tuple[str, ...] = ()
+    lines: tuple[str, ...] = ()  # the report lines this commit wrote ("2.3.move kli D7: move 4")
+    period: str = ""  # the turn or phase of its firm point ("turn 2", "1901")
 
     @property
     def is_handoff(self) -> bool:

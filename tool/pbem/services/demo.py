@@ -40,7 +40,7 @@ from pbem.errors import PbemError
 from pbem.formats import yamlsafe
 from pbem.formats.writer import dump_mapping, dump_report
 from pbem.protocol.model import READY, SEALED, Status
-from pbem.services import chance, report, setup, turn, whisper
+from pbem.services import chance, pictures, report, setup, turn, whisper
 from pbem.services.dow import chronicle as dow_chronicle, orders as dow_orders, press as dow_press
 from pbem.services.workspace import Identity, Workspace, load_identity
 from pbem.verify.history import HistoryResult, verify_history
@@ -91,6 +91,8 @@ def run_demo(directory: Path | None, game: str, echo: Echo) -> int:
     echo(report.findings_text(findings, len(result.commits)).rstrip())
     audits = audit_results(result)
     for line in audit_text(audits):
+        echo(line)
+    for line in pictures.demo_pictures(result, directory):
         echo(line)
     beside = Path(sys.executable).parent / "pbem"  # the venv's pbem, also when it is not on PATH
     pbem = shutil.which("pbem") or (str(beside) if beside.exists() else "pbem")

@@ -11,6 +11,7 @@ Map drawers are looked up by ruleset name (`DRAWERS`: what this module reads the
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from pbem.errors import PbemError
@@ -136,6 +137,28 @@ def render_at(repo: GameRepo, revision: str | None = None, viewer: str | None = 
     return svg
 
 
+def picture_lines(ruleset_name: str, board: Path | None = None, site: str = "game-site", repo: Path | None = None
+                  ) -> list[str]:
+    """The closing lines of `pbem yield` and `pbem demo` that name the game's pictures: the map file when one was
+    written (else how to draw it) and how to write the game page; none for a ruleset without a map."""
+    if ruleset_name not in DRAWERS:
+        return []
+    drawn = f"the map now: {board}" if board is not None else "the map now: pbem render --out board.svg"
+    write = f"cd {repo} && pbem site {site}" if repo is not None else f"pbem site {site}"
+    return [f"pictures: {drawn}; every commit with its map: {write} (then open {site}/index.html)"]
+
+
+def demo_pictures(result: HistoryResult, folder: Path) -> list[str]:
+    """`pbem demo`: the map at the end written to FOLDER/board.svg, and the lines that name it."""
+    last = result.last
+    svg = board_svg(last) if last is not None else None
+    if last is None or svg is None:
+        return []
+    board = folder / "board.svg"
+    board.write_text(svg, encoding="utf-8")
+    return picture_lines(last.game.manifest.ruleset_name, board, str(folder / "site"), folder / "game")
+
+
 # --- the HTML page ---------------------------------------------------------------------------------------------
 
 def game_log(repo: GameRepo, revision: str | None = None) -> GameLog:
@@ -149,13 +172,9 @@ def game_log(repo: GameRepo, revision: str | None = None) -> GameLog:
     ruleset = manifest.ruleset
     firm = last.stop.checkpoint.point if last.stop is not None and not last.stop.over else None
     table = manifest.players
-    listed = [(e.at, e.at_text, e.by, e.unit or "", e.do) for e in game.inputs.entries]
-    for (phase, player), given in game.inputs.sealed.items():  # sealed steps: what was revealed (DESIGN §4.7)
-        if given.revealed and isinstance(given.value, Mapping) and any(given.value.values()):
-            listed.append((ruleset.parse_time(phase), phase, player, "", given.value))
-    listed.sort(key=lambda e: (e[0], table.index(e[2]) if e[2] in table else 99))
-    rows = tuple(EntryRow(text, by, unit, " ".join(f"{k} {_plain(v)}" for k, v in do.items()),
-                          ruleset.period_of(at), firm is None or at < firm) for at, text, by, unit, do in listed)
+    listed = _listed(game)
+    rows = tuple(EntryRow(text, by, unit, _doing(do), ruleset.period_of(at), firm is None or at < firm)
+                 for at, text, by, unit, do, _key in listed)
     # in recognition order (the order of the commits that sent them, DESIGN §7.2); undated messages after them
     dated = [m for messages in game.inputs.press.values() for m in messages]
     undated = [m for path in sorted(game.press) for m in game.press[path] if m.at is None]
@@ -165,6 +184,7 @@ def game_log(repo: GameRepo, revision: str | None = None) -> GameLog:
     commits = []
     turn = 0
     board = Board(with_control=False)
+    written = _Written()
     for commit, verified in zip(result.commits, known):
         status = commit.status
         if status is not None:
@@ -173,10 +193,12 @@ def game_log(repo: GameRepo, revision: str | None = None) -> GameLog:
             number=turn, oid=commit.oid, actor=commit.actor or "founder", summary=commit.summary,
             control=status.control if status is not None else None, over=bool(status and status.over),
             firm=status.firm if status is not None else None,
-            pending=tuple(f"{b.player} at {b.at}: {b.why}" for b in status.pending) if status else (),
+            pending=tuple(f"{b.player}{f' at {b.at}' if b.at else ''}: {b.why}" for b in status.pending) if status else (),
             note=status.note if status is not None and status.yielded_by == commit.actor else "",
             svg=board.svg(verified) if verified is not None and status is not None else None,
-            findings=tuple(f.text() for f in commit.findings)))
+            findings=tuple(f.text() for f in commit.findings),
+            lines=written.lines(verified) if verified is not None else (),
+            period=_period(ruleset, status.firm if status is not None else None)))
     units: tuple[tuple[str, ...], ...] = ()
     summary = ruleset.summary
     if last.stop is not None and summary is not None:
@@ -196,6 +218,51 @@ def game_log(repo: GameRepo, revision: str | None = None) -> GameLog:
         commits=tuple(commits), tip=result.commits[-1].oid if result.commits else "",
         text=report.log_text(result), units=units, shots=tuple(results.shots(last)), outcome=results.outcome(last),
         colours=tactical_svg.colours(manifest.players) if manifest.ruleset_name == "tactical/1" else {})
+
+
+def _listed(game: Any) -> list[tuple[Any, str, str, str, Mapping[str, Any], bytes]]:
+    """The report entries and the revealed sealed inputs (DESIGN §4.7, such as Diplomacy orders) in game-time
+    and table order: (at, at as written, by, unit, what, identity)."""
+    ruleset, table = game.manifest.ruleset, game.manifest.players
+    listed = [(e.at, e.at_text, e.by, e.unit or "", e.do, e.key) for e in game.inputs.entries]
+    for (phase, player), given in game.inputs.sealed.items():
+        if given.revealed and isinstance(given.value, Mapping) and any(given.value.values()):
+            listed.append((ruleset.parse_time(phase), phase, player, "", given.value,
+                           f"{phase}/{player}".encode()))
+    listed.sort(key=lambda e: (e[0], table.index(e[2]) if e[2] in table else 99))
+    return listed
+
+
+def _doing(do: Mapping[str, Any]) -> str:
+    return " ".join(f"{k} {_plain(v)}" for k, v in do.items())
+
+
+class _Written:
+    """The report lines each commit wrote: those of its game not in the previous commit's (by entry identity)."""
+
+    def __init__(self) -> None:
+        self._seen: set[bytes] = set()
+        self._entries: Any = None
+
+    def lines(self, verified: Verified) -> tuple[str, ...]:
+        game = verified.game
+        if game.inputs.entries is self._entries and not game.inputs.sealed:
+            return ()
+        self._entries = game.inputs.entries
+        listed = _listed(game)
+        new = tuple(" ".join(p for p in (text, by, unit) if p) + f": {_doing(do)}"
+                    for _at, text, by, unit, do, key in listed if key not in self._seen)
+        self._seen = {e[5] for e in listed}
+        return new
+
+
+def _period(ruleset: Any, firm: str | None) -> str:
+    if not firm:
+        return ""
+    try:
+        return str(ruleset.period_of(ruleset.parse_time(firm)))
+    except (ValueError, TypeError, AttributeError):
+        return ""
 
 
 def html_at(repo: GameRepo, revision: str | None = None) -> str:
