@@ -82,6 +82,7 @@ PANELS: dict[str, tuple[tuple[str, str], ...]] = {
     "Reading": (
         ("log", "The game report, with the firm marker (or an HTML page)."),
         ("render", "Draw the board as SVG."),
+        ("site", "The game page: a static site, step by step."),
         ("verify", "Verify the game's whole history (or a range)."),
         ("summary", "What a range of commits did (for pull requests, CI)."),
         ("results", f"[{DIPLOMACY}] What the resolved phases did."),
