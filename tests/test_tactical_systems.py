@@ -275,8 +275,19 @@ def _empty_bay() -> TacticalState:
     return out
 
 
+def _tractor_shot_away() -> TacticalState:
+    """The CA's one tractor box lost to internal damage (damage.py's allocation table hit it)."""
+    state = RULES.initial_state(setup(), PLAYERS)
+    ca = state.unit("CA")
+    assert ca is not None
+    return state.with_units({"CA": replace(ca, boxes=(("tractor", 1),), lost=(((1, 1, 3), "tractor", 1),))},
+                            None)  # type: ignore[arg-type]
+
+
 BAD = [
     # (what, state, action, rule id, words of the reason)
+    ("a tractor whose last box internal damage took", _tractor_shot_away(),
+     ("1.2.fire", "CA", {"tractor": {"target": "D7", "energy": 2}}), "rules.out-of-action", "no box of it left"),
     ("a tractor on a ship out of range", RULES.initial_state(setup(d7={"hex": "0513"}), PLAYERS),
      ("1.1.fire", "CA", {"tractor": {"target": "D7", "energy": 2}}), "rules.system-range", "beyond the tractor's range 1"),
     ("a transporter beyond its range", RULES.initial_state(setup(d7={"hex": "0515"}), PLAYERS),

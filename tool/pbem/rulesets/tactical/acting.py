@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from pbem.rulesets.base import Point
-from pbem.rulesets.tactical import hexmap
+from pbem.rulesets.tactical import damage, hexmap
 from pbem.rulesets.tactical.refusal import Refusal
 from pbem.rulesets.tactical.gametime import ACTIVITY, ALLOC
 from pbem.rulesets.tactical.gear import since, table
@@ -35,11 +35,14 @@ def cost(state: TacticalState, name: str) -> float:
 
 
 def why_not_working(unit: Unit, system: str) -> str | None:
-    """Why `unit` cannot use `system` at all: it has none, or a raid destroyed it."""
+    """Why `unit` cannot use `system` at all: it has none, a raid destroyed it, or internal damage took its last
+    box (damage.py: the damage allocation table hits systems by name, the systems that act among them)."""
     if system not in unit.systems:
         return f"{unit.id} has no {system} (it has {', '.join(unit.systems) or 'no systems'})"
     if system in unit.gear.lost:
         return f"{unit.id}'s {system} was destroyed"
+    if damage.out_of_action(unit, system):
+        return Refusal(f"{unit.id}'s {system} is destroyed (no box of it left)", damage.OUT_OF_ACTION)
     return None
 
 
