@@ -3,7 +3,8 @@ driven by Playwright, one browser for the module, each demo's site written once.
 (file://), as a player opens a downloaded artifact: the slider and the keys step through the commits, the map
 changes with them, the elements of a known game point are there, markup from players stays text, and each
 demo's key moments look as reviewed: a screenshot of the map panel against tests/screens/*.png, with a tolerance
-(tests/screens.py; PBEM_UPDATE_SCREENSHOTS=1 writes them anew for review). Timing: bench/site_bench.py.
+(tests/screens.py; PBEM_UPDATE_SCREENSHOTS=1 writes them anew for review, and the pages docs/pictures.md
+shows). Timing: bench/site_bench.py.
 """
 
 from __future__ import annotations
@@ -36,6 +37,10 @@ MOMENTS = [
     ("dow-retreat", "dow", ("first", "W1901A")),
     ("dow-1902", "dow", ("last", "W1902A")),
 ]
+# the moments docs/pictures.md shows as whole pages, written with the references (PBEM_UPDATE_SCREENSHOTS=1)
+DOCS = {"duel-turn-2": "site-duel-turn-2", "duel-end": "site-duel-end", "aces-fire": "site-aces-fire",
+        "dow-spring-1901": "site-dow-spring-1901", "dow-retreat": "site-dow-autumn-1901"}
+DOC_PICTURES = Path(__file__).parent.parent / "docs" / "pictures"
 
 
 @pytest.fixture(scope="module")
@@ -183,6 +188,8 @@ def test_each_demo_s_key_moments_look_as_reviewed(sites: Any, tab: Any, name: st
     if os.environ.get("PBEM_UPDATE_SCREENSHOTS") or not reference.exists():
         SCREENS.mkdir(exist_ok=True)
         reference.write_bytes(shot)
+        if name in DOCS and os.environ.get("PBEM_UPDATE_SCREENSHOTS"):
+            tab.screenshot(path=str(DOC_PICTURES / f"{DOCS[name]}.png"), animations="disabled")
         if not os.environ.get("PBEM_UPDATE_SCREENSHOTS"):
             pytest.fail(f"no reference for {name}: wrote {reference}; review it and commit it")
         return
