@@ -3237,7 +3237,7 @@ def test_free_text__a_control_character_written_by_hand_into_a_dice_file(played:
 @pytest.mark.parametrize("part", [
     "pbem/dice/1#/properties/rolls/items/properties/for", "pbem/dice/1#/properties/void/properties/reason",
     "pbem/secret/1#/properties/concerns", "pbem/press/message/1#/properties/say", "pbem/dow/press/1#/$defs/text",
-    "pbem/erratum/1#/properties/reason", "pbem/status/1#/properties/note"],
+    "pbem/agreement/1#/$defs/erratum/properties/reason", "pbem/status/1#/properties/note"],
     ids=["dice-for", "dice-void-reason", "secret-concerns", "press-say", "dow-press-text", "erratum-reason",
          "status-note"])
 def test_free_text__the_schemas_refuse_a_control_character_written_by_hand(part: str) -> None:
@@ -3766,23 +3766,19 @@ def test_erratum__proposed_by_a_player_who_resigned(tmp_path: Path) -> None:
     rejected(table, bad, "agreement.not-a-signer", "agreements/kli-0002.yaml")
 
 
-def test_erratum__an_old_style_errata_file_still_needs_every_signature(played: Table) -> None:
-    """Threat: errata/e0001.yaml, the older form, written in a game played with this version, to get around the
-    agreement rules. Defence: old errata files stay accepted, by the same rules as ever (docs/protocol.md): the
-    proposal alone verifies, but applying it without kli's signature is refused (erratum.unsigned)."""
-    from test_errata import documented_message
-
+def test_erratum__an_old_style_errata_file_is_refused(played: Table) -> None:
+    """Threat: errata/e0001.yaml, the older form, written by hand to get around the agreement rules (signed by
+    its proposer alone, marked applied, the report changed by it). Defence: errata/ is no part of a game's layout
+    (tree.unexpected-path, with a hint to propose the correction as an erratum agreement); pbem reads nothing
+    from it, so the report change it carries is a plain change of firm entries (firm.changed)."""
     raw: dict[str, Any] = {"id": "e0001", "by": "fed", "reason": "CA was allocated less", "removed": [CA_12],
-                           "added": [{**CA_12, "do": {"speed": 10}}], "signatures": {}}
-    raw["signatures"] = {"fed": sshsig.sign(key("fed"), documented_message(raw, "duel-e2e"), "pbem")}
+                           "added": [{**CA_12, "do": {"speed": 10}}], "signatures": {}, "applied": True}
     played.write("errata/e0001.yaml", dump_mapping(raw))
-    played.sneak("fed", "fed: proposes e0001")
-    assert verdict(played)[0] == 0
-    played.write("errata/e0001.yaml", dump_mapping({**raw, "applied": True}))
     text = played.read("report/turn-01.yaml")
     played.write("report/turn-01.yaml", text.replace("unit: CA, do: {speed: 12}", "unit: CA, do: {speed: 10}", 1))
-    bad = played.sneak("fed", "fed: applies e0001 alone")
-    rejected(played, bad, "erratum.unsigned", "errata/e0001.yaml")
+    bad = played.git_commit("fed: applies e0001 alone", signer="fed")  # plain git: pbem commits no errata/
+    assert {"tree.unexpected-path", "firm.changed"} <= rejected(played, bad, "tree.unexpected-path",
+                                                               "errata/e0001.yaml")
 
 
 def test_erratum__a_second_erratum_over_the_same_step_races_the_first(erratum_proposed: Table) -> None:

@@ -29,7 +29,7 @@ TREE = {
     "dice/b0002.yaml": DICE_ESCROW,
     "secrets/s0001.yaml": SECRET,
     "press/global.yaml": PRESS_TACTICAL,
-    "errata/e0001.yaml": ERRATUM,  # the old errata/ form: goes with it
+    "agreements/fed-0002.yaml": ERRATUM,
     "agreements/fed-0001.yaml": AGREEMENT,
     "agreements/kli-0001.yaml": AGREEMENT.replace(b"fed-0001", b"kli-0001").replace(b"by: fed", b"by: kli"),
 }

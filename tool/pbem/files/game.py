@@ -89,8 +89,8 @@ def read_game(
     inputs = Inputs(table or manifest.players, found["files"], found["per_player"], book,
                     sealed_book(found["secrets"]), press_book(found["press"]), target_book(found["secrets"]),
                     ruleset.period_of, ordered_by_dice=table is not None)
-    return Game(manifest, inputs, status, found["batches"], found["secrets"], found["press"], found["errata"],
-                found["agreements"], files[WORKFLOW][0] if WORKFLOW in files else None)
+    return Game(manifest, inputs, status, found["batches"], found["secrets"], found["press"], found["agreements"],
+                files[WORKFLOW][0] if WORKFLOW in files else None)
 
 
 def read_changes(
@@ -193,8 +193,8 @@ def _changed_game(base: Game, manifest: Manifest, status: Status | None, found: 
                     press_after(base.press, old.press, now("press")) if "press" in found else old.press,
                     target_book(now("secrets")) if secrets else old.targets, manifest.ruleset.period_of,
                     ordered_by_dice=by_dice)
-    return Game(manifest, inputs, status, now("batches"), now("secrets"), now("press"), now("errata"),
-                now("agreements"), files[WORKFLOW][0] if WORKFLOW in files else None)
+    return Game(manifest, inputs, status, now("batches"), now("secrets"), now("press"), now("agreements"),
+                files[WORKFLOW][0] if WORKFLOW in files else None)
 
 
 def _seated(manifest: Manifest, files: Mapping[str, tuple[str, int]], changed: set[str], base: Game) -> None:
