@@ -102,12 +102,12 @@ pending:
     at: "1.22.activity"
     kind: condition
     why: "turn within 10: D7 made a high energy turn E to B at range 2 from CA (1.22.activity)"
-  - {player: escrow, at: "2.1.move", kind: dice, why: "escrow signature owed for dice b0002"}
+  - {player: escrow, at: "2.1.move", kind: dice, why: "escrow signature owed for dice kli-0001"}
 over: false
 yielded_by: kli
 note: "HET stands"
 """
-DICE = b"""id: b0001
+DICE = b"""id: fed-0001
 roller: fed
 mode: commit-reveal
 sides: 6
@@ -120,7 +120,7 @@ contributions:
 reveal: "41adbef266dbac2a91483db99dcbc93eaf660daa27efa501edc26c3832bc9b40"
 results: [5]
 """
-DICE_ESCROW = b"""id: b0002
+DICE_ESCROW = b"""id: kli-0001
 roller: kli
 mode: escrow
 sides: 6
@@ -129,7 +129,7 @@ rolls:
 escrow: "RuPVovKogBQdPj+JoTHG5iWJKCNYvDFMg7rD6Q5JCbVF5dPFBAqH7hv6WLw/jBcD/CUWdwa3bc3b6PMdgcuPCg=="
 results: [6]
 """
-SECRET = b"""id: s0001
+SECRET = b"""id: fed-0001
 owner: fed
 kind: note
 concerns: "fed's plan for turn 1"
@@ -201,8 +201,8 @@ READERS: dict[str, tuple[Callable[[bytes], Any], list[bytes]]] = {
     "read_report/lines": (lambda b: line_reader.read_report(b, "report/turn-01.yaml", TACTICAL, ParseCache(1 << 16, 1 << 17).lines),
                           [REPORT_TACTICAL, REPORT_TACTICAL_WHOLE]),
     "read_status": (readers.read_status, [STATUS]),
-    "read_batch": (lambda b: readers.read_batch(b, "dice/b0001.yaml"), [DICE, DICE_ESCROW]),
-    "read_secret": (lambda b: readers.read_secret(b, "secrets/s0001.yaml"), [SECRET]),
+    "read_batch": (lambda b: readers.read_batch(b, "dice/fed-0001.yaml"), [DICE, DICE_ESCROW]),
+    "read_secret": (lambda b: readers.read_secret(b, "secrets/fed-0001.yaml"), [SECRET]),
     "read_press/tactical": (lambda b: line_reader.read_press(b, "press/global.yaml", TACTICAL), [PRESS_TACTICAL]),
     "read_press/dow": (lambda b: line_reader.read_press(b, "press/global.yaml", DOW), [PRESS_DOW]),
     "read_agreement/erratum": (_erratum, [ERRATUM]),

@@ -16,8 +16,8 @@ CODEOWNERS = ".github/CODEOWNERS"  # optional: who must review a change of .gith
 FIXED_PATHS = {GAME, STATUS, README, WORKFLOW, CODEOWNERS}
 PLAYERS_RE = re.compile(r"players/([a-z][a-z0-9_]{0,15})\.yaml\Z")
 REPORT_RE = re.compile(r"report/([a-z0-9][a-z0-9-]{0,31})\.yaml\Z")
-DICE_RE = re.compile(r"dice/(b[0-9]{4,6}|[a-z][a-z0-9_-]{0,15}-[0-9]{4,6})\.yaml\Z")
-SECRET_RE = re.compile(r"secrets/(s[0-9]{4,6}|[a-z][a-z0-9_-]{0,15}-[0-9]{4,6})\.yaml\Z")  # protocol.secrets
+DICE_RE = re.compile(r"dice/([a-z][a-z0-9_-]{0,15}-[0-9]{4,6})\.yaml\Z")  # dice/<roller>-NNNN.yaml (protocol.ids)
+SECRET_RE = re.compile(r"secrets/([a-z][a-z0-9_-]{0,15}-[0-9]{4,6})\.yaml\Z")  # secrets/<owner>-NNNN.yaml
 PRESS_RE = re.compile(r"press/([a-z][a-z0-9-]{0,31})\.yaml\Z")  # press/<author>.yaml: judged against the seats
 AGREEMENT_RE = re.compile(r"agreements/([a-z][a-z0-9_-]{0,30}-[0-9]{4})\.yaml\Z")
 # An erratum is an agreement of kind erratum (DESIGN §4.8); a folder errata/ is no part of a game's layout
