@@ -7,10 +7,11 @@ unbounded cache, DESIGN §11)."""
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Callable, Mapping
+import re
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from pbem.errors import PbemError
-from pbem.files.kinds import IN_PLACE, KINDS, PATH_ORDER, kind_of, known_players
+from pbem.files.kinds import IN_PLACE, KINDS, PATH_ORDER, FileKind, kind_of, known_players
 from pbem.files.layout import BLOB_MODE, GAME, STATUS, WORKFLOW
 from pbem.files.parsecache import FILE_BYTES, ParseCache
 from pbem.files.readers import read_manifest, read_status
@@ -71,13 +72,8 @@ def read_game(
     if STATUS in files:
         status = parsed((files[STATUS][0], "status"), lambda: read_status(read(files[STATUS][0])))
     found: dict[str, dict[str, Any]] = {kind.field: {} for kind in KINDS}
-    for path, (oid, _mode) in sorted(files.items()):
-        of = kind_of(path)
-        if of is None:
-            continue
-        kind, match = of
-        if kind.admit is not None:
-            kind.admit(match, manifest)
+    for path, kind, match in _admitted(sorted(files), manifest):
+        oid = files[path][0]
         value = parsed(kind.cache_key(oid, manifest.ruleset_name, path),
                        lambda: kind.read(read(oid), path, ruleset, cache.lines, None))  # type: ignore[union-attr]
         found[kind.field][kind.key(match, value)] = value
@@ -200,17 +196,24 @@ def _changed_game(base: Game, manifest: Manifest, status: Status | None, found: 
 def _seated(manifest: Manifest, files: Mapping[str, tuple[str, int]], changed: set[str], base: Game) -> None:
     """The files read at `base` and not changed now, against a game.yaml that seats other players: every
     players file and every entry must still name a seated player (players.unknown)."""
-    for path in sorted(p for p in files if p not in changed):
+    for path, kind, match in _admitted(sorted(p for p in files if p not in changed), manifest):
+        if kind.seated is not None:
+            value = _collection(base, kind.field).get(kind.key(match, None))
+            if value is not None:
+                kind.seated(value, None, manifest.players, False)
+
+
+def _admitted(paths: Iterable[str], manifest: Manifest) -> Iterator[tuple[str, FileKind, re.Match[str]]]:
+    """Each of `paths` that is a game file, with its kind and its pattern's match, once game.yaml admits the
+    path itself (FileKind.admit raises for a players file of nobody seated)."""
+    for path in paths:
         of = kind_of(path)
         if of is None:
             continue
         kind, match = of
         if kind.admit is not None:
             kind.admit(match, manifest)
-        if kind.seated is not None:
-            value = _collection(base, kind.field).get(kind.key(match, None))
-            if value is not None:
-                kind.seated(value, None, manifest.players, False)
+        yield path, kind, match
 
 
 def read_files(files: Mapping[str, bytes], cache: ParseCache | None = None) -> Game:

@@ -17,7 +17,6 @@ from typing import Any, Sequence
 
 from pbem.errors import ILLEGAL, PbemError
 from pbem.formats.freetext import check_text
-from pbem.formats.writer import dump_mapping
 from pbem.protocol import erratum as erratum_kind
 from pbem.protocol import kinds
 from pbem.protocol.agreements import Agreement
@@ -30,7 +29,7 @@ from pbem.services.agreements import correct, entry_data
 from pbem.services.workspace import Identity, Workspace
 from pbem.files.layout import REPORT_RE, STATUS
 from pbem.protocol.game import Game
-from pbem.protocol.control import expected_after, who
+from pbem.protocol.control import who
 from pbem.protocol.verified import Verified
 from pbem.protocol.ways_out import errata_agreed
 
@@ -180,25 +179,8 @@ def _as_done(ws: Workspace, done: agreements.Done) -> Done:
 
 def _commit(ws: Workspace, head: Verified, me: Identity, player: str, files: Files, erratum_id: str, summary: str,
             keep_edits: bool = True) -> Done:
-    """Write the status replay computes, commit signed through the judging path (nothing is written when it is
-    refused), and put back the player's other edits in his working tree."""
+    """Commit with the status replay computes (Workspace.commit_out_of_turn), and say who still has to sign."""
+    _stop, status, oid = ws.commit_out_of_turn(head, player, files, me, summary, keep_edits=keep_edits)
     game = ws.game_of(files)
-    _stop, status = expected_after(head, game, player)
-    files[STATUS] = dump_mapping(status.to_data()).encode()
-    head_files, working = ws.head_files(), ws.worktree_files()
-    edits = {p: d for p, d in working.items() if p != STATUS and head_files.get(p) != d} if keep_edits else {}
-    removed = [p for p in head_files if p != STATUS and p not in working] if keep_edits else []
-    clash = sorted(p for p in (*edits, *removed) if files.get(p) != head_files.get(p))
-    if clash:
-        raise PbemError("usage.uncommitted", f"you have uncommitted edits to {', '.join(clash)}, which this command "
-                        "writes too", hint=f"discard them (git checkout -- {' '.join(clash)}) or commit them first")
-    nxt = status.control or "game over"
-    if status.pending:
-        nxt += f" ({status.pending[0].why})"
-    oid = ws.commit(files, me, f"{player}: {summary}\n\nnext: {nxt}")
-    if edits or removed:
-        ws.write_files(edits)
-        for path in removed:
-            (ws.root / path).unlink(missing_ok=True)
     missing = agreements.unsigned(game, agreements.find(game, erratum_id))
     return Done(erratum_id, not missing, missing, status, oid)

@@ -75,21 +75,10 @@ class Change:
         """Whether any path under report/ changed (a name the layout refuses counts too)."""
         return any(p.startswith("report/") for p in self.paths)
 
-    @property
-    def dice(self) -> list[str]:
-        return self.by_kind["dice"]
-
-    @property
-    def secrets(self) -> list[str]:
-        return self.by_kind["secret"]
-
-    @property
-    def press(self) -> list[str]:
-        return self.by_kind["press"]
-
-    @property
-    def agreements(self) -> list[str]:
-        return self.by_kind["agreement"]
+    dice = property(lambda self: self.by_kind["dice"], doc="the dice batches it changed")
+    secrets = property(lambda self: self.by_kind["secret"], doc="the secrets it changed")
+    press = property(lambda self: self.by_kind["press"], doc="the press files it changed")
+    agreements = property(lambda self: self.by_kind["agreement"], doc="the agreements it changed")
 
     @cached_property
     def press_only(self) -> bool:
