@@ -37,9 +37,6 @@ settings.load_profile("ci" if os.environ.get("CI") else "pbem")
 # Every fast path in the suite is checked against the plain way on every use, failing on any disagreement:
 # compiled schema validators (formats/schemas.py), incremental tree and file reading (verify/history.py).
 os.environ["PBEM_CROSSCHECK"] = "1"
-# While the judge is rebuilt, every commit the verifier judges is judged by the judge as it was too, and any
-# difference fails (tests/legacy_judge.py; it costs about 1 % of a test file's time).
-os.environ["PBEM_CROSSCHECK_JUDGE"] = str(Path(__file__).with_name("legacy_judge.py"))
 
 
 def _compile_pbem() -> None:

@@ -294,9 +294,7 @@ CAPTURES: dict[str, tuple[str, Callable[[Path], Path]]] = {
 }
 TESTS = {
     "errata-agreed": "test_errata.py::test_the_last_signature_applies_the_correction_and_replay_restarts",
-    "errata-old-form": "test_errata.py::test_an_old_erratum_is_still_signed_and_applied",
     "errata-three-players": "test_errata.py::test_three_players_each_sign_before_it_applies",
-    "errata-forged": "test_errata.py::test_a_forged_signature_is_found",
     "dice-revealed": "test_dice_flow.py::test_the_roller_reveals_with_yield_and_pbem_writes_the_results",
     "dice-out-of-turn": "test_dice_flow.py::test_a_contribution_made_out_of_turn_is_accepted",
     "seal-revealed": "test_secrets_flow.py::test_yield_reveals_what_is_due_in_a_commit_of_its_own_then_the_turn",

@@ -46,7 +46,7 @@ KNOWN_IMPURE = {
     # are identities for a cache, never part of a rule or a derivation.
     ("pbem.protocol.model", "os"),
     # the diplomacy package is imported without its heavy side modules (see the module docstring there).
-    ("pbem.rulesets.dow.engine", "sys"),
+    ("pbem.rulesets.dow.package", "sys"),
 }
 
 

@@ -687,10 +687,11 @@ def two_faced_box(k1: bytes, k2: bytes, blocks: int = 3) -> bytes:
 
 
 def secret_file(table: Table, owner: str, plaintext: bytes, *, box: bytes | None = None, key32: bytes | None = None,
-                end: str = "end", sid: str = "s0001") -> tuple[dict[str, Any], bytes]:
-    """A sealed secret as `pbem seal` writes it (or with a given box), sealed to `owner`'s key; and its key."""
+                end: str = "end", sid: str | None = None) -> tuple[dict[str, Any], bytes]:
+    """A sealed secret as `pbem seal` writes it (or with a given box), sealed to `owner`'s key, by default as
+    secrets/<owner>-0009.yaml; and its key."""
     sealed = seal.seal(plaintext, key(owner).public, key32)
-    raw = {"id": sid, "owner": owner, "kind": "note", "concerns": f"{owner}'s plan", "end": end,
+    raw = {"id": sid or f"{owner}-0009", "owner": owner, "kind": "note", "concerns": f"{owner}'s plan", "end": end,
            "box": base64.b64encode(box or sealed.box).decode(), "commit": sealed.commit.hex(),
            "owner_box": base64.b64encode(sealed.owner_box).decode()}
     return raw, sealed.key
@@ -714,8 +715,8 @@ def test_two_faced_box__a_key_that_opens_the_box_to_another_plaintext(played: Ta
     legal_turn(played)
     assert pending(played)[0][:2] == ("fed", "secret")  # due at 1.10.move: fed owes the reveal
     write_secret(played, {**raw, "key": k2.hex()})
-    bad = sneak_as(played, "fed", "fed: revealed s0001")
-    assert rejected(played, bad, "secret.commit-mismatch", "secrets/s0001.yaml") == {"secret.commit-mismatch"}
+    bad = sneak_as(played, "fed", "fed: revealed fed-0009")
+    assert rejected(played, bad, "secret.commit-mismatch", "secrets/fed-0009.yaml") == {"secret.commit-mismatch"}
 
 
 def test_secret_revealed_by_another_player(played: Table) -> None:
@@ -727,7 +728,7 @@ def test_secret_revealed_by_another_player(played: Table) -> None:
     write_secret(played, {**raw, "key": k.hex()})
     played.edit("kli", **KLI_GOES_ON)
     bad = sneak_as(played, "kli", "kli: fed's plan, revealed")
-    assert rejected(played, bad, "secret.not-owner", "secrets/s0001.yaml") == {"secret.not-owner"}
+    assert rejected(played, bad, "secret.not-owner", "secrets/fed-0009.yaml") == {"secret.not-owner"}
 
 
 def test_secret_changed_after_sealing__the_box_swapped_while_revealing(played: Table) -> None:
@@ -738,8 +739,8 @@ def test_secret_changed_after_sealing__the_box_swapped_while_revealing(played: T
     legal_turn(played)
     hindsight, k = secret_file(played, "fed", b'{"text":"I turn to port at 1.9"}', end="1.10.move")
     write_secret(played, {**hindsight, "key": k.hex()})
-    bad = sneak_as(played, "fed", "fed: revealed s0001")
-    assert rejected(played, bad, "secret.changed", "secrets/s0001.yaml") == {"secret.changed"}
+    bad = sneak_as(played, "fed", "fed: revealed fed-0009")
+    assert rejected(played, bad, "secret.changed", "secrets/fed-0009.yaml") == {"secret.changed"}
 
 
 def test_orders_sealed_for_another_power(played: Table) -> None:
@@ -748,7 +749,7 @@ def test_orders_sealed_for_another_power(played: Table) -> None:
     raw, _ = secret_file(played, "kli", b'{"text":"I surrender"}')
     write_secret(played, raw)
     bad = legal_turn(played)
-    assert rejected(played, bad, "secret.not-owner", "secrets/s0001.yaml") == {"secret.not-owner"}
+    assert rejected(played, bad, "secret.not-owner", "secrets/kli-0009.yaml") == {"secret.not-owner"}
 
 
 # === 5. Files: YAML bombs, huge files (DESIGN §2 strict loader) =================================================
@@ -2001,8 +2002,8 @@ def test_late_seeking_target__a_second_target_after_an_honest_launch(base_drone_
 def test_secret_id_author__a_secret_whose_id_names_another_player(played: Table) -> None:
     """Threat: fed seals a note as `secrets/kli-0001.yaml` (owner fed), taking the path kli's next secret would
     use, or making his secret look like kli's in a listing. Defence: a secret's id carries its owner
-    (ownership.id-author); refused by `pbem verify` and by a hooked server. `pbem seal` writes fed-0001 itself,
-    and the older `sNNNN` ids stay valid."""
+    (ownership.id-author); refused by `pbem verify` and by a hooked server. `pbem seal` writes fed-0001 itself;
+    an id naming nobody (`s0007`) is no path of the layout (tree.unexpected-path)."""
     server = serve(played)
     raw, _ = secret_file(played, "fed", b'{"text":"I turn to starboard at range 8"}', sid="kli-0001")
     write_secret(played, raw)
@@ -2012,11 +2013,14 @@ def test_secret_id_author__a_secret_whose_id_names_another_player(played: Table)
     assert server_ref(server) != bad
     played.git("reset", "-q", "--hard", "HEAD~1")
     assert "sealed secret fed-0001 (note)" in seal_file(played, "fed", "note", {"text": "my plan"})
-    raw, _ = secret_file(played, "fed", b'{"text":"an old-style id"}', sid="s0007")
-    write_secret(played, raw)
     legal_turn(played)
     assert_clean(played)
     assert push(played).returncode == 0
+    raw, _ = secret_file(played, "fed", b'{"text":"an id naming nobody"}', sid="s0007")
+    write_secret(played, raw)
+    played.edit("fed", through="1.20.damage")
+    bad = played.git_commit("fed: straight on", signer="fed")  # plain git: pbem commits no such path
+    assert "tree.unexpected-path" in rejected(played, bad, "tree.unexpected-path", "secrets/s0007.yaml")
 
 
 @pytest.mark.parametrize(("rule", "files"), [
@@ -3237,7 +3241,7 @@ def test_free_text__a_control_character_written_by_hand_into_a_dice_file(played:
 @pytest.mark.parametrize("part", [
     "pbem/dice/1#/properties/rolls/items/properties/for", "pbem/dice/1#/properties/void/properties/reason",
     "pbem/secret/1#/properties/concerns", "pbem/press/message/1#/properties/say", "pbem/dow/press/1#/$defs/text",
-    "pbem/erratum/1#/properties/reason", "pbem/status/1#/properties/note"],
+    "pbem/agreement/1#/$defs/erratum/properties/reason", "pbem/status/1#/properties/note"],
     ids=["dice-for", "dice-void-reason", "secret-concerns", "press-say", "dow-press-text", "erratum-reason",
          "status-note"])
 def test_free_text__the_schemas_refuse_a_control_character_written_by_hand(part: str) -> None:
@@ -3766,23 +3770,19 @@ def test_erratum__proposed_by_a_player_who_resigned(tmp_path: Path) -> None:
     rejected(table, bad, "agreement.not-a-signer", "agreements/kli-0002.yaml")
 
 
-def test_erratum__an_old_style_errata_file_still_needs_every_signature(played: Table) -> None:
-    """Threat: errata/e0001.yaml, the older form, written in a game played with this version, to get around the
-    agreement rules. Defence: old errata files stay accepted, by the same rules as ever (docs/protocol.md): the
-    proposal alone verifies, but applying it without kli's signature is refused (erratum.unsigned)."""
-    from test_errata import documented_message
-
+def test_erratum__an_old_style_errata_file_is_refused(played: Table) -> None:
+    """Threat: errata/e0001.yaml, the older form, written by hand to get around the agreement rules (signed by
+    its proposer alone, marked applied, the report changed by it). Defence: errata/ is no part of a game's layout
+    (tree.unexpected-path, with a hint to propose the correction as an erratum agreement); pbem reads nothing
+    from it, so the report change it carries is a plain change of firm entries (firm.changed)."""
     raw: dict[str, Any] = {"id": "e0001", "by": "fed", "reason": "CA was allocated less", "removed": [CA_12],
-                           "added": [{**CA_12, "do": {"speed": 10}}], "signatures": {}}
-    raw["signatures"] = {"fed": sshsig.sign(key("fed"), documented_message(raw, "duel-e2e"), "pbem")}
+                           "added": [{**CA_12, "do": {"speed": 10}}], "signatures": {}, "applied": True}
     played.write("errata/e0001.yaml", dump_mapping(raw))
-    played.sneak("fed", "fed: proposes e0001")
-    assert verdict(played)[0] == 0
-    played.write("errata/e0001.yaml", dump_mapping({**raw, "applied": True}))
     text = played.read("report/turn-01.yaml")
     played.write("report/turn-01.yaml", text.replace("unit: CA, do: {speed: 12}", "unit: CA, do: {speed: 10}", 1))
-    bad = played.sneak("fed", "fed: applies e0001 alone")
-    rejected(played, bad, "erratum.unsigned", "errata/e0001.yaml")
+    bad = played.git_commit("fed: applies e0001 alone", signer="fed")  # plain git: pbem commits no errata/
+    assert {"tree.unexpected-path", "firm.changed"} <= rejected(played, bad, "tree.unexpected-path",
+                                                               "errata/e0001.yaml")
 
 
 def test_erratum__a_second_erratum_over_the_same_step_races_the_first(erratum_proposed: Table) -> None:

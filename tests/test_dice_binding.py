@@ -79,8 +79,6 @@ def test_an_id_names_its_roller() -> None:
     wrong = Batch({**batch().raw, "id": "kli-0001"}, "dice/kli-0001.yaml", {"id": 1})
     got = dice.batch_findings("g", ["fed", "kli"], {}, None, {}, {"kli-0001": wrong}, "fed")
     assert [(f.rule, f.line) for f in got] == [("ownership.id-author", 1)]
-    old_style = Batch({**batch().raw, "id": "b0001"}, "dice/b0001.yaml")
-    assert dice.batch_findings("g", ["fed", "kli"], {}, None, {}, {"b0001": old_style}, "fed") == []
 
 
 # --- three or more players: committed before revealed -----------------------------------------------------------

@@ -110,7 +110,7 @@ def test_secret_not_owner__orders_sealed_by_someone_else_for_a_power(second_half
     france = second_half.me("france").public
     sealed = seal.seal(canonical({"orders": []}), france)
     files = second_half.ws().head_files()
-    files["secrets/s0001.yaml"] = _secret_file("s0001", "france", "S1901M", sealed)
+    files["secrets/france-0001.yaml"] = _secret_file("france-0001", "france", "S1901M", sealed)
     bad = second_half.sneak("germany", files, "germany: france's orders")
     assert ("secret.not-owner", bad) in second_half.verify()
 
@@ -139,14 +139,14 @@ def test_secret_commit_mismatch__a_revealed_order_set_that_does_not_match_its_se
     sealed = seal.seal(canonical({"orders": ["A PAR - BUR"]}), france.public, key)
     announced = seal.seal_commitment(key, canonical({"orders": ["A PAR - PIC"]}))
     files = second_half.ws().head_files()
-    files["secrets/s0001.yaml"] = _secret_file("s0001", "france", "S1901M", sealed, announced)
+    files["secrets/france-0001.yaml"] = _secret_file("france-0001", "france", "S1901M", sealed, announced)
     second_half.sneak("france", files, "france: orders sealed by hand")
     for power in second_half.owing():
         second_half.seal(power)
     assert "france" in second_half.owing("secret")
     second_half.refused("orders", "--reveal", who="france", rule="secret.commit-mismatch")
     files = second_half.ws().head_files()
-    files["secrets/s0001.yaml"] += f"key: \"{key.hex()}\"\n".encode()
+    files["secrets/france-0001.yaml"] += f"key: \"{key.hex()}\"\n".encode()
     bad = second_half.sneak("france", files, "france: reveal by hand", status="keep")
     assert ("secret.commit-mismatch", bad) in second_half.verify()
 

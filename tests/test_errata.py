@@ -4,10 +4,9 @@ bring up errors with other players"), through the real `pbem` in real game repos
 An erratum corrects entries before the firm marker. Any player proposes it (`pbem erratum propose`: his edits of
 the firm report become an agreement of kind erratum, agreements/<him>-NNNN.yaml, signed by him), every other
 player signs it (`pbem erratum sign` or `pbem sign`), and the last signature applies it: the report changes by
-exactly its entries and replay restarts from the corrected step. None of this needs control. The verifier still
-judges the older form (errata/e0001.yaml), which pbem no longer writes: the fixture `base_proposed` writes one by
-hand, as the older pbem did, `hand_apply` signs and applies it by hand, and the bad inputs are tried on it. The
-games are the duel of tests/conftest.py (fed = alice's key, kli = bob's; carol holds no seat) and the three-player
+exactly its entries and replay restarts from the corrected step. None of this needs control. An older form, files
+under errata/, is no part of a game's layout any more: a tree holding one is refused. The hand-made attacks on
+erratum agreements are in tests/test_attacks.py ("erratum agreements"). The games are the duel of tests/conftest.py (fed = alice's key, kli = bob's; carol holds no seat) and the three-player
 melee (rom = dave's key).
 
 Bad inputs are tried both ways: through pbem (refused: exit 1, one line naming file and rule, nothing changed)
@@ -34,7 +33,6 @@ from test_dice_flow import ANYWHERE, cli, findings, found, ok, refused, sneak_as
 
 CA_SPEED = 'unit: CA, do: {speed: 12}'  # fed's firm 1.0.alloc entry in report/turn-01.yaml
 TURN_1 = "report/turn-01.yaml"
-E1 = "errata/e0001.yaml"  # the old form
 A1 = "agreements/fed-0002.yaml"  # an erratum agreement
 CA_12 = {"at": "1.0.alloc", "by": "fed", "unit": "CA", "do": {"speed": 12}}
 CA_10 = {"at": "1.0.alloc", "by": "fed", "unit": "CA", "do": {"speed": 10}}
@@ -54,7 +52,7 @@ def propose(table: Table, who: str, old: str, new: str, reason: str = "a slip of
     return cli(table, "erratum", "propose", "--reason", reason, who=who)
 
 
-def erratum(table: Table, path: str = E1) -> dict[str, Any]:
+def erratum(table: Table, path: str) -> dict[str, Any]:
     return dict(table.data(path))
 
 
@@ -70,27 +68,6 @@ def status(table: Table) -> dict[str, Any]:
     return dict(table.data("status.yaml"))
 
 
-def documented_message(raw: dict[str, Any], game_id: str) -> bytes:
-    """What each player signs, written out from docs/protocol.md (not from pbem): the erratum without
-    `signatures` and `applied` as canonical JSON, hashed with SHA-256, behind the domain and the game id."""
-    content = {k: v for k, v in raw.items() if k not in ("signatures", "applied")}
-    canonical = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-    return b"pbem-erratum-v1\0" + game_id.encode() + b"\0" + hashlib.sha256(canonical).digest()
-
-
-def hand_sign(table: Table, who: str, raw: dict[str, Any], key_of: str | None = None,
-              namespace: str = "pbem") -> str:
-    """A signature of `raw` made outside pbem with `key_of`'s key (default: `who`'s)."""
-    from pbem.crypto.keys import load_private_key
-
-    key = load_private_key(table.key(key_of or who))
-    return sshsig.sign(key, documented_message(raw, table.data("game.yaml")["id"]), namespace)
-
-
-def write_erratum(table: Table, raw: dict[str, Any], path: str = E1) -> None:
-    table.write(path, dump_mapping(raw))
-
-
 def head_rules(table: Table) -> set[str]:
     return {f["rule"] for f in findings(table)}
 
@@ -103,19 +80,6 @@ def base_agreed(base_played: Table, tmp_path_factory: pytest.TempPathFactory) ->
     table = copy_table(base_played, tmp_path_factory.mktemp("errata") / "agreed")
     out = propose(table, "fed", CA_SPEED, "unit: CA, do: {speed: 10}", "CA was allocated speed 10")
     assert "to sign: kli" in out
-    return table
-
-
-@pytest.fixture(scope="module")
-def base_proposed(base_played: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    """The same correction in the old form, errata/e0001.yaml, proposed by hand as the older pbem wrote it."""
-    table = copy_table(base_played, tmp_path_factory.mktemp("errata") / "proposed")
-    raw = {"id": "e0001", "by": "fed", "reason": "CA was allocated speed 10", "removed": [CA_12], "added": [CA_10],
-           "signatures": {}}
-    raw["signatures"] = {"fed": hand_sign(table, "fed", raw)}
-    write_erratum(table, raw)
-    sneak_as(table, "fed", "fed: proposes erratum e0001")
-    assert findings(table) == []
     return table
 
 
@@ -147,29 +111,6 @@ def base_turned(base_close: Table, tmp_path_factory: pytest.TempPathFactory) -> 
     table.turn("fed", through="1.24.damage")
     assert status(table)["firm"] == "1.16.activity"
     return table
-
-
-@pytest.fixture
-def proposed(base_proposed: Table, tmp_path: Path) -> Table:
-    return copy_table(base_proposed, tmp_path / "table")
-
-
-def signed_not_applied(table: Table) -> dict[str, Any]:
-    """kli adds a valid signature by hand without applying (as plain git could): e0001 is fully signed."""
-    raw = erratum(table)
-    raw["signatures"] = {**raw["signatures"], "kli": hand_sign(table, "kli", raw)}
-    write_erratum(table, raw)
-    sneak_as(table, "kli", "kli: signs e0001")
-    assert findings(table) == []
-    return raw
-
-
-def hand_apply(table: Table) -> None:
-    """kli signs e0001 by hand, then fed applies it by hand (the report as corrected, `applied: true`)."""
-    raw = signed_not_applied(table)
-    write_erratum(table, {**raw, "applied": True})
-    correct(table, CA_SPEED, "unit: CA, do: {speed: 10}")
-    sneak_as(table, "fed", "fed: applies e0001")
 
 
 # --- the whole flow --------------------------------------------------------------------------------------------
@@ -213,14 +154,6 @@ def test_status_and_log_say_who_still_has_to_sign(base_agreed: Table) -> None:
     assert "pbem sign fed-0002" in screen
 
 
-def test_old_errata_files_still_say_who_has_to_sign(base_proposed: Table) -> None:
-    out = cli(base_proposed, "status", "--plain", who="kli")
-    assert "erratum: e0001 by fed" in out and "to sign: kli" in out
-    assert "to sign: kli (pbem erratum sign e0001)" in cli(base_proposed, "erratum", "show", "e0001")
-    screen = " ".join(cli(base_proposed, "status", "--rich", who="kli").split())  # the terminal screen
-    assert "erratum e0001 by fed" in screen and "pbem erratum show e0001 && pbem erratum sign e0001" in screen
-
-
 @pytest.mark.parametrize("how", [("erratum", "sign"), ("sign",)])
 def test_the_last_signature_applies_the_correction_and_replay_restarts(agreed: Table, tmp_path: Path,
                                                                        how: tuple[str, ...]) -> None:
@@ -244,17 +177,6 @@ def test_the_last_signature_applies_the_correction_and_replay_restarts(agreed: T
     done = agreed.pbem("verify", cwd=clone)
     assert done.returncode == 0 and "ok: 10 commits verified" in done.stdout, done.stdout + done.stderr
     agreed.turn("fed", through="1.16.damage", note="the game goes on")  # and the game goes on
-
-
-def test_an_old_erratum_is_no_longer_signed_or_applied_by_pbem(proposed: Table) -> None:
-    """errata/e0001.yaml: pbem refuses to sign or apply it, naming the file and saying to propose the correction
-    again as an agreement (nothing changes); applied by hand, the verifier still accepts it."""
-    for command in ("sign", "apply"):
-        line = refused(proposed, "erratum", command, "e0001", who="kli", rule="usage.erratum", where=E1, code=2)
-        assert "propose the correction again" in line
-    hand_apply(proposed)
-    assert erratum(proposed)["applied"] is True and "unit: CA, do: {speed: 10}" in proposed.read(TURN_1)
-    assert findings(proposed) == []
 
 
 def test_replay_restarts_from_the_corrected_step_and_the_firm_point_moves_back(base_close: Table,
@@ -330,38 +252,32 @@ def _melee(root: Path) -> Table:
     return table
 
 
-def test_errata_pass_the_pre_receive_hook(proposed: Table) -> None:
-    """DESIGN §9: a server with the hook accepts the signing and the applying commits, and refuses a hand-made one
-    that applies the erratum without kli's signature."""
-    from test_hook import push, serve, server_ref
-
-    server = serve(proposed)
-    bad = copy_table(proposed, proposed.root.parent / "bad")
-    hand_apply(proposed)
-    done = push(proposed)
-    assert done.returncode == 0, done.stderr
-    assert server_ref(server) == proposed.head()
-    raw = erratum(bad)
-    write_erratum(bad, {**raw, "applied": True})
-    correct(bad, CA_SPEED, "unit: CA, do: {speed: 10}")
-    sneak_as(bad, "fed", "fed: applies e0001 alone")
-    pushed = bad.git("push", str(server), "HEAD:refs/heads/sneaky", check=False)
-    assert pushed.returncode != 0 and b"erratum.unsigned" in pushed.stderr, pushed.stderr
-    assert server_ref(server, "refs/heads/sneaky") is None
+OLD_FILE = {"id": "e0001", "by": "fed", "reason": "CA was allocated speed 10", "removed": [CA_12], "added": [CA_10],
+            "signatures": {}}  # an erratum as the older pbem wrote it under errata/
 
 
-# --- bad inputs ------------------------------------------------------------------------------------------------
+def test_a_tree_holding_errata_is_refused_with_a_hint_to_propose_an_agreement(played: Table) -> None:
+    """errata/e0001.yaml, the older form, committed with plain git: `pbem verify` refuses the commit, first of all
+    for that file (tree.unexpected-path) with a hint to propose the correction as an erratum agreement, and the
+    correction it holds never reaches the report."""
+    played.write("errata/e0001.yaml", dump_mapping(OLD_FILE))
+    oid = played.git_commit("fed: proposes e0001", signer="fed")
+    got = findings(played)
+    assert {f["commit"] for f in got} == {oid}, got
+    assert (got[0]["rule"], got[0]["file"]) == ("tree.unexpected-path", "errata/e0001.yaml"), got
+    assert "pbem agree erratum" in got[0]["hint"] and "errata are agreements" in got[0]["message"]
+    done = played.pbem("verify")
+    assert done.returncode == 1 and "errata/e0001.yaml: [tree.unexpected-path]" in done.stdout, done.stdout
+    assert "hint: remove errata/" in done.stdout and "Traceback" not in done.stderr
+    assert CA_SPEED in played.read(TURN_1)
 
-def test_an_erratum_missing_a_signature_is_not_applied(proposed: Table) -> None:
-    """"An erratum missing a signature", applied by hand: `pbem verify` finds it in that commit (erratum.unsigned,
-    naming the erratum file)."""
-    raw = erratum(proposed)
-    write_erratum(proposed, {**raw, "applied": True})
-    correct(proposed, CA_SPEED, "unit: CA, do: {speed: 10}")
-    oid = sneak_as(proposed, "fed", "fed: applies e0001 without kli")
-    found(proposed, oid, "erratum.unsigned", E1)
-    done = proposed.pbem("verify")
-    assert done.returncode == 1 and f"{E1}: [erratum.unsigned]" in done.stdout and "Traceback" not in done.stderr
+
+def test_an_old_erratum_id_is_a_usage_error_naming_the_agreement_way(played: Table) -> None:
+    """`pbem erratum sign e0001` and `pbem erratum apply e0001`: an id of the older form is a usage error that
+    says how a correction is proposed now, and changes nothing."""
+    for command in ("sign", "apply"):
+        line = refused(played, "erratum", command, "e0001", who="kli", rule="usage.erratum", code=2)
+        assert "older errata/ files" in line
 
 
 def test_changing_firm_entries_without_an_erratum_stays_firm_changed(base_played: Table, tmp_path: Path) -> None:
@@ -371,129 +287,12 @@ def test_changing_firm_entries_without_an_erratum_stays_firm_changed(base_played
     refused(table, "yield", who="fed", rule="firm.changed", where=f"{TURN_1}:2")
 
 
-def test_a_forged_signature_is_found(proposed: Table) -> None:
-    """kli's name over a signature made with carol's key (no seat), and over one made in the `git` namespace."""
-    for key_of, namespace in (("carol", "pbem"), ("kli", "git")):
-        table = copy_table(proposed, proposed.root.parent / f"forged-{key_of}-{namespace}")
-        raw = erratum(table)
-        raw["signatures"] = {**raw["signatures"], "kli": hand_sign(table, "kli", raw, key_of, namespace)}
-        write_erratum(table, raw)
-        oid = sneak_as(table, "kli", "kli: signs e0001")
-        assert found(table, oid, "erratum.signature", E1) == {"erratum.signature"}
-
-
-def test_a_signature_over_other_content_is_found(proposed: Table) -> None:
-    """A valid signature of kli over a different erratum (another reason) does not count for this one."""
-    raw = erratum(proposed)
-    other = {**raw, "reason": "something else"}
-    raw["signatures"] = {**raw["signatures"], "kli": hand_sign(proposed, "kli", other)}
-    write_erratum(proposed, raw)
-    oid = sneak_as(proposed, "kli", "kli: signs e0001")
-    found(proposed, oid, "erratum.signature", E1)
-
-
-def test_a_stranger_cannot_sign(proposed: Table) -> None:
-    """carol holds no seat: her commit is refused outright, and her name under a signature is no player's."""
-    refused(proposed, "erratum", "sign", "e0001", who="carol", rule="signature.unknown-key")
-    raw = erratum(proposed)
-    write_erratum(proposed, {**raw, "signatures": {**raw["signatures"], "carol": hand_sign(proposed, "carol", raw)}})
-    oid = sneak_as(proposed, "kli", "kli: carol signs too")
-    found(proposed, oid, "erratum.foreign-signature", E1)
-
-
-def test_nobody_signs_for_another_player(proposed: Table) -> None:
-    """fed writes a signature in kli's name (his own, made with his key): a finding, even before its check."""
-    raw = erratum(proposed)
-    write_erratum(proposed, {**raw, "signatures": {**raw["signatures"], "kli": hand_sign(proposed, "kli", raw, "fed")}})
-    oid = sneak_as(proposed, "fed", "fed: signs for kli")
-    found(proposed, oid, "erratum.foreign-signature", E1)
-
-
-def test_applying_changes_not_in_the_erratum_is_found(proposed: Table) -> None:
-    """Fully signed, e0001 is applied with one more change (kli's speed too): that entry is named."""
-    raw = signed_not_applied(proposed)
-    write_erratum(proposed, {**raw, "applied": True})
-    correct(proposed, CA_SPEED, "unit: CA, do: {speed: 10}")
-    correct(proposed, "unit: D7, do: {speed: 12}", "unit: D7, do: {speed: 4}")
-    oid = sneak_as(proposed, "fed", "fed: applies e0001 and a bit more")
-    hits = [f for f in findings(proposed) if f["rule"] == "erratum.mismatch"]
-    assert hits and all(f["commit"] == oid and f["file"] == TURN_1 for f in hits), hits
-    assert any("D7" in f["message"] or "kli" in f["message"] for f in hits)
-
-
-def test_applying_without_changing_the_report_is_found(proposed: Table) -> None:
-    raw = signed_not_applied(proposed)
-    write_erratum(proposed, {**raw, "applied": True})
-    oid = sneak_as(proposed, "fed", "fed: marks e0001 applied")
-    found(proposed, oid, "erratum.mismatch", E1)
-
-
-def test_applying_twice_is_refused(proposed: Table) -> None:
-    """Once applied, un-marking it is a finding, and the report cannot be changed back by that erratum again
-    (erratum.mismatch: no erratum applied in this commit)."""
-    hand_apply(proposed)
-    raw = erratum(proposed)
-    write_erratum(proposed, {k: v for k, v in raw.items() if k != "applied"})
-    oid = sneak_as(proposed, "fed", "fed: un-applies e0001")
-    found(proposed, oid, "erratum.changed", E1)
-
-
-def test_reapplying_a_copied_erratum_is_found(proposed: Table) -> None:
-    """A copy of an applied erratum under a new id carries signatures that do not cover it."""
-    hand_apply(proposed)
-    raw = erratum(proposed)
-    write_erratum(proposed, {**raw, "id": "e0002", "removed": raw["added"], "added": raw["removed"]},
-                  "errata/e0002.yaml")
-    correct(proposed, "unit: CA, do: {speed: 10}", CA_SPEED)
-    oid = sneak_as(proposed, "fed", "fed: applies a copy backwards")
-    rules = found(proposed, oid, "erratum.foreign-signature", "errata/e0002.yaml")
-    assert "erratum.unsigned" in rules or "erratum.signature" in rules
-
-
 def test_an_erratum_of_entries_after_the_firm_marker_is_refused(base_turned: Table, tmp_path: Path) -> None:
     """An entry after the firm marker is its owner's to change in his turn: `pbem erratum propose` refuses it
-    naming the report line (erratum.not-firm); by hand, verify names the erratum file."""
+    naming the report line (erratum.not-firm; by hand: tests/test_attacks.py)."""
     table = copy_table(base_turned, tmp_path / "table")
     table.edit("fed", entries=[{"at": "1.20.move", "unit": "CA", "do": {"move": "TL"}}])
     refused(table, "erratum", "propose", "--reason", "later", who="fed", rule="erratum.not-firm", where=ANYWHERE)
-    table.git("checkout", "--", ".")
-    raw = {"id": "e0001", "by": "kli", "reason": "fed's later move", "removed": [],
-           "added": [{"at": "1.20.move", "by": "fed", "unit": "CA", "do": {"move": "TL"}}], "signatures": {}}
-    raw["signatures"] = {"kli": hand_sign(table, "kli", raw)}
-    write_erratum(table, raw)
-    oid = sneak_as(table, "kli", "kli: proposes e0001")
-    found(table, oid, "erratum.not-firm", E1)
-
-
-def test_a_malformed_erratum_is_refused_naming_file_and_line(proposed: Table) -> None:
-    """Schema errors name the erratum file and line, in `pbem verify` and when a player yields with it."""
-    raw = erratum(proposed)
-    text = dump_mapping({**raw, "reason": ""})
-    proposed.write(E1, text)
-    before = proposed.snapshot()
-    done = proposed.pbem("yield", who="fed")
-    assert done.returncode == 1 and done.stderr.startswith(f"pbem: {E1}:3: [schema.invalid]"), done.stderr
-    assert "Traceback" not in done.stderr and proposed.snapshot() == before
-    oid = proposed.sneak("kli", "kli: a broken erratum", status="keep")
-    got = findings(proposed)
-    assert [(f["rule"], f.get("file"), f.get("line"), f.get("commit")) for f in got] == [
-        ("schema.invalid", E1, 3, oid)]
-
-
-def test_an_erratum_commit_is_no_turn(proposed: Table) -> None:
-    """Signing while also taking one's turn mixes two commits: erratum.mixed names the other file."""
-    raw = erratum(proposed)
-    write_erratum(proposed, {**raw, "signatures": {**raw["signatures"], "kli": hand_sign(proposed, "kli", raw)}})
-    proposed.edit("kli", through="1.30.damage")
-    oid = sneak_as(proposed, "kli", "kli: signs and plays")
-    found(proposed, oid, "erratum.mixed", "players/kli.yaml")
-
-
-def test_what_was_signed_cannot_change(proposed: Table) -> None:
-    raw = signed_not_applied(proposed)
-    write_erratum(proposed, {**raw, "added": [{"at": "1.0.alloc", "by": "fed", "unit": "CA", "do": {"speed": 20}}]})
-    oid = sneak_as(proposed, "fed", "fed: a better correction")
-    found(proposed, oid, "erratum.changed", E1)
 
 
 def test_propose_needs_a_correction_and_keeps_other_edits_out(base_played: Table, tmp_path: Path) -> None:

@@ -25,11 +25,11 @@ TREE = {
     "players/fed.yaml": PLAYERS_TACTICAL,
     "report/turn-01.yaml": REPORT_TACTICAL,
     "report/turn-02.yaml": b'entries:\n  - {at: "2.0.alloc", by: kli, unit: D7, do: {speed: 10}}\n',
-    "dice/b0001.yaml": DICE,
-    "dice/b0002.yaml": DICE_ESCROW,
-    "secrets/s0001.yaml": SECRET,
+    "dice/fed-0001.yaml": DICE,
+    "dice/kli-0001.yaml": DICE_ESCROW,
+    "secrets/fed-0001.yaml": SECRET,
     "press/global.yaml": PRESS_TACTICAL,
-    "errata/e0001.yaml": ERRATUM,  # the old errata/ form: goes with it
+    "agreements/fed-0002.yaml": ERRATUM,
     "agreements/fed-0001.yaml": AGREEMENT,
     "agreements/kli-0001.yaml": AGREEMENT.replace(b"fed-0001", b"kli-0001").replace(b"by: fed", b"by: kli"),
 }

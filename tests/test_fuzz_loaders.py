@@ -36,7 +36,8 @@ from pbem.store.commits import commit_payload, parse_commit, with_signature
 from pbem.files import lines as line_reader
 from pbem.files import readers
 from pbem.files.parsecache import ParseCache
-from pbem.files.readers import read_agreement, read_erratum
+from pbem.files.readers import read_agreement
+from pbem.protocol.erratum import of_agreement
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 TACTICAL = get_ruleset("tactical/1")
@@ -101,12 +102,12 @@ pending:
     at: "1.22.activity"
     kind: condition
     why: "turn within 10: D7 made a high energy turn E to B at range 2 from CA (1.22.activity)"
-  - {player: escrow, at: "2.1.move", kind: dice, why: "escrow signature owed for dice b0002"}
+  - {player: escrow, at: "2.1.move", kind: dice, why: "escrow signature owed for dice kli-0001"}
 over: false
 yielded_by: kli
 note: "HET stands"
 """
-DICE = b"""id: b0001
+DICE = b"""id: fed-0001
 roller: fed
 mode: commit-reveal
 sides: 6
@@ -119,7 +120,7 @@ contributions:
 reveal: "41adbef266dbac2a91483db99dcbc93eaf660daa27efa501edc26c3832bc9b40"
 results: [5]
 """
-DICE_ESCROW = b"""id: b0002
+DICE_ESCROW = b"""id: kli-0001
 roller: kli
 mode: escrow
 sides: 6
@@ -128,7 +129,7 @@ rolls:
 escrow: "RuPVovKogBQdPj+JoTHG5iWJKCNYvDFMg7rD6Q5JCbVF5dPFBAqH7hv6WLw/jBcD/CUWdwa3bc3b6PMdgcuPCg=="
 results: [6]
 """
-SECRET = b"""id: s0001
+SECRET = b"""id: fed-0001
 owner: fed
 kind: note
 concerns: "fed's plan for turn 1"
@@ -151,17 +152,18 @@ PRESS_DOW = b"""messages:
   - {by: russia, say: "hello", x-note: "free"}
   - {by: turkey, draw: true}
 """
-ERRATUM = b"""id: e0001
+ERRATUM = b"""id: fed-0002
+kind: erratum
 by: fed
-reason: "CA was allocated speed 10"
-removed:
-  - {at: "1.0.alloc", by: fed, unit: CA, do: {speed: 12}}
-added:
-  - {at: "1.0.alloc", by: fed, unit: CA, do: {speed: 10}}
-  - {at: "1.3.move", by: fed, unit: CA, do: {move: TL}}
+content:
+  reason: "CA was allocated speed 10"
+  removed:
+    - {at: "1.0.alloc", by: fed, unit: CA, do: {speed: 12}}
+  added:
+    - {at: "1.0.alloc", by: fed, unit: CA, do: {speed: 10}}
+    - {at: "1.3.move", by: fed, unit: CA, do: {move: TL}}
 signatures:
   fed: "-----BEGIN SSH SIGNATURE-----\\nU1NIU0lHAAAAAQ==\\n-----END SSH SIGNATURE-----"
-applied: true
 """
 
 
@@ -183,9 +185,10 @@ def _agreement(data: bytes) -> Any:
 
 
 def _erratum(data: bytes) -> Any:
-    """An erratum read, then what the verifier derives from it (its signed content, where it corrects from)."""
-    erratum = read_erratum(data, "errata/e0001.yaml", TACTICAL)
-    return erratum.content(), erratum.corrected_from(), erratum.corrected_from_text()
+    """An erratum agreement read with its ruleset (its entries parsed as report entries), then what the verifier
+    derives from it (its signed bytes, where it corrects from, in words)."""
+    erratum = of_agreement(read_agreement(data, "agreements/fed-0002.yaml", TACTICAL))
+    return erratum.removed, erratum.added, erratum.corrected_from(), erratum.terms()
 
 
 # reader name -> (call on bytes, valid samples)
@@ -198,11 +201,11 @@ READERS: dict[str, tuple[Callable[[bytes], Any], list[bytes]]] = {
     "read_report/lines": (lambda b: line_reader.read_report(b, "report/turn-01.yaml", TACTICAL, ParseCache(1 << 16, 1 << 17).lines),
                           [REPORT_TACTICAL, REPORT_TACTICAL_WHOLE]),
     "read_status": (readers.read_status, [STATUS]),
-    "read_batch": (lambda b: readers.read_batch(b, "dice/b0001.yaml"), [DICE, DICE_ESCROW]),
-    "read_secret": (lambda b: readers.read_secret(b, "secrets/s0001.yaml"), [SECRET]),
+    "read_batch": (lambda b: readers.read_batch(b, "dice/fed-0001.yaml"), [DICE, DICE_ESCROW]),
+    "read_secret": (lambda b: readers.read_secret(b, "secrets/fed-0001.yaml"), [SECRET]),
     "read_press/tactical": (lambda b: line_reader.read_press(b, "press/global.yaml", TACTICAL), [PRESS_TACTICAL]),
     "read_press/dow": (lambda b: line_reader.read_press(b, "press/global.yaml", DOW), [PRESS_DOW]),
-    "read_erratum": (_erratum, [ERRATUM]),
+    "read_agreement/erratum": (_erratum, [ERRATUM]),
     "read_agreement": (_agreement, [AGREEMENT]),
     "yamlsafe.load": (lambda b: yamlsafe.load(b, "any.yaml"), [STATUS, DICE, REPORT_TACTICAL_WHOLE]),
 }
@@ -403,7 +406,7 @@ test_fuzz_read_secret = _reader_test("read_secret")
 test_fuzz_read_press_tactical = _reader_test("read_press/tactical")
 test_fuzz_read_press_dow = _reader_test("read_press/dow")
 test_fuzz_yamlsafe_load = _reader_test("yamlsafe.load")
-test_fuzz_read_erratum = _reader_test("read_erratum")
+test_fuzz_read_erratum = _reader_test("read_agreement/erratum")
 test_fuzz_read_agreement = _reader_test("read_agreement")
 
 

@@ -41,7 +41,7 @@ from pbem.verify.history import verify_history
 Files = dict[str, tuple[str, int]]  # path -> (blob id, mode)
 KINDS = ["flip-bytes", "random-yaml", "drop-line", "duplicate-line", "swap-commits", "wrong-signer", "stray-file",
          "remove-file", "change-mode"]
-STRAY_PATHS = ["notes.txt", "players/carol.yaml", "report/turn-09.yaml", "dice/b0099.yaml", "secrets/s0099.yaml",
+STRAY_PATHS = ["notes.txt", "players/carol.yaml", "report/turn-09.yaml", "dice/fed-0099.yaml", "secrets/kli-0099.yaml",
                "press/global.yaml", ".gitattributes", "players/FED.yaml", "report/x/../y.yaml", "game.yaml.orig",
                ".github/workflows/evil.yml", "status.yaml\u200b", "README.md"]
 MODES = [0o100755, 0o120000, 0o160000, 0o40000]

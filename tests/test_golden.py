@@ -23,16 +23,12 @@ from pbem.verify import history
 GAMES = golden.games()
 
 
-LEGACY = Path(__file__).with_name("legacy_judge.py")
-
-
 @pytest.fixture(scope="session")
 def unpacked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
     """Every stored repository, unpacked once (each test reads it only: the verifier's kept state under
-    .git/pbem/ changes no output). Every commit verified here is judged by the differential judge too."""
+    .git/pbem/ changes no output)."""
     root = tmp_path_factory.mktemp("golden")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(history, "LEGACY_JUDGE", str(LEGACY))
         # The fast paths' checks against the plain ones (PBEM_CROSSCHECK) re-read every file at every commit,
         # which costs twenty times the verification itself here; they change no output, and the rest of the
         # suite runs them.
@@ -88,31 +84,3 @@ def test_a_changed_output_is_found_and_shown_as_a_diff() -> None:
     assert "-fed: CA speed 12" in diff and "+fed: CA speed 11" in diff
     assert golden.difference("g", "log.txt", "same\n", "same\n") == ""
 
-
-# --- the differential judge (tests/legacy_judge.py): silent on the golden games above, loud on a difference --
-
-BENT = '''
-exec(compile(open({legacy!r}).read(), {legacy!r}, "exec"))
-_real_judge = judge
-
-
-def judge(prev, game, changed, signer):
-    findings, verified = _real_judge(prev, game, changed, signer)
-    if {what!r} == "findings":
-        return findings[1:], verified
-    return findings, replace(verified, {what}="nobody")
-'''
-
-
-@pytest.mark.parametrize("what", ["findings", "last_yielder", "back", "status"])
-def test_the_differential_judge_fails_when_the_two_judges_disagree(what: str, unpacked: dict[str, Path],
-                                                                   tmp_path: Path) -> None:
-    from pbem.store.repo import GameRepo
-
-    bent = tmp_path / "bent_judge.py"
-    bent.write_text(BENT.format(legacy=str(LEGACY), what=what))
-    game = "errata-forged" if what == "findings" else "base-played"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(history, "LEGACY_JUDGE", str(bent))
-        with pytest.raises(AssertionError, match="the judges disagree"):
-            history.verify_history(GameRepo.open(unpacked[game]), pipeline=False)

@@ -13,21 +13,47 @@ from pbem.protocol.model import Entry, Inputs, PlayerInputs
 from pbem.protocol.nmr import Cover, cover_of, covers_at, next_decision, replay_covered
 from pbem.protocol.replay import start_checkpoint
 from pbem.rulesets import get
+from pbem.rulesets.base import Sealed
 from test_dice_flow import cli, findings
 from tinyrules import TinyRuleset
 
 
 class Turns(TinyRuleset):
-    """Tokens on a line, with a sealed step (owed by nobody: a turn's start) at steps 1, 11 and 21."""
+    """Tokens on a line, with a sealed step (owed by nobody: a turn's start) at steps 1, 11 and 21: the Sealed
+    capability (rulesets/base.py) with nothing ever sealed, opened or revealed."""
+
+    sealed_kinds: frozenset[str] = frozenset()
+    sealed_until_end: frozenset[str] = frozenset()
+    part_name = "part"
+    replaceable_seals = False
 
     def __init__(self) -> None:
         super().__init__(last=25)
 
+    @property
+    def sealing(self) -> Sealed:
+        return self
+
     def sealed(self, point: Any) -> bool:
-        return point[0] % 10 == 1
+        return bool(point[0] % 10 == 1)
 
     def owing_players(self, state: Any, point: Any) -> list[str]:
         return []
+
+    def sealed_kind(self, point: Any) -> str | None:
+        return None
+
+    def secret_kinds(self, setup: Any) -> dict[str, str]:
+        return {}
+
+    def reveals_sealed_at(self, state: Any, point: Any) -> bool:
+        return False
+
+    def opens_part_at(self, state: Any, point: Any) -> bool:
+        return False
+
+    def sealed_part(self, kind: str, value: Any) -> Any:
+        return None
 
 
 RULES = Turns()
@@ -36,6 +62,7 @@ NEAR = [{"near": 5}]
 
 
 def test_the_next_decision_is_the_next_sealed_step() -> None:
+    assert isinstance(RULES.sealing, Sealed)  # the capability next_decision and replay read the sealed steps from
     assert next_decision(RULES, SETUP, (4,)) == (11,)
     assert next_decision(RULES, SETUP, (10,)) == (11,)
     assert next_decision(RULES, SETUP, (11,)) == (21,)

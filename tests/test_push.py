@@ -265,14 +265,14 @@ def test_overlapping_changes_conflict(mine: bytes, theirs: bytes) -> None:
 def test_two_contributions_to_one_batch_merge_key_by_key() -> None:
     """With three or more players, two contributions to one batch both add the `contributions:` block: the
     lines clash, the mapping merges."""
-    base = dump_mapping({"id": "b0001", "roller": "fed", "sides": 6}).encode()
-    mine = dump_mapping({"id": "b0001", "roller": "fed", "sides": 6, "contributions": {"kli": "aa"}}).encode()
-    theirs = dump_mapping({"id": "b0001", "roller": "fed", "sides": 6, "contributions": {"rom": "bb"}}).encode()
-    merged = yamlsafe.load(merge_file("dice/b0001.yaml", base, mine, theirs) or b"", "b0001").data
+    base = dump_mapping({"id": "fed-0001", "roller": "fed", "sides": 6}).encode()
+    mine = dump_mapping({"id": "fed-0001", "roller": "fed", "sides": 6, "contributions": {"kli": "aa"}}).encode()
+    theirs = dump_mapping({"id": "fed-0001", "roller": "fed", "sides": 6, "contributions": {"rom": "bb"}}).encode()
+    merged = yamlsafe.load(merge_file("dice/fed-0001.yaml", base, mine, theirs) or b"", "fed-0001").data
     assert merged["contributions"] == {"kli": "aa", "rom": "bb"} and merged["sides"] == 6
-    clash = dump_mapping({"id": "b0001", "roller": "fed", "sides": 8}).encode()
+    clash = dump_mapping({"id": "fed-0001", "roller": "fed", "sides": 8}).encode()
     with pytest.raises(MergeConflict):
-        merge_file("dice/b0001.yaml", base, mine.replace(b"sides: 6", b"sides: 4"), clash)
+        merge_file("dice/fed-0001.yaml", base, mine.replace(b"sides: 6", b"sides: 4"), clash)
 
 
 def test_a_file_removed_on_one_side_and_changed_on_the_other_conflicts() -> None:

@@ -1,8 +1,8 @@
 """The ruleset contract (rulesets/base.py, DESIGN §7): every hook the protocol, the verifier and the services call
 is declared there, required on `Ruleset` or in one of the capabilities a ruleset reaches as an attribute
 (`ruleset.dice`, `ruleset.press`, ...); each built-in ruleset satisfies every capability it claims, and gives None
-for the others. The probes by name still left (`getattr(ruleset, "...")`) are counted per file: the counts may
-only come down, and every name probed must be declared."""
+for the others. No hook is probed by name (`getattr(ruleset, "...")`): a probe anywhere fails, naming its
+file."""
 
 from __future__ import annotations
 
@@ -26,16 +26,10 @@ CLAIMS = {
     "dow/1": {"sealing", "press", "orders", "seats", "positions"},
 }
 
-# Probes by name not yet turned into capability attributes, per file (the counts may only come down). replay.py
-# and verify/ are rewritten elsewhere at the same time: each name probed there is declared in base.py already.
-KNOWN_PROBES = {
-    "protocol/replay.py": 1,
-    "verify/rules/tactical.py": 1,
-    "protocol/nmr.py": 1,
-}
-# Names probed but declared nowhere: `audit_plot` (no ruleset implements it yet); `plan_schema`-like schema
-# attributes are declared on `Ruleset`.
-UNDECLARED = {"audit_plot"}
+# Probes by name (none left: every hook is reached through its capability); the counts may only come down.
+KNOWN_PROBES: dict[str, int] = {}
+# Names probed but declared nowhere.
+UNDECLARED: set[str] = set()
 
 PROBE = re.compile(r'\b(?:getattr|hasattr)\(\s*[\w.]*?\b(?:ruleset|rules)\s*,\s*"(\w+)"')
 

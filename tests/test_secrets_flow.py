@@ -8,7 +8,7 @@ file or commit signed with his own key) and, where pbem could be asked to do it,
 The duel of tests/conftest.py. Flow, built once per module and copied per test:
 * `sealed`: in his first turn fed sealed fed-0001 (a note, due at 1.4.move) with `pbem seal`, and two cheats by hand,
   both due at the end: fed-0002, whose `commit` is not the hash of its key and plaintext (the box still opens), and
-  s0003 (an id of the older form, still valid), a box holding something that is no note; kli holds control;
+  fed-0009, a box holding something that is no note; kli holds control;
 * `due`: kli took his turn; replay reached 1.9.move, past 1.4.move: fed owes the reveal of fed-0001;
 * `revealed`: fed revealed it with a bare `pbem yield` and holds control for his turn.
 `ending`: a short game: fed sealed a note due at the end and both gave orders to the last step; fed owes its reveal.
@@ -35,7 +35,7 @@ from test_dice_flow import (changed_paths, cli, commit_count, findings, found, o
 
 PLAN = "I turn to starboard as soon as we are in range 8"
 CONCERNS = "fed's plan for turn 1"
-S1, S2, S3 = "secrets/fed-0001.yaml", "secrets/fed-0002.yaml", "secrets/s0003.yaml"  # s0003: an old-style id
+S1, S2, S3 = "secrets/fed-0001.yaml", "secrets/fed-0002.yaml", "secrets/fed-0009.yaml"
 
 
 def key_of(table: Table, who: str) -> PrivateKey:
@@ -82,9 +82,9 @@ def base_sealed(base_started: Table, tmp_path_factory: pytest.TempPathFactory) -
     s2 = secret(table, S2)
     s2["commit"] = seal.seal_commitment(recovered(table, s2), b'{"text":"I turn to port"}').hex()
     write_secret(table, S2, s2)
-    # s0003: a box that is no note (`pbem seal` would refuse it: it checks the kind's schema first)
+    # fed-0009: a box that is no note (`pbem seal` would refuse it: it checks the kind's schema first)
     bogus = seal.seal(b'{"orders":"fire everything"}', key_of(table, "fed").public)
-    write_secret(table, S3, {"id": "s0003", "owner": "fed", "kind": "note", "end": "end",
+    write_secret(table, S3, {"id": "fed-0009", "owner": "fed", "kind": "note", "end": "end",
                              "box": base64.b64encode(bogus.box).decode(), "commit": bogus.commit.hex(),
                              "owner_box": base64.b64encode(bogus.owner_box).decode()})
     table.edit("fed", **{k: v for k, v in FED_TURN_1.items() if k != "note"})
@@ -329,7 +329,7 @@ def test_secret_bad_key__a_key_that_does_not_open_the_box_is_found(revealed: Tab
 def test_schema_invalid__a_revealed_secret_that_is_not_of_its_kind(revealed: Table) -> None:
     """The verifier validates the plaintext against the kind's schema (pbem/secret/note/1): `pbem reveal`
     shows what is in the box, `pbem yield` refuses to commit it, and a hand-made commit is found."""
-    assert '"orders": "fire everything"' in ok(revealed, "reveal", "s0003", who="fed")
+    assert '"orders": "fire everything"' in ok(revealed, "reveal", "fed-0009", who="fed")
     revealed.edit("fed", through="1.16.damage")
     refused(revealed, "yield", who="fed", rule="schema.invalid", where=S3)
     bad = sneak_as(revealed, "fed")

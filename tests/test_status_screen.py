@@ -221,13 +221,11 @@ def test_show_completion_prints_a_bash_script(tmp_path: Path) -> None:
 
 
 def test_an_erratum_waiting_for_my_signature_comes_first() -> None:
-    """DESIGN §4.8: a correction before the firm marker needs every signature; the screen asks for mine first,
-    then goes on with what the game asks of me, and offers to apply an erratum everyone signed."""
+    """DESIGN §4.8: a correction before the firm marker is an agreement of kind erratum that needs every
+    signature; the screen asks for mine first (as for every agreement), then goes on with what the game asks of
+    me."""
     waiting = status("fed", Break("fed", "1.9.move", "horizon", "needs orders from 1.9.move"))
-    assert todos(view(waiting, to_sign=("e0001",))) == [
-        Todo("review erratum e0001, a correction before the firm marker; sign it if it is right",
-             "pbem erratum show e0001 && pbem erratum sign e0001"),
+    terms = "erratum by kli: -1 +1 entries from 1.0.alloc: D7 was slower"
+    assert todos(view(waiting, agreements=(("kli-0001", terms),))) == [
+        Todo(f"sign kli-0001: {terms} (review it; it waits for your signature)", "pbem sign kli-0001"),
         Todo("nothing: fed holds control (needs orders from 1.9.move)", "pbem pull && pbem status")]
-    assert todos(view(status("kli", HORIZON_KLI), to_apply=("e0002",)))[0] == Todo(
-        "erratum e0002 is signed by everyone: apply it", "pbem erratum apply e0002")
-    assert len(todos(view(status("kli", HORIZON_KLI), to_apply=("e0002",)))) == 2

@@ -309,10 +309,10 @@ def test_secret_bad_secret__an_allocation_sealed_for_a_step_not_owed(base_ending
     """DESIGN §4.7: a sealed input answers a sealed step its owner owes; the allocation step is long over."""
     table = private(base_ending, tmp_path)
     raw = dict(table.data("secrets/fed-0001.yaml"))
-    table.write("secrets/s0003.yaml", "".join(f"{k}: {json.dumps(v)}\n" for k, v in
-                                              {**raw, "id": "s0003", "owner": "fed", "step": "1.0.alloc"}.items()))
-    line = line_of(table, "secrets/s0003.yaml", "step:")
-    error = refused(table, "yield", who="fed", rule="secret.bad-secret", where=f"secrets/s0003.yaml:{line}")
+    table.write("secrets/fed-0009.yaml", "".join(f"{k}: {json.dumps(v)}\n" for k, v in
+                                              {**raw, "id": "fed-0009", "owner": "fed", "step": "1.0.alloc"}.items()))
+    line = line_of(table, "secrets/fed-0009.yaml", "step:")
+    error = refused(table, "yield", who="fed", rule="secret.bad-secret", where=f"secrets/fed-0009.yaml:{line}")
     assert "answers step 1.0.alloc, for which fed owes no sealed input" in error, error
 
 

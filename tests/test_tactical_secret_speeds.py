@@ -282,3 +282,27 @@ def test_seed_2_c_an_action_the_sealed_allocation_does_not_pay_is_found_when_it_
     else:
         cli(ordered, "yield", who="kli")
         assert ordered.data("status.yaml")["over"] is True and findings(ordered) == []
+
+
+def test_rules_allocation__an_allocation_opened_whole_before_its_turn_is_played_is_judged_at_once(
+        ordered: Table) -> None:
+    """An allocation opened whole by hand before its turn is played (only its speeds were due) shows at once
+    what is wrong with it alone (the Audit capability's `audit_plot`): fed's, one point over power, is found at
+    his key line in the commit that opens it, not only at the battle's end."""
+    import base64
+
+    from pbem.crypto import seal as sealing
+    from pbem.crypto.keys import load_private_key
+    from pbem.formats.writer import dump_mapping
+
+    seal(ordered, "kli", {"turn": 1, "units": {"D7": {"speed": 2}}})
+    sid = hand_seal(ordered, "fed", {"turn": 1, "units": {"CA": {"speed": 5, "weapons": 1, "reinforce": 5}}})
+    assert findings(ordered) == []  # sealed, nothing of it can be seen
+    raw = dict(ordered.data(f"secrets/{sid}.yaml"))
+    key = sealing.recover_key(base64.b64decode(raw["owner_box"]), load_private_key(ordered.key("fed")))
+    line = key_line(ordered, sid)  # the key goes last
+    ordered.write(f"secrets/{sid}.yaml", dump_mapping({**raw, "key": key.hex()}))
+    oid = sneak_as(ordered, "fed", "fed: my whole allocation, early")
+    got = [f for f in findings(ordered) if f["rule"] == "rules.allocation"]
+    assert [(f["commit"], f"{f['file']}:{f['line']}") for f in got] == [(oid, line)], got
+    assert "allocates 11 energy" in got[0]["message"], got

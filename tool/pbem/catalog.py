@@ -125,15 +125,11 @@ dice.start-mismatch | §5, seed §2.A | Start with the player the start roll cho
 dice.unbound-ref | §5 | Roll only for the dice refs owed now (see `pbem status`).
 dice.withheld | §5, §4.8 | This part was settled as withheld by an agreement; leave it as it is.
 dice.wrong-roller | §5 | Let the player the roll belongs to roll it.
-erratum.changed | §4.8 | Put the erratum back: errata stay in the game once written; propose a new one instead.
-erratum.foreign-signature | §4.8 | Only seated players sign errata; remove the signature.
 erratum.malformed | §4.8 | Write the erratum as `pbem agree erratum` does (its id, entries and signatures as the schema says).
 erratum.mismatch | §4.8 | Change the report by exactly the erratum's entries in the commit that applies it (`pbem sign ID` does).
-erratum.mixed | §4.8 | Commit the erratum alone: an erratum commit changes only its own file and, when it applies, the report.
 erratum.new-action | §4.8 | An erratum corrects entries already written; add new actions in your turn instead.
 erratum.not-firm | §4.8 | Ask the entry's owner to change it himself: it is not firm yet, so no erratum is needed.
-erratum.signature | §4.8 | Sign again with the key game.yaml holds for your seat; a signature over other content does not count.
-erratum.unsigned | §4.8 | Wait for the other players' signatures before applying the erratum.
+erratum.unsigned | §4.8 | Wait for the other players' signatures: the last one applies the erratum.
 firm.changed | §4.4 | Put back the entries before the firm marker; propose an erratum (`pbem agree erratum`) to correct them.
 game.over | §4.8 | The game is over; nothing more can be played or proposed.
 game.unknown-ruleset | §7 | Name a ruleset this pbem knows (tactical/1, dow/1), or install the pbem the game was made with.

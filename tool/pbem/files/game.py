@@ -7,10 +7,11 @@ unbounded cache, DESIGN §11)."""
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Callable, Mapping
+import re
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from pbem.errors import PbemError
-from pbem.files.kinds import IN_PLACE, KINDS, PATH_ORDER, kind_of, known_players
+from pbem.files.kinds import IN_PLACE, KINDS, PATH_ORDER, FileKind, kind_of, known_players
 from pbem.files.layout import BLOB_MODE, GAME, STATUS, WORKFLOW
 from pbem.files.parsecache import FILE_BYTES, ParseCache
 from pbem.files.readers import read_manifest, read_status
@@ -71,13 +72,8 @@ def read_game(
     if STATUS in files:
         status = parsed((files[STATUS][0], "status"), lambda: read_status(read(files[STATUS][0])))
     found: dict[str, dict[str, Any]] = {kind.field: {} for kind in KINDS}
-    for path, (oid, _mode) in sorted(files.items()):
-        of = kind_of(path)
-        if of is None:
-            continue
-        kind, match = of
-        if kind.admit is not None:
-            kind.admit(match, manifest)
+    for path, kind, match in _admitted(sorted(files), manifest):
+        oid = files[path][0]
         value = parsed(kind.cache_key(oid, manifest.ruleset_name, path),
                        lambda: kind.read(read(oid), path, ruleset, cache.lines, None))  # type: ignore[union-attr]
         found[kind.field][kind.key(match, value)] = value
@@ -89,8 +85,8 @@ def read_game(
     inputs = Inputs(table or manifest.players, found["files"], found["per_player"], book,
                     sealed_book(found["secrets"]), press_book(found["press"]), target_book(found["secrets"]),
                     ruleset.period_of, ordered_by_dice=table is not None)
-    return Game(manifest, inputs, status, found["batches"], found["secrets"], found["press"], found["errata"],
-                found["agreements"], files[WORKFLOW][0] if WORKFLOW in files else None)
+    return Game(manifest, inputs, status, found["batches"], found["secrets"], found["press"], found["agreements"],
+                files[WORKFLOW][0] if WORKFLOW in files else None)
 
 
 def read_changes(
@@ -193,24 +189,31 @@ def _changed_game(base: Game, manifest: Manifest, status: Status | None, found: 
                     press_after(base.press, old.press, now("press")) if "press" in found else old.press,
                     target_book(now("secrets")) if secrets else old.targets, manifest.ruleset.period_of,
                     ordered_by_dice=by_dice)
-    return Game(manifest, inputs, status, now("batches"), now("secrets"), now("press"), now("errata"),
-                now("agreements"), files[WORKFLOW][0] if WORKFLOW in files else None)
+    return Game(manifest, inputs, status, now("batches"), now("secrets"), now("press"), now("agreements"),
+                files[WORKFLOW][0] if WORKFLOW in files else None)
 
 
 def _seated(manifest: Manifest, files: Mapping[str, tuple[str, int]], changed: set[str], base: Game) -> None:
     """The files read at `base` and not changed now, against a game.yaml that seats other players: every
     players file and every entry must still name a seated player (players.unknown)."""
-    for path in sorted(p for p in files if p not in changed):
+    for path, kind, match in _admitted(sorted(p for p in files if p not in changed), manifest):
+        if kind.seated is not None:
+            value = _collection(base, kind.field).get(kind.key(match, None))
+            if value is not None:
+                kind.seated(value, None, manifest.players, False)
+
+
+def _admitted(paths: Iterable[str], manifest: Manifest) -> Iterator[tuple[str, FileKind, re.Match[str]]]:
+    """Each of `paths` that is a game file, with its kind and its pattern's match, once game.yaml admits the
+    path itself (FileKind.admit raises for a players file of nobody seated)."""
+    for path in paths:
         of = kind_of(path)
         if of is None:
             continue
         kind, match = of
         if kind.admit is not None:
             kind.admit(match, manifest)
-        if kind.seated is not None:
-            value = _collection(base, kind.field).get(kind.key(match, None))
-            if value is not None:
-                kind.seated(value, None, manifest.players, False)
+        yield path, kind, match
 
 
 def read_files(files: Mapping[str, bytes], cache: ParseCache | None = None) -> Game:

@@ -92,10 +92,6 @@ KINDS: tuple[FileKind, ...] = (
     FileKind("press", layout.PRESS_RE, "press",
              lambda data, path, ruleset, _lines, before: lines.read_press(data, path, ruleset, before),
              lambda m, _v: m.string, _path, order=LAST),
-    # the old errata/ form, keyed by its file (a file whose id differs is judged, not hidden): goes with it
-    FileKind("erratum", layout.ERRATUM_RE, "errata",
-             lambda data, path, ruleset, *_: readers.read_erratum(data, path, ruleset),
-             lambda m, _v: m.group(1), _file, order=LAST),
     # keyed by its file: a file whose id differs is judged, not hidden
     FileKind("agreement", layout.AGREEMENT_RE, "agreements",
              lambda data, path, ruleset, *_: readers.read_agreement(data, path, ruleset),

@@ -16,13 +16,14 @@ CODEOWNERS = ".github/CODEOWNERS"  # optional: who must review a change of .gith
 FIXED_PATHS = {GAME, STATUS, README, WORKFLOW, CODEOWNERS}
 PLAYERS_RE = re.compile(r"players/([a-z][a-z0-9_]{0,15})\.yaml\Z")
 REPORT_RE = re.compile(r"report/([a-z0-9][a-z0-9-]{0,31})\.yaml\Z")
-DICE_RE = re.compile(r"dice/(b[0-9]{4,6}|[a-z][a-z0-9_-]{0,15}-[0-9]{4,6})\.yaml\Z")
-SECRET_RE = re.compile(r"secrets/(s[0-9]{4,6}|[a-z][a-z0-9_-]{0,15}-[0-9]{4,6})\.yaml\Z")  # protocol.secrets
+DICE_RE = re.compile(r"dice/([a-z][a-z0-9_-]{0,15}-[0-9]{4,6})\.yaml\Z")  # dice/<roller>-NNNN.yaml (protocol.ids)
+SECRET_RE = re.compile(r"secrets/([a-z][a-z0-9_-]{0,15}-[0-9]{4,6})\.yaml\Z")  # secrets/<owner>-NNNN.yaml
 PRESS_RE = re.compile(r"press/([a-z][a-z0-9-]{0,31})\.yaml\Z")  # press/<author>.yaml: judged against the seats
 AGREEMENT_RE = re.compile(r"agreements/([a-z][a-z0-9_-]{0,30}-[0-9]{4})\.yaml\Z")
-ERRATUM_RE = re.compile(r"errata/(e[0-9]{4,6})\.yaml\Z")  # the old errata/ form: goes with it
+# An erratum is an agreement of kind erratum (DESIGN §4.8); a folder errata/ is no part of a game's layout
+OLD_ERRATA = "errata/"
 # every file kind's path besides the fixed files, in the order of files/kinds.py's table (which a test holds to)
-KIND_PATHS = (PLAYERS_RE, REPORT_RE, DICE_RE, SECRET_RE, PRESS_RE, ERRATUM_RE, AGREEMENT_RE)
+KIND_PATHS = (PLAYERS_RE, REPORT_RE, DICE_RE, SECRET_RE, PRESS_RE, AGREEMENT_RE)
 BLOB_MODE = 0o100644
 
 
@@ -46,10 +47,16 @@ def layout_findings(files: Mapping[str, tuple[str, int]], changed: set[str] | No
             folded[path.lower()] = path
     for path in sorted(files) if changed is None else sorted(p for p in changed if p in files):
         mode = files[path][1]
-        if not is_game_path(path):
+        if path.startswith(OLD_ERRATA):
+            found.append(Finding("tree.unexpected-path", f"{path}: errata are agreements of kind erratum "
+                                 "(agreements/<id>.yaml), and a folder errata/ is no part of a game's layout",
+                                 file=path, hint="remove errata/, make the correction in the report files and "
+                                 "propose it with `pbem agree erratum --reason TEXT`; every active player signs it "
+                                 "with `pbem sign ID`"))
+        elif not is_game_path(path):
             found.append(Finding("tree.unexpected-path", f"{path} is not part of a game's layout "
                                  "(game.yaml, status.yaml, players/<id>.yaml, report/<period>.yaml, "
-                                 "dice/<batch>.yaml, secrets/<id>.yaml, press/<seat>.yaml, errata/<id>.yaml, "
+                                 "dice/<batch>.yaml, secrets/<id>.yaml, press/<seat>.yaml, "
                                  "agreements/<id>.yaml, README.md, .github/CODEOWNERS)",
                                  file=path))
         elif mode != BLOB_MODE:

@@ -1,9 +1,9 @@
 """The readers of a game repository's single documents (DESIGN §2): game.yaml, players/<id>.yaml, status.yaml,
-dice/<batch>.yaml, secrets/<id>.yaml, agreements/<author>-NNNN.yaml (DESIGN §4.8) and the old errata/<id>.yaml.
+dice/<batch>.yaml, secrets/<id>.yaml and agreements/<author>-NNNN.yaml (DESIGN §4.8).
 bytes -> strict YAML -> schema -> frozen data; every error names the file, line and rule.
 
 An agreement is read against the schema pbem/agreement/1, which checks each kind's content (a start agreement:
-the game.yaml hash, and `first` or `roll`); an erratum's entries, in either form, are then checked as report
+the game.yaml hash, and `first` or `roll`); an erratum's entries are then checked as report
 entries are (the ruleset's action schema, a game time), so a correction can only ever put into the report what
 a report file would accept."""
 
@@ -19,7 +19,6 @@ from pbem.formats import schemas, times, yamlsafe
 from pbem.protocol.agreements import Agreement
 from pbem.protocol.kinds import ERRATUM
 from pbem.protocol.dice import ESCROW, Batch
-from pbem.protocol.erratum import Erratum
 from pbem.protocol.game import Manifest, Seat
 from pbem.protocol.model import Entry, PlayerInputs, Status, notes_of
 from pbem.protocol.secrets import Secret
@@ -149,20 +148,11 @@ def read_agreement(data: bytes, file: str, ruleset: Ruleset | None = None) -> Ag
     return Agreement(raw, file, {key: doc.line_of((key,)) for key in raw}, entries)
 
 
-def read_erratum(data: bytes, file: str, ruleset: Ruleset) -> Erratum:
-    """One old-style erratum (the errata/ form: goes with it); raises PbemError naming file, line and rule for
-    anything malformed."""
-    doc = yamlsafe.load(data, file)
-    raw = doc.data if doc.data is not None else {}
-    schemas.validate("pbem/erratum/1", raw, file=file, doc=doc)
-    removed, added = read_entries(raw, doc, file, ruleset, ())
-    return Erratum(raw, file, removed, added)
-
-
 def read_entries(raw: Mapping[str, Any], doc: Any, file: str, ruleset: Ruleset,
                  base: tuple) -> tuple[tuple[Entry, ...], tuple[Entry, ...]]:
-    """The `removed` and `added` entries of a schema-valid erratum (`raw`, found at `base` in `doc`), parsed as
-    report entries: their `file` is the report file they belong in, their `line` the line in the erratum file."""
+    """The `removed` and `added` entries of a schema-valid erratum's content (`raw`, found at `base` in `doc`),
+    parsed as report entries: their `file` is the report file they belong in, their `line` the line in the
+    agreement file."""
     action_schema = ruleset.action_schema
     lists: dict[str, tuple[Entry, ...]] = {}
     for side in ("removed", "added"):

@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from pbem.crypto.keys import PublicKey
-from pbem.protocol import agreements, dice, errata, nmr, secrets
+from pbem.protocol import agreements, dice, nmr, secrets
 from pbem.protocol.model import AT, CLARIFY, CONDITION, OWED, REPLY, Checkpoint, Inputs, Status, Stop
 from pbem.protocol.replay import replay, start_checkpoint
 from pbem.protocol.serving import START_REF, order_refs, seat_before
@@ -130,8 +130,8 @@ def takes_turn(prev: Verified, player: str) -> bool:
 
 def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> tuple[Stop, Status]:
     """Where replay stops after `player`'s commit, and the status it must write. A turn serves his break;
-    settling what he owed out of turn serves nothing, so the game's breaks stay as they were. An erratum commit
-    is no turn; the one that applies an erratum makes replay restart from the corrected step (DESIGN §4.8)."""
+    settling what he owed out of turn serves nothing, so the game's breaks stay as they were. The commit that
+    completes an erratum agreement makes replay restart from the corrected step (DESIGN §4.8)."""
     assert prev.stop is not None
     game = in_commit_order(prev.game, game)
     ruleset = game.manifest.ruleset
@@ -143,8 +143,7 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
     prev = resignations_applied(prev, game)
     assert prev.stop is not None
     agreed = errata_agreed(prev, game)
-    corrected = min((p for p in (errata.corrected_from(prev.game.errata, game.errata),
-                                 *(e.corrected_from() for e in agreed)) if p is not None), default=None)
+    corrected = min((p for p in (e.corrected_from() for e in agreed) if p is not None), default=None)
     # what earlier agreements did at points replay has yet to reach (after an erratum: all of it)
     effects = effects_of(ruleset, prev.gone_at, None if corrected is not None else prev.stop.checkpoint.point)
     if corrected is not None:
@@ -164,8 +163,7 @@ def expected_after(prev: Verified, game: Game, player: str, note: str = "") -> t
         stop = nmr.replay_covered(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, absent), absent,
                                   absent, fresh={absent: ()}, effects=effects, covers=covers)
         return stop, full_status(game, stop, absent, note)
-    elif takes_turn(prev, player) and prev.game.errata == game.errata and not agreed \
-            and not only_out_of_turn(prev.game, game):
+    elif takes_turn(prev, player) and not agreed and not only_out_of_turn(prev.game, game):
         stop = nmr.replay_covered(ruleset, game.manifest.setup, game.inputs, resume_from(prev.stop, player),
                                   back_to(prev, player), player,
                                   fresh={player: new_conditions(prev.game, game, player)}, effects=effects,

@@ -36,7 +36,7 @@ from pbem.crypto import sshsig
 from pbem.crypto.keys import PublicKey
 from pbem.errors import Finding, PbemError
 from pbem.formats.canonical import dumps as canonical
-from pbem.protocol.ids import author_of, named_author
+from pbem.protocol.ids import author_of
 from pbem.protocol.model import Break
 from pbem.rulesets.base import Withheld
 
@@ -252,8 +252,7 @@ def _changes(game_id: str, players: Sequence[str], keys: Mapping[str, PublicKey]
     if f != f"dice/{new.id}.yaml":
         out.append(_f("dice.bad-batch", f"batch {new.id} must live in dice/{new.id}.yaml", f))
     if old is None:
-        author = named_author(new.id)
-        if author is not None and author != new.roller:
+        if author_of(new.id) != new.roller:
             out.append(Finding("ownership.id-author", f"batch {new.id} is rolled by {new.roller}: its id must "
                                f"carry its roller ({new.roller}-NNNN)", file=f, line=new.line_of("id")))
         if committer != new.roller:

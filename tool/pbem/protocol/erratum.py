@@ -11,21 +11,18 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from pbem.formats.canonical import dumps as canonical
 from pbem.errors import Finding
 from pbem.protocol.agreements import Agreement
 from pbem.protocol.history import changed_entries
 from pbem.protocol.model import Entry
 from pbem.rulesets.base import Point
 
-UNSIGNED_FIELDS = ("signatures", "applied")  # the errata/ form's: what its signatures cannot cover
-
 
 @dataclass(frozen=True)
 class Erratum:
-    """An erratum: the view of an erratum agreement (`of_agreement`), or an old errata/<id>.yaml file as read
-    (protocol.errata); `removed` and `added` are entries parsed as report entries (their `file` is the report
-    file they belong in, their `line` the line in the erratum's file)."""
+    """An erratum: the view of an erratum agreement (`of_agreement`); `removed` and `added` are entries parsed as
+    report entries (their `file` is the report file they belong in, their `line` the line in the agreement's
+    file)."""
 
     raw: Mapping[str, Any] = field(repr=False)
     file: str
@@ -48,18 +45,6 @@ class Erratum:
     def signatures(self) -> Mapping[str, str]:
         return self.raw.get("signatures") or {}
 
-    @property
-    def applied(self) -> bool:  # the errata/ form's mark (an agreement takes effect with its last signature)
-        return bool(self.raw.get("applied"))
-
-    def content(self) -> bytes:
-        """The errata/ form's signed bytes: all but the signatures and the applied mark."""
-        return canonical({k: v for k, v in self.raw.items() if k not in UNSIGNED_FIELDS})
-
-    def unsigned(self, players: Sequence[str]) -> list[str]:
-        """The errata/ form's players whose signature is still missing, in table order."""
-        return [p for p in players if p not in self.signatures]
-
     def corrected_from(self) -> Point | None:
         """The earliest step the erratum changes: replay restarts there (None: it changes nothing)."""
         return min((e.at for e in (*self.removed, *self.added)), default=None)
@@ -75,14 +60,14 @@ class Erratum:
 
 def of_agreement(agreement: Agreement) -> Erratum:
     """An agreement of kind `erratum` seen as an erratum: the same entries, reason and signatures; it is applied
-    by the commit that adds its last required signature (so `applied` is never written into it)."""
+    by the commit that adds its last required signature."""
     raw = {"id": agreement.id, "by": agreement.by, "reason": agreement.content.get("reason", ""),
            "signatures": agreement.signatures}
     return Erratum(raw, agreement.file, *agreement.entries)
 
 
 def entry_findings(players: Sequence[str], new: Erratum, firm: Point | None) -> list[Finding]:
-    """What a proposed erratum may correct, in either form: something, only entries of seated players, only
+    """What a proposed erratum may correct: something, only entries of seated players, only
     before the firm marker (`firm`: the next unresolved step), never removing and adding the same entry."""
     f = new.file
     out = []

@@ -9,7 +9,6 @@ from typing import Any, Mapping
 from pbem.crypto.keys import PublicKey
 from pbem.protocol.agreements import Agreement
 from pbem.protocol.dice import Batch
-from pbem.protocol.erratum import Erratum
 from pbem.protocol.model import Inputs, PressFile, Status
 from pbem.protocol.secrets import Secret
 from pbem.rulesets import get as get_ruleset
@@ -78,6 +77,5 @@ class Game:
     batches: Mapping[str, Batch] = field(default_factory=dict)
     secrets: Mapping[str, Secret] = field(default_factory=dict)
     press: Mapping[str, PressFile] = field(default_factory=dict)  # file -> its messages
-    errata: Mapping[str, Erratum] = field(default_factory=dict)  # erratum id -> erratum (DESIGN §4.8)
     agreements: Mapping[str, Agreement] = field(default_factory=dict)  # file -> agreement (DESIGN §4.8)
     workflow: str | None = None  # the git blob id of WORKFLOW, which only an upgrade agreement changes

@@ -1,8 +1,7 @@
 """Ids that carry their author (DESIGN §2, §4.9): whatever a player writes out of turn (a dice batch, a secret, an
 agreement, a whisper) is named `<author>-NNNN`, numbered per author, so two players acting at once never write
 the same path, and the id itself says whose it must be. A press file is named after its seat the same way,
-`press/<seat>.yaml`. The old `bNNNN` and `sNNNN` ids name nobody: they stay valid in existing games, are never
-written again and are not counted."""
+`press/<seat>.yaml`."""
 
 from __future__ import annotations
 
@@ -10,14 +9,9 @@ from typing import Iterable
 
 
 def author_of(document_id: str) -> str:
-    """The player an id names: the part before its last `-` (`rom-0001` -> `rom`); "" for an old-style id
-    (`b0001`), which names nobody."""
+    """The player an id names: the part before its last `-` (`rom-0001` -> `rom`); "" for an id without one,
+    which names nobody (the layout and the schemas allow none)."""
     return document_id.rpartition("-")[0]
-
-
-def named_author(document_id: str) -> str | None:
-    """`author_of`, or None for an old-style id (what a check of "the id names its author" skips)."""
-    return author_of(document_id) or None
 
 
 def press_author(path: str) -> str:
@@ -26,8 +20,8 @@ def press_author(path: str) -> str:
 
 
 def next_id(existing: Iterable[str], author: str) -> str:
-    """`author`'s next free id: `<author>-NNNN`, one more than the highest of his among `existing` (old-style
-    ids, and other authors' ids, are not counted)."""
+    """`author`'s next free id: `<author>-NNNN`, one more than the highest of his among `existing` (other
+    authors' ids are not counted)."""
     numbers = [int(number) for i in existing
                if (parts := i.rpartition("-"))[0] == author and (number := parts[2]).isdecimal()]
     return f"{author}-{max(numbers, default=0) + 1:04d}"

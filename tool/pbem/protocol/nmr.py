@@ -49,12 +49,12 @@ def next_decision(ruleset: Ruleset, setup: Mapping[str, Any], point: Point) -> P
     """The absent player's next decision after `point`: the first later step the ruleset declares sealed (DESIGN
     §4.7). A ruleset without sealed steps declares no decision point: every step is one (the next step). None
     when the game ends first."""
-    sealed = getattr(ruleset, "sealed", None)
+    sealing = ruleset.sealing
     step = ruleset.next_step(setup, point)
-    if sealed is None:
+    if sealing is None:
         return step
     for _ in range(MAX_STEPS):
-        if step is None or sealed(step):
+        if step is None or sealing.sealed(step):
             return step
         step = ruleset.next_step(setup, step)
     raise RuntimeError("ruleset produced an endless step sequence")

@@ -124,7 +124,7 @@ def replay(
                         over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps - 1)
         heard = None
         ready_owed = ruleset.press.ready_owed if ruleset.press is not None else None
-        if ready_owed is not None and not ruleset.sealed(point):  # type: ignore[attr-defined]
+        if ready_owed is not None and not (ruleset.sealing is not None and ruleset.sealing.sealed(point)):
             # a step that ends by press alone (dow/1 S1901P: every power says `ready`)
             heard = _recognise(ruleset, state, inputs.press.get(when, ()), problems)
             unready = ready_owed(heard, point)
@@ -219,13 +219,13 @@ def _sealed(ruleset: Ruleset, state: Any, point: Point, when: str,
     """A sealed simultaneous step (DESIGN §4.7; seed §2.C, §7.F): every player who owes input seals it, in any
     order and without holding control; then, where the step needs the content, each reveals; then it resolves.
     Returns the revealed inputs as actions, or the breaks the step still waits for."""
-    sealed = getattr(ruleset, "sealed", None)
-    if sealed is None or not sealed(point):
+    sealing = ruleset.sealing
+    if sealing is None or not sealing.sealed(point):
         return [], None
     # a player gone by agreement (resigned) owes nothing, nor does one an nmr found absent at this step: his input
     # counts as none, and one he sealed but withheld (its secret marked so by that agreement) loses what it hid
     # (DESIGN §4.8); the nmr settles this step only, the next one owes his input as usual
-    owing = [p for p in ruleset.owing_players(state, point)  # type: ignore[attr-defined]
+    owing = [p for p in sealing.owing_players(state, point)
              if not ((when, p) in inputs.sealed and inputs.sealed[(when, p)].withheld
                      and not inputs.sealed[(when, p)].revealed)
              and ((p not in inputs.gone and (p, point) not in inputs.excused)
@@ -544,8 +544,8 @@ def _breaks_met(
                 continue
             # Seed §6 / DESIGN §4.2: a player's own events never trigger him unless he says `by: any`.
             seen = events if condition.get("by") == "any" else [e for e in events if e.by != player]
-            if armed and (player, canonical_dumps(condition)) in armed:
-                holds = ruleset.condition_holds(condition, player, after)  # type: ignore[attr-defined]
+            if armed and ruleset.armed is not None and (player, canonical_dumps(condition)) in armed:
+                holds = ruleset.armed.condition_holds(condition, player, after)
                 if holds is None or seen:
                     armed.discard((player, canonical_dumps(condition)))
                 if holds is not None and seen:

@@ -18,7 +18,7 @@ from pbem.crypto import part as parts
 from pbem.crypto import seal
 from pbem.errors import Finding, PbemError
 from pbem.formats import schemas
-from pbem.protocol.ids import named_author
+from pbem.protocol.ids import author_of
 from pbem.formats.canonical import dumps as canonical
 from pbem.protocol.model import Break, Entry, Status
 from pbem.rulesets.base import Point
@@ -211,8 +211,8 @@ def _sealed(new: Secret, players: Sequence[str], parse_time: Callable[[str], Poi
     out = []
     if new.owner not in players:
         out.append(Finding("secret.bad-secret", f"owner {new.owner!r} is not a player", file=f))
-    author = named_author(new.id)
-    if author is not None and author != new.owner:
+    author = author_of(new.id)
+    if author != new.owner:
         out.append(Finding("ownership.id-author", f"secret {new.id} names {author} in its id, but its owner is "
                            f"{new.owner}: a secret's id is `<owner>-NNNN` (secrets/{new.owner}-NNNN.yaml)", file=f,
                            line=new.line_of("id")))

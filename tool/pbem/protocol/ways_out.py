@@ -13,7 +13,7 @@ from pbem.protocol import kinds
 from dataclasses import replace
 from typing import Any, Callable, Iterable, Mapping
 
-from pbem.protocol import agreements, dice, errata, secrets
+from pbem.protocol import agreements, dice, secrets
 from pbem.protocol.model import OWED, Status
 from pbem.protocol.verified import Verified
 from pbem.rulesets.base import Point, Ruleset, State

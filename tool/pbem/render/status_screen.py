@@ -58,8 +58,6 @@ class StatusView:
     reveal_command: str = "pbem yield"  # how a secret that is due is revealed (yield reveals those due)
     owes: str = ""  # the one-sentence answer of `pbem status` in plain text
     errata: tuple[str, ...] = ()  # errata not applied yet, one line each (DESIGN §4.8)
-    to_sign: tuple[str, ...] = ()  # ids of those errata my signature is missing from
-    to_apply: tuple[str, ...] = ()  # ids of those errata everyone signed
     behind: str | None = None  # "origin has 2 new commits: pbem pull" (services/gitstate.py)
     sides: int = 6  # the ruleset's die for a roll owed (DESIGN §5 `dice_sides`)
     voids: tuple[str, ...] = ()  # my entries replay found void, one line each (DESIGN §4.2)
@@ -101,9 +99,6 @@ def _todos(view: StatusView) -> list[Todo]:
         return [Todo("nothing: no escrow batch is open", WAIT)]
     out: list[Todo] = [Todo(f"sign {a}: {terms} (review it; it waits for your signature)", f"pbem sign {a}")
                        for a, terms in view.agreements]
-    out += [Todo(f"review erratum {e}, a correction before the firm marker; sign it if it is right",
-                 f"pbem erratum show {e} && pbem erratum sign {e}") for e in view.to_sign]
-    out += [Todo(f"erratum {e} is signed by everyone: apply it", f"pbem erratum apply {e}") for e in view.to_apply]
     in_control = status.control == me
     for i, b in enumerate(status.pending):
         if b.player != me:

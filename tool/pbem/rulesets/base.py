@@ -379,6 +379,10 @@ class Audit(Protocol):
     def sealed_input_error(self, kind: str, point: Point, value: Any) -> str | None:
         """Why a revealed input of `kind` cannot answer the step `point` (an allocation for another turn)."""
 
+    def audit_plot(self, setup: Mapping[str, Any], allocation: Mapping[str, Any]) -> list[str]:
+        """Why an allocation revealed before its turn is played is wrong already, from the allocation alone (a
+        total above power, a sealed speed above the top speed; seed §2.C), one reason each ([]: nothing)."""
+
 
 @runtime_checkable
 class Seats(Protocol):

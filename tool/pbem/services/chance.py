@@ -37,11 +37,6 @@ def private_key(me: Identity) -> PrivateKey:
     return load_private_key(me.path)
 
 
-def next_id(existing: Mapping[str, Any], prefix: str) -> str:
-    numbers = [int(i[1:]) for i in existing]
-    return f"{prefix}{(max(numbers) + 1) if numbers else 1:04d}"
-
-
 def announce(files: Files, game: Game, me: Identity, roller: str, purposes: list[str], refs: list[str],
              sides: int, mode: str | None = None, at: str | None = None, replaces: str | None = None,
              each: list[int] | None = None) -> str:

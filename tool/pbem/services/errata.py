@@ -6,30 +6,18 @@ one. Each is one signed commit, made without holding control.
 pbem turns the difference into an agreement of kind `erratum` (agreements/<me>-NNNN.yaml, signed by him), and
 the report files go back to what is firm until every active player has signed; the last signature's commit
 changes the report by exactly its entries (services.agreements). Other edits in the working tree are kept, and
-never mixed into these commits. The errata/<id>.yaml files of the older form are listed and shown, never signed
-or applied: such a correction is proposed again as an agreement.
+never mixed into these commits.
 """
 
 from __future__ import annotations
 
-from pbem.protocol import erratum as erratum_kind
+import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 from pbem.errors import ILLEGAL, PbemError
-from pbem.formats import yamlsafe
-from pbem.formats.canonical import dumps as canonical
 from pbem.formats.freetext import check_text
-from pbem.formats.writer import dump_mapping, dump_report
-from pbem.protocol import agreements as agreements_
-from pbem.protocol import errata
-from pbem.protocol.agreements import Agreement
-from pbem.protocol.kinds import ERRATUM
-from pbem.protocol.erratum import Erratum
-from pbem.errors import ILLEGAL, PbemError
-from pbem.formats.freetext import check_text
-from pbem.formats.writer import dump_mapping
-from pbem.protocol import erratum as errata
+from pbem.protocol import erratum as erratum_kind
 from pbem.protocol import kinds
 from pbem.protocol.agreements import Agreement
 from pbem.protocol.erratum import Erratum
@@ -39,14 +27,14 @@ from pbem.protocol.model import Status
 from pbem.services import agreements
 from pbem.services.agreements import correct, entry_data
 from pbem.services.workspace import Identity, Workspace
-from pbem.files.layout import ERRATUM_RE, REPORT_RE, STATUS
-from pbem.files.readers import read_erratum
+from pbem.files.layout import REPORT_RE, STATUS
 from pbem.protocol.game import Game
-from pbem.protocol.control import expected_after, who
+from pbem.protocol.control import who
 from pbem.protocol.verified import Verified
 from pbem.protocol.ways_out import errata_agreed
 
 Files = dict[str, bytes]
+OLD_ID = re.compile(r"e[0-9]{4,6}")  # the ids of the errata/ files, an older form no longer read
 
 
 @dataclass(frozen=True)
@@ -118,9 +106,8 @@ def apply(ws: Workspace, me: Identity, erratum_id: str) -> Done:
 
 
 def listing(game: Game, with_applied: bool = True) -> list[str]:
-    """One line per erratum for `pbem status` and `pbem log`: what it corrects and who still has to sign; the
-    agreements of kind erratum first, then the old errata/ files."""
-    players = game.manifest.players
+    """One line per erratum agreement for `pbem status` and `pbem watch`: what it corrects and who still has to
+    sign."""
     out = []
     for agreement in sorted(_kind_erratum(game), key=lambda a: a.id):
         missing = agreements.unsigned(game, agreement)
@@ -128,26 +115,11 @@ def listing(game: Game, with_applied: bool = True) -> list[str]:
             continue
         state = f"to sign: {', '.join(missing)}" if missing else "applied"  # last, as `pbem watch` reads it
         out.append(f"{agreement.id} by {agreement.by} ({kinds.describe(agreement)}) — {state}")
-    for _key, erratum in sorted(game.errata.items()):
-        if erratum.applied and not with_applied:
-            continue
-        changes = f"-{len(erratum.removed)} +{len(erratum.added)} entries from {erratum.corrected_from_text()}"
-        if erratum.applied:
-            state = "applied"
-        elif erratum.unsigned(players):
-            state = "to sign: " + ", ".join(erratum.unsigned(players))
-        else:
-            state = f"signed by all: apply it with `pbem erratum apply {erratum.id}`"
-        out.append(f"{erratum.id} by {erratum.by} ({changes}): {erratum.reason} — {state}")
     return out
 
 
 def show(game: Game, erratum_id: str) -> str:
     """An erratum's reason, its entries and its signatures (`pbem erratum show`)."""
-    erratum = game.errata.get(erratum_id)  # the errata/ form: read, never written
-    if erratum is not None:
-        return _shown(erratum, game, erratum.applied, erratum.unsigned(game.manifest.players),
-                      f"pbem erratum sign {erratum_id}")
     agreement = _agreement(game, erratum_id)
     missing = agreements.unsigned(game, agreement)
     return _shown(erratum_kind.of_agreement(agreement), game, not missing, missing, f"pbem sign {erratum_id}")
@@ -187,13 +159,13 @@ def _kind_erratum(game: Game) -> list[Agreement]:
 
 
 def _agreement(game: Game, erratum_id: str) -> Agreement:
-    if erratum_id in game.errata:
-        raise PbemError("usage.erratum", f"erratum {erratum_id} is an errata/ file of the older form, which pbem "
-                        "no longer signs or applies: propose the correction again, as an agreement",
-                        file=game.errata[erratum_id].file, hint="pbem erratum propose --reason TEXT")
+    if OLD_ID.fullmatch(erratum_id):
+        raise PbemError("usage.erratum", f"{erratum_id} is an id of the older errata/ files, which pbem no longer "
+                        "reads: an erratum is an agreement (agreements/<author>-NNNN.yaml)",
+                        hint="edit the report files as they should read, then `pbem agree erratum --reason TEXT`")
     agreement = agreements.by_id(game).get(erratum_id)
     if agreement is None or agreement.kind != ERRATUM:
-        known = ", ".join(sorted([a.id for a in _kind_erratum(game)] + list(game.errata))) or "none yet"
+        known = ", ".join(sorted(a.id for a in _kind_erratum(game))) or "none yet"
         raise PbemError("usage.no-erratum", f"no erratum {erratum_id!r} (errata: {known})")
     return agreement
 
@@ -207,25 +179,8 @@ def _as_done(ws: Workspace, done: agreements.Done) -> Done:
 
 def _commit(ws: Workspace, head: Verified, me: Identity, player: str, files: Files, erratum_id: str, summary: str,
             keep_edits: bool = True) -> Done:
-    """Write the status replay computes, commit signed through the judging path (nothing is written when it is
-    refused), and put back the player's other edits in his working tree."""
+    """Commit with the status replay computes (Workspace.commit_out_of_turn), and say who still has to sign."""
+    _stop, status, oid = ws.commit_out_of_turn(head, player, files, me, summary, keep_edits=keep_edits)
     game = ws.game_of(files)
-    _stop, status = expected_after(head, game, player)
-    files[STATUS] = dump_mapping(status.to_data()).encode()
-    head_files, working = ws.head_files(), ws.worktree_files()
-    edits = {p: d for p, d in working.items() if p != STATUS and head_files.get(p) != d} if keep_edits else {}
-    removed = [p for p in head_files if p != STATUS and p not in working] if keep_edits else []
-    clash = sorted(p for p in (*edits, *removed) if files.get(p) != head_files.get(p))
-    if clash:
-        raise PbemError("usage.uncommitted", f"you have uncommitted edits to {', '.join(clash)}, which this command "
-                        "writes too", hint=f"discard them (git checkout -- {' '.join(clash)}) or commit them first")
-    nxt = status.control or "game over"
-    if status.pending:
-        nxt += f" ({status.pending[0].why})"
-    oid = ws.commit(files, me, f"{player}: {summary}\n\nnext: {nxt}")
-    if edits or removed:
-        ws.write_files(edits)
-        for path in removed:
-            (ws.root / path).unlink(missing_ok=True)
     missing = agreements.unsigned(game, agreements.find(game, erratum_id))
     return Done(erratum_id, not missing, missing, status, oid)

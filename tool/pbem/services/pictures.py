@@ -351,9 +351,6 @@ def status_view(ws: Any, me: str | None) -> StatusView:
     from pbem.services.errata import listing
     from pbem.services.setup import start_todo
 
-    waiting = [e for _key, e in sorted(game.errata.items()) if not e.applied]
-    to_sign = tuple(e.id for e in waiting if me in e.unsigned(manifest.players))
-    to_apply = tuple(e.id for e in waiting if not e.unsigned(manifest.players))
     oid = ws.repo.head_oid()
     # the raw message, not the strict parse of a turn: HEAD may be a pull request's merge commit (DESIGN §3)
     message = ws.repo.repo[oid].raw_message.decode("utf-8", "replace").strip() if oid else ""
@@ -363,7 +360,7 @@ def status_view(ws: Any, me: str | None) -> StatusView:
         players=manifest.players, open_seats=tuple(s.id for s in manifest.seats if s.key is None),
         report_file=report_file, horizon=mine.through_text if mine is not None else None,
         breaks=tuple(_condition(c) for c in mine.breaks) if mine is not None else (), last=last, units=units,
-        errata=tuple(listing(game, with_applied=False)), to_sign=to_sign, to_apply=to_apply,
+        errata=tuple(listing(game, with_applied=False)),
         behind=gitstate.behind_line(ws.repo), sides=_sides(manifest.ruleset, status),
         voids=tuple(v.text() for v in _my_voids(head, me)), withheld=tuple(withheld_listing(game)),
         setup_todo=start_todo(game, me) if status is None else None, **_agreements(ws, game, me),

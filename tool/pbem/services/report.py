@@ -84,12 +84,6 @@ def log_text(result: HistoryResult) -> str:
         out.append("")
         out.append("Agreements (each takes effect with its last required signature):")
         out.extend(f"  {line}" for line in agreements.listing(last.game, last.nmrs))
-    if last.game.errata:
-        from pbem.services.errata import listing
-
-        out.append("")
-        out.append("Errata (corrections of the firm report, signed by every player):")
-        out.extend(f"  {line}" for line in listing(last.game))
     from pbem.services.chance import withheld_listing
 
     withheld = withheld_listing(last.game)

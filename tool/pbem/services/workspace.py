@@ -11,7 +11,7 @@ import os
 import subprocess
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from pbem.crypto.keys import PublicKey, find_key
 from pbem.errors import ILLEGAL, Finding, PbemError
@@ -19,7 +19,10 @@ from pbem.services import gitstate, worktree
 from pbem.store.repo import GameRepo
 from pbem.store.signer import Signer, signer_for
 from pbem.files.game import blob_id, read_files, seed_cache
-from pbem.files.layout import GAME, REPORT_RE
+from pbem.files.layout import GAME, REPORT_RE, STATUS
+from pbem.formats.writer import dump_mapping
+from pbem.protocol.control import expected_after
+from pbem.protocol.model import Status, Stop
 from pbem.files.lines import read_report
 from pbem.files.parsecache import FILE_BYTES, ParseCache, whole_files
 from pbem.protocol.game import Game
@@ -253,6 +256,33 @@ class Workspace:
             raise PbemError.from_finding(findings[0], exit_code=ILLEGAL)
         return self._write(files, me, message)
 
+    def commit_out_of_turn(self, head: Verified, player: str, files: dict[str, bytes], me: Identity, summary: str,
+                           details: Sequence[str] = (), keep_edits: bool = True) -> tuple[Stop, Status, str]:
+        """Write the status replay computes after `player`'s change into `files` (HEAD's files plus the change),
+        commit it signed through the judging path with the usual `next:` line (nothing is written when it is
+        refused), and, with `keep_edits`, put back the player's other edits in his working tree: refused first
+        (usage.uncommitted) when the command writes a file he has edited. Returns where replay stops, the status
+        and the commit id."""
+        stop, status = expected_after(head, self.game_of(files), player)
+        files[STATUS] = dump_mapping(status.to_data()).encode()
+        head_files, working = self.head_files(), self.worktree_files()
+        edits = {p: d for p, d in working.items() if p != STATUS and head_files.get(p) != d} if keep_edits else {}
+        removed = [p for p in head_files if p != STATUS and p not in working] if keep_edits else []
+        clash = sorted(p for p in (*edits, *removed) if files.get(p) != head_files.get(p))
+        if clash:
+            raise PbemError("usage.uncommitted", f"you have uncommitted edits to {', '.join(clash)}, which this "
+                            "command writes too",
+                            hint=f"discard them (git checkout -- {' '.join(clash)}) or commit them first")
+        nxt = status.control or "game over"
+        if status.pending:
+            nxt += f" ({status.pending[0].why})"
+        oid = self.commit(files, me, f"{player}: {summary}\n\nnext: {nxt}" + "".join(f"\n{line}" for line in details))
+        if edits or removed:
+            self.write_files(edits)
+            for path in removed:
+                (self.root / path).unlink(missing_ok=True)
+        return stop, status, oid
+
     def _write(self, files: Mapping[str, bytes], me: Identity, message: str) -> str:
         if self.repo.head_oid() is not None and self.repo.head_branch() is None:
             # refuse before writing any object: a refused command leaves the repository as it was
@@ -288,4 +318,4 @@ def _agree(plain: Game, fast: Game) -> None:
     assert {k: v.raw for k, v in plain.batches.items()} == {k: v.raw for k, v in fast.batches.items()}, "dice"
     assert {k: v.raw for k, v in plain.secrets.items()} == {k: v.raw for k, v in fast.secrets.items()}, "secrets"
     assert list(plain.batches) == list(fast.batches) and list(plain.secrets) == list(fast.secrets), "order"
-    assert plain.press == fast.press and plain.errata == fast.errata and plain.agreements == fast.agreements
+    assert plain.press == fast.press and plain.agreements == fast.agreements

@@ -27,19 +27,18 @@ from pbem.protocol.verified import Verified
 from pbem.protocol.ways_out import (agreement_effect, completed, consent_table, errata_agreed, nmr_completed,
                                     settled_now)
 from pbem.files.layout import AGREEMENT_RE
-from pbem.files.layout import ERRATUM_RE
 from pbem.files.layout import DICE_RE, GAME, PLAYERS_RE, PRESS_RE, REPORT_RE, SECRET_RE, STATUS
 from pbem.protocol.game import Game
 
 # The kinds of path a commit may change besides the fixed files, each recognised once (files/layout.py's patterns)
 PATH_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("players", PLAYERS_RE), ("report", REPORT_RE), ("dice", DICE_RE), ("secret", SECRET_RE), ("press", PRESS_RE),
-    ("agreement", AGREEMENT_RE), ("erratum", ERRATUM_RE))
+    ("agreement", AGREEMENT_RE))
 _BY_FOLDER = {pattern.pattern.partition("/")[0]: (kind, pattern) for kind, pattern in PATH_KINDS}  # one match a path
 
 # What a commit is (commit.classify): each kind has its rules, in order (commit.RULES)
 ROOT, SETUP, JOIN, START = "root", "setup", "join", "start"
-TURN, SETTLE, PRESS, AGREEMENT, ERRATUM, REFUSED = "turn", "settle", "press", "agreement", "erratum", "refused"
+TURN, SETTLE, PRESS, AGREEMENT, REFUSED = "turn", "settle", "press", "agreement", "refused"
 
 
 class Change:
@@ -76,25 +75,10 @@ class Change:
         """Whether any path under report/ changed (a name the layout refuses counts too)."""
         return any(p.startswith("report/") for p in self.paths)
 
-    @property
-    def dice(self) -> list[str]:
-        return self.by_kind["dice"]
-
-    @property
-    def secrets(self) -> list[str]:
-        return self.by_kind["secret"]
-
-    @property
-    def press(self) -> list[str]:
-        return self.by_kind["press"]
-
-    @property
-    def agreements(self) -> list[str]:
-        return self.by_kind["agreement"]
-
-    @property
-    def errata(self) -> list[str]:
-        return self.by_kind["erratum"]
+    dice = property(lambda self: self.by_kind["dice"], doc="the dice batches it changed")
+    secrets = property(lambda self: self.by_kind["secret"], doc="the secrets it changed")
+    press = property(lambda self: self.by_kind["press"], doc="the press files it changed")
+    agreements = property(lambda self: self.by_kind["agreement"], doc="the agreements it changed")
 
     @cached_property
     def press_only(self) -> bool:
@@ -136,8 +120,8 @@ class Change:
     @cached_property
     def mine(self) -> list[Break]:
         """What the signer owes out of turn now (dice, reveals, sealed inputs, his word): none for an agreement
-        or an erratum commit, which settle nothing of their own."""
-        if self.errata or self.agreements:
+        commit, which settles nothing of its own."""
+        if self.agreements:
             return []
         assert self.prev.status is not None
         owed = [b for b in self.prev.status.pending if b.player == self.player and b.kind in OWED]

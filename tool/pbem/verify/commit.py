@@ -19,7 +19,6 @@ frozen files, a seated signer, a game not over):
   settle     out of turn, a player settles what he owes now (a dice part, a reveal), and nothing else;
   press      a commit posting press only: no turn, whoever makes it (DESIGN §4.8, last lines);
   agreement  proposes or signs agreements, and writes what the agreements it completes change;
-  erratum    the old errata/ form (going: rules.errata);
   refused    none of these: a turn by a player not in control; the commit changes nothing.
 """
 
@@ -33,10 +32,10 @@ from pbem.protocol.control import back_to, clarifies
 from pbem.protocol.serving import seat_before
 from pbem.protocol.verified import Verified
 from pbem.protocol.ways_out import gone_now
-from pbem.verify.change import AGREEMENT, ERRATUM, JOIN, PRESS, REFUSED, SETTLE, SETUP, START, TURN, Change
+from pbem.verify.change import AGREEMENT, JOIN, PRESS, REFUSED, SETTLE, SETUP, START, TURN, Change
 from pbem.protocol.books import in_commit_order
 from pbem.protocol.game import Game
-from pbem.verify.rules import (Rule, agreements, control, dice, errata, firm, legality, ownership, press, progress,
+from pbem.verify.rules import (Rule, agreements, control, dice, firm, legality, ownership, press, progress,
                                protected, secrets, setup, status, tactical)
 
 # What each kind of commit is judged by, in order: the order its findings are listed in.
@@ -53,7 +52,6 @@ RULES: dict[str, tuple[Rule, ...]] = {
     PRESS: (control.out_of_turn, ownership.check, firm.check, dice.batches, secrets.check, tactical.launches,
             press.check, status.replayed, dice.auction, dice.binding, tactical.audits, status.check),
     AGREEMENT: (agreements.check, status.replayed, dice.binding, tactical.audits, status.check),
-    ERRATUM: (errata.check, status.replayed, tactical.audits, status.check),
     REFUSED: (control.withheld_touched, control.not_in_control),
 }
 PLAYED = (agreements.effect_missing, protected.check)  # every commit once the game has started, first
@@ -75,8 +73,6 @@ def judge(prev: Verified | None, game: Game, changed: Iterable[str], signer: Pub
 
 def classify(prev: Verified, change: Change) -> str:
     """What kind of commit `change` is, once the game has started and its signer holds a seat."""
-    if change.errata:
-        return ERRATUM
     if change.agreements:
         return AGREEMENT  # signing and proposing are no turn, also for the player in control (DESIGN §4.8)
     if change.press_only:

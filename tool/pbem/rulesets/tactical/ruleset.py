@@ -379,3 +379,8 @@ class TacticalRuleset(Capabilities):
     @property
     def summary(self) -> Summary:
         return self
+
+    def audit_plot(self, setup: Mapping[str, Any], allocation: Mapping[str, Any]) -> list[str]:
+        """What is wrong with an allocation revealed before its turn is played, from itself alone
+        (energy.plot_errors: over power, every line counted; with sealed speeds, a speed above max_speed)."""
+        return energy.plot_errors(setup, allocation)

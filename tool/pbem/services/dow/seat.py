@@ -14,12 +14,10 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from pbem.errors import ILLEGAL, PbemError
-from pbem.formats.writer import dump_mapping
 from pbem.protocol.model import Status
 from pbem.rulesets.base import Point, Press, Ruleset
 from pbem.services.workspace import Identity, Workspace
-from pbem.files.layout import STATUS
-from pbem.protocol.control import expected_after, who
+from pbem.protocol.control import who
 from pbem.protocol.verified import Verified
 
 
@@ -75,27 +73,9 @@ def current_state(head: Verified) -> Any:
 
 def commit_seated(ws: Workspace, seat: Seat, me: Identity, files: dict[str, bytes], summary: str,
                   details: Sequence[str] = ()) -> tuple[Status, Any]:
-    """Write the status replay computes into `files` (HEAD's files plus this change), commit signed through
-    the judging path, and put back any other edits the player had in his working tree."""
-    game = ws.game_of(files)
-    stop, status = expected_after(seat.head, game, seat.player)
-    files[STATUS] = dump_mapping(status.to_data()).encode()
-    head_files, working = ws.head_files(), ws.worktree_files()
-    edits = {p: d for p, d in working.items() if p != STATUS and head_files.get(p) != d}
-    removed = [p for p in head_files if p != STATUS and p not in working]
-    clash = sorted(p for p in (*edits, *removed) if files.get(p) != head_files.get(p))
-    if clash:
-        raise PbemError("usage.uncommitted", f"you have uncommitted edits to {', '.join(clash)}, which this command "
-                        "writes too", hint=f"discard them (git checkout -- {' '.join(clash)}) or commit them first")
-    nxt = status.control or "game over"
-    if status.pending:
-        nxt += f" ({status.pending[0].why})"
-    message = f"{seat.player}: {summary}\n\nnext: {nxt}" + "".join(f"\n{line}" for line in details)
-    ws.commit(files, me, message)
-    if edits or removed:
-        ws.write_files(edits)
-        for path in removed:
-            (ws.root / path).unlink(missing_ok=True)
+    """Commit `seat`'s change with the status replay computes, keeping his other edits
+    (Workspace.commit_out_of_turn)."""
+    stop, status, _oid = ws.commit_out_of_turn(seat.head, seat.player, files, me, summary, details)
     return status, stop
 
 

@@ -13,7 +13,7 @@ from pbem.protocol import kinds
 from typing import Any, Iterable
 
 from pbem.errors import Finding
-from pbem.protocol import agreements, dice, errata, openings, secrets, upgrade
+from pbem.protocol import agreements, dice, openings, secrets, upgrade
 from pbem.protocol.verified import Verified
 from pbem.protocol.ways_out import settlement_parts
 from pbem.verify.change import Change

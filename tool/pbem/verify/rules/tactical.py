@@ -48,12 +48,11 @@ def audits(prev: Verified, game: Game, change: Change) -> list[Finding]:
         was_due = (before is not None and before.revealed
                    and audit.turn_ended(None if prev.stop.over else prev.stop.checkpoint.point, turn))
         is_due = audit.turn_ended(None if stop.over else stop.checkpoint.point, turn)
-        plot = getattr(ruleset, "audit_plot", None)
-        if plot is not None and not is_due and before is not None and not before.revealed:
+        if not is_due and before is not None and not before.revealed:
             # revealed before its turn is played (sealed speeds): what is wrong already is the revealer's
             found += [Finding("rules.allocation", f"{secret.id} ({secret.owner}, turn {turn}): {reason}",
                               file=secret.file, line=secret.line_of("key"))
-                      for reason in plot(game.manifest.setup, value)]
+                      for reason in audit.audit_plot(game.manifest.setup, value)]
         if is_due and not was_due:
             record = audit.turn_record(stop.checkpoint.state, secret.owner, turn)
             # the reveal (its `key` line) is what shows the allocation does not pay
