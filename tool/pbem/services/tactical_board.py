@@ -24,6 +24,7 @@ from typing import Any, Mapping
 
 from pbem.protocol import nmr
 from pbem.protocol.model import Checkpoint, Resolved
+from pbem.protocol.kinds import ERRATUM
 from pbem.protocol.replay import replay, start_checkpoint
 from pbem.protocol.verified import Verified
 from pbem.protocol.ways_out import covered_by_nmr, effects_of, excused_by_nmr
@@ -71,8 +72,9 @@ class _Enough(Exception):
 
 def _key(verified: Verified) -> Any:
     game = verified.game
+    # an erratum agreement rewrites entries replay has passed: a memo kept across it would continue a wrong story
     return (verified.game.manifest.id, verified.gone_at,
-            tuple(sorted((k, e.applied, len(e.unsigned(game.manifest.players))) for k, e in game.errata.items())))
+            tuple(sorted((k, len(a.signatures)) for k, a in game.agreements.items() if a.kind == ERRATUM)))
 
 
 def _replay_to(verified: Verified, seen: Seen, start: Checkpoint | None) -> TacticalState | None:
