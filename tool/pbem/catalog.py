@@ -326,6 +326,7 @@ usage.cosign | §8 | Write each `--cosign` as PLAYER=FILE.
 usage.dice | §8 | Give one `--ref` per `--for`.
 usage.erratum | §8 | Give the reason for the correction: `--reason TEXT`.
 usage.index-url | §8 | Give the http(s) URL of a simple index.
+usage.invite-code | §7.2 | Give `--code` a non-empty code without control characters, to a template with an invite code.
 usage.no-agreement | §8 | Name an agreement of this game (the message lists them).
 usage.no-batch | §8 | Name a dice batch of your working tree.
 usage.no-erratum | §8 | Name an erratum of this game (the message lists them).

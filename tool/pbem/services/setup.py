@@ -10,6 +10,8 @@ signs the one with those terms, and once everyone has signed it starts (or, by d
 from __future__ import annotations
 
 import re
+import secrets
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,7 @@ from pbem.protocol.game import Game
 from pbem.protocol.control import expected_start, start_batch, start_choice, who
 
 ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,62}\Z")
+WAIT = "pbem pull && pbem status"  # nothing to do yet: bring the clone up to date and look again
 
 
 def template_dir(template: str) -> Path:
@@ -44,8 +47,9 @@ def template_dir(template: str) -> Path:
 
 
 def init(directory: Path, template: str, game_id: str, me: Identity, pbem_spec: str | None = None,
-         lock: str | None = None) -> Workspace:
-    """Create a new game repository from a template, with README and workflow, as one signed commit."""
+         lock: str | None = None, code: str | None = None) -> Workspace:
+    """Create a new game repository from a template, with README and workflow, as one signed commit. `code`: a
+    fresh invite code for a template that has one (`setup.invite_hash`), stored only salted and hashed."""
     if not ID_RE.match(game_id):
         raise PbemError("usage.bad-id", f"game id {game_id!r}: use lower-case letters, digits and '-'")
     if directory.exists() and any(directory.iterdir()):
@@ -56,6 +60,8 @@ def init(directory: Path, template: str, game_id: str, me: Identity, pbem_spec: 
     if n != 1:
         raise PbemError("usage.template", f"{source / GAME} has no top-level `id:` line")
     game_text = re.sub(r"(?m)^pbem: .*$", f'pbem: "{pbem.__version__}"', game_text, count=1)
+    if code is not None:
+        game_text = with_invite_code(game_text, code, source / GAME)
     yamlsafe.load(game_text.encode(), GAME)
     readme = (source / README).read_text() if (source / README).is_file() else f"# {game_id}\n"
     files = {
@@ -67,6 +73,38 @@ def init(directory: Path, template: str, game_id: str, me: Identity, pbem_spec: 
     ws = Workspace(GameRepo.init(directory))
     ws.commit(files, me, f"{game_id}: new game from template {source.name}")
     return ws
+
+
+_INVITE_LINE = re.compile(r"(?m)^((?:  #.*\n)*)(  invite_hash: ).*$")
+
+
+def with_invite_code(game_text: str, code: str, where: Path) -> str:
+    """game.yaml's text with a fresh invite code: its salted hash (a new random salt; the form every verifier
+    checks joins against, pbem.rulesets.dow.invite) in place of the template's, which the comment above it named."""
+    from pbem.rulesets.dow import invite
+
+    if not code or code != code.strip() or any(c < " " for c in code):
+        raise PbemError("usage.invite-code", "--code: give a non-empty code without control characters or "
+                        "spaces at either end")
+    if _INVITE_LINE.search(game_text) is None:
+        raise PbemError("usage.invite-code", f"{where} has no invite code to replace (setup.invite_hash): this "
+                        "game is joined without one; leave out --code")
+    hashed = invite.key_code(code, secrets.token_hex(16))
+    comment = "  # the invite code, salted and hashed (pbem init --code): every verifier checks each join against it\n"
+    return _INVITE_LINE.sub(lambda m: f'{comment}{m[2]}"{hashed}"', game_text, count=1)
+
+
+def invite_advice(ws: Workspace, code: str | None) -> str:
+    """What `pbem init` tells the founder the players run: `pbem join --as ID`, with the invite code where the
+    game has one (seed 001: the code is given in the game description, never in the repository)."""
+    doc = yamlsafe.load(ws.head_files()[GAME], GAME)
+    if (doc.data.get("setup") or {}).get("invite_hash") is None:
+        return "players now run `pbem join --as ID` there"
+    if code is not None:
+        return (f"players now run `pbem join --as ID --code {shlex.quote(code)}` there (give them the code with the game "
+                "description: the repository keeps only its salted hash)")
+    return ("players now run `pbem join --as ID --code CODE` there, CODE being the invite code of the game "
+            "description (this template's is named in game.yaml's comment; `pbem init --code NEW` sets a fresh one)")
 
 
 def join(ws: Workspace, seat_id: str, me: Identity, code: str | None = None) -> str:
@@ -326,6 +364,9 @@ def start_todo(game: Game, me: str | None) -> tuple[str, str]:
     terminal screen)."""
     manifest = game.manifest
     open_seats = [s.id for s in manifest.seats if s.key is None]
+    if open_seats and me is not None:  # seated already: the others claim theirs (a key holds one seat)
+        return (f"the game has not started: seats {', '.join(open_seats)} are open; the other players claim them "
+                "(each runs `pbem join --as ID` in his clone), then every seat consents to start", WAIT)
     if open_seats:
         return (f"the game has not started: seats {', '.join(open_seats)} are open (then every seat consents to "
                 "start)", f"pbem join --as {open_seats[0]}")
