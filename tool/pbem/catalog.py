@@ -285,6 +285,7 @@ secret.withheld | §6, §4.8 | The reveal was settled as withheld by an agreemen
 secret.wrong-kind | §6 | Seal the kind of secret this step takes.
 secret.wrong-step | §6 | Seal the secret for the step it is due at.
 setup.bad-invite-code | §2 Setup | Use the invite code from the game's description.
+setup.behind | §2 Setup, §8 | Bring your clone up to date (`pbem pull`), then run `pbem start` again.
 setup.invite-code | §2 Setup | Join with the code: `pbem join --as ID --code CODE`.
 setup.no-consent | §2 Setup, seed §2.A | Start with the first player (or order) every seat signed; propose the start again otherwise.
 setup.not-started | §8 | Make the game first (`pbem init`).

@@ -76,7 +76,9 @@ def todos(view: StatusView) -> list[Todo]:
     out = _todos(view)
     if view.behind is not None:
         what, _, command = view.behind.partition(": ")
-        out.insert(0, Todo(f"your clone is behind: {what}", command.split(" (")[0] or "pbem pull"))
+        known = " new commit" in what  # else it has not fetched for a while: it may be behind without knowing
+        out.insert(0, Todo(f"your clone {'is' if known else 'may be'} behind: {what}",
+                           command.split(" (")[0] or "pbem pull"))
     return out
 
 

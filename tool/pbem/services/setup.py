@@ -23,7 +23,7 @@ from pbem.formats.writer import dump_flow, dump_mapping
 from pbem.protocol import kinds
 from pbem.protocol.agreements import Agreement
 from pbem.protocol.serving import ORDER_REF, START_REF, order_refs, start_sides
-from pbem.services import agreements
+from pbem.services import agreements, gitstate
 from pbem.services.gateworkflow import workflow_text
 from pbem.services.workspace import Identity, Workspace
 from pbem.store.repo import GameRepo
@@ -190,57 +190,59 @@ def start(ws: Workspace, first: str, me: Identity) -> str:
     return ws.commit(files, me, f"start: {first} has control")
 
 
-def start_roll(ws: Workspace, me: Identity, first: str | None = None, order: bool = False
-               ) -> tuple[str, str | None]:
-    """`pbem start --roll` (and `--order-by-dice`): decide who starts, or the order around the table, or both, by
-    dice (seed 000 §2.A), in two steps. The first call announces one batch: a die with as many sides as players
-    for who starts (unless `first` starts by consent), and for the order, dice of n, n-1, …, 2 sides; once every
-    other player has contributed (`pbem yield`) and the roller revealed (`pbem yield`), or the escrow signed,
-    the second call starts the game with the player the dice (or the consent) name, in the order they give.
-    Returns (commit id, the first player once started)."""
-    files = ws.head_files()
-    game = ws.game_of(files)
-    if STATUS in files:
-        raise PbemError("setup.started", "the game has already started", exit_code=1)
-    batch = start_batch(game)
-    seats = game.manifest.players
-    what = " and ".join(([] if first is not None else ["who starts"]) + (["the order around the table"] if order
-                                                                        else []))
-    if batch is None:
-        player = who(game, me.public)
-        if player not in seats:
-            raise PbemError("signature.unknown-key", "only a seated player rolls for who starts", exit_code=1)
-        from pbem.services import chance
+# where each ruleset's orders, conditions and actions are described for players (the starter files point there)
+RULES_DOC = {"tactical/1": "docs/tactical.md", "dow/1": "docs/dow.md"}
 
-        refs = ([] if first is not None else [START_REF]) + (order_refs(len(seats)) if order else [])
-        purposes = [f"the order around the table: seat {ref[len(ORDER_REF):]} of {len(seats)}"
-                    if ref != START_REF else "who starts" for ref in refs]
-        each = [start_sides(ref, len(seats)) or len(seats) for ref in refs]
-        batch_id = chance.announce(files, game, me, player, purposes, refs, each[0], each=each)
-        return ws.commit(files, me, f"start: dice {batch_id} decide {what}"), None
-    if batch.results is None:
-        from pbem.protocol.dice import owed
 
-        waiting = "; ".join(f"{b.player}: {b.why}" for b in owed(seats, [batch], None))
-        raise PbemError("dice.owed", f"dice {batch.id} for {what} are not rolled yet ({waiting}); each runs "
-                        "`pbem yield` (or the escrow `pbem escrow sign`)")
-    if order and not game.inputs.ordered_by_dice:
-        raise PbemError("dice.bad-sides", f"dice {batch.id} do not roll the order around the table as the start "
-                        f"agreed (dice of {', '.join(str(start_sides(r, len(seats))) for r in order_refs(len(seats)))}"
-                        " sides for start/order/1 …): void them (pbem dice void) and roll again",
-                        file=batch.file, exit_code=ILLEGAL)
-    if first is not None:
-        return start(ws, first, me), first
-    first = start_choice(batch, seats)
-    if first is None and batch.raw["rolls"][0].get("ref") != START_REF:
-        raise PbemError("dice.start-mismatch", f"dice {batch.id} roll only the order around the table, not who "
-                        "starts: start with the player agreed (pbem start --first ID --order-by-dice)",
-                        file=batch.file, exit_code=ILLEGAL)
-    if first is None:
-        raise PbemError("dice.bad-sides", f"dice {batch.id} for who starts roll a d{batch.sides}, but the table has "
-                        f"{len(game.manifest.players)} seats: void it (pbem dice void) and roll again",
-                        file=batch.file, line=batch.line_of("sides"), exit_code=ILLEGAL)
-    return start(ws, first, me), first
+def write_starters(ws: Workspace, player: str | None) -> list[str]:
+    """Starter files for the turn `player` holds now, written into his working tree (not committed) where
+    neither HEAD nor the working tree has them: his players/<id>.yaml (no orders yet: `through: null`, no
+    breaks) and the report file of the firm point (no entries yet), each with comments that explain its fields,
+    so that "edit players/ID.yaml" is true when `pbem status` says it. Only for the player holding control for a
+    turn: nobody else writes those files before his next commit, so no pull ever finds them in its way. Comments
+    are no data: committed as they are, replay reads the same inputs as from no file (DESIGN §2, §4.1, §4.3).
+    Returns the paths written."""
+    from pbem.render.status_screen import holds_turn
+
+    head = ws.head()
+    status = head.status if head is not None else None
+    if head is None or status is None or status.over or not status.firm or not holds_turn(status, player):
+        return []
+    assert player is not None
+    ruleset = head.game.manifest.ruleset
+    try:
+        report = f"report/{ruleset.period_of(ruleset.parse_time(status.firm))}.yaml"
+    except ValueError:
+        return []
+    doc = RULES_DOC.get(head.game.manifest.ruleset_name, "docs/protocol.md")
+    wanted = {f"players/{player}.yaml": _players_text(player, status.firm, doc, report),
+              report: _report_text(report, player, status.firm, doc)}
+    there = ws.head_files()
+    written = [path for path in wanted if path not in there and not (ws.root / path).exists()]
+    ws.write_files({path: wanted[path].encode() for path in written})
+    return written
+
+
+def _players_text(player: str, firm: str, doc: str, report: str | None) -> str:
+    entries = f" in {report} (and the report files after it)" if report else ""
+    return "".join(line + "\n" for line in (
+        f"# players/{player}.yaml: {player}'s orders, edited when you hold control (pbem status says when), then",
+        "# committed with `pbem check && pbem yield -m NOTE` (docs/protocol.md, Horizon and break conditions).",
+        f'# through: the last game time your entries{entries} reach, e.g. "{firm}";',
+        "#   replay gives you control back there (null: nothing written yet).",
+        f'# breaks: when you want control back earlier, e.g. {{at: "{firm}"}} or a condition of the ruleset',
+        f"#   ({doc}), one flow mapping per item.",
+        "through: null",
+        "breaks: []"))
+
+
+def _report_text(report: str, player: str, firm: str, doc: str) -> str:
+    return "".join(line + "\n" for line in (
+        f"# {report}: the entries of this period, in pbem's layout: a line `entries:`, then one entry per",
+        "# line, each a flow mapping of the game time, its player, the unit and what it does, e.g.",
+        "#   entries:",
+        f'#     - {{at: "{firm}", by: {player}, unit: UNIT, do: {{...}}}}',
+        f"# The actions of this game: {doc}. Entries before the firm point (pbem status) can no longer change."))
 
 
 # --- the start by consent (DESIGN §2 Setup, seed 000 §2.A) ---------------------------------------------------
@@ -313,6 +315,11 @@ def begin(ws: Workspace, me: Identity, first: str | None = None, roll: bool = Fa
             best = sorted(mine, key=lambda a: (-len(a.signatures), a.id))[0]
             signed = agreements.sign(ws, me, best.id)
         elif not candidates:
+            found = gitstate.behind_ahead(ws.repo)
+            if found is not None and found[1]:  # another player may have proposed one already: sign his instead
+                raise PbemError("setup.behind", f"your clone is behind {found[0].where} by {found[1]} commit(s), "
+                                "which may hold another player's start proposal: pull first",
+                                hint="pbem pull, then the same pbem start", exit_code=ILLEGAL)
             content = {"game": game.manifest.digest, **wanted}
             signed = agreements.propose(ws, me, kinds.START, content,
                                         f"start, {kinds.start_terms(_draft(content))}")
@@ -332,7 +339,8 @@ def begin(ws: Workspace, me: Identity, first: str | None = None, roll: bool = Fa
                                signed.commit, signed.agreement))
     if first is not None and not order:
         oid = start(ws, first, me)
-        return steps + [StartStep("started", f"started: {first} has control", oid, first=first)]
+        return steps + [StartStep("started", f"started: {first} has control{_starters(ws, player)}", oid,
+                                  first=first)]
     oid, chosen = start_roll(ws, me, first, order)
     again = f"pbem start {f'--first {first}' if first is not None else '--roll'}" + (" --order-by-dice"
                                                                                     if order else "")
@@ -345,7 +353,14 @@ def begin(ws: Workspace, me: Identity, first: str | None = None, roll: bool = Fa
     said = f"started: the dice chose {chosen}, who has control" if first is None else f"started: {chosen} has control"
     if order:
         said += "; around the table: " + ", ".join(ws.game_of(ws.head_files()).inputs.players)
-    return steps + [StartStep("started", said, oid, first=chosen)]
+    return steps + [StartStep("started", said + _starters(ws, player), oid, first=chosen)]
+
+
+def _starters(ws: Workspace, player: str | None) -> str:
+    """The starter files written for my first turn, said in the line that says the game started."""
+    written = write_starters(Workspace.open(ws.root), player)
+    return (f"; wrote {' and '.join(written)} for your turn (with comments: edit them, then `pbem check && pbem "
+            "yield`)" if written else "")
 
 
 def _draft(content: dict[str, Any]) -> Agreement:
