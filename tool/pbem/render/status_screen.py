@@ -11,6 +11,7 @@ the plain text form when stdout is not a terminal (scripts and tests parse it), 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from rich.console import Group, RenderableType
@@ -159,8 +160,11 @@ def control_text(status: Status, me: str | None) -> str:
 
 
 def holds_turn(status: Status, player: str | None) -> bool:
-    """Whether `player` holds control for a turn now (not merely a place first among those who owe)."""
-    return player is not None and status.control == player and not simultaneous(status)
+    """Whether `player` holds control for a turn now: the first break is his and nothing is owed out of turn
+    (protocol.control.takes_turn), not merely a place first among those who owe."""
+    pending = status.pending
+    return (player is not None and not status.over and bool(pending) and pending[0].player == player
+            and not any(b.kind in OUT_OF_TURN for b in pending))
 
 
 def _first_before(status: Status, i: int) -> str:
@@ -169,24 +173,32 @@ def _first_before(status: Status, i: int) -> str:
     return "what you owe before it" if first.player == status.pending[i].player else f"{first.player}: {first.why}"
 
 
+# a roll announced with a die of another size than the rules' (protocol/replay.py `_dice_missing`)
+_WRONG_DIE = re.compile(r"(\S+) in (\S+), a d(\d+) where the rules roll a d(\d+): void it")
+
+
 def _roll_what(why: str) -> str:
     """What a roll break asks, in words: to announce dice, to reveal those announced, or to void a wrong die."""
-    refs = _roll_refs(why)
-    if any(r.endswith("void it") for r in refs):
-        return "void the batch of the wrong die (pbem dice void BATCH --reason …), then roll again"
-    if all(" in " in r for r in refs):
+    if _WRONG_DIE.search(why):
+        return "void the batch of the wrong die, then roll again"
+    if all(" in " in r for r in _roll_refs(why)):
         return "reveal the dice you announced: pbem yield (once the others have contributed)"
     return "announce the dice for your shots, then yield"
 
 
 def _roll_refs(why: str) -> list[str]:
-    listed = why.removeprefix("dice owed for ").split(" (", 1)[0]
+    listed = _WRONG_DIE.sub("", why.removeprefix("dice owed for ")).split(" (", 1)[0]
     return [r.strip() for r in listed.split(",") if r.strip()]
 
 
 def roll_command(why: str, sides: int = 6) -> str:
     """`pbem roll` with the real refs of a roll break ("dice owed for 1.4.fire/CA/ph1, 1.4.fire/CA/ph2 (…)"):
-    one `--for`/`--ref` pair per roll not announced yet, then yield."""
+    one `--for`/`--ref` pair per roll not announced yet, then yield; for a die of the wrong size, `pbem dice void`
+    of its batch first."""
+    wrong = _WRONG_DIE.search(why)
+    if wrong is not None:
+        ref, batch, had, wanted = wrong.groups()
+        return (f'pbem dice void {batch} --reason "{ref}: a d{had} where the rules roll a d{wanted}" && pbem yield')
     refs = [r for r in _roll_refs(why) if " in " not in r]
     if not refs:
         return "pbem yield"  # announced already: the roller's reveal settles it

@@ -252,18 +252,19 @@ def _mark_fetched(repo: GameRepo) -> None:
 
 def last_fetch(repo: GameRepo, up: Upstream) -> float | None:
     """When this clone last heard from `up`'s remote (seconds since the epoch), as far as its files tell: pbem's
-    mark, FETCH_HEAD (a plain `git fetch`), the newest entry of the remote-tracking ref's reflog (`git clone`,
-    a fetch that moved it). None: never."""
+    mark, FETCH_HEAD (a plain `git fetch`), the newest entry of the reflogs of the remote-tracking ref (a fetch
+    that moved it) and of the remote's HEAD (`git clone`). None: never."""
     times = []
     for rel in (FETCHED_MARK, "FETCH_HEAD"):
         try:
             times.append(os.path.getmtime(os.path.join(repo.git_dir, rel)))
         except OSError:
             pass
-    try:
-        times += [float(entry.committer.time) for entry in repo.repo.references[up.tracking].log()]
-    except (KeyError, ValueError, pygit2.GitError):
-        pass
+    for ref in (up.tracking, f"refs/remotes/{up.remote}/HEAD"):  # a clone logs only the second
+        try:
+            times += [float(entry.committer.time) for entry in repo.repo.references[ref].log()]
+        except (KeyError, ValueError, pygit2.GitError):
+            pass
     return max(times) if times else None
 
 

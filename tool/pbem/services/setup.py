@@ -288,6 +288,11 @@ def begin(ws: Workspace, me: Identity, first: str | None = None, roll: bool = Fa
     game = head.game
     if head.started:
         raise PbemError("setup.started", "the game has already started", exit_code=ILLEGAL)
+    found = gitstate.behind_ahead(ws.repo)
+    if found is not None and found[1]:  # the others' joins, start proposals or signatures may be there
+        raise PbemError("setup.behind", f"your clone is behind {found[0].where} by {found[1]} commit(s), which may "
+                        "hold the others' seats, start proposals or signatures: pull first",
+                        hint="pbem pull, then the same pbem start", exit_code=ILLEGAL)
     if first is not None and first not in game.manifest.players:
         raise PbemError("usage.no-seat", f"no player {first!r}; players: {', '.join(game.manifest.players)}")
     if order and len(game.manifest.players) < 3:
@@ -315,11 +320,6 @@ def begin(ws: Workspace, me: Identity, first: str | None = None, roll: bool = Fa
             best = sorted(mine, key=lambda a: (-len(a.signatures), a.id))[0]
             signed = agreements.sign(ws, me, best.id)
         elif not candidates:
-            found = gitstate.behind_ahead(ws.repo)
-            if found is not None and found[1]:  # another player may have proposed one already: sign his instead
-                raise PbemError("setup.behind", f"your clone is behind {found[0].where} by {found[1]} commit(s), "
-                                "which may hold another player's start proposal: pull first",
-                                hint="pbem pull, then the same pbem start", exit_code=ILLEGAL)
             content = {"game": game.manifest.digest, **wanted}
             signed = agreements.propose(ws, me, kinds.START, content,
                                         f"start, {kinds.start_terms(_draft(content))}")
