@@ -30,6 +30,7 @@ def demo(game: str, root: Path) -> Path:
         done = subprocess.run([str(PBEM), "demo", str(folder), "--game", game], capture_output=True, text=True,
                               env=clean_env(root), check=False)
         assert done.returncode == 0, done.stdout + done.stderr
+        (folder / "demo.out").write_text(done.stdout)  # what the demo printed (tests/test_readme.py reads it)
         _BUILT[game] = folder
     return _BUILT[game]
 
