@@ -5708,3 +5708,38 @@ def test_secret_allocation__withholding_the_end_of_battle_reveal(speeds_owed: Ta
         who="kli")
     assert speeds_owed.data("status.yaml")["over"] is True
     assert verdict(speeds_owed)[0] == 0
+
+
+# === msg-fix: a fresh invite code set at `pbem init --code` (DESIGN §7.2, seed 001) ===========================
+
+def test_invite_code__joining_with_the_templates_code_where_the_founder_set_a_fresh_one(tmp_path: Path) -> None:
+    """Threat: carol read the template's invite code (named in games/dow-standard/game.yaml's comment) and claims
+    France in a game whose founder set a fresh code with `pbem init --code`, by pbem and by plain git with a seat
+    signed by the template code's key. Defence: game.yaml holds only the fresh code's salted hash, with a salt of
+    its own; pbem refuses the join, and every verifier refuses the claim the old code signed
+    (setup.bad-invite-code)."""
+    from gitutil import Sandbox
+    from pbem.formats.writer import dump_flow
+    from pbem.rulesets.dow import invite
+
+    box = Sandbox(tmp_path)
+    box.new_key("alice")
+    _, carol = box.new_key("carol")
+    table = Table(tmp_path)
+    made = table.pbem("init", str(table.repo_dir), "--template", "dow-standard", "--id", "dow-1", "--code",
+                      "a long fresh code", who="alice", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    refused = table.pbem("join", "--as", "france", "--code", "IReadTheGameDescription", who="carol")
+    assert refused.returncode == 1 and "[setup.bad-invite-code]" in refused.stderr
+    template = (Path(__file__).resolve().parents[1] / "games" / "dow-standard" / "game.yaml").read_text()
+    old_hash = next(line.split('"')[1] for line in template.splitlines() if "invite_hash:" in line)
+    key_line = carol.public.to_line()
+    proof = invite.proof(old_hash, "IReadTheGameDescription", "dow-1", "france", key_line)
+    assert proof is not None  # a genuine signature of the template's code over carol's claim
+    text = table.read("game.yaml")
+    seat = "  - {id: france, name: France}"
+    assert seat in text
+    table.write("game.yaml", text.replace(seat, "  - " + dump_flow(
+        {"id": "france", "name": "France", "key": key_line, "invite": proof})))
+    bad = table.git_commit("join: france takes a seat", signer="carol")
+    rejected(table, bad, "setup.bad-invite-code", "game.yaml")
