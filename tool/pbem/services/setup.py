@@ -245,6 +245,59 @@ def _report_text(report: str, player: str, firm: str, doc: str) -> str:
         f"# The actions of this game: {doc}. Entries before the firm point (pbem status) can no longer change."))
 
 
+def start_roll(ws: Workspace, me: Identity, first: str | None = None, order: bool = False
+               ) -> tuple[str, str | None]:
+    """`pbem start --roll` (and `--order-by-dice`): decide who starts, or the order around the table, or both, by
+    dice (seed 000 §2.A), in two steps. The first call announces one batch: a die with as many sides as players
+    for who starts (unless `first` starts by consent), and for the order, dice of n, n-1, …, 2 sides; once every
+    other player has contributed (`pbem yield`) and the roller revealed (`pbem yield`), or the escrow signed,
+    the second call starts the game with the player the dice (or the consent) name, in the order they give.
+    Returns (commit id, the first player once started)."""
+    files = ws.head_files()
+    game = ws.game_of(files)
+    if STATUS in files:
+        raise PbemError("setup.started", "the game has already started", exit_code=1)
+    batch = start_batch(game)
+    seats = game.manifest.players
+    what = " and ".join(([] if first is not None else ["who starts"]) + (["the order around the table"] if order
+                                                                        else []))
+    if batch is None:
+        player = who(game, me.public)
+        if player not in seats:
+            raise PbemError("signature.unknown-key", "only a seated player rolls for who starts", exit_code=1)
+        from pbem.services import chance
+
+        refs = ([] if first is not None else [START_REF]) + (order_refs(len(seats)) if order else [])
+        purposes = [f"the order around the table: seat {ref[len(ORDER_REF):]} of {len(seats)}"
+                    if ref != START_REF else "who starts" for ref in refs]
+        each = [start_sides(ref, len(seats)) or len(seats) for ref in refs]
+        batch_id = chance.announce(files, game, me, player, purposes, refs, each[0], each=each)
+        return ws.commit(files, me, f"start: dice {batch_id} decide {what}"), None
+    if batch.results is None:
+        from pbem.protocol.dice import owed
+
+        waiting = "; ".join(f"{b.player}: {b.why}" for b in owed(seats, [batch], None))
+        raise PbemError("dice.owed", f"dice {batch.id} for {what} are not rolled yet ({waiting}); each runs "
+                        "`pbem yield` (or the escrow `pbem escrow sign`)")
+    if order and not game.inputs.ordered_by_dice:
+        raise PbemError("dice.bad-sides", f"dice {batch.id} do not roll the order around the table as the start "
+                        f"agreed (dice of {', '.join(str(start_sides(r, len(seats))) for r in order_refs(len(seats)))}"
+                        " sides for start/order/1 …): void them (pbem dice void) and roll again",
+                        file=batch.file, exit_code=ILLEGAL)
+    if first is not None:
+        return start(ws, first, me), first
+    first = start_choice(batch, seats)
+    if first is None and batch.raw["rolls"][0].get("ref") != START_REF:
+        raise PbemError("dice.start-mismatch", f"dice {batch.id} roll only the order around the table, not who "
+                        "starts: start with the player agreed (pbem start --first ID --order-by-dice)",
+                        file=batch.file, exit_code=ILLEGAL)
+    if first is None:
+        raise PbemError("dice.bad-sides", f"dice {batch.id} for who starts roll a d{batch.sides}, but the table has "
+                        f"{len(game.manifest.players)} seats: void it (pbem dice void) and roll again",
+                        file=batch.file, line=batch.line_of("sides"), exit_code=ILLEGAL)
+    return start(ws, first, me), first
+
+
 # --- the start by consent (DESIGN §2 Setup, seed 000 §2.A) ---------------------------------------------------
 
 @dataclass(frozen=True)

@@ -60,7 +60,7 @@ class SealedOrders:
                            "void and earn a public warning (the second offence puts you into civil disorder)")
             elif v.verdict == "invalid":
                 out.append(f"warning: {v.order!r} is not a valid order: {v.reason}; it will be void "
-                           f"({void_means(v.order, v.reason)})")
+                           f"({void_means(v.order, v.reason or '')})")
         return out
 
 
