@@ -9,7 +9,6 @@ waits), so the net stays cheap; tests/demo_games.py plays each demo once per pro
 
 from __future__ import annotations
 
-import os
 import random
 import re
 import shlex
@@ -23,7 +22,6 @@ import pytest
 
 from conftest import PBEM
 from demo_games import DEMOS, Clone, clone_at, commits, demo, git
-from gitutil import clean_env
 from pbem.formats import yamlsafe
 
 PER_GAME = 3  # states sampled from each demo's play (its start, its middle, late in it)

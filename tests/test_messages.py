@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PBEM, Table
-from demo_games import Clone, clone_at, commit_of, demo, git
+from demo_games import clone_at, commit_of, demo, git
 from gitutil import Sandbox, clean_env
 from pbem.protocol.model import Break, Status
 from pbem.render.status_screen import StatusView, Todo, control_text, holds_turn, todos
@@ -38,8 +38,8 @@ def simultaneous(*players: str) -> Status:
     return Status(players[0], "S1901M", tuple(Break(p, "S1901M", "sealed", SEALED) for p in players), False)
 
 
-def view(status: Status | None, me: str | None, **more: object) -> StatusView:
-    return StatusView("Duel", "duel-1", "tactical/1", status, me, players=("fed", "kli"), **more)  # type: ignore[arg-type]
+def view(status: Status | None, me: str | None) -> StatusView:
+    return StatusView("Duel", "duel-1", "tactical/1", status, me, players=("fed", "kli"))
 
 
 # --- the pure decisions, state -> the line ------------------------------------------------------------------
