@@ -275,6 +275,10 @@ def _build(root: Path, template: str = "tactical-duel", game_id: str = GAME_ID) 
     ok("start", "--first", "fed", who="fed")
     ok("sign", "fed-0001", who="kli")
     ok("start", "--first", "fed", who="fed")
+    for starter in ("players/fed.yaml", "report/turn-01.yaml"):  # what `pbem start` writes for fed's turn, in his
+        (table.repo_dir / starter).unlink()  # clone: here one working tree serves every seat, so it starts bare
+    for folder in ("players", "report"):
+        (table.repo_dir / folder).rmdir()
     return table
 
 

@@ -611,7 +611,7 @@ def test_start_roll_in_commit_reveal_mode_starts_with_the_player_the_die_names(b
     other = next(p for p in PLAYERS if p != first)
     refused(table, "start", "--first", other, who="fed", rule="dice.start-mismatch", where="status.yaml")
     out = ok(table, "start", "--roll", who="kli", real=True)
-    assert out.strip() == f"started: the dice chose {first}, who has control"
+    assert out.strip() == f"started: the dice chose {first}, who has control" + starters(first, "kli")
     assert table.data("status.yaml")["control"] == first
     assert "ok:" in ok(table, "verify")
 
@@ -630,7 +630,7 @@ def test_start_roll_in_escrow_mode_the_escrow_signs(base_joined_escrow: Table, t
     first = dice_crypto.first_player(dice_crypto.seed_escrow(base64.b64decode(raw["escrow"])), PLAYERS)
     assert first == PLAYERS[raw["results"][0] - 1]
     out = ok(table, "start", "--roll", who="fed")
-    assert out.strip() == f"started: the dice chose {first}, who has control"
+    assert out.strip() == f"started: the dice chose {first}, who has control" + starters(first, "fed")
     assert table.data("status.yaml")["control"] == first
     assert "ok:" in ok(table, "verify")
 
@@ -662,7 +662,8 @@ def test_the_roller_alone_voids_before_results_then_re_rolls_whole(base_joined: 
     ok(table, "yield", who="kli")
     ok(table, "yield", who="fed")
     first = PLAYERS[batch(table, "fed-0002")["results"][0] - 1]
-    assert ok(table, "start", "--roll", who="fed").strip() == f"started: the dice chose {first}, who has control"
+    assert ok(table, "start", "--roll", who="fed").strip() == (f"started: the dice chose {first}, who has control"
+                                                               + starters(first, "fed"))
     assert "ok:" in ok(table, "verify")
     assert rederive(table.repo_dir).stdout == f"fed-0002: {batch(table, 'fed-0002')['results'][0]}\n"
 
@@ -750,3 +751,9 @@ def test_after_a_contribution_the_announcement_is_fixed_and_a_void_needs_co_sign
     contributed = {**ANNOUNCED, "contributions": {"kli": "11" * 32}}
     assert _batch_findings(contributed, {**contributed, "rolls": [{"for": "CA ph2"}]}, "fed") == ["dice.changed"]
     assert _batch_findings(contributed, {**contributed, "void": {"reason": "wrong arc"}}, "fed") == ["dice.bad-void"]
+
+
+def starters(first: str, starter: str) -> str:
+    """What `pbem start` adds when the player it starts with is the one who ran it: his turn's starter files."""
+    return (f"; wrote players/{first}.yaml and report/turn-01.yaml for your turn (with comments: edit them, then "
+            "`pbem check && pbem yield`)") if first == starter else ""

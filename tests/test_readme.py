@@ -65,6 +65,9 @@ def _walk(tmp_path: Path, shared: Path, homes: dict[str, Path], where: dict[str,
         player = body.splitlines()[0].lstrip("# ").split()[0]
         assert player in homes, body
         if "pbem yield" in body:  # step 4: Alice's edits, as the README shows them
+            starter = where[player] / "players" / "fed.yaml"  # "edit players/fed.yaml": `pbem start` wrote it
+            assert starter.is_file() and "# through: " in starter.read_text(), "nothing to edit in players/"
+            assert (where[player] / "report" / "turn-01.yaml").is_file()
             (where[player] / "players").mkdir(exist_ok=True)
             (where[player] / "players" / "fed.yaml").write_text(yaml[0])
             (where[player] / "report").mkdir(exist_ok=True)
@@ -100,3 +103,54 @@ def _walk(tmp_path: Path, shared: Path, homes: dict[str, Path], where: dict[str,
     if host == "github":
         assert len(fake.merges) >= 4 and all(p.merged for p in fake.pulls.values()), fake.pulls
         assert {p.head for p in fake.pulls.values()} == {"pbem/fed", "pbem/kli"}
+
+
+# --- statements of fact in README and docs/ that a command can check ---------------------------------------------
+
+DOCS = README.parent / "docs"
+
+
+def _sentence(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_the_demo_prints_its_log_and_the_report_at_a_commit_has_the_firm_marker(tmp_path: Path) -> None:
+    """README, Quick start: the demo "verifies it and prints the game's log …; `pbem log --at REV` in the demo's
+    folder prints the game report as it stood at any of those commits, with its `<-- firm to here -->` marker"."""
+    from demo_games import commit_of, demo
+
+    said = _sentence(README.read_text(encoding="utf-8"))
+    assert ("verifies it and prints the game's log: every commit, and who got control after it. `pbem log --at REV` "
+            "in the demo's folder prints the game report as it stood at any of those commits, with its `<-- firm to "
+            "here -->` marker") in said
+    folder = demo("tactical-duel", tmp_path)
+    printed = (folder / "demo.out").read_text()
+    assert "ok: 43 commits verified" in printed and "fed: straight on -> kli (needs orders from 1.13.move)" in printed
+    middle = commit_of(folder, "fed: in range 8")
+    report = subprocess.run([str(PBEM), "log", "--at", middle], cwd=folder / "game", capture_output=True, text=True,
+                            env=clean_env(tmp_path))
+    assert report.returncode == 0 and "<-- firm to here -->" in report.stdout.splitlines(), report.stdout
+
+
+def test_the_pictures_doc_says_what_the_diplomacy_map_draws_of_relations_not_yet_in_force(tmp_path: Path) -> None:
+    """docs/pictures.md says the map draws the changes recognised but not yet in force exactly when it does;
+    where it says they are not drawn, `pbem relations` lists them."""
+    from demo_games import clone_at, commit_of, demo
+
+    folder = demo("dow", tmp_path)
+    at = commit_of(folder, "france: press: france declares WAR on germany")  # recognised, realised at S1901M
+
+    def pbem(*args: str) -> str:
+        done = subprocess.run([str(PBEM), *args], cwd=folder / "game", capture_output=True, text=True,
+                              env=clean_env(tmp_path))
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    svg = pbem("render", "--at", at)
+    doc = _sentence((DOCS / "pictures.md").read_text(encoding="utf-8"))
+    drawn = "recognised" in svg and "france" in svg
+    assert ("and the changes recognised but not yet in force." in doc) == drawn
+    if "The changes recognised but not yet in force are not drawn: `pbem relations` lists them." in doc:
+        assert not drawn
+        listed = clone_at(folder, at, tmp_path / "then").cli("relations").output
+        assert "pending (recognised, not yet in force" in listed and "france-germany: NEUTRAL -> WAR" in listed

@@ -326,9 +326,11 @@ def test_decisions_are_pure_and_never_include_what_is_settled() -> None:
     assert watch.settleable(status, "eng") and watch.settleable(status, "ger")
     assert not watch.settleable(status, "fra") and not watch.settleable(None, "eng")
     assert watch.decisions(status, "eng") == [] and watch.decisions(status, "ger") == []
-    told = [d.text for d in watch.decisions(status, "fra")]
-    assert len(told) == 2 and told[0].startswith("orders owed") and "pbem orders" in told[0]
-    assert "you hold control" in told[1]
+    told = [d.text for d in watch.decisions(status, "fra", [], "pbem orders orders.yaml")]
+    assert told == ["orders owed for S1901M: seal it: `pbem orders orders.yaml`"]  # first in line, yet no turn
+    turn = Status("fra", "S1901M", (Break("fra", "S1901M", "horizon", "needs orders"),), False)
+    assert [d.text for d in watch.decisions(turn, "fra")] == ["you hold control (needs orders): `pbem status`, "
+                                                              "then `pbem yield`"]
     assert watch.decisions(status, None) == [] and watch.decisions(status, "escrow") == []
     assert watch.decisions(Status(None, None, (), True), "fra") == []
     asked = watch.decisions(Status("eng", "S1901M", (), False), "fra", ["e0001 by eng: typo — to sign: fra"])
@@ -360,7 +362,7 @@ def test_diplomacy_orders_are_told_and_reveals_settled_once_every_power_sealed(s
     first = watch.one_round(second_half.ws(), second_half.me("france"), notifier)
     assert not first.refused and first.settled == []
     assert first.told == ["sealed input owed for S1901M (any order, without control): seal it: `pbem orders "
-                          "orders.yaml` in Diplomacy, `pbem seal allocation allocation.yaml` in a tactical game"]
+                          "orders.yaml`"]  # this game's way alone, and no "you hold control" to the first in line
     before = second_half.head()
     for power in POWERS:
         second_half.seal(power)  # the one human action per power

@@ -100,7 +100,7 @@ REJECTED = [
     (b"a: 1\n? {x: 1}\n: b\n", "yaml.bad-key", 2),
     (b"a: 1\n---\nb: 2\n", "yaml.syntax", 2),
     (b"a\n...\nb\n", "yaml.syntax", 3),
-    (b"a: [1, 2\nb: 3\n", "yaml.syntax", 2),
+    (b"a: [1, 2\nb: 3\n", "yaml.syntax", 1),  # the unclosed `[` is on line 1 (libyaml notices on line 2)
     (b"a: b: c\n", "yaml.syntax", 1),
     (b"a: 1\n  b: 2\n", "yaml.syntax", 2),
     (b"a: 1\n\tb: 2\n", "yaml.syntax", 2),

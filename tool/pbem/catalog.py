@@ -299,6 +299,7 @@ secret.withheld | §6, §4.8 | The reveal was settled as withheld by an agreemen
 secret.wrong-kind | §6 | Seal the kind of secret this step takes.
 secret.wrong-step | §6 | Seal the secret for the step it is due at.
 setup.bad-invite-code | §2 Setup | Use the invite code from the game's description.
+setup.behind | §2 Setup, §8 | Bring your clone up to date (`pbem pull`), then run `pbem start` again.
 setup.invite-code | §2 Setup | Join with the code: `pbem join --as ID --code CODE`.
 setup.no-consent | §2 Setup, seed §2.A | Start with the first player (or order) every seat signed; propose the start again otherwise.
 setup.not-started | §8 | Make the game first (`pbem init`).
@@ -344,6 +345,7 @@ usage.cosign | §8 | Write each `--cosign` as PLAYER=FILE.
 usage.dice | §8 | Give one `--ref` per `--for`.
 usage.erratum | §8 | Give the reason for the correction: `--reason TEXT`.
 usage.index-url | §8 | Give the http(s) URL of a simple index.
+usage.invite-code | §7.2 | Give `--code` a non-empty code without control characters, to a template with an invite code.
 usage.no-agreement | §8 | Name an agreement of this game (the message lists them).
 usage.no-batch | §8 | Name a dice batch of your working tree.
 usage.no-erratum | §8 | Name an erratum of this game (the message lists them).

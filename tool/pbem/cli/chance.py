@@ -77,7 +77,10 @@ def seal(kind: Optional[str] = typer.Argument(None, help="the secret's kind, e.g
                                  concerns, owed[0] if owed else None,  # answers the sealed step he owes, if any
                                  source=str(source))
         ws.write_files(files)
-        typer.echo(f"sealed secret {sid} ({kind}); due at {reveal_at}: now `pbem yield`")
+        from pbem.formats import yamlsafe
+
+        raw = yamlsafe.load(files[f"secrets/{sid}.yaml"], f"secrets/{sid}.yaml").data
+        typer.echo(secret_kinds.sealed_said(ws.game_of(files), raw))
 
     run(go)
 

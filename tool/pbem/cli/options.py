@@ -138,7 +138,9 @@ def status_lines(status: "Status | None", me: Optional[str]) -> str:
         return "setting up: the game has not started"
     if status.over:
         return "the game is over"
-    lines = [f"control: {status.control}" + (" (you)" if status.control == me else ""), f"firm:    {status.firm}"]
+    from pbem.render.status_screen import control_text
+
+    lines = [f"control: {control_text(status, me)}", f"firm:    {status.firm}"]
     if status.table is not None:
         lines.append(f"table:   {', '.join(status.table)} (the order around the table, by dice)")
     for b in status.pending:

@@ -19,10 +19,13 @@ def status(key: Optional[str] = KeyOption,
            output: OutputFormat = typer.Option(OutputFormat.text, "--format"),
            rich: Optional[bool] = typer.Option(None, "--rich/--plain",
                                                help="one screen with colours, or plain lines (default: rich on "
-                                                    "a terminal, plain otherwise)")) -> None:
+                                                    "a terminal, plain otherwise)"),
+           fetch: bool = typer.Option(False, "--fetch", help="fetch the shared repository first (without it, "
+                                                             "status never touches the network and says when "
+                                                             "it may be behind)")) -> None:
     """Who is in control, the firm point, pending breaks, and what you owe next (with the command to do it).
 
-    Example: pbem status    or    pbem status --plain    or    pbem status --format json
+    Example: pbem status    or    pbem status --plain    or    pbem status --fetch
     """
     from pbem.text import terminal
     from pbem.services import turn
@@ -32,6 +35,10 @@ def status(key: Optional[str] = KeyOption,
         from pbem.services import gitstate, pictures
 
         ws = workspace()
+        if fetch:
+            failed = gitstate.refresh(ws.repo)
+            if failed:
+                typer.echo(failed, err=True)
         try:
             me = identity(key)
         except PbemError:
@@ -163,6 +170,11 @@ def yield_(message: str = typer.Option("", "-m", "--message", help="the yield no
         plan = turn.plan_yield(ws, identity(key), message)
         oid, new = turn.write_yield(ws, plan)
         typer.echo(f"committed {oid[:10]}")
+        from pbem.services import gitstate
+
+        behind = gitstate.behind_line(ws.repo)
+        if behind:  # what follows is judged on this clone: `pbem push` replays it onto what landed meanwhile
+            typer.echo(f"behind: {behind}; `pbem push` replays your commit onto it and says the game then")
         if len(plan.commits) > 1 or plan.kept:
             for line in plan.lines():
                 typer.echo(f"  {line}")

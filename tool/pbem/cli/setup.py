@@ -81,10 +81,14 @@ def init(directory: Path = typer.Argument(..., help="new folder for the game rep
          index_url: Optional[str] = typer.Option(None, "--index-url",
                                                  help="pin pbem and its dependencies by hash, read from this "
                                                       "package index (e.g. https://pypi.org/simple/)"),
+         code: Optional[str] = typer.Option(None, "--code", help="a fresh invite code, for a template that has "
+                                                                 "one (dow-standard): stored only salted and "
+                                                                 "hashed"),
          key: Optional[str] = KeyOption) -> None:
     """Create a game repository from a template, with README and the enforcing workflow.
 
     Example: pbem init duel-1 --template tactical-duel --id duel-1 --index-url https://pypi.org/simple/
+    or       pbem init dow-1 --template dow-standard --id dow-1 --code "a code you give the players"
     """
     from pbem.services import gatelock, setup
 
@@ -92,8 +96,8 @@ def init(directory: Path = typer.Argument(..., help="new folder for the game rep
         if index_url and pbem_spec:
             raise PbemError("usage.conflict", "--index-url pins this pbem by hash; --pbem-spec names another one")
         lock = gatelock.lock(index_url) if index_url else None
-        setup.init(directory, template, game_id, identity(key), pbem_spec, lock)
-        typer.echo(f"created {directory} ({game_id}); players now run `pbem join --as ID` there")
+        ws = setup.init(directory, template, game_id, identity(key), pbem_spec, lock, code)
+        typer.echo(f"created {directory} ({game_id}); {setup.invite_advice(ws, code)}")
         if lock is None:
             typer.echo("the workflow installs pbem by version only, not by hash: give --index-url to pin it "
                        "(docs/github.md)", err=True)

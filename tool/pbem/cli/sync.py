@@ -6,7 +6,8 @@ from typing import Optional
 
 import typer
 
-from pbem.cli.options import run, workspace
+from pbem.cli.options import my_seat, run, workspace
+from pbem.services.workspace import Workspace
 
 commands = typer.Typer()
 
@@ -22,6 +23,11 @@ def pull(remote: Optional[str] = typer.Option(None, "--remote", help="the git re
     from pbem.services.pull import pull as service
 
     def go() -> None:
-        typer.echo(service(workspace(), remote).message)
+        ws = workspace()
+        typer.echo(service(ws, remote).message)
+        from pbem.services import setup
+
+        for path in setup.write_starters(Workspace.open(ws.root), my_seat(ws, None)):
+            typer.echo(f"wrote {path} for your turn (with comments: edit it, then `pbem check && pbem yield`)")
 
     run(go)

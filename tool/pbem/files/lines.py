@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping
 
 from pbem.errors import PbemError
@@ -97,8 +97,8 @@ def _load_line(row: str, file: str, number: int) -> yamlsafe.Document:
     try:
         return yamlsafe.load(row.strip()[2:].encode(), file)
     except PbemError as exc:
-        raise PbemError.from_finding(exc.finding.at(line=number) if exc.finding.line in (None, 1)
-                                     else exc.finding, exc.exit_code) from None
+        # a line read alone is line 1 of its own document: its place in the file is `number` (`at` keeps a known line)
+        raise PbemError.from_finding(replace(exc.finding, line=number), exc.exit_code) from None
 
 
 def _read_edited(previous: ReportFile, data: bytes, file: str, ruleset: Ruleset,

@@ -179,9 +179,17 @@ class _Builder:
     def _syntax(self, exc: yaml.MarkedYAMLError, text: str) -> PbemError:
         mark = exc.problem_mark or exc.context_mark
         lines = text.splitlines()
+        problem = exc.problem or exc.context or "cannot parse"
+        context = exc.context or ""
+        opened = exc.context_mark if context.startswith("while parsing a flow") else None
+        if opened is not None and mark is not None and opened.line < mark.line:
+            # an unclosed `{` or `[`: libyaml notices at the next line it cannot take; the mistake is where it opened
+            after = ("nothing after it closes it" if mark.line >= len(lines) else
+                     f"line {mark.line + 1} cannot continue it")
+            problem = f"this {'{' if 'mapping' in context else '['} is never closed ({problem}; {after})"
+            mark = opened
         # libyaml reports errors at end of input one line past the last; point at a line that exists
         line = min(mark.line + 1, max(1, len(lines))) if mark is not None else 1
-        problem = exc.problem or exc.context or "cannot parse"
         if "nesting depth" in problem:  # libyaml's own cap (1000) can trip before ours is reached
             return _fail("yaml.too-deep", f"nested more than {MAX_DEPTH} levels deep", self.file, line)
         near = f" near {_brief(lines[line - 1].strip())}" if 0 < line <= len(lines) and lines[line - 1].strip() else ""

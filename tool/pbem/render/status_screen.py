@@ -11,6 +11,7 @@ the plain text form when stdout is not a terminal (scripts and tests parse it), 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from rich.console import Group, RenderableType
@@ -74,7 +75,9 @@ def todos(view: StatusView) -> list[Todo]:
     out = _todos(view)
     if view.behind is not None:
         what, _, command = view.behind.partition(": ")
-        out.insert(0, Todo(f"your clone is behind: {what}", command.split(" (")[0] or "pbem pull"))
+        known = " new commit" in what  # else it has not fetched for a while: it may be behind without knowing
+        out.insert(0, Todo(f"your clone {'is' if known else 'may be'} behind: {what}",
+                           command.split(" (")[0] or "pbem pull"))
     return out
 
 
@@ -114,8 +117,7 @@ def _todos(view: StatusView) -> list[Todo]:
                             "pbem ready"))
         elif b.kind == ROLL:
             then = "" if in_control and i == 0 else f" (after {_first_before(status, i)})"
-            out.append(Todo(f"{b.why}: announce the dice for your shots, then yield{then}",
-                            roll_command(b.why, view.sides)))
+            out.append(Todo(f"{b.why}: {_roll_what(b.why)}{then}", roll_command(b.why, view.sides)))
         elif b.kind == CLARIFY:
             options = ", ".join(" ".join(f"{k}: {v}" for k, v in o.items()) for o in b.options) or "?"
             out.append(Todo(f"answer the special break at {b.at}: add an entry for {b.unit or 'your unit'} with "
@@ -129,8 +131,35 @@ def _todos(view: StatusView) -> list[Todo]:
     if not out or all(t.command.startswith(("pbem erratum", "pbem sign")) for t in out):
         first = status.pending[0] if status.pending else None
         why = f" ({first.why})" if first is not None and first.player == status.control else ""
-        out.append(Todo(f"nothing: {status.control} holds control{why}", WAIT))
+        owing = simultaneous(status)
+        out.append(Todo(f"nothing: waiting for {', '.join(owing)} (all at once, in any order)" if owing else
+                        f"nothing: {status.control} holds control{why}", WAIT))
     return out
+
+
+def simultaneous(status: Status) -> tuple[str, ...]:
+    """The players who owe something while nobody holds control for a turn: every pending break is owed without
+    control (a sealed step, the press-only first half; DESIGN §4.7), in serving order; empty otherwise."""
+    if status.over or not status.pending or any(b.kind not in OUT_OF_TURN for b in status.pending):
+        return ()
+    return tuple(dict.fromkeys(b.player for b in status.pending))
+
+
+def control_text(status: Status, me: str | None) -> str:
+    """Who holds control, in words: a seat ("fed (you)"), or nobody while every pending break is owed without
+    control (status.yaml's `control` then names only the first of those who owe)."""
+    owing = simultaneous(status)
+    if owing:
+        return f"nobody: all at once, {', '.join(_seat(p, me) for p in owing)} still to act, in any order"
+    return _seat(status.control or "", me)
+
+
+def holds_turn(status: Status, player: str | None) -> bool:
+    """Whether `player` holds control for a turn now: the first break is his and nothing is owed out of turn
+    (protocol.control.takes_turn), not merely a place first among those who owe."""
+    pending = status.pending
+    return (player is not None and not status.over and bool(pending) and pending[0].player == player
+            and not any(b.kind in OUT_OF_TURN for b in pending))
 
 
 def _first_before(status: Status, i: int) -> str:
@@ -139,11 +168,33 @@ def _first_before(status: Status, i: int) -> str:
     return "what you owe before it" if first.player == status.pending[i].player else f"{first.player}: {first.why}"
 
 
+# a roll announced with a die of another size than the rules' (protocol/replay.py `_dice_missing`)
+_WRONG_DIE = re.compile(r"(\S+) in (\S+), a d(\d+) where the rules roll a d(\d+): void it")
+
+
+def _roll_what(why: str) -> str:
+    """What a roll break asks, in words: to announce dice, to reveal those announced, or to void a wrong die."""
+    if _WRONG_DIE.search(why):
+        return "void the batch of the wrong die, then roll again"
+    if all(" in " in r for r in _roll_refs(why)):
+        return "reveal the dice you announced: pbem yield (once the others have contributed)"
+    return "announce the dice for your shots, then yield"
+
+
+def _roll_refs(why: str) -> list[str]:
+    listed = _WRONG_DIE.sub("", why.removeprefix("dice owed for ")).split(" (", 1)[0]
+    return [r.strip() for r in listed.split(",") if r.strip()]
+
+
 def roll_command(why: str, sides: int = 6) -> str:
     """`pbem roll` with the real refs of a roll break ("dice owed for 1.4.fire/CA/ph1, 1.4.fire/CA/ph2 (…)"):
-    one `--for`/`--ref` pair per roll not announced yet, then yield."""
-    listed = why.removeprefix("dice owed for ").split(" (", 1)[0]
-    refs = [r.strip() for r in listed.split(",") if r.strip() and " in " not in r]
+    one `--for`/`--ref` pair per roll not announced yet, then yield; for a die of the wrong size, `pbem dice void`
+    of its batch first."""
+    wrong = _WRONG_DIE.search(why)
+    if wrong is not None:
+        ref, batch, had, wanted = wrong.groups()
+        return (f'pbem dice void {batch} --reason "{ref}: a d{had} where the rules roll a d{wanted}" && pbem yield')
+    refs = [r for r in _roll_refs(why) if " in " not in r]
     if not refs:
         return "pbem yield"  # announced already: the roller's reveal settles it
     pairs = " ".join(f'--for "{ref}" --ref {ref}' for ref in refs)
@@ -211,8 +262,9 @@ def _head(view: StatusView) -> Panel:
     elif status.over:
         grid.add_row("OVER", "the game is over")
     else:
-        first = next((b for b in status.pending if b.player == status.control), None)
-        control = Text(terminal(_seat(status.control or "", view.me)), style="bold yellow")
+        first = None if simultaneous(status) else next((b for b in status.pending if b.player == status.control),
+                                                          None)
+        control = Text(terminal(control_text(status, view.me)), style="bold yellow")
         if first is not None:
             control.append(f" — {terminal(first.why)}", style="default")
         grid.add_row("CONTROL", control)

@@ -7,7 +7,9 @@ clone goes through `guard` (via `Workspace.open`), and `status`/`check` show `be
 * A commit made with plain git and no signature on top of the branch: undo it keeping the edits
   (`git reset --soft HEAD~1`), then let `pbem yield` sign it. Rule `signature.missing` (the verifier's rule).
 * A clone behind its remote-tracking branch: "origin has 2 new commits: pbem pull". Read from the refs git
-  already has (status never touches the network; `pbem pull` and `pbem push` fetch).
+  already has (status never touches the network; `pbem pull` and `pbem push` fetch, so does `pbem status
+  --fetch`). A clone that has not fetched for a while (STALE_AFTER: the newest of FETCH_HEAD's age, pbem's own
+  mark of its last fetch and the remote-tracking ref's last move) is told it may be behind without knowing it.
 
 The upstream of the branch and fetching it are here too, shared by `pbem pull` and `pbem push`.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
@@ -144,6 +147,7 @@ def fetch(repo: GameRepo, up: Upstream, git: Git = run_git) -> str | None:
         return None
     scratch = f"refs/pbem/fetched/{up.remote}/{up.target}"
     tip = listed.stdout.split()[0]
+    _mark_fetched(repo)
     if tip in _local_tips(repo, up, scratch):
         repo.update_ref(scratch, tip)  # nothing new: no fetch (`pbem watch` asks every few seconds)
         return tip
@@ -231,11 +235,84 @@ def behind_ahead(repo: GameRepo) -> tuple[Upstream, int, int] | None:
     return up, behind, ahead
 
 
-def behind_line(repo: GameRepo) -> str | None:
-    """"origin has 2 new commits: pbem pull" when this clone is behind what it last fetched, else None."""
+STALE_AFTER = 3600.0  # seconds without a fetch after which `pbem status` says the remote may have moved
+FETCHED_MARK = "pbem/fetched-at"  # in the git dir: touched at every fetch pbem makes (beside the verifier's cache)
+
+
+def _mark_fetched(repo: GameRepo) -> None:
+    path = os.path.join(repo.git_dir, FETCHED_MARK)
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "a"):
+            pass
+        os.utime(path)
+    except OSError:
+        pass  # a read-only git dir: the age is judged from git's own files
+
+
+def last_fetch(repo: GameRepo, up: Upstream) -> float | None:
+    """When this clone last heard from `up`'s remote (seconds since the epoch), as far as its files tell: pbem's
+    mark, FETCH_HEAD (a plain `git fetch`), the newest entry of the reflogs of the remote-tracking ref (a fetch
+    that moved it) and of the remote's HEAD (`git clone`). None: never."""
+    times = []
+    for rel in (FETCHED_MARK, "FETCH_HEAD"):
+        try:
+            times.append(os.path.getmtime(os.path.join(repo.git_dir, rel)))
+        except OSError:
+            pass
+    for ref in (up.tracking, f"refs/remotes/{up.remote}/HEAD"):  # a clone logs only the second
+        try:
+            times += [float(entry.committer.time) for entry in repo.repo.references[ref].log()]
+        except (KeyError, ValueError, pygit2.GitError):
+            pass
+    return max(times) if times else None
+
+
+def stale_line(repo: GameRepo, now: float | None = None) -> str | None:
+    """"origin was last fetched 3 h ago and may have moved since: pbem pull" when this clone has a remote and
+    has not fetched it for STALE_AFTER seconds (or never), else None. No network."""
+    up = upstream(repo, required=False)
+    if up is None:
+        return None
+    when = last_fetch(repo, up)
+    if when is None or known(repo, up) is None:
+        return f"{up.remote} was never fetched into this clone and may hold more: pbem pull (or pbem status --fetch)"
+    age = (time.time() if now is None else now) - when
+    if age < STALE_AFTER:
+        return None
+    return (f"{up.remote} was last fetched {_age(age)} ago and may have moved since: pbem pull (or pbem status "
+            "--fetch)")
+
+
+def _age(seconds: float) -> str:
+    hours = seconds / 3600
+    return f"{hours:.0f} h" if hours < 48 else f"{hours / 24:.0f} days"
+
+
+def refresh(repo: GameRepo, git: Git = run_git) -> str | None:
+    """`pbem status --fetch`: fetch the upstream and record it as the remote-tracking ref (as `pbem pull` does,
+    refusing a rewritten remote), without touching the branch or the working tree. A line when it could not."""
+    up = upstream(repo, required=False)
+    if up is None:
+        return "no git remote to fetch: the game is only in this clone"
+    try:
+        theirs = fetch(repo, up, git)
+        old = rewritten(repo, up, theirs)
+        if old is not None:
+            raise refuse_rewrite(up, old, "pull.rewritten")
+    except PbemError as exc:
+        return f"not fetched: {exc.finding.message}"
+    if theirs is not None:
+        accept(repo, up, theirs)
+    return None
+
+
+def behind_line(repo: GameRepo, now: float | None = None) -> str | None:
+    """"origin has 2 new commits: pbem pull" when this clone is behind what it last fetched; else, when it has
+    not fetched for a while, that it may be behind (`stale_line`); else None."""
     found = behind_ahead(repo)
     if found is None or found[1] == 0:
-        return None
+        return stale_line(repo, now)
     up, behind, ahead = found
     what = f"{up.remote} has {behind} new commit{'s' if behind != 1 else ''}"
     if ahead:

@@ -118,7 +118,7 @@ def push(ws: Workspace, me: Identity | Callable[[], Identity], remote: str | Non
                 if rebased:
                     repo.update_branch_and_worktree(tip)
                     return PushOutcome(f"{where} had moved: rebased and re-signed {rebased} commit(s) of yours "
-                                       f"onto it, pushed {tip[:10]}", rebased=rebased)
+                                       f"onto it, pushed {tip[:10]}{_now(ws)}", rebased=rebased)
                 return PushOutcome(f"pushed {tip[:10]} to {where}")
             if gitstate.remote_tip(ws.root, up, git) != theirs:
                 continue  # someone pushed between our fetch and our push: replay onto it
@@ -145,6 +145,22 @@ def push(ws: Workspace, me: Identity | Callable[[], Identity], remote: str | Non
         return PushOutcome(landed.message, code=landed.code, rebased=rebased)
     return PushOutcome(f"not pushed: {where} kept moving while pbem replayed your commits onto it ({MAX_TRIES} "
                        "tries); nothing changed here: `pbem push` again", [], ILLEGAL)
+
+
+def _now(ws: Workspace) -> str:
+    """The game as it stands after a replay onto the remote (what `pbem yield` printed came before it)."""
+    from pbem.render.status_screen import control_text
+
+    try:
+        head = Workspace.open(ws.root).head()
+    except PbemError:
+        return ""
+    status = head.status if head is not None else None
+    if status is None:
+        return ""
+    if status.over:
+        return "; now the game is over"
+    return f"; now control: {control_text(status, None)}, firm: {status.firm} (`pbem status` for the rest)"
 
 
 def _branch(ws: Workspace, me: Identity, tip: str) -> str:

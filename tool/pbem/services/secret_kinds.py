@@ -58,3 +58,19 @@ def require(game: Game, kind: str | None) -> None:
                     hint="pbem seal KIND FILE, the file by example: " + "; ".join(f"{k.name}: {k.example}"
                                                                           for k in kinds),
                     exit_code=USAGE)
+
+
+def sealed_said(game: Game, raw: dict) -> str:
+    """What `pbem seal` says of a secret it sealed (its file's `raw`): when it is opened. A secret answering a
+    sealed step with a part beside its box (a tactical allocation with `speeds: sealed`) opens that part at the
+    step, once every player owing one there has sealed, and the whole at its `end` (DESIGN §4.7, §6)."""
+    end = raw.get("end", "end")
+    sealing = game.manifest.ruleset.sealing
+    until_end = sealing is not None and raw["kind"] in sealing.sealed_until_end
+    whole = ("the end of the battle" if until_end else "the end of the game") if end == "end" else str(end)
+    head = f"sealed secret {raw['id']} ({raw['kind']})"
+    if "part_commit" in raw and "step" in raw:
+        part = sealing.part_name if sealing is not None else "part"
+        return (f"{head} for {raw['step']}: its {part} are opened at {raw['step']} once every player owing one "
+                f"there has sealed, the whole at {whole}: now `pbem yield`")
+    return f"{head}; due at {whole}: now `pbem yield`"

@@ -10,6 +10,8 @@ signs the one with those terms, and once everyone has signed it starts (or, by d
 from __future__ import annotations
 
 import re
+import secrets
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,7 @@ from pbem.formats.writer import dump_flow, dump_mapping
 from pbem.protocol import kinds
 from pbem.protocol.agreements import Agreement
 from pbem.protocol.serving import ORDER_REF, START_REF, order_refs, start_sides
-from pbem.services import agreements
+from pbem.services import agreements, gitstate
 from pbem.services.gateworkflow import workflow_text
 from pbem.services.workspace import Identity, Workspace
 from pbem.store.repo import GameRepo
@@ -30,6 +32,7 @@ from pbem.protocol.game import Game
 from pbem.protocol.control import expected_start, start_batch, start_choice, who
 
 ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,62}\Z")
+WAIT = "pbem pull && pbem status"  # nothing to do yet: bring the clone up to date and look again
 
 
 def template_dir(template: str) -> Path:
@@ -44,8 +47,9 @@ def template_dir(template: str) -> Path:
 
 
 def init(directory: Path, template: str, game_id: str, me: Identity, pbem_spec: str | None = None,
-         lock: str | None = None) -> Workspace:
-    """Create a new game repository from a template, with README and workflow, as one signed commit."""
+         lock: str | None = None, code: str | None = None) -> Workspace:
+    """Create a new game repository from a template, with README and workflow, as one signed commit. `code`: a
+    fresh invite code for a template that has one (`setup.invite_hash`), stored only salted and hashed."""
     if not ID_RE.match(game_id):
         raise PbemError("usage.bad-id", f"game id {game_id!r}: use lower-case letters, digits and '-'")
     if directory.exists() and any(directory.iterdir()):
@@ -56,6 +60,8 @@ def init(directory: Path, template: str, game_id: str, me: Identity, pbem_spec: 
     if n != 1:
         raise PbemError("usage.template", f"{source / GAME} has no top-level `id:` line")
     game_text = re.sub(r"(?m)^pbem: .*$", f'pbem: "{pbem.__version__}"', game_text, count=1)
+    if code is not None:
+        game_text = with_invite_code(game_text, code, source / GAME)
     yamlsafe.load(game_text.encode(), GAME)
     readme = (source / README).read_text() if (source / README).is_file() else f"# {game_id}\n"
     files = {
@@ -67,6 +73,38 @@ def init(directory: Path, template: str, game_id: str, me: Identity, pbem_spec: 
     ws = Workspace(GameRepo.init(directory))
     ws.commit(files, me, f"{game_id}: new game from template {source.name}")
     return ws
+
+
+_INVITE_LINE = re.compile(r"(?m)^((?:  #.*\n)*)(  invite_hash: ).*$")
+
+
+def with_invite_code(game_text: str, code: str, where: Path) -> str:
+    """game.yaml's text with a fresh invite code: its salted hash (a new random salt; the form every verifier
+    checks joins against, pbem.rulesets.dow.invite) in place of the template's, which the comment above it named."""
+    from pbem.rulesets.dow import invite
+
+    if not code or code != code.strip() or any(c < " " for c in code):
+        raise PbemError("usage.invite-code", "--code: give a non-empty code without control characters or "
+                        "spaces at either end")
+    if _INVITE_LINE.search(game_text) is None:
+        raise PbemError("usage.invite-code", f"{where} has no invite code to replace (setup.invite_hash): this "
+                        "game is joined without one; leave out --code")
+    hashed = invite.key_code(code, secrets.token_hex(16))
+    comment = "  # the invite code, salted and hashed (pbem init --code): every verifier checks each join against it\n"
+    return _INVITE_LINE.sub(lambda m: f'{comment}{m[2]}"{hashed}"', game_text, count=1)
+
+
+def invite_advice(ws: Workspace, code: str | None) -> str:
+    """What `pbem init` tells the founder the players run: `pbem join --as ID`, with the invite code where the
+    game has one (seed 001: the code is given in the game description, never in the repository)."""
+    doc = yamlsafe.load(ws.head_files()[GAME], GAME)
+    if (doc.data.get("setup") or {}).get("invite_hash") is None:
+        return "players now run `pbem join --as ID` there"
+    if code is not None:
+        return (f"players now run `pbem join --as ID --code {shlex.quote(code)}` there (give them the code with the game "
+                "description: the repository keeps only its salted hash)")
+    return ("players now run `pbem join --as ID --code CODE` there, CODE being the invite code of the game "
+            "description (this template's is named in game.yaml's comment; `pbem init --code NEW` sets a fresh one)")
 
 
 def join(ws: Workspace, seat_id: str, me: Identity, code: str | None = None) -> str:
@@ -150,6 +188,61 @@ def start(ws: Workspace, first: str, me: Identity) -> str:
     _, status = expected_start(game, first)
     files[STATUS] = dump_mapping(status.to_data()).encode()
     return ws.commit(files, me, f"start: {first} has control")
+
+
+# where each ruleset's orders, conditions and actions are described for players (the starter files point there)
+RULES_DOC = {"tactical/1": "docs/tactical.md", "dow/1": "docs/dow.md"}
+
+
+def write_starters(ws: Workspace, player: str | None) -> list[str]:
+    """Starter files for the turn `player` holds now, written into his working tree (not committed) where
+    neither HEAD nor the working tree has them: his players/<id>.yaml (no orders yet: `through: null`, no
+    breaks) and the report file of the firm point (no entries yet), each with comments that explain its fields,
+    so that "edit players/ID.yaml" is true when `pbem status` says it. Only for the player holding control for a
+    turn: nobody else writes those files before his next commit, so no pull ever finds them in its way. Comments
+    are no data: committed as they are, replay reads the same inputs as from no file (DESIGN §2, §4.1, §4.3).
+    Returns the paths written."""
+    from pbem.render.status_screen import holds_turn
+
+    head = ws.head()
+    status = head.status if head is not None else None
+    if head is None or status is None or status.over or not status.firm or not holds_turn(status, player):
+        return []
+    assert player is not None
+    ruleset = head.game.manifest.ruleset
+    try:
+        report = f"report/{ruleset.period_of(ruleset.parse_time(status.firm))}.yaml"
+    except ValueError:
+        return []
+    doc = RULES_DOC.get(head.game.manifest.ruleset_name, "docs/protocol.md")
+    wanted = {f"players/{player}.yaml": _players_text(player, status.firm, doc, report),
+              report: _report_text(report, player, status.firm, doc)}
+    there = ws.head_files()
+    written = [path for path in wanted if path not in there and not (ws.root / path).exists()]
+    ws.write_files({path: wanted[path].encode() for path in written})
+    return written
+
+
+def _players_text(player: str, firm: str, doc: str, report: str | None) -> str:
+    entries = f" in {report} (and the report files after it)" if report else ""
+    return "".join(line + "\n" for line in (
+        f"# players/{player}.yaml: {player}'s orders, edited when you hold control (pbem status says when), then",
+        "# committed with `pbem check && pbem yield -m NOTE` (docs/protocol.md, Horizon and break conditions).",
+        f'# through: the last game time your entries{entries} reach, e.g. "{firm}";',
+        "#   replay gives you control back there (null: nothing written yet).",
+        f'# breaks: when you want control back earlier, e.g. {{at: "{firm}"}} or a condition of the ruleset',
+        f"#   ({doc}), one flow mapping per item.",
+        "through: null",
+        "breaks: []"))
+
+
+def _report_text(report: str, player: str, firm: str, doc: str) -> str:
+    return "".join(line + "\n" for line in (
+        f"# {report}: the entries of this period, in pbem's layout: a line `entries:`, then one entry per",
+        "# line, each a flow mapping of the game time, its player, the unit and what it does, e.g.",
+        "#   entries:",
+        f'#     - {{at: "{firm}", by: {player}, unit: UNIT, do: {{...}}}}',
+        f"# The actions of this game: {doc}. Entries before the firm point (pbem status) can no longer change."))
 
 
 def start_roll(ws: Workspace, me: Identity, first: str | None = None, order: bool = False
@@ -248,6 +341,11 @@ def begin(ws: Workspace, me: Identity, first: str | None = None, roll: bool = Fa
     game = head.game
     if head.started:
         raise PbemError("setup.started", "the game has already started", exit_code=ILLEGAL)
+    found = gitstate.behind_ahead(ws.repo)
+    if found is not None and found[1]:  # the others' joins, start proposals or signatures may be there
+        raise PbemError("setup.behind", f"your clone is behind {found[0].where} by {found[1]} commit(s), which may "
+                        "hold the others' seats, start proposals or signatures: pull first",
+                        hint="pbem pull, then the same pbem start", exit_code=ILLEGAL)
     if first is not None and first not in game.manifest.players:
         raise PbemError("usage.no-seat", f"no player {first!r}; players: {', '.join(game.manifest.players)}")
     if order and len(game.manifest.players) < 3:
@@ -294,7 +392,8 @@ def begin(ws: Workspace, me: Identity, first: str | None = None, roll: bool = Fa
                                signed.commit, signed.agreement))
     if first is not None and not order:
         oid = start(ws, first, me)
-        return steps + [StartStep("started", f"started: {first} has control", oid, first=first)]
+        return steps + [StartStep("started", f"started: {first} has control{_starters(ws, player)}", oid,
+                                  first=first)]
     oid, chosen = start_roll(ws, me, first, order)
     again = f"pbem start {f'--first {first}' if first is not None else '--roll'}" + (" --order-by-dice"
                                                                                     if order else "")
@@ -307,7 +406,14 @@ def begin(ws: Workspace, me: Identity, first: str | None = None, roll: bool = Fa
     said = f"started: the dice chose {chosen}, who has control" if first is None else f"started: {chosen} has control"
     if order:
         said += "; around the table: " + ", ".join(ws.game_of(ws.head_files()).inputs.players)
-    return steps + [StartStep("started", said, oid, first=chosen)]
+    return steps + [StartStep("started", said + _starters(ws, player), oid, first=chosen)]
+
+
+def _starters(ws: Workspace, player: str | None) -> str:
+    """The starter files written for my first turn, said in the line that says the game started."""
+    written = write_starters(Workspace.open(ws.root), player)
+    return (f"; wrote {' and '.join(written)} for your turn (with comments: edit them, then `pbem check && pbem "
+            "yield`)" if written else "")
 
 
 def _draft(content: dict[str, Any]) -> Agreement:
@@ -326,6 +432,9 @@ def start_todo(game: Game, me: str | None) -> tuple[str, str]:
     terminal screen)."""
     manifest = game.manifest
     open_seats = [s.id for s in manifest.seats if s.key is None]
+    if open_seats and me is not None:  # seated already: the others claim theirs (a key holds one seat)
+        return (f"the game has not started: seats {', '.join(open_seats)} are open; the other players claim them "
+                "(each runs `pbem join --as ID` in his clone), then every seat consents to start", WAIT)
     if open_seats:
         return (f"the game has not started: seats {', '.join(open_seats)} are open (then every seat consents to "
                 "start)", f"pbem join --as {open_seats[0]}")

@@ -248,8 +248,12 @@ def _now(summary: Summary) -> tuple[str, list[str]]:
         return "setting up: seats are being claimed (`pbem join --as ID`, then `pbem start`)", []
     if status.over:
         return "the game is over", []
+    from pbem.render.status_screen import simultaneous
+
+    owing = simultaneous(status)
     head = status.pending[0].why if status.pending else ""
-    line = f"{status.control} holds control" + (f" ({head})" if head else "") + f"; firm to {status.firm}"
+    line = (f"nobody holds control: all at once, {', '.join(owing)} still to act" if owing else
+            f"{status.control} holds control" + (f" ({head})" if head else "")) + f"; firm to {status.firm}"
     more = [f"{b.player} at {b.at}: {b.why}" for b in status.pending[1:]]
     return line, more
 

@@ -58,6 +58,11 @@ class Outlook:
                    "dice": "`pbem yield` settles it",
                    "ready": "post your press, then `pbem ready`"}.get(first.kind, "`pbem yield`")
             return f"{first.why}: {how}; you need not hold control"
+        from pbem.render.status_screen import simultaneous
+
+        owing = simultaneous(self.status)
+        if owing:
+            return f"nothing: waiting for {', '.join(owing)} (all at once, in any order)"
         if self.status.control != self.me:
             return f"nothing: {self.status.control} holds control"
         why = self.status.pending[0]

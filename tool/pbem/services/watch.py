@@ -29,6 +29,7 @@ from typing import Any, Callable, Mapping
 from pbem.errors import PbemError
 from pbem.protocol.dice import ESCROW
 from pbem.protocol.model import Status
+from pbem.render.status_screen import holds_turn
 from pbem.services import clonelock, gitstate, stopping, turn
 from pbem.services.gitstate import Git, run_git
 from pbem.services.pull import pull
@@ -60,18 +61,19 @@ def settleable(status: Status | None, me: str | None) -> bool:
     return any(b.player == me and (b.kind in AUTOMATIC or me == ESCROW) for b in status.pending)
 
 
-def decisions(status: Status | None, me: str | None, waiting_signatures: list[str] = ()) -> list[Decision]:
-    """What only `me` may decide now: each sealed input he owes, holding control, each signature asked of him
-    (`waiting_signatures`, lines naming him). Pure."""
+def decisions(status: Status | None, me: str | None, waiting_signatures: list[str] = (),
+              sealed_command: str | None = None) -> list[Decision]:
+    """What only `me` may decide now: each sealed input he owes (given with `sealed_command`, the ruleset's way),
+    holding control for a turn, each signature asked of him (`waiting_signatures`, lines naming him). Pure."""
     if status is None or status.over or me is None or me == ESCROW:
         return []
     out: list[Decision] = []
     for b in status.pending:
         if b.player == me and b.kind not in AUTOMATIC and b.kind in turn.OWED:
-            how = ("seal it: `pbem orders orders.yaml` in Diplomacy, `pbem seal allocation allocation.yaml` in a "
-                   "tactical game" if b.kind == "sealed" else "`pbem status` says how")
+            how = (f"seal it: `{sealed_command}`" if b.kind == "sealed" and sealed_command else
+                   "`pbem status` says how")
             out.append(Decision(f"{b.kind}:{b.at}:{b.why}", f"{b.why}: {how}"))
-    if status.control == me:
+    if holds_turn(status, me):
         why = status.pending[0].why if status.pending else "your turn"
         out.append(Decision(f"control:{status.firm}:{why}", f"you hold control ({why}): `pbem status`, then "
                             "`pbem yield`"))
@@ -252,6 +254,7 @@ class Round:
     told: list[str] = field(default_factory=list)
     refused: bool = False
     unreachable: bool = False
+    over: str | None = None  # the game is over: how it ended, in one line (the loop stops)
 
 
 @dataclass
@@ -392,10 +395,17 @@ def tell(ws: Workspace, me: Identity, notifier: Notifier, out: Round) -> None:
         return
     player = turn.whoami(ws, me)
     game = head.game.manifest.id
+    if head.status is not None and head.status.over:
+        from pbem.services.agreements import result
+
+        out.over = f"the game is over ({result(head.game) or 'replay reached its end'})"
     waiting = [line for line in turn.errata_lines(ws)
                if player and player in line.rpartition("to sign: ")[2].split(", ")]
     told = load_told(ws)
-    fresh = [d for d in decisions(head.status, player, waiting) if d.key not in told]
+    from pbem.services.pictures import COMMANDS
+
+    sealed = COMMANDS.get(head.game.manifest.ruleset_name, ("pbem seal note FILE && pbem yield",))[0]
+    fresh = [d for d in decisions(head.status, player, waiting, sealed) if d.key not in told]
     for d in fresh:
         notifier.decision(str(game), d.text)
         out.told.append(d.text)
@@ -420,6 +430,10 @@ def watch(root: Path, me: Identity, notifier: Notifier, *, once: bool = False, i
                 with stopper.round():
                     result = locked_round(root, me, notifier, remote, git, seen)
                 done += 1
+                if result.over is not None and not result.refused:
+                    notifier.say(f"{result.over}: nothing more to watch, pbem watch stops (read it whole: "
+                                 "`pbem log --html --out game.html`)")
+                    return 0
                 if once:
                     return 1 if result.refused else 0
                 failures = failures + 1 if result.refused else 0

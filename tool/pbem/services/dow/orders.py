@@ -59,9 +59,22 @@ class SealedOrders:
                 out.append(f"warning: {v.order!r} is forbidden by the relationship states: {v.reason}; it will be "
                            "void and earn a public warning (the second offence puts you into civil disorder)")
             elif v.verdict == "invalid":
-                out.append(f"warning: {v.order!r} is not a valid order: {v.reason}; it will be void (the unit "
-                           "holds)")
+                out.append(f"warning: {v.order!r} is not a valid order: {v.reason}; it will be void "
+                           f"({void_means(v.order, v.reason or '')})")
         return out
+
+
+def void_means(order: str, reason: str = "") -> str:
+    """What a void order leaves on the board, in words: a build builds nothing, a disband disbands nothing; a
+    unit that is not there holds nothing (seed 001: a void order is as if not given; a unit without one holds)."""
+    words = order.split()
+    if words and words[-1] == "B":
+        return "nothing is built there"
+    if words and words[-1] == "D":
+        return "nothing is disbanded by it"
+    if "unorderable unit" in reason or "no unit" in reason:
+        return "you have no such unit there: nothing moves"
+    return "the unit holds"
 
 
 def read_orders(content: bytes, name: str) -> dict[str, list[str]]:
