@@ -241,7 +241,8 @@ class Table:
 # so that under pytest-xdist no core waits alone for one of them at the end; the rest keeps its order.
 LONG_FIRST = ("test_watch_dow_years.py", "test_fuzz_verifier.py", "test_wheel.py", "test_readme.py",
               "test_dow_nmr.py", "test_watch.py", "test_workflow_lock.py", "test_dow_demo.py", "test_stuck_search.py",
-              "test_ssh.py", "test_github_flow.py", "test_twirling_aces.py", "test_energy_together.py")
+              "test_ssh.py", "test_github_flow.py", "test_twirling_aces.py", "test_energy_together.py",
+              "test_messages.py", "test_message_net.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
