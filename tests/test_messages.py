@@ -7,6 +7,8 @@ a game set up through the CLI, or a player's clone of a demo game at the commit 
 
 from __future__ import annotations
 
+import re
+
 import subprocess
 import time
 from pathlib import Path
@@ -299,6 +301,31 @@ def test_status_says_when_the_remote_moved_or_it_has_not_fetched_for_a_while(dem
     assert ("behind:  other was never fetched into this clone and may hold more: pbem pull (or pbem status "
             "--fetch)") in never
     assert "you (fed) owe: your clone may be behind: other was never fetched" in never
+
+
+def test_the_commands_that_act_on_the_shared_game_say_when_the_clone_is_behind(demos: Path, tmp_path: Path) -> None:
+    """Before: `pbem agree`, `pbem sign` and `pbem resign` committed on a clone that knew it was behind and said
+    nothing, so the player took what they printed for the game that landed."""
+    folder = demo("tactical-duel", demos)
+    fed = clone_at(folder, commit_of(folder, "fed: speed 12, closing"), tmp_path / "fed")
+    kli = fed.second("kli")
+    assert kli.cli("yield", who="kli").exit_code == 0
+    proposed = kli.cli("agree", "amend", "--deadline", "96h", who="kli").output
+    found = re.search(r"proposed (kli-\d{4}) \(amend\)", proposed)
+    assert found is not None and "behind:" not in proposed, proposed
+    assert kli.pbem("push", who="kli").returncode == 0
+    assert fed.pbem("pull", who="fed").returncode == 0
+    again = kli.cli("agree", "amend", "--deadline", "72h", who="kli").output
+    assert "behind:" not in again and kli.pbem("push", who="kli").returncode == 0
+    git(fed.game, "fetch", "-q")
+    said = "behind: origin has 1 new commit and you have 1 unpublished: pbem push (it replays yours on top)\n"
+    signed = fed.cli("sign", found.group(1), who="fed")
+    assert signed.exit_code == 0 and said in signed.output, signed.output
+    resigned = fed.cli("resign", "--note", "moving house", who="fed")
+    assert resigned.exit_code == 0 and said.replace("1 unpublished", "2 unpublished") in resigned.output, (
+        resigned.output)
+    stale = kli.cli("agree", "amend", "--deadline", "48h", who="kli")  # kli is up to date: nothing to say
+    assert stale.exit_code == 0 and "behind:" not in stale.output
 
 
 def test_start_refuses_to_propose_on_a_clone_behind_its_remote(tmp_path: Path) -> None:

@@ -152,6 +152,17 @@ def status_lines(status: "Status | None", me: Optional[str]) -> str:
     return "\n".join(terminal(line) for line in lines)  # a note is data: shown, never obeyed (DESIGN §9)
 
 
+def say_behind(ws: "Workspace") -> None:
+    """After a command committed to the shared game: when this clone is behind its remote, or has not fetched for
+    a while, say so (no network), since what was just judged here may not be the game that landed meanwhile."""
+    from pbem.services import gitstate
+
+    behind = gitstate.behind_line(ws.repo)
+    if behind:
+        then = "" if "pbem push" in behind else "; `pbem push` replays your commit onto it and says the game then"
+        typer.echo(f"behind: {behind}{then}")
+
+
 def erratum_said(done) -> None:  # type: ignore[no-untyped-def]
     """What `pbem erratum propose|sign|apply` and `pbem agree erratum` print (services.errata.Done)."""
     typer.echo(f"committed {done.commit[:10]}")

@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from pbem.cli.options import (KeyOption, OutputFormat, ReadFormat, emit_json, findings_records, identity, json_option,
-                              run, status_lines, status_record, workspace)
+                              run, say_behind, status_lines, status_record, workspace)
 from pbem.errors import ILLEGAL, PbemError
 
 commands = typer.Typer()
@@ -170,11 +170,7 @@ def yield_(message: str = typer.Option("", "-m", "--message", help="the yield no
         plan = turn.plan_yield(ws, identity(key), message)
         oid, new = turn.write_yield(ws, plan)
         typer.echo(f"committed {oid[:10]}")
-        from pbem.services import gitstate
-
-        behind = gitstate.behind_line(ws.repo)
-        if behind:  # what follows is judged on this clone: `pbem push` replays it onto what landed meanwhile
-            typer.echo(f"behind: {behind}; `pbem push` replays your commit onto it and says the game then")
+        say_behind(ws)  # what follows is judged on this clone: `pbem push` replays it onto what landed meanwhile
         if len(plan.commits) > 1 or plan.kept:
             for line in plan.lines():
                 typer.echo(f"  {line}")
