@@ -548,3 +548,15 @@ class SetupError(ValueError):
         super().__init__(text)
         self.rule = rule
         self.path = path
+
+
+class Refusal(str):
+    """A reason (a str, so it reads like any reason) that names its own rule id in `.rule`; the protocol reads
+    it (protocol/legality.py), its default being `rules.illegal-action` (DESIGN §8)."""
+
+    rule: str
+
+    def __new__(cls, text: str, rule: str) -> Refusal:
+        made = super().__new__(cls, text)
+        made.rule = rule
+        return made

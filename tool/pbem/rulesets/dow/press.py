@@ -39,7 +39,7 @@ from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 from pbem.rulesets.dow import engine, phases, relations
-from pbem.rulesets.dow.refusal import Refusal
+from pbem.rulesets.base import Refusal
 from pbem.rulesets.dow.relations import ALLIED, PressRefused
 from pbem.rulesets.dow.state import DRAW, DowState
 
@@ -75,7 +75,7 @@ def recognise(state: DowState, message: Mapping[str, Any], by: str) -> tuple[Dow
         after = _recognise(state, message, by)
         return (after if "whisper" in message else after.with_said(by)), None
     except PressRefused as refused:
-        return state, Refusal(refused.rule, refused.message)
+        return state, Refusal(refused.message, refused.rule)
 
 
 KEPT = 4  # recognitions remembered: a verifier walks one phase at a time, from one or two starting states

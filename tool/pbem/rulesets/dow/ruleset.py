@@ -41,10 +41,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
-from pbem.rulesets.base import Action, Capabilities, Event, Orders, Point, Positions, Press, Sealed, Seats
+from pbem.rulesets.base import Action, Capabilities, Event, Orders, Point, Positions, Press, Refusal, Sealed, Seats
 from pbem.rulesets.dow import conditions, engine, phases, press, resolve, state
 from pbem.rulesets.dow.board import Board
-from pbem.rulesets.dow.refusal import Refusal
 from pbem.rulesets.dow.relations import Relations
 
 RESULT_MISMATCH = "result.mismatch"
@@ -212,7 +211,7 @@ class DowRuleset(Capabilities):
         try:
             board = Board.from_data(recorded)
         except ValueError as err:
-            return Refusal(RESULT_MISMATCH, f"the recorded position is malformed: {err}")
+            return Refusal(f"the recorded position is malformed: {err}", RESULT_MISMATCH)
         if board == game.board:
             return None
         mine, theirs = game.board.as_data(), board.as_data()
@@ -222,7 +221,7 @@ class DowRuleset(Capabilities):
                 if mine[part].get(power) != theirs[part].get(power):
                     diffs.append(f"{part} of {power}: recorded {theirs[part].get(power)}, "
                                  f"engine {mine[part].get(power)}")
-        return Refusal(RESULT_MISMATCH, "the recorded position differs from the engine's: " + "; ".join(diffs))
+        return Refusal("the recorded position differs from the engine's: " + "; ".join(diffs), RESULT_MISMATCH)
 
     def render_svg(self, game: state.DowState) -> str:
         """The board as SVG (the engine's renderer)."""

@@ -14,9 +14,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping
 
-from pbem.rulesets.base import Point
+from pbem.rulesets.base import Point, Refusal
 from pbem.rulesets.tactical import damage, hexmap
-from pbem.rulesets.tactical.refusal import Refusal
 from pbem.rulesets.tactical.gametime import ACTIVITY, ALLOC
 from pbem.rulesets.tactical.gear import since, table
 from pbem.rulesets.tactical.state import TacticalState, Unit

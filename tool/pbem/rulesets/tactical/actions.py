@@ -29,11 +29,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
-from pbem.rulesets.base import Action, Event, Point
+from pbem.rulesets.base import Action, Event, Point, Refusal
 from pbem.rulesets.tactical import damage, energy, fire, hexmap, movement, reinforce, seeking, systems
 from pbem.rulesets.tactical import craft, probes, system_steps, tractors, transporters
 from pbem.rulesets.tactical.gametime import ACTIVITY, ALLOC, DAMAGE, FIRE, MOVE, STEPS, format_time
-from pbem.rulesets.tactical.refusal import Refusal
 from pbem.rulesets.tactical.state import DISENGAGED, EMERGENCY, TacticalState, Unit
 
 NOT_AN_ACTION = "not an action of tactical/1: answer a special break with the chosen option itself, e.g. {move: SL}"

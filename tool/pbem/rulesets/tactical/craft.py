@@ -20,11 +20,10 @@ from __future__ import annotations
 from dataclasses import fields, replace
 from typing import Any, Mapping
 
-from pbem.rulesets.base import Event, Point
+from pbem.rulesets.base import Event, Point, Refusal
 from pbem.rulesets.tactical import acting, energy, weapons
 from pbem.rulesets.tactical.gametime import format_time
 from pbem.rulesets.tactical.gear import Gear, whole
-from pbem.rulesets.tactical.refusal import Refusal
 from pbem.rulesets.tactical.state import SHIELDS, TacticalState, Unit, freeze
 
 ABOARD = "aboard"

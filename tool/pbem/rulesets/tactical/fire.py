@@ -33,10 +33,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
-from pbem.rulesets.base import Event, Point, Withheld
+from pbem.rulesets.base import Event, Point, Refusal, Withheld
 from pbem.rulesets.tactical import arcs, damage, hexmap, reinforce, weapons
 from pbem.rulesets.tactical.damage import destroy
-from pbem.rulesets.tactical.refusal import Refusal
 from pbem.rulesets.tactical.gametime import format_time
 from pbem.rulesets.tactical.hexmap import Hex
 from pbem.rulesets.tactical.state import EMERGENCY, TacticalState, Unit

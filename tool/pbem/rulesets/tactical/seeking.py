@@ -30,10 +30,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
-from pbem.rulesets.base import Event, Point
+from pbem.rulesets.base import Event, Point, Refusal
 from pbem.rulesets.tactical import damage, fire, hexmap, weapons
 from pbem.rulesets.tactical.gametime import format_time
-from pbem.rulesets.tactical.refusal import Refusal
 from pbem.rulesets.tactical.state import DUMMY, EXPENDED, TacticalState, Unit
 from pbem.rulesets.tactical.weapons import Mount, Seeker, WeaponType
 

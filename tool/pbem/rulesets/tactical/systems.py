@@ -12,10 +12,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping
 
-from pbem.rulesets.base import Event, Point
+from pbem.rulesets.base import Event, Point, Refusal
 from pbem.rulesets.tactical import damage
 from pbem.rulesets.tactical.gametime import format_time
-from pbem.rulesets.tactical.refusal import Refusal
 from pbem.rulesets.tactical.state import TacticalState, Unit
 
 VERBS = ("use", "cease", "announce")
