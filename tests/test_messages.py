@@ -328,6 +328,26 @@ def test_the_commands_that_act_on_the_shared_game_say_when_the_clone_is_behind(d
     assert stale.exit_code == 0 and "behind:" not in stale.output
 
 
+def test_every_command_that_commits_says_when_the_clone_is_behind(demos: Path, tmp_path: Path) -> None:
+    """Before: press, whispers and the relationship commands committed on a clone that knew it was behind and said
+    nothing. Now every command that commits says it last (cli/options.run), and one that commits nothing does not."""
+    folder = demo("dow", demos)
+    england = clone_at(folder, commit_of(folder, "austria: orders for S1901M sealed"), tmp_path / "england")
+    france = england.second("france")
+    assert france.cli("say", "bonjour", who="france").exit_code == 0
+    assert france.pbem("push", who="france").returncode == 0
+    git(england.game, "fetch", "-q")
+    said = "behind: origin has 1 new commit and you have {} unpublished: pbem push (it replays yours on top)"
+    for n, args in enumerate([("say", "hello all"), ("whisper", "france", "a quiet word"),
+                              ("declare", "france", "FRIENDLY")], start=1):
+        done = england.cli(*args, who="england")
+        assert done.exit_code == 0, done.output
+        assert done.output.rstrip("\n").endswith(said.format(n)), (args, done.output)
+    (tmp_path / "plan.yaml").write_text("{plan: north}\n")
+    sealed = england.cli("seal", "note", str(tmp_path / "plan.yaml"), who="england")  # writes a file, commits nothing
+    assert "behind:" not in sealed.output, sealed.output
+
+
 def test_start_refuses_to_propose_on_a_clone_behind_its_remote(tmp_path: Path) -> None:
     box = Sandbox(tmp_path)
     for name in ("alice", "bob"):

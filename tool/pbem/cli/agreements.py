@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 
 from pbem.cli.options import (KeyOption, ReadFormat, emit_json, findings_records, identity, json_option, my_seat, run,
-                              say_behind, workspace, write_out)
+                              workspace, write_out)
 from pbem.errors import PbemError
 
 commands = typer.Typer()
@@ -38,7 +38,6 @@ def sign(agreement: str = typer.Argument(..., help="the agreement's id, e.g. fed
         row = KINDS.get(done.kind)
         extra = f" {row.signed_words}" if row is not None and row.signed_words and not done.unsigned else ""
         typer.echo(f"signed {done.agreement}: {waiting}{extra}")
-        say_behind(ws)
 
     run(go)
 
@@ -90,11 +89,9 @@ def agree(ctx: typer.Context,
                 raise PbemError("usage.erratum", "give the reason for the correction: --reason TEXT")
             ws = workspace()
             said(errata.propose(ws, identity(key), values["reason"]))
-            say_behind(ws)
             return
         ws = workspace()
         _done(agreements.agree(ws, identity(key), kind, **values))
-        say_behind(ws)
 
     run(go)
 
@@ -116,7 +113,6 @@ def resign(note: Optional[str] = typer.Option(None, "--note", help="why, in word
     def go() -> None:
         ws = workspace()
         _done(agreements.agree(ws, identity(key), "resign", note=note))
-        say_behind(ws)
 
     run(go)
 

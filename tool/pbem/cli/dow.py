@@ -15,7 +15,7 @@ from typing import Any, List, Optional
 import typer
 
 from pbem.cli.options import (KeyOption, OutputFormat, ReadFormat, data_lines, emit_json, identity, json_option, run,
-                              say_behind, workspace)
+                              workspace)
 from pbem.errors import PbemError
 
 STATE_HELP = "WAR, HOSTILE, NEUTRAL, FRIENDLY or ALLIED"
@@ -76,7 +76,6 @@ def orders(source: Optional[Path] = typer.Argument(None, help="a YAML or JSON fi
             for report in done.resolved:
                 typer.echo(data_lines("\n".join(report.lines())))
             typer.echo(_next(done.status))
-            say_behind(ws)
             return
         assert source is not None
         if not source.is_file():
@@ -90,7 +89,6 @@ def orders(source: Optional[Path] = typer.Argument(None, help="a YAML or JSON fi
             typer.echo(f"they replace your orders sealed before ({sealed.replaced}), which stay on record and "
                        "count no more; you may replace them again until the last power has sealed")
         typer.echo(_next(sealed.status))
-        say_behind(ws)
 
     run(go)
 

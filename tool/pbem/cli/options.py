@@ -66,18 +66,36 @@ KeyOption = typer.Option(None, "--key", help="private key file (else PBEM_KEY, g
                          "~/.ssh/id_ed25519)")
 
 
+# The clones a command opened, with the commit each stood at, so that a command which committed says when the
+# clone is behind (`say_behind`) without each command remembering to; cleared when the command ends.
+_opened: "list[tuple[Workspace, Optional[str]]]" = []
+_said: "set[int]" = set()
+
+
 def run(action: Callable[[], T]) -> T:
     """Run a command's action; a PbemError becomes one line on stderr and its exit code (never a traceback).
-    The clone's lock (`workspace()`) is given back when the action ends."""
+    A command that committed to a clone behind its remote says so last; the clone's lock (`workspace()`) is
+    given back when the action ends."""
     from pbem.services import clonelock
 
     try:
-        return action()
+        done = action()
+        for ws, before in _opened:
+            if id(ws) not in _said and _head(ws) != before:
+                say_behind(ws)
+        return done
     except PbemError as exc:
         typer.echo(f"pbem: {exc}", err=True)
         raise typer.Exit(exc.exit_code) from None
     finally:
+        _opened.clear()
+        _said.clear()
         clonelock.release_all()
+
+
+def _head(ws: "Workspace") -> Optional[str]:
+    repo = ws.repo.repo
+    return None if repo.head_is_unborn else str(repo.head.target)
 
 
 def workspace(lock: bool = True) -> "Workspace":
@@ -89,6 +107,7 @@ def workspace(lock: bool = True) -> "Workspace":
     ws = Workspace.open(Path.cwd())
     if lock and not ws.repo.is_bare:
         clonelock.acquire(ws.repo.git_dir)  # before anything reads HEAD (a Workspace reads it when asked)
+    _opened.append((ws, _head(ws)))
     return ws
 
 
@@ -157,6 +176,7 @@ def say_behind(ws: "Workspace") -> None:
     a while, say so (no network), since what was just judged here may not be the game that landed meanwhile."""
     from pbem.services import gitstate
 
+    _said.add(id(ws))
     behind = gitstate.behind_line(ws.repo)
     if behind:
         then = "" if "pbem push" in behind else "; `pbem push` replays your commit onto it and says the game then"

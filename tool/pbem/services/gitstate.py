@@ -270,12 +270,15 @@ def last_fetch(repo: GameRepo, up: Upstream) -> float | None:
 
 def stale_line(repo: GameRepo, now: float | None = None) -> str | None:
     """"origin was last fetched 3 h ago and may have moved since: pbem pull" when this clone has a remote and
-    has not fetched it for STALE_AFTER seconds (or never), else None. No network."""
+    has not fetched it for STALE_AFTER seconds (or never, once it is the branch's upstream), else None. No
+    network."""
     up = upstream(repo, required=False)
     if up is None:
         return None
     when = last_fetch(repo, up)
     if when is None or known(repo, up) is None:
+        if repo.config_value(f"branch.{up.branch[len('refs/heads/'):]}.remote") is None:
+            return None  # a remote added but never set as the branch's upstream: the game is not published there yet
         return f"{up.remote} was never fetched into this clone and may hold more: pbem pull (or pbem status --fetch)"
     age = (time.time() if now is None else now) - when
     if age < STALE_AFTER:
