@@ -5910,3 +5910,47 @@ def test_invite_code__joining_with_the_templates_code_where_the_founder_set_a_fr
         {"id": "france", "name": "France", "key": key_line, "invite": proof})))
     bad = table.git_commit("join: france takes a seat", signer="carol")
     rejected(table, bad, "setup.bad-invite-code", "game.yaml")
+
+
+# === fair-rest: a seat's own new key, and agreements completed by signatures landing at once ======================
+
+def test_seat__a_lost_key_seat_with_a_forged_signature_of_its_player_is_still_refused_by_the_gates(
+        started: Table) -> None:
+    """Threat: the gates let a `seat` (why: lost-key) through at once when the seat's own player signed it (he
+    replaces a key he still holds: nothing is taken from him). fed proposes kli's seat for carol's key and writes
+    a "kli" signature made with his own key, to pass as kli's consent. Defence: the gate counts only a signature
+    that verifies under kli's key in game.yaml: agreement.not-overdue, and every verifier refuses the forged
+    signature (agreement.signature / agreement.foreign-signature)."""
+    server = serve(started)
+    tip = server_ref(server)
+    control = started.data("status.yaml")["control"]
+    other = "kli" if control == "fed" else "fed"
+    raw: dict[str, Any] = {"id": f"{control}-0002", "kind": "seat", "by": control,
+                           "content": {"seat": other, "key": _carol_key(started), "why": "lost-key"},
+                           "signatures": {}}
+    raw["signatures"] = {control: agreement_sign(raw, control), other: agreement_sign(raw, control)}
+    started.write(f"agreements/{raw['id']}.yaml", dump_mapping(raw))
+    bad = started.sneak(control, f"{control}: proposes {raw['id']}")
+    rejected(started, bad, "agreement.foreign-signature", f"agreements/{raw['id']}.yaml")
+    push_refused(push(started), "agreement.not-overdue")
+    assert server_ref(server) == tip
+
+
+def test_seat__a_player_replacing_his_own_key_lands_at_once_and_nobody_else_can_sign_it_for_him(
+        started: Table) -> None:
+    """Threat: the other way round, a player who still holds his key and fears it was copied cannot replace it
+    until he is "overdue" (he never is: he plays), so a stolen key stays good. Defence: a lost-key seat that
+    its own player signed takes nothing without his signature: the gates accept it as soon as the others sign
+    (here fed, the only other seat), and the new key plays; the old key is refused from then on."""
+    server = serve(started)
+    control = started.data("status.yaml")["control"]
+    other = "kli" if control == "fed" else "fed"
+    cli(started, "agree", "seat", "--seat", other, "--new-key", _carol_key(started), "--why", "lost-key",
+        who=other)
+    aid = f"{other}-0001"
+    assert (started.repo_dir / "agreements" / f"{aid}.yaml").exists()
+    cli(started, "sign", aid, who=control)
+    assert push(started).returncode == 0, push(started).stderr
+    assert server_ref(server) == started.head()
+    assert _carol_key(started) in started.read("game.yaml")
+    refused(started, "agree", "amend", "--deadline", "96h", who=other, rule="signature.unknown-key")

@@ -25,7 +25,8 @@ from typing import Any, Iterable, Mapping
 
 from pbem.errors import Finding, PbemError
 from pbem.formats import times, yamlsafe
-from pbem.protocol import kinds
+from pbem.crypto.keys import PublicKey
+from pbem.protocol import agreements, kinds
 from pbem.protocol.model import Status
 from pbem.services import gateclock
 from pbem.services.gateclock import Clock
@@ -124,6 +125,17 @@ def _status_at(repo: GameRepo, oid: str) -> Status | None:
         return None
 
 
+def _signed_by(agreement: Any, player: str, game: Mapping[str, Any]) -> bool:
+    """Whether `player`'s own valid signature (by his key in `game`, game.yaml's data) is on `agreement`."""
+    line = next((p.get("key") for p in game.get("players") or () if isinstance(p, Mapping) and p.get("id") == player),
+                None)
+    try:
+        key = PublicKey.from_line(line) if isinstance(line, str) else None
+    except (PbemError, ValueError):
+        return False
+    return key is not None and agreements.signature_valid(str(game.get("id")), agreement, player, {player: key})
+
+
 def _game_at(repo: GameRepo, oid: str) -> Mapping[str, Any]:
     blob = repo.tree_files(oid).get(GAME)
     try:
@@ -213,7 +225,10 @@ def _judge(repo: GameRepo, agreement: Any, parent: str, clock: Clock, at: dateti
     if not nmr and not unsigned:
         return None
     player = kinds.subject_of(agreement)
-    owed = [w for w in _waits_at(repo, parent, clock, _game_at(repo, parent), at) if w.player == player] \
+    game = _game_at(repo, parent)
+    if unsigned and isinstance(player, str) and _signed_by(agreement, player, game):
+        return None  # he signed it himself (a key he replaces while he still holds it): nothing is taken from him
+    owed = [w for w in _waits_at(repo, parent, clock, game, at) if w.player == player] \
         if isinstance(player, str) else []
     taken = "game" if agreement.kind == kinds.END else "seat"
     if not owed:
