@@ -3847,7 +3847,7 @@ def _to_reveal(table: Table, roller: str = "fed") -> None:
 
 def _resolve_fire(table: Table) -> None:
     """Play on (dice, contributions, reveals) until 1.4.fire is resolved and a player needs orders, or the battle
-    (one turn here) is over: an nmr covers its player up to his next decision, and this battle has none left."""
+    is over (an nmr covers its player up to his next decision: in a one-turn battle he has none left)."""
     for _ in range(12):
         owed = dice_pending(table)
         if not owed:
@@ -3887,18 +3887,29 @@ def test_nmr_reveal__the_roller_who_withholds_a_bad_die_misses_and_never_rolls_a
     assert "Withheld (owed, never given" in log
 
 
+@pytest.fixture(scope="module")
+def base_reveal_withheld(tmp_path_factory: pytest.TempPathFactory) -> Table:
+    """Built once: the duel of `fire_owed` in a battle of two turns (so fed has a next decision after the nmr:
+    his orders for turn 2); fed withheld his reveal, kli's nmr settled it, and 1.4.fire was resolved without
+    his die."""
+    from conftest import GAME_ID, _build
+    from test_tactical_cli_bad_input import TEMPLATE, arm, declare_both
+
+    root = tmp_path_factory.mktemp("two-turns")
+    (root / "template").mkdir()
+    (root / "template" / "game.yaml").write_text(TEMPLATE.replace("turns: 1\n", "turns: 2\n"))
+    table = declare_both(arm(_build(root / "started", str(root / "template"), GAME_ID)))
+    _to_reveal(table)
+    cli(table, "agree", "nmr", "--player", "fed", who="kli")
+    _resolve_fire(table)
+    return table
+
+
 @pytest.fixture
-def reveal_withheld(fire_owed: Table) -> Table:
-    """fed withheld his reveal, kli's nmr settled it, and 1.4.fire was resolved without his die."""
-    _to_reveal(fire_owed)
-    cli(fire_owed, "agree", "nmr", "--player", "fed", who="kli")
-    _resolve_fire(fire_owed)
-    return fire_owed
+def reveal_withheld(base_reveal_withheld: Table, tmp_path: Path) -> Table:
+    return private(base_reveal_withheld, tmp_path)
 
 
-@pytest.mark.xfail(strict=True, reason="the fixture's battle has one turn: the nmr now covers fed to his next decision, "
-                   "which this battle lacks, so it ends and every later commit is game.over; the attack needs a "
-                   "battle with a next turn")
 def test_nmr_reveal__the_absent_roller_reveals_late_after_the_nmr_took_effect(reveal_withheld: Table) -> None:
     """Threat: once the nmr took effect, fed reveals after all (the die turned out good), in his next turn with
     plain git, or voids the batch to roll again; pbem yield would not. Defence: the nmr's settlement is firm:
@@ -3906,10 +3917,11 @@ def test_nmr_reveal__the_absent_roller_reveals_late_after_the_nmr_took_effect(re
     it resolved stays resolved (his late batch for the shot is unbound: dice.unbound-ref)."""
     table = reveal_withheld
     before = batch(table, "fed-0001")
-    # the nmr covered fed to his next decision, and this one-turn battle has none: it played out to its end
-    assert dice_pending(table) == [] and table.data("status.yaml")["over"], dice_pending(table)
+    # the nmr covered fed to his next decision: his orders for turn 2, which he now owes in control
+    assert dice_pending(table)[0] == ("fed", "horizon", "needs orders from 2.0.alloc"), dice_pending(table)
+    assert table.data("status.yaml")["control"] == "fed" and not table.data("status.yaml")["over"]
     write_batch(table, honest_reveal(table, before))
-    table.edit("fed", through="1.16.damage")
+    table.edit("fed", through="2.8.damage")
     bad = sneak_as(table, "fed", "fed: my reveal after all")
     assert "dice.withheld" in rejected(table, bad, "dice.withheld", "dice/fed-0001.yaml")
     table.git("reset", "-q", "--hard", "HEAD~1")
@@ -3918,9 +3930,6 @@ def test_nmr_reveal__the_absent_roller_reveals_late_after_the_nmr_took_effect(re
     assert "dice.withheld" in rejected(table, bad, "dice.withheld", "dice/fed-0001.yaml")
 
 
-@pytest.mark.xfail(strict=True, reason="the fixture's battle has one turn: the nmr now covers fed to his next decision, "
-                   "which this battle lacks, so it ends and every later commit is game.over; the attack needs a "
-                   "battle with a next turn")
 def test_nmr_reveal__a_reveal_forged_by_someone_else_after_the_nmr(reveal_withheld: Table) -> None:
     """Threat: kli, who cannot know fed's secret, writes a reveal and results of his own choosing into fed's
     withheld batch; or fed, in his own turn, drops the withheld mark so that he owes the reveal again and
@@ -3935,7 +3944,7 @@ def test_nmr_reveal__a_reveal_forged_by_someone_else_after_the_nmr(reveal_withhe
     assert rejected(table, bad, "dice.withheld", FED_DIE) == {"dice.withheld", "signature.not-in-control"}
     table.git("reset", "-q", "--hard", "HEAD~1")
     write_batch(table, {k: v for k, v in honest_reveal(table, before).items() if k != "withheld"})
-    table.edit("fed", through="1.16.damage")
+    table.edit("fed", through="2.8.damage")
     bad = sneak_as(table, "fed", "fed: I owe it again, here it is")
     assert "dice.bad-withheld" in rejected(table, bad, "dice.bad-withheld", "dice/fed-0001.yaml")
 
