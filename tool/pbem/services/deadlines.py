@@ -11,7 +11,8 @@ starts its own clock then, so a prompt player answering break after break is nev
 
 The gates (pre-receive hook, `pbem deadlines RANGE --clock FILE` in the workflow) refuse an nmr while none of the
 absent player's items is past its deadline (`agreement.nmr-early`); so are a forfeit and a lost-key seat, which
-take a game or a seat without its player's signature (`agreement.not-overdue`). A gate whose record is missing or
+take a game or a seat without its player's signature (`agreement.not-overdue`; one he signed himself takes nothing
+from him and lands at once). A gate whose record is missing or
 corrupt, or does not know the commit that made the item owed, finds nobody absent (`clock.missing`,
 `clock.corrupt`, `clock.unknown`). A game without `deadline` in game.yaml uses DEFAULT_DEADLINE; `paused_until`
 stops every deadline until that date.
