@@ -30,5 +30,6 @@ def test_two_last_signatures_at_once_apply_the_amend_once(tmp_path: Path) -> Non
     game = yamlsafe.load((rom.repo_dir / "game.yaml").read_bytes(), "game.yaml").data
     assert game["deadline"] == "96h"
     subjects = rom.git("log", "--format=%s", "--", "game.yaml").stdout.splitlines()
-    assert [s for s in subjects if "signs" in s] == [f"rom: signs {done.agreement}"]  # once, by the last signature
+    # once, by the last signature, which says so as `pbem sign` would
+    assert [s for s in subjects if "signs" in s] == [f"rom: signs {done.agreement} (takes effect: game.yaml as agreed)"]
     hub_verifies(hub, tmp_path)

@@ -3847,7 +3847,7 @@ def _to_reveal(table: Table, roller: str = "fed") -> None:
 
 def _resolve_fire(table: Table) -> None:
     """Play on (dice, contributions, reveals) until 1.4.fire is resolved and a player needs orders, or the battle
-    (one turn here) is over: an nmr covers its player up to his next decision, and this battle has none left."""
+    is over (an nmr covers its player up to his next decision: in a one-turn battle he has none left)."""
     for _ in range(12):
         owed = dice_pending(table)
         if not owed:
@@ -3887,18 +3887,29 @@ def test_nmr_reveal__the_roller_who_withholds_a_bad_die_misses_and_never_rolls_a
     assert "Withheld (owed, never given" in log
 
 
+@pytest.fixture(scope="module")
+def base_reveal_withheld(tmp_path_factory: pytest.TempPathFactory) -> Table:
+    """Built once: the duel of `fire_owed` in a battle of two turns (so fed has a next decision after the nmr:
+    his orders for turn 2); fed withheld his reveal, kli's nmr settled it, and 1.4.fire was resolved without
+    his die."""
+    from conftest import GAME_ID, _build
+    from test_tactical_cli_bad_input import TEMPLATE, arm, declare_both
+
+    root = tmp_path_factory.mktemp("two-turns")
+    (root / "template").mkdir()
+    (root / "template" / "game.yaml").write_text(TEMPLATE.replace("turns: 1\n", "turns: 2\n"))
+    table = declare_both(arm(_build(root / "started", str(root / "template"), GAME_ID)))
+    _to_reveal(table)
+    cli(table, "agree", "nmr", "--player", "fed", who="kli")
+    _resolve_fire(table)
+    return table
+
+
 @pytest.fixture
-def reveal_withheld(fire_owed: Table) -> Table:
-    """fed withheld his reveal, kli's nmr settled it, and 1.4.fire was resolved without his die."""
-    _to_reveal(fire_owed)
-    cli(fire_owed, "agree", "nmr", "--player", "fed", who="kli")
-    _resolve_fire(fire_owed)
-    return fire_owed
+def reveal_withheld(base_reveal_withheld: Table, tmp_path: Path) -> Table:
+    return private(base_reveal_withheld, tmp_path)
 
 
-@pytest.mark.xfail(strict=True, reason="the fixture's battle has one turn: the nmr now covers fed to his next decision, "
-                   "which this battle lacks, so it ends and every later commit is game.over; the attack needs a "
-                   "battle with a next turn")
 def test_nmr_reveal__the_absent_roller_reveals_late_after_the_nmr_took_effect(reveal_withheld: Table) -> None:
     """Threat: once the nmr took effect, fed reveals after all (the die turned out good), in his next turn with
     plain git, or voids the batch to roll again; pbem yield would not. Defence: the nmr's settlement is firm:
@@ -3906,10 +3917,11 @@ def test_nmr_reveal__the_absent_roller_reveals_late_after_the_nmr_took_effect(re
     it resolved stays resolved (his late batch for the shot is unbound: dice.unbound-ref)."""
     table = reveal_withheld
     before = batch(table, "fed-0001")
-    # the nmr covered fed to his next decision, and this one-turn battle has none: it played out to its end
-    assert dice_pending(table) == [] and table.data("status.yaml")["over"], dice_pending(table)
+    # the nmr covered fed to his next decision: his orders for turn 2, which he now owes in control
+    assert dice_pending(table)[0] == ("fed", "horizon", "needs orders from 2.0.alloc"), dice_pending(table)
+    assert table.data("status.yaml")["control"] == "fed" and not table.data("status.yaml")["over"]
     write_batch(table, honest_reveal(table, before))
-    table.edit("fed", through="1.16.damage")
+    table.edit("fed", through="2.8.damage")
     bad = sneak_as(table, "fed", "fed: my reveal after all")
     assert "dice.withheld" in rejected(table, bad, "dice.withheld", "dice/fed-0001.yaml")
     table.git("reset", "-q", "--hard", "HEAD~1")
@@ -3918,9 +3930,6 @@ def test_nmr_reveal__the_absent_roller_reveals_late_after_the_nmr_took_effect(re
     assert "dice.withheld" in rejected(table, bad, "dice.withheld", "dice/fed-0001.yaml")
 
 
-@pytest.mark.xfail(strict=True, reason="the fixture's battle has one turn: the nmr now covers fed to his next decision, "
-                   "which this battle lacks, so it ends and every later commit is game.over; the attack needs a "
-                   "battle with a next turn")
 def test_nmr_reveal__a_reveal_forged_by_someone_else_after_the_nmr(reveal_withheld: Table) -> None:
     """Threat: kli, who cannot know fed's secret, writes a reveal and results of his own choosing into fed's
     withheld batch; or fed, in his own turn, drops the withheld mark so that he owes the reveal again and
@@ -3935,7 +3944,7 @@ def test_nmr_reveal__a_reveal_forged_by_someone_else_after_the_nmr(reveal_withhe
     assert rejected(table, bad, "dice.withheld", FED_DIE) == {"dice.withheld", "signature.not-in-control"}
     table.git("reset", "-q", "--hard", "HEAD~1")
     write_batch(table, {k: v for k, v in honest_reveal(table, before).items() if k != "withheld"})
-    table.edit("fed", through="1.16.damage")
+    table.edit("fed", through="2.8.damage")
     bad = sneak_as(table, "fed", "fed: I owe it again, here it is")
     assert "dice.bad-withheld" in rejected(table, bad, "dice.bad-withheld", "dice/fed-0001.yaml")
 
@@ -5910,3 +5919,47 @@ def test_invite_code__joining_with_the_templates_code_where_the_founder_set_a_fr
         {"id": "france", "name": "France", "key": key_line, "invite": proof})))
     bad = table.git_commit("join: france takes a seat", signer="carol")
     rejected(table, bad, "setup.bad-invite-code", "game.yaml")
+
+
+# === fair-rest: a seat's own new key, and agreements completed by signatures landing at once ======================
+
+def test_seat__a_lost_key_seat_with_a_forged_signature_of_its_player_is_still_refused_by_the_gates(
+        started: Table) -> None:
+    """Threat: the gates let a `seat` (why: lost-key) through at once when the seat's own player signed it (he
+    replaces a key he still holds: nothing is taken from him). fed proposes kli's seat for carol's key and writes
+    a "kli" signature made with his own key, to pass as kli's consent. Defence: the gate counts only a signature
+    that verifies under kli's key in game.yaml: agreement.not-overdue, and every verifier refuses the forged
+    signature (agreement.signature / agreement.foreign-signature)."""
+    server = serve(started)
+    tip = server_ref(server)
+    control = started.data("status.yaml")["control"]
+    other = "kli" if control == "fed" else "fed"
+    raw: dict[str, Any] = {"id": f"{control}-0002", "kind": "seat", "by": control,
+                           "content": {"seat": other, "key": _carol_key(started), "why": "lost-key"},
+                           "signatures": {}}
+    raw["signatures"] = {control: agreement_sign(raw, control), other: agreement_sign(raw, control)}
+    started.write(f"agreements/{raw['id']}.yaml", dump_mapping(raw))
+    bad = started.sneak(control, f"{control}: proposes {raw['id']}")
+    rejected(started, bad, "agreement.foreign-signature", f"agreements/{raw['id']}.yaml")
+    push_refused(push(started), "agreement.not-overdue")
+    assert server_ref(server) == tip
+
+
+def test_seat__a_player_replacing_his_own_key_lands_at_once_and_nobody_else_can_sign_it_for_him(
+        started: Table) -> None:
+    """Threat: the other way round, a player who still holds his key and fears it was copied cannot replace it
+    until he is "overdue" (he never is: he plays), so a stolen key stays good. Defence: a lost-key seat that
+    its own player signed takes nothing without his signature: the gates accept it as soon as the others sign
+    (here fed, the only other seat), and the new key plays; the old key is refused from then on."""
+    server = serve(started)
+    control = started.data("status.yaml")["control"]
+    other = "kli" if control == "fed" else "fed"
+    cli(started, "agree", "seat", "--seat", other, "--new-key", _carol_key(started), "--why", "lost-key",
+        who=other)
+    aid = f"{other}-0001"
+    assert (started.repo_dir / "agreements" / f"{aid}.yaml").exists()
+    cli(started, "sign", aid, who=control)
+    assert push(started).returncode == 0, push(started).stderr
+    assert server_ref(server) == started.head()
+    assert _carol_key(started) in started.read("game.yaml")
+    refused(started, "agree", "amend", "--deadline", "96h", who=other, rule="signature.unknown-key")

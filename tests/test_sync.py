@@ -211,8 +211,9 @@ def _settles(seat: Seat) -> bool:
 # --- 3 players sealing allocations at the same commit -------------------------------------------------------------
 
 def test_three_players_seal_their_allocations_at_the_same_commit_and_all_land(tmp_path: Path) -> None:
-    """games/tactical-melee seals each turn's energy allocation (DESIGN §4.7): after everyone's orders, all three
-    seal at the same commit, each in his own clone, and push one after the other."""
+    """games/tactical-melee seals each turn's energy allocation and speed (DESIGN §4.7, seed 000 §2.C): after
+    everyone's orders, all three seal at the same commit, each in his own clone, and push one after the other;
+    then each opens the speeds of his own (a bare yield), again at the same commit, and all land."""
     seats, hub = tactical(tmp_path, "tactical-melee", ("fed", "kli", "rom"))
     fed = seats["fed"]
     start_game(fed.ws(), "fed", fed.me, [seats["kli"].me, seats["rom"].me])
@@ -223,8 +224,7 @@ def test_three_players_seal_their_allocations_at_the_same_commit_and_all_land(tm
     for number, who in enumerate(("fed", "kli", "rom"), 1):  # orders in table order, each pulled first
         seat = seats[who]
         seat.pull()
-        demo.play_turn(seat.ws(), seat.me, {"player": who, "through": "1.32.final", "entries": [
-            {"at": "1.0.alloc", "unit": units[who], "do": {"speed": 8}}]}, number)
+        demo.play_turn(seat.ws(), seat.me, {"player": who, "through": "1.32.final"}, number)  # no speed: sealed
         assert seat.push().code == 0
     for seat in seats.values():
         seat.pull()
@@ -234,10 +234,18 @@ def test_three_players_seal_their_allocations_at_the_same_commit_and_all_land(tm
         demo.play_turn(seat.ws(), seat.me, {"player": who, "seal": {"kind": "allocation", "value": {
             "turn": 1, "units": {units[who]: {"speed": 8, "weapons": 3}}}}}, number)
     all_push(list(seats.values()))
+    for seat in seats.values():
+        seat.pull()
+    owing = [b.player for b in seats["rom"].ws().head().status.pending]
+    assert sorted(owing) == ["fed", "kli", "rom"], owing  # each owes the speeds part of his own box
+    for number, seat in enumerate(seats.values(), 20):  # opened at the same commit too
+        demo.play_turn(seat.ws(), seat.me, {"player": seat.me.author[0]}, number)
+    all_push(list(seats.values()))
     hub_verifies(hub, tmp_path)
     last = list(seats.values())[-1]
     status = last.ws().head().status
-    assert status is not None and not any(b.kind == "sealed" for b in status.pending)
+    assert status is not None and not any(b.kind in ("sealed", "secret") for b in status.pending), status.pending
+    assert status.firm != "1.0.alloc"
 
 
 # --- 7 powers sealing orders at once ------------------------------------------------------------------------------

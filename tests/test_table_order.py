@@ -36,7 +36,9 @@ def joined_melee(root: Path) -> Table:
     template = root.parent / f"{root.name}-template"
     template.mkdir()
     text = (Path(__file__).resolve().parents[1] / "games" / "tactical-melee" / "game.yaml").read_text()
-    (template / "game.yaml").write_text(text.replace("allocation: sealed", "allocation: open"))
+    # speeds sealed need a sealed allocation: both open here
+    (template / "game.yaml").write_text(text.replace("allocation: sealed", "allocation: open")
+                                        .replace("speeds: sealed", "speeds: open"))
     box = Sandbox(root)
     shutil.rmtree(box.home / ".ssh")
     for name in ("alice", "bob", "carol"):

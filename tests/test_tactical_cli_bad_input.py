@@ -93,9 +93,8 @@ def base_game(tmp_path_factory: pytest.TempPathFactory) -> Table:
     return _build(root / "started", str(root / "template"), GAME_ID)
 
 
-@pytest.fixture(scope="module")
-def base_armed(base_game: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    table = copy_table(base_game, tmp_path_factory.mktemp("bad") / "armed")
+def arm(table: Table) -> Table:
+    """`armed` from a started game (see the module docstring): orders given, both allocations sealed."""
     table.turn("fed", through="1.3.damage", breaks=[{"fire": {}}])
     table.turn("kli", through="1.32.final", breaks=[{"fire": {}}])
     assert pending(table) == [("fed", "sealed"), ("kli", "sealed")]
@@ -105,9 +104,8 @@ def base_armed(base_game: Table, tmp_path_factory: pytest.TempPathFactory) -> Ta
     return table
 
 
-@pytest.fixture(scope="module")
-def base_auction(base_armed: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    table = copy_table(base_armed, tmp_path_factory.mktemp("bad") / "auction")
+def declare_both(table: Table) -> Table:
+    """`auction` from `armed`: both shots at 1.4.fire declared, the auction over, the firers owe their rolls."""
     fire = {"at": "1.4.fire", "unit": "CA", "do": {"fire": {"weapon": "ph1", "target": "D7"}}}
     table.turn("fed", through="1.8.damage", entries=[fire])
     assert pending(table) == [("kli", "auction")]
@@ -118,6 +116,16 @@ def base_auction(base_armed: Table, tmp_path_factory: pytest.TempPathFactory) ->
     table.turn("kli")  # passes: the auction is over
     assert {kind for _, kind in pending(table)} == {"roll"}, pending(table)
     return table
+
+
+@pytest.fixture(scope="module")
+def base_armed(base_game: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
+    return arm(copy_table(base_game, tmp_path_factory.mktemp("bad") / "armed"))
+
+
+@pytest.fixture(scope="module")
+def base_auction(base_armed: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
+    return declare_both(copy_table(base_armed, tmp_path_factory.mktemp("bad") / "auction"))
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,8 @@ starts its own clock then, so a prompt player answering break after break is nev
 
 The gates (pre-receive hook, `pbem deadlines RANGE --clock FILE` in the workflow) refuse an nmr while none of the
 absent player's items is past its deadline (`agreement.nmr-early`); so are a forfeit and a lost-key seat, which
-take a game or a seat without its player's signature (`agreement.not-overdue`). A gate whose record is missing or
+take a game or a seat without its player's signature (`agreement.not-overdue`; one he signed himself takes nothing
+from him and lands at once). A gate whose record is missing or
 corrupt, or does not know the commit that made the item owed, finds nobody absent (`clock.missing`,
 `clock.corrupt`, `clock.unknown`). A game without `deadline` in game.yaml uses DEFAULT_DEADLINE; `paused_until`
 stops every deadline until that date.
@@ -25,7 +26,8 @@ from typing import Any, Iterable, Mapping
 
 from pbem.errors import Finding, PbemError
 from pbem.formats import times, yamlsafe
-from pbem.protocol import kinds
+from pbem.crypto.keys import PublicKey
+from pbem.protocol import agreements, kinds
 from pbem.protocol.model import Status
 from pbem.services import gateclock
 from pbem.services.gateclock import Clock
@@ -124,6 +126,17 @@ def _status_at(repo: GameRepo, oid: str) -> Status | None:
         return None
 
 
+def _signed_by(agreement: Any, player: str, game: Mapping[str, Any]) -> bool:
+    """Whether `player`'s own valid signature (by his key in `game`, game.yaml's data) is on `agreement`."""
+    line = next((p.get("key") for p in game.get("players") or () if isinstance(p, Mapping) and p.get("id") == player),
+                None)
+    try:
+        key = PublicKey.from_line(line) if isinstance(line, str) else None
+    except (PbemError, ValueError):
+        return False
+    return key is not None and agreements.signature_valid(str(game.get("id")), agreement, player, {player: key})
+
+
 def _game_at(repo: GameRepo, oid: str) -> Mapping[str, Any]:
     blob = repo.tree_files(oid).get(GAME)
     try:
@@ -213,7 +226,10 @@ def _judge(repo: GameRepo, agreement: Any, parent: str, clock: Clock, at: dateti
     if not nmr and not unsigned:
         return None
     player = kinds.subject_of(agreement)
-    owed = [w for w in _waits_at(repo, parent, clock, _game_at(repo, parent), at) if w.player == player] \
+    game = _game_at(repo, parent)
+    if unsigned and isinstance(player, str) and _signed_by(agreement, player, game):
+        return None  # he signed it himself (a key he replaces while he still holds it): nothing is taken from him
+    owed = [w for w in _waits_at(repo, parent, clock, game, at) if w.player == player] \
         if isinstance(player, str) else []
     taken = "game" if agreement.kind == kinds.END else "seat"
     if not owed:

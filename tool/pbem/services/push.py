@@ -212,7 +212,7 @@ def rebase(ws: Workspace, me: Identity, local: str, onto: str, where: str) -> tu
             exc.finding = replace(exc.finding, message=exc.finding.message + f" (your work is kept on branch "
                                   f"{saved})")
             raise
-        files, status = _with_status(ws, head, files, old, me, parent_files)
+        files, status, effect = _with_status(ws, head, files, old, me, parent_files)
         changed = {p for p in set(files) | set(parent_files) if files.get(p) != parent_files.get(p)}
         findings, head = judge(head, ws.game_of(files), changed, me.public)
         if findings:
@@ -225,8 +225,8 @@ def rebase(ws: Workspace, me: Identity, local: str, onto: str, where: str) -> tu
                           f"{' '.join(sorted(_changed(old_parent, old)))}`)")
         raw = parse_commit(repo.raw_commit(oid))
         author = raw.author_ident
-        planned.append((files, _message(raw.message.decode("utf-8", "replace"), status), (author.name,
-                                                                                          author.email)))
+        message = _with_effect(raw.message.decode("utf-8", "replace"), effect)
+        planned.append((files, _message(message, status), (author.name, author.email)))
         parent_files = files
     now = int(time.time())
     for files, message, author in planned:
@@ -296,11 +296,13 @@ def _apply(base: Files, mine: Files, theirs: Files, oid: str, where: str) -> Fil
 
 
 def _with_status(ws: Workspace, head: Verified, files: Files, old: Files,
-                 me: Identity, parent: Files | None = None) -> tuple[Files, Status | None]:
-    """status.yaml as `pbem yield` (or `pbem start`) would write it on the new parent, keeping my note."""
+                 me: Identity, parent: Files | None = None) -> tuple[Files, Status | None, str]:
+    """status.yaml as `pbem yield` (or `pbem start`) would write it on the new parent, keeping my note; and the
+    words `pbem sign` puts in its message for what the commit's last signatures do now (empty when none)."""
+    effect = ""
     if STATUS not in old:
         files.pop(STATUS, None)
-        return files, None
+        return files, None, effect
     try:
         written = read_status(old[STATUS])
     except PbemError:
@@ -312,15 +314,24 @@ def _with_status(ws: Workspace, head: Verified, files: Files, old: Files,
         if signed:  # my signature may be the last one now, on top of another signer's (DESIGN §4.8, §4.9)
             from pbem.services.agreements import completion
 
-            completion(ws, head, files, player, signed)
+            effect = completion(ws, head, files, player, signed)
             game = ws.game_of(files)
         status = expected_after(head, game, player, written.note if written else "")[1]
     else:
         if written is None or written.control is None:
-            return files, None  # the judge names what is wrong with it
+            return files, None, effect  # the judge names what is wrong with it
         status = expected_start(game, written.control)[1]
     files[STATUS] = dump_mapping(status.to_data()).encode()
-    return files, status
+    return files, status, effect
+
+
+def _with_effect(message: str, effect: str) -> str:
+    """My commit message with what it now completes after its subject, as `pbem sign` writes it there: a signature
+    that became the last one when replayed onto another signer's says that it takes effect, and only once."""
+    if not effect or effect in message:
+        return message
+    subject = message.split("\n", 1)[0]
+    return subject + effect + message[len(subject):]
 
 
 def _message(message: str, status: Status | None) -> str:
