@@ -260,6 +260,6 @@ def _read_press_whole(data: bytes, file: str, ruleset: Ruleset) -> PressFile:
 
 
 REPORT = LineFormat("entries:", MAX_ENTRIES, _line_entry, _read_report_whole, ReportFile,
-                    lambda report: len(report.entries), cached_only=True, edit=_read_edited)
+                    lambda report: len(report.entries), fewest=2, cached_only=True, edit=_read_edited)
 PRESS = LineFormat("messages:", MAX_MESSAGES, _line_message, _read_press_whole, PressFile,
                    lambda press: len(press.messages), fewest=2)
