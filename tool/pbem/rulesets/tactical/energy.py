@@ -45,6 +45,7 @@ LINES = ("speed", "het", "weapons", "systems", "reserve")  # the lines this modu
 ENERGY = ("het", "weapons", "systems", "reinforce", "reserve", "life_support", "fire_control", "shields",
           "general_reinforcement", "repair", "batteries")
 NEEDS = ("life_support", "fire_control", "shields", "general_reinforcement", "repair", "batteries")
+DRAW = "from_batteries"  # energy drawn from the charge the batteries carried in: more than power, not part of it
 KIND = "allocation"  # the secret kind (schemas/secret-allocation.json)
 
 
@@ -156,7 +157,7 @@ def audit_allocation(setup: Mapping[str, Any], record: TurnRecord, allocation: M
         if excess:
             lowered = " (less the power boxes it lost)" if unit_turn.power is not None else ""
             reasons.append(f"{where}, {unit_turn.unit}: {excess}{lowered}")
-        lines = {k: _number(line.get(k, 0)) for k in (*LINES, *NEEDS)}
+        lines = {k: _number(line.get(k, 0)) for k in (*LINES, *NEEDS, DRAW)}
         reasons.extend(_audit_unit(f"{where}, {unit_turn.unit}", unit_turn, lines, unit, setup, speed_point,
                                    het_cost))
         reasons.extend(arming.audit(setup, unit, f"{where}, {unit_turn.unit}", unit_turn.arming,
@@ -183,10 +184,14 @@ def plot_errors(setup: Mapping[str, Any], allocation: Mapping[str, Any]) -> list
             reasons.append(f"turn {turn}, {unit_id}: speed {_show(lines['speed'])} allocated, above max_speed {top} "
                            "(the unit does not move)")
         power = (table.get(unit_id) or {}).get("power")
-        if isinstance(power, (int, float)) and total > power:
+        drawn = _number(line.get(DRAW, 0))
+        if isinstance(power, (int, float)) and total > power + drawn:
+            more = f" and {_show(drawn)} drawn from its batteries" if drawn else ""
             reasons.append(f"turn {turn}, {unit_id}: allocates {_show(total)} energy (speed {_show(lines['speed'])}"
                            f" × {_show(speed_point)} and {_show(total - lines['speed'] * speed_point)} more), its "
-                           f"power is {_show(power)}")
+                           f"power is {_show(power)}{more}")
+        reasons.extend(f"turn {turn}, {unit_id}: {reason}"
+                       for reason in battery_errors(line, _number((table.get(unit_id) or {}).get("batteries", 0))))
     return reasons
 
 
@@ -199,11 +204,21 @@ def total_energy(line: Mapping[str, Any], speed_point: float, arming_energy: flo
 
 
 def over_power(line: Mapping[str, Any], power: Any, speed_point: float, arming_energy: float = 0) -> str | None:
-    """Why one unit's revealed line spends more than its power (every line counted), or None."""
-    total = total_energy(line, speed_point, arming_energy)
-    if isinstance(power, (int, float)) and not isinstance(power, bool) and total > power:
-        return f"allocates {_show(total)} energy, its power is {_show(power)}"
+    """Why one unit's revealed line spends more than its power and what it draws from its batteries (every line
+    counted), or None."""
+    total, drawn = total_energy(line, speed_point, arming_energy), _number(line.get(DRAW, 0))
+    if isinstance(power, (int, float)) and not isinstance(power, bool) and total > power + drawn:
+        more = f" and {_show(drawn)} drawn from its batteries" if drawn else ""
+        return f"allocates {_show(total)} energy, its power is {_show(power)}{more}"
     return None
+
+
+def battery_errors(line: Mapping[str, Any], capacity: float) -> list[str]:
+    """What one unit's line puts into or draws from its batteries beyond their capacity (the charge carried
+    between turns is audited over the whole battle: audit_battle.py)."""
+    return [f"{name} {_show(_number(line.get(key, 0)))} allocated, its batteries hold {_show(capacity)}"
+            for key, name in (("batteries", "batteries"), (DRAW, "from_batteries"))
+            if _number(line.get(key, 0)) > capacity]
 
 
 def seal_errors(setup: Mapping[str, Any], player: str, allocation: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -220,9 +235,9 @@ def seal_errors(setup: Mapping[str, Any], player: str, allocation: Mapping[str, 
     return out
 
 
-def _audit_unit(where: str, done: UnitTurn, lines: Mapping[str, float], unit: Mapping[str, Any],
-                setup: Mapping[str, Any], speed_point: float, het_cost: float) -> list[str]:
-    reasons: list[str] = []
+def _shortfalls(done: UnitTurn, lines: Mapping[str, float], unit: Mapping[str, Any], setup: Mapping[str, Any],
+                speed_point: float, het_cost: float) -> list[tuple[float, str]]:
+    """(amount, what) for each line that falls short of what the unit did in the turn."""
     top = max(done.speeds)
     weapons = sum(_weapon_energy(setup, unit, w) for w in done.fired)
     systems = sum(_number(setup.get("costs", {}).get(name, 0)) for name in done.systems)
@@ -237,13 +252,29 @@ def _audit_unit(where: str, done: UnitTurn, lines: Mapping[str, float], unit: Ma
          f"systems used ({', '.join(done.systems)}) cost {_show(systems)}, {_show(lines['systems'])} allocated"),
         *_more_needs(done, lines, unit, setup),
     ]
-    short = [(amount, text) for amount, text in needs if amount > 0]
-    missing = sum(amount for amount, _ in short)
+    return [(amount, text) for amount, text in needs if amount > 0]
+
+
+def battery_spent(setup: Mapping[str, Any], done: UnitTurn, line: Mapping[str, Any]) -> float:
+    """What of the charge a unit's line put into its batteries this turn paid for its lines' shortfall beyond
+    the reserve (the rest stays in the batteries, carried into the next turn: audit_battle.py)."""
+    unit = _setup_units(setup).get(done.unit, {})
+    costs = setup.get("costs") or {}
+    lines = {k: _number(line.get(k, 0)) for k in (*LINES, *NEEDS)}
+    short = _shortfalls(done, lines, unit, setup, _number(costs.get("speed_point", 1)), _number(costs.get("het", 0)))
+    charged = min(lines["batteries"], _number(unit.get("batteries", 0)))
+    return min(charged, max(0.0, sum(a for a, _ in short) - lines["reserve"]))
+
+
+def _audit_unit(where: str, done: UnitTurn, lines: Mapping[str, float], unit: Mapping[str, Any],
+                setup: Mapping[str, Any], speed_point: float, het_cost: float) -> list[str]:
     capacity = _number(unit.get("batteries", 0))
-    if lines["batteries"] > capacity:
-        reasons.append(f"{where}: batteries {_show(lines['batteries'])} allocated, its batteries hold "
-                       f"{_show(capacity)}")
-    pool = lines["reserve"] + min(lines["batteries"], capacity)  # batteries pay a shortfall as the reserve does
+    reasons = [f"{where}: {reason}" for reason in battery_errors(lines, capacity)]
+    short = _shortfalls(done, lines, unit, setup, speed_point, het_cost)
+    missing = sum(amount for amount, _ in short)
+    # what is put into the batteries this turn pays a shortfall as the reserve does; what they carried in from
+    # earlier turns pays only as the allocation draws it (`from_batteries`: more energy, counted in over_power)
+    pool = lines["reserve"] + min(lines["batteries"], capacity)
     if missing > pool:
         reasons.extend(f"{where}: {text} ({_show(amount)} short)" for amount, text in short)
         if pool > 0:

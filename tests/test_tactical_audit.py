@@ -1,0 +1,195 @@
+"""tactical/1 energy audit of the whole battle (seed 000 §2.C "each turn's Energy Allocation … retrieved and
+verified at the conclusion of the battle"; docs/tactical.md "The whole battle"): one player's allocations read
+together across turns, weapon arming and battery charge carried from turn to turn. Data tables: (the public
+record of the battle, the allocations by turn → the faults, each with its turn and rule id)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+from pbem.errors import PbemError
+from pbem.files.readers import read_manifest
+from pbem.formats import schemas
+from pbem.rulesets.base import SetupError
+from pbem.rulesets.tactical import TacticalRuleset
+from pbem.rulesets.tactical.state import TacticalState
+
+RULES = TacticalRuleset()
+PLAYERS = ["fed", "kli"]
+ALL = ["A", "B", "C", "D", "E", "F"]
+TURNS = 5
+SETUP: dict[str, Any] = {
+    "map": {"columns": 20, "rows": 20}, "turns": TURNS, "allocation": "sealed",
+    "weapons": {
+        "photon": {"max_range": 12, "brackets": [[0, 12]], "damage": [[8] * 6],
+                   "arming": {"turns": 2, "energy": 2, "hold": 1, "overload": 2}, "overload_damage": [[16] * 6]},
+    },
+    "costs": {"life_support": 1},
+    "units": [
+        {"id": "CA", "owner": "fed", "hex": "0510", "facing": "B", "speed": 0, "turn_mode": 2, "power": 20,
+         "batteries": 4, "hull": 10,
+         "weapons": [{"id": "pt1", "type": "photon", "arcs": ALL},
+                     {"id": "pt2", "type": "photon", "arcs": ALL, "armed": True}]},
+        {"id": "D7", "owner": "kli", "hex": "0810", "facing": "E", "speed": 0, "turn_mode": 2, "power": 20,
+         "hull": 10},
+    ],
+}
+
+
+def at(text: str) -> tuple[int, int, int]:
+    return RULES.parse_time(text)
+
+
+def played(setup: dict[str, Any] = SETUP) -> TacticalState:
+    """CA's record: pt1 (unarmed at the start, arms over 2 turns) fired at 2.3; pt2 (armed at the start) at 3.5."""
+    state = RULES.initial_state(setup, PLAYERS)
+    ca = state.unit("CA")
+    assert ca is not None
+    ca = dataclasses.replace(ca, fired=((at("2.3.fire"), "pt1"), (at("3.5.fire"), "pt2")))
+    return state.with_units({"CA": ca}, at(f"{TURNS}.32.final"))
+
+
+def line(arming: dict[str, str] | None = None, **more: Any) -> dict[str, Any]:
+    return {"speed": 0, "life_support": 1, **({"arming": arming} if arming else {}), **more}
+
+
+# what pays, turn by turn: pt1 armed in turns 1 and 2 and fired in 2; pt2 held until it fires in 3
+PAID = {1: line({"pt1": "arm", "pt2": "hold"}), 2: line({"pt1": "arm", "pt2": "hold"}), 3: line({"pt2": "hold"}),
+        4: line(), 5: line()}
+
+
+def battle(**changed: dict[str, Any] | None) -> dict[int, dict[str, Any]]:
+    """PAID with some turns' CA lines replaced (t1=…, t3=None: that turn's allocation unknown)."""
+    lines = {**PAID, **{int(k[1:]): v for k, v in changed.items()}}
+    return {turn: {"turn": turn, "units": {"CA": value}} for turn, value in lines.items() if value is not None}
+
+
+ARMING = [
+    ("paid as played", battle(), []),
+    ("overload counts as an arming turn", battle(t2=line({"pt1": "overload", "pt2": "hold"})), []),
+    ("held in its first turn, never armed", battle(t1=line({"pt1": "hold", "pt2": "hold"})),
+     [(1, "rules.held-unarmed", "pt1 held, but it is not armed at the start of the turn (never armed"),
+      (2, "rules.not-armed", "pt1 fires, but its allocations armed it in only 1 of the 2 turns")]),
+    ("held after its shot discharged it", battle(t3=line({"pt1": "hold", "pt2": "hold"})),
+     [(3, "rules.held-unarmed", "pt1 held, but it is not armed at the start of the turn (never armed since the "
+                                "start or its last shot")]),
+    ("held after one of its two arming turns", battle(t3=line({"pt1": "arm", "pt2": "hold"}),
+                                                      t4=line({"pt1": "hold"})),
+     [(4, "rules.held-unarmed", "armed in 1 of the 2 turns it needs")]),
+    ("armed again over two turns, then held", battle(t3=line({"pt1": "arm", "pt2": "hold"}),
+                                                     t4=line({"pt1": "arm"}), t5=line({"pt1": "hold"})), []),
+    ("arming interrupted starts over", battle(t3=line({"pt1": "arm", "pt2": "hold"}), t4=line(),
+                                              t5=line({"pt1": "hold"})),
+     [(5, "rules.held-unarmed", "never armed")]),
+    # turn 1's own audit finds the missing hold too; the battle shows what follows from it
+    ("armed at the start, not held in turn 1: discharged", battle(t1=line({"pt1": "arm"})),
+     [(2, "rules.held-unarmed", "pt2 held"), (3, "rules.held-unarmed", "pt2 held"),
+      (3, "rules.not-armed", "pt2 fires, but its allocations armed it in only 0 of the 2")]),
+    ("a hold after an unknown turn is not judged", battle(t1=None, t2=line({"pt1": "hold", "pt2": "hold"})), []),
+    ("a shot discharges even in an unknown turn", battle(t2=None, t3=line({"pt1": "hold", "pt2": "hold"})),
+     [(3, "rules.held-unarmed", "pt1 held")]),
+]
+
+
+@pytest.mark.parametrize(("allocations", "faults"), [a[1:] for a in ARMING], ids=[a[0] for a in ARMING])
+def test_arming_is_audited_across_the_battle(allocations: dict[int, dict[str, Any]],
+                                             faults: list[tuple[int, str, str]]) -> None:
+    records = [RULES.turn_record(played(), "fed", turn) for turn in range(1, TURNS + 1)]
+    for turn, allocation in allocations.items():  # every one pays for its own turn: only the battle shows it
+        schemas.validate(RULES.allocation_schema, allocation, file="secret")
+        own = RULES.audit_allocation(SETUP, records[turn - 1], allocation)
+        assert own == [] or own == [f"turn 1, CA: pt2 held armed since the start this turn, but the allocation does "
+                                    "not arm or hold it"], (turn, allocation)
+    found = RULES.audit_battle(SETUP, records, allocations)
+    assert [(turn, rule) for turn, rule, _ in found] == [(turn, rule) for turn, rule, _ in faults], found
+    for (_, _, reason), (turn, _, words) in zip(found, faults):
+        assert words in reason and reason.startswith(f"turn {turn}, CA: "), reason
+
+
+CHARGED = {"battery_charge": 4}
+BATTERIES = [
+    ("charged in turn 1, drawn in turn 2", {}, battle(t1=PAID[1] | {"batteries": 3}, t2=PAID[2] | {"from_batteries": 3}),
+     []),
+    ("carried over a turn that does not touch it", {}, battle(t1=PAID[1] | {"batteries": 3},
+                                                              t4=line(from_batteries=3)), []),
+    ("drawn, never charged", {}, battle(t2=PAID[2] | {"from_batteries": 3}),
+     [(2, "rules.battery-overdrawn", "draws 3 from its batteries, which carried 0 into the turn")]),
+    ("the charge a shortfall spent is gone", {}, battle(t1=PAID[1] | {"life_support": 0, "batteries": 3},
+                                                        t2=PAID[2] | {"from_batteries": 3}),
+     [(2, "rules.battery-overdrawn", "carried 2 into the turn")]),
+    ("charged over what is left of the capacity", {}, battle(t1=PAID[1] | {"batteries": 3},
+                                                             t2=PAID[2] | {"batteries": 2}),
+     [(2, "rules.battery-overcharged", "puts 2 into its batteries, which hold 3 of 4 (room for 1)")]),
+    ("drawn, then charged to capacity", {}, battle(t1=PAID[1] | {"batteries": 3},
+                                                   t2=PAID[2] | {"from_batteries": 3, "batteries": 4}), []),
+    ("charged at the start", CHARGED, battle(t1=PAID[1] | {"from_batteries": 4, "reserve": 17}), []),
+    ("the start charge drawn twice", CHARGED, battle(t1=PAID[1] | {"from_batteries": 4},
+                                                     t2=PAID[2] | {"from_batteries": 1}),
+     [(2, "rules.battery-overdrawn", "draws 1 from its batteries, which carried 0")]),
+    ("after an unknown turn nothing is judged", {}, battle(t1=None, t2=PAID[2] | {"from_batteries": 3}), []),
+]
+
+
+@pytest.mark.parametrize(("unit", "allocations", "faults"), [b[1:] for b in BATTERIES], ids=[b[0] for b in BATTERIES])
+def test_battery_charge_is_carried_and_audited_across_the_battle(
+        unit: dict[str, Any], allocations: dict[int, dict[str, Any]], faults: list[tuple[int, str, str]]) -> None:
+    setup = {**SETUP, "units": [{**SETUP["units"][0], **unit}, SETUP["units"][1]]}
+    records = [RULES.turn_record(played(setup), "fed", turn) for turn in range(1, TURNS + 1)]
+    for turn, allocation in allocations.items():
+        schemas.validate(RULES.allocation_schema, allocation, file="secret")
+        assert RULES.audit_allocation(setup, records[turn - 1], allocation) == [], (turn, allocation)
+    found = RULES.audit_battle(setup, records, allocations)
+    assert [(turn, rule) for turn, rule, _ in found] == [(turn, rule) for turn, rule, _ in faults], found
+    for (_, _, reason), (_, _, words) in zip(found, faults):
+        assert words in reason, reason
+
+
+# one turn's own audit of the battery lines: (CA's line in turn 4) -> words of each reason
+ONE_TURN = [
+    (line(from_batteries=4, reserve=19), []),  # 1 + 19 = 20 of power, 4 drawn beside it: spent on nothing
+    (line(from_batteries=4, reserve=24), ["allocates 25 energy, its power is 20 and 4 drawn from its batteries"]),
+    (line(from_batteries=5), ["from_batteries 5 allocated, its batteries hold 4"]),
+    (line(batteries=5), ["allocates 6 energy", "batteries 5 allocated, its batteries hold 4"]),
+]
+
+
+@pytest.mark.parametrize(("unit_line", "words"), ONE_TURN)
+def test_one_turn_counts_what_it_draws_beside_its_power(unit_line: dict[str, Any], words: list[str]) -> None:
+    allocation = {"turn": 4, "units": {"CA": unit_line}}
+    power = {**SETUP, "units": [{**SETUP["units"][0], "power": 5}, SETUP["units"][1]]} if "batteries" in unit_line \
+        else SETUP
+    reasons = RULES.audit_allocation(power, RULES.turn_record(played(), "fed", 4), allocation)
+    assert len(reasons) == len(words), reasons
+    for reason, word in zip(reasons, words):
+        assert word in reason
+    assert [r for r in RULES.audit_plot(power, allocation) if "batteries hold" in r] == \
+        [f"turn 4, CA: {w}" for w in words if "batteries hold" in w]
+
+
+def test_a_start_charge_above_capacity_is_refused_at_its_line() -> None:
+    with pytest.raises(SetupError) as refused:
+        RULES.initial_state({**SETUP, "units": [{**SETUP["units"][0], "battery_charge": 5}, SETUP["units"][1]]},
+                            PLAYERS)
+    assert refused.value.rule == "schema.battery-charge" and refused.value.path == ("units", 0, "battery_charge")
+    text = b"""format: pbem/1
+id: battery-test
+ruleset: tactical/1
+players:
+  - {id: fed}
+  - {id: kli}
+setup:
+  map: {columns: 20, rows: 20}
+  turns: 2
+  units:
+    - {id: CA, owner: fed, hex: "0510", facing: B, speed: 0, turn_mode: 2, hull: 3, batteries: 2,
+       battery_charge: 3}
+    - {id: D7, owner: kli, hex: "0810", facing: E, speed: 0, turn_mode: 2, hull: 3}
+"""
+    with pytest.raises(PbemError) as read:
+        read_manifest(text)
+    found = read.value.finding
+    assert (found.rule, found.file, found.line) == ("schema.battery-charge", "game.yaml", 12)
+    assert "battery_charge 3 is more than its batteries hold (2)" in str(read.value)
+    read_manifest(text.replace(b"battery_charge: 3", b"battery_charge: 2"))  # within capacity: it reads
