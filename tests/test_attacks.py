@@ -5955,8 +5955,12 @@ def _audited_at_the_end(table: Table, fed: dict[str, Any], kli: dict[str, Any], 
     verifier and the hook; the other's reveal lands, and he records the forfeit: the game ends."""
     seal_allocation(table, "kli", {"turn": 1, "units": {"D7": kli}})
     seal_allocation(table, "fed", {"turn": 1, "units": {"CA": fed}})
-    end_battle(table)
     sid, other = f"{who}-0001", "kli" if who == "fed" else "fed"
+    # his own pbem, alone able to open his box, warns him while the battle goes on; the other's says nothing
+    said = cli(table, "status", who=who)
+    assert f"warning: your sealed allocation {sid} does not add up across the battle" in said and rule in said, said
+    assert "add up across the battle" not in cli(table, "status", who=other)
+    end_battle(table)
     error = refused(table, "yield", who=who, rule=rule, where=key_line(table, sid))
     assert words in error, error
     copy = copy_table(table, table.root / "sneaked")

@@ -110,8 +110,8 @@ def test_arming_is_audited_across_the_battle(allocations: dict[int, dict[str, An
 
 CHARGED = {"battery_charge": 4}
 BATTERIES = [
-    ("charged in turn 1, drawn in turn 2", {}, battle(t1=PAID[1] | {"batteries": 3}, t2=PAID[2] | {"from_batteries": 3}),
-     []),
+    ("charged in turn 1, drawn in turn 2", {},
+     battle(t1=PAID[1] | {"batteries": 3}, t2=PAID[2] | {"from_batteries": 3}), []),
     ("carried over a turn that does not touch it", {}, battle(t1=PAID[1] | {"batteries": 3},
                                                               t4=line(from_batteries=3)), []),
     ("drawn, never charged", {}, battle(t2=PAID[2] | {"from_batteries": 3}),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import Any
 
 from pbem.errors import ILLEGAL, Finding, PbemError
 from pbem.text import first_control, terminal
@@ -96,6 +97,7 @@ def own_audit(verified: Verified | None, me: Identity | None, player: str | None
         return ()
     ruleset = verified.game.manifest.ruleset
     out: list[str] = []
+    opened: dict[int, tuple[str, dict[str, Any]]] = {}
     for secret in sorted(verified.game.secrets.values(), key=lambda s: s.id):
         if secret.owner != player or secret.revealed or secret.raw["kind"] != "allocation" or "step" not in secret.raw:
             continue
@@ -105,9 +107,18 @@ def own_audit(verified: Verified | None, me: Identity | None, player: str | None
             continue  # not openable with this key file (an agent-held key): nothing to say
         turn = audit.turn_of(ruleset.parse_time(secret.raw["step"]))
         record = audit.turn_record(verified.stop.checkpoint.state, player, turn)
+        opened[turn] = (secret.id, {**value, "turn": turn})
         for reason in audit.audit_allocation(verified.game.manifest.setup, record, {**value, "turn": turn}):
             out.append(f"warning: your sealed allocation {secret.id} does not pay for what you did: {reason} (its "
                        "reveal at the end is refused for it: keep your orders within it)")
+    # the same allocations read together across the battle so far (a hold of a weapon never armed, a draw on
+    # batteries never charged): what the reveal at the end is refused for
+    state = verified.stop.checkpoint.state
+    records = [audit.turn_record(state, player, t) for t in range(1, max(opened, default=0) + 1)]
+    for turn, rule, reason in audit.audit_battle(verified.game.manifest.setup, records,
+                                                 {t: v for t, (_, v) in opened.items()}):
+        out.append(f"warning: your sealed allocation {opened[turn][0]} does not add up across the battle: {reason} "
+                   f"[{rule}] (its reveal at the end is refused for it)")
     return tuple(out)
 
 

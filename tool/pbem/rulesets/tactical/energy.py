@@ -22,6 +22,10 @@ the power boxes damage took before that turn (damage.py, `UnitTurn.power`).
   and `pbem seal` refuses before sealing (`seal_errors`); a speed sealed by hand that its power cannot pay is
   void when opened (actions.sealed_speeds: the unit does not move), never a finding, and the whole line is
   audited when the box is opened at the end.
+* `batteries` puts energy into the unit's batteries (paid from power; it pays the turn's shortfall as the reserve
+  does), `from_batteries` draws on the charge they carried in (energy beyond power: `over_power`). Each line within
+  the capacity is this module's; the charge carried from turn to turn is audit_battle.py's, with arming across
+  turns.
 * A unit without an allocation is audited as if it allocated nothing (so only a unit that did something costly
   fails); a unit in the allocation that is not the player's is an error; seeking weapons in flight need none.
 
@@ -131,7 +135,7 @@ def _setup_units(setup: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
 
 
 def _weapon_energy(setup: Mapping[str, Any], unit: Mapping[str, Any], weapon: str) -> float:
-    mount = next((m for m in unit.get("weapons") or () if m.get("id") == weapon), {})
+    mount: Mapping[str, Any] = next((m for m in unit.get("weapons") or () if m.get("id") == weapon), {})
     return _number(((setup.get("weapons") or {}).get(mount.get("type")) or {}).get("energy", 0))
 
 

@@ -1,6 +1,8 @@
 """The tactical ruleset's own per-commit checks (seed 000 §2.C, §6.D; ARCHITECTURE §1 point 4), kept together
 here until a ruleset capability declares them: a launch seals its target in the same commit
-(secret.missing-target), and a revealed energy allocation pays for what its units did (rules.allocation)."""
+(secret.missing-target), a revealed energy allocation pays for what its units did (rules.allocation), and a
+player's allocations add up across the battle (rules.held-unarmed, rules.not-armed, rules.battery-overdrawn,
+rules.battery-overcharged: the ruleset's `audit_battle`)."""
 
 from __future__ import annotations
 
