@@ -193,3 +193,52 @@ setup:
     assert (found.rule, found.file, found.line) == ("schema.battery-charge", "game.yaml", 12)
     assert "battery_charge 3 is more than its batteries hold (2)" in str(read.value)
     read_manifest(text.replace(b"battery_charge: 3", b"battery_charge: 2"))  # within capacity: it reads
+
+
+# --- the verifier: what a reveal adds is refused at the allocation at fault -------------------------------------
+
+class _Secret:
+    """A revealed (or still sealed) allocation as the verifier sees it: only what verify/rules/tactical reads."""
+
+    def __init__(self, turn: int, value: dict[str, Any], revealed: bool) -> None:
+        self.id, self.owner, self.revealed = f"fed-000{turn}", "fed", revealed
+        self.raw = {"kind": "allocation", "step": f"{turn}.0.alloc"}
+        self.file, self._value = f"secrets/fed-000{turn}.yaml", value
+
+    def value(self) -> dict[str, Any]:
+        return self._value
+
+    def line_of(self, key: str) -> int:
+        return 9 if key == "key" else 1
+
+
+def _game(opened: set[int], allocations: dict[int, dict[str, Any]]) -> Any:
+    from types import SimpleNamespace
+
+    secrets = {s.id: s for s in (_Secret(t, v, t in opened) for t, v in allocations.items())}
+    return SimpleNamespace(secrets=secrets, manifest=SimpleNamespace(ruleset=RULES, setup=SETUP))
+
+
+HELD_2 = ("rules.held-unarmed", "secrets/fed-0002.yaml")
+HELD_3, SHOT_3 = ("rules.held-unarmed", "secrets/fed-0003.yaml"), ("rules.not-armed", "secrets/fed-0003.yaml")
+
+
+@pytest.mark.parametrize(("first", "then", "found"), [
+    (set(), {2, 3}, []),                           # turn 1 not known: pt2 may have been held in it
+    ({2, 3}, {1, 2, 3}, [HELD_2, HELD_3, SHOT_3]),  # the later ones first: judged once turn 1 opens
+    (set(), {1, 2, 3}, [HELD_2, HELD_3, SHOT_3]),   # all at once
+    ({1, 2}, {1, 2, 3}, [HELD_3, SHOT_3]),          # what was found at an earlier reveal is not found again
+])
+def test_a_reveal_is_refused_for_what_it_adds_at_the_allocation_at_fault(first: set[int], then: set[int],
+                                                                         found: list[tuple[str, str]]) -> None:
+    from types import SimpleNamespace
+
+    from pbem.verify.rules import tactical
+
+    allocations = battle(t1=line({"pt1": "arm"}))  # pt2, armed at the start, not held in turn 1: discharged
+    stop = SimpleNamespace(over=True, checkpoint=SimpleNamespace(point=None, state=played()))
+    prev, game = SimpleNamespace(game=_game(first, allocations)), _game(then, allocations)
+    findings = tactical._battle(prev, game, stop)  # type: ignore[arg-type]
+    assert [(f.rule, f.file) for f in findings] == found, findings
+    assert all(f.line == 9 and f"(fed, turn {f.file[-6]}): turn {f.file[-6]}, CA: pt2" in f.message
+               for f in findings), findings
