@@ -5950,12 +5950,21 @@ def battery_duel(base_battery_duel: Table, tmp_path: Path) -> Table:
 
 def _audited_at_the_end(table: Table, fed: dict[str, Any], kli: dict[str, Any], rule: str, who: str,
                         words: str) -> None:
-    """Both seal (pbem seal: nothing it can judge before sealing is wrong), play the battle out; `who`'s reveal
-    is refused with `rule` at his box's key line by his own pbem, and found in a plain-git reveal by the
-    verifier and the hook; the other's reveal lands, and he records the forfeit: the game ends."""
-    seal_allocation(table, "kli", {"turn": 1, "units": {"D7": kli}})
-    seal_allocation(table, "fed", {"turn": 1, "units": {"CA": fed}})
+    """`who`'s `pbem seal` refuses his allocation (read with the turns before it, at its unit's line), so he
+    seals it by hand; the other seals with pbem; the battle is played out. `who`'s reveal is refused with `rule`
+    at his box's key line by his own pbem, and found in a plain-git reveal by the verifier and the hook; the
+    other's reveal lands, and he records the forfeit: the game ends."""
     sid, other = f"{who}-0001", "kli" if who == "fed" else "fed"
+    values = {"fed": {"turn": 1, "units": {"CA": fed}}, "kli": {"turn": 1, "units": {"D7": kli}}}
+    source = table.root / "cheat.json"
+    source.write_text(json.dumps(values[who]))
+    error = cheat_refused(table, "seal", "allocation", str(source), who=who, rule=rule)
+    assert f"{source}:1:" in error and words in error, error
+    for player in ("kli", "fed"):
+        if player == who:
+            hand_seal(table, who, values[who])
+        else:
+            seal_allocation(table, player, values[player])
     # his own pbem, alone able to open his box, warns him while the battle goes on; the other's says nothing
     said = cli(table, "status", who=who)
     assert f"warning: your sealed allocation {sid} does not add up across the battle" in said and rule in said, said
@@ -5974,9 +5983,9 @@ def _audited_at_the_end(table: Table, fed: dict[str, Any], kli: dict[str, Any], 
 
 def test_battle_audit__holding_a_weapon_never_armed(battery_duel: Table) -> None:
     """Threat: fed pays only the cheap `hold` (1) for his photon in turn 1, as if it had been armed before, so
-    that it would be ready at once (each turn's own audit took a hold for an earlier arming). Defence: the
-    audit at the end reads his allocations from the start: pt1 was never armed, so the hold is
-    rules.held-unarmed at the key line of that turn's box."""
+    that it would be ready at once (each turn's own audit took a hold for an earlier arming); `pbem seal`
+    refuses it, so he seals by hand. Defence: the audit at the end reads his allocations from the start: pt1
+    was never armed, so the hold is rules.held-unarmed at the key line of that turn's box."""
     _audited_at_the_end(battery_duel, {"speed": 0, "arming": {"pt1": "hold"}}, {"speed": 0},
                         "rules.held-unarmed", "fed", "pt1 held, but it is not armed at the start of the turn")
 
