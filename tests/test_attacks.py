@@ -5918,15 +5918,7 @@ def test_invite_code__joining_with_the_templates_code_where_the_founder_set_a_fr
 # the start) and batteries (4, charged 3 at the start), D7 empty batteries (4): both owe their allocations at the
 # end of turn 1; each test seals them, plays the one-turn battle out and opens them.
 
-BATTERY_DUEL = SECRET_SPEEDS.replace(
-    "power: 10, weapons: [{id: ph1, type: long, arcs: [A, B, C]}, {id: aft",
-    "power: 10, batteries: 4, battery_charge: 3,\n       weapons: [{id: pt1, type: photon, arcs: [A, B, C]},"
-    " {id: ph1, type: long, arcs: [A, B, C]}, {id: aft").replace(
-    "power: 10, weapons: [{id: ph1, type: long, arcs: [F, A, B]}",
-    "power: 10, batteries: 4, weapons: [{id: ph1, type: long, arcs: [F, A, B]}").replace(
-    "  weapons:\n",
-    "  weapons:\n    photon: {heavy: true, max_range: 12, brackets: [[0, 12]], damage: [[8, 8, 8, 8, 8, 8]],\n"
-    "             arming: {turns: 2, energy: 2, hold: 1}}\n")
+from test_tactical_audit import BATTERY_DUEL  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,8 @@ record of the battle, the allocations by turn → the faults, each with its turn
 from __future__ import annotations
 
 import dataclasses
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +17,8 @@ from pbem.formats import schemas
 from pbem.rulesets.base import SetupError
 from pbem.rulesets.tactical import TacticalRuleset
 from pbem.rulesets.tactical.state import TacticalState
+
+from test_tactical_secret_speeds import SECRET_SPEEDS
 
 RULES = TacticalRuleset()
 PLAYERS = ["fed", "kli"]
@@ -242,3 +246,68 @@ def test_a_reveal_is_refused_for_what_it_adds_at_the_allocation_at_fault(first: 
     assert [(f.rule, f.file) for f in findings] == found, findings
     assert all(f.line == 9 and f"(fed, turn {f.file[-6]}): turn {f.file[-6]}, CA: pt2" in f.message
                for f in findings), findings
+
+
+# --- through pbem: two turns, the charge carried from one to the next -------------------------------------------
+# The secret-speeds duel (test_tactical_secret_speeds) with CA given a photon (pt1, arms over 2 turns, unarmed at
+# the start) and batteries (4, charged 3 at the start), D7 empty batteries (4); tests/test_attacks.py plays its
+# one turn, and the test below two.
+
+BATTERY_DUEL = SECRET_SPEEDS.replace(
+    "power: 10, weapons: [{id: ph1, type: long, arcs: [A, B, C]}, {id: aft",
+    "power: 10, batteries: 4, battery_charge: 3,\n       weapons: [{id: pt1, type: photon, arcs: [A, B, C]},"
+    " {id: ph1, type: long, arcs: [A, B, C]}, {id: aft").replace(
+    "power: 10, weapons: [{id: ph1, type: long, arcs: [F, A, B]}",
+    "power: 10, batteries: 4, weapons: [{id: ph1, type: long, arcs: [F, A, B]}").replace(
+    "  weapons:\n",
+    "  weapons:\n    photon: {heavy: true, max_range: 12, brackets: [[0, 12]], damage: [[8, 8, 8, 8, 8, 8]],\n"
+    "             arming: {turns: 2, energy: 2, hold: 1}}\n")
+
+
+def test_the_charge_of_turn_1_is_drawn_in_turn_2_and_pbem_seal_reads_the_turns_before(tmp_path: Path) -> None:
+    """kli charges 2 in turn 1; sealing turn 2, `pbem seal` opens his turn-1 box and refuses a draw of 3
+    (rules.battery-overdrawn, at the unit's line) and takes a draw of 2; fed arms pt1 in both turns and fires it
+    in turn 2 (holding it in turn 2 instead would be refused: armed in 1 of its 2 turns). At the end both
+    reveals land and the whole history verifies."""
+    from conftest import GAME_ID, _build
+    from test_dice_flow import cli
+    from test_tactical_cli_bad_input import pending, seal
+    from test_tactical_secret_speeds import roll_all
+
+    (tmp_path / "template").mkdir()
+    (tmp_path / "template" / "game.yaml").write_text(BATTERY_DUEL.replace("  turns: 1\n", "  turns: 2\n"))
+    table = _build(tmp_path / "started", str(tmp_path / "template"), GAME_ID)
+    table.turn("fed", through="2.32.final", breaks=[{"at": "2.3.move"}])  # to fire at 2.4.fire, once it is known
+    table.turn("kli", through="2.32.final", breaks=[{"at": "1.2.move"}])
+    seal(table, "kli", {"turn": 1, "units": {"D7": {"speed": 0, "batteries": 2}}})
+    seal(table, "fed", {"turn": 1, "units": {"CA": {"speed": 0, "arming": {"pt1": "arm"}}}})
+    cli(table, "yield", who="kli")
+    cli(table, "yield", who="fed")
+    table.turn("kli", through="2.32.final", breaks=[])
+    assert pending(table) == [("fed", "sealed"), ("kli", "sealed")], pending(table)
+    for value, rule, words in (
+            ({"turn": 2, "units": {"D7": {"speed": 0, "from_batteries": 3}}}, "rules.battery-overdrawn",
+             "draws 3 from its batteries, which carried 2 into the turn"),
+            ({"turn": 2, "units": {"CA": {"speed": 0, "arming": {"pt1": "hold"}}}}, "rules.held-unarmed",
+             "armed in 1 of the 2 turns it needs")):
+        who = "kli" if "D7" in value["units"] else "fed"
+        source = tmp_path / f"{who}-2.json"
+        source.write_text(json.dumps(value))
+        done = table.pbem("seal", "allocation", str(source), who=who)
+        assert done.returncode == 1 and f"{source}:1: [{rule}]" in done.stderr and words in done.stderr, done.stderr
+    seal(table, "kli", {"turn": 2, "units": {"D7": {"speed": 0, "from_batteries": 2, "reserve": 12}}})
+    seal(table, "fed", {"turn": 2, "units": {"CA": {"speed": 0, "arming": {"pt1": "arm"}}}})
+    cli(table, "yield", who="kli")
+    cli(table, "yield", who="fed")
+    table.turn("fed", through="2.32.final", breaks=[],
+               entries=[{"at": "2.4.fire", "unit": "CA", "do": {"fire": {"weapon": "pt1", "target": "D7"}}}])
+    roll_all(table)  # the die of the shot; then the reveals at the end
+    for _ in range(4):
+        owed = pending(table)
+        if not owed:
+            break
+        cli(table, "yield", who=owed[0][0])
+    assert table.data("status.yaml")["over"] is True
+    assert "2.4.fire CA pt1 at D7" in cli(table, "log")  # armed over turns 1 and 2, fired in 2
+    verdict = table.pbem("verify")
+    assert verdict.returncode == 0, verdict.stdout + verdict.stderr
