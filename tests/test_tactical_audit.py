@@ -46,12 +46,13 @@ def at(text: str) -> tuple[int, int, int]:
     return RULES.parse_time(text)
 
 
-def played(setup: dict[str, Any] = SETUP) -> TacticalState:
-    """CA's record: pt1 (unarmed at the start, arms over 2 turns) fired at 2.3; pt2 (armed at the start) at 3.5."""
+def played(setup: dict[str, Any] = SETUP, **more: Any) -> TacticalState:
+    """CA's record: pt1 (unarmed at the start, arms over 2 turns) fired at 2.3; pt2 (armed at the start) at 3.5;
+    `more` replaces more of CA's record."""
     state = RULES.initial_state(setup, PLAYERS)
     ca = state.unit("CA")
     assert ca is not None
-    ca = dataclasses.replace(ca, fired=((at("2.3.fire"), "pt1"), (at("3.5.fire"), "pt2")))
+    ca = dataclasses.replace(ca, fired=((at("2.3.fire"), "pt1"), (at("3.5.fire"), "pt2")), **more)
     return state.with_units({"CA": ca}, at(f"{TURNS}.32.final"))
 
 
@@ -95,6 +96,19 @@ ARMING = [
     ("a shot discharges even in an unknown turn", battle(t2=None, t3=line({"pt1": "hold", "pt2": "hold"})),
      [(3, "rules.held-unarmed", "pt1 held")]),
 ]
+
+
+def test_a_weapon_destroyed_loses_its_arming_and_arms_again_from_nothing_once_repaired() -> None:
+    """pt2, armed at the start and held, loses its one box at 1.10.damage and is repaired at 2.5.activity: its
+    holds in turns 2 and 3 hold nothing, and its shot in turn 3 was never armed."""
+    state = played(boxes=(("pt2", 1),), lost=((at("1.10.damage"), "pt2", 1), (at("2.5.activity"), "pt2", -1)))
+    records = [RULES.turn_record(state, "fed", turn) for turn in range(1, TURNS + 1)]
+    assert [r.units[0].destroyed for r in records] == [("pt2",), (), (), (), ()]
+    found = RULES.audit_battle(SETUP, records, battle())
+    assert [(turn, rule) for turn, rule, _ in found] == [(2, "rules.held-unarmed"), (3, "rules.held-unarmed"),
+                                                         (3, "rules.not-armed")], found
+    rearmed = battle(t2=line({"pt1": "arm", "pt2": "arm"}), t3=line({"pt2": "arm"}))  # armed again in 2 and 3
+    assert RULES.audit_battle(SETUP, records, rearmed) == []
 
 
 @pytest.mark.parametrize(("allocations", "faults"), [a[1:] for a in ARMING], ids=[a[0] for a in ARMING])

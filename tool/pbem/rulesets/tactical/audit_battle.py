@@ -4,7 +4,8 @@ read together turn after turn, for what no single turn's audit (energy.py) can s
 
 * Arming (arming.py). A weapon type with `arming: {turns: K}` is armed once its allocations gave it `arm` (or
   `overload`) in K turns in a row, or from the start with `armed: true`. A turn without a mode for it interrupts
-  its arming (it starts over) or discharges it when armed; a shot discharges it. So `hold` in a turn the weapon is
+  its arming (it starts over) or discharges it when armed; a shot discharges it, and so does losing its last box
+  (damage.py; repaired, it arms again from nothing). So `hold` in a turn the weapon is
   not armed at its start is `rules.held-unarmed`, and a shot in a turn it is not armed by (after that turn's mode)
   is `rules.not-armed`. A shot in a turn whose allocation gives no mode is the turn's own audit's finding.
 * Batteries. A unit's charge starts at its setup `battery_charge` (default 0, at most `batteries`). Each turn it
@@ -97,7 +98,7 @@ def _arming(setup: Mapping[str, Any], unit_id: str, unit: Mapping[str, Any], rec
             mode = (line.get("arming") or {}).get(weapon) if line is not None else None
             where = f"turn {record.turn}, {unit_id}: {weapon}"
             if line is None:
-                done = 0 if fires else None
+                done = 0 if fires or weapon in turn.destroyed else None
                 continue
             if mode == "hold":
                 if done is not None and done < need:
@@ -113,6 +114,8 @@ def _arming(setup: Mapping[str, Any], unit_id: str, unit: Mapping[str, Any], rec
                     faults.append(Fault(record.turn, NOT_ARMED, f"{where} fires, but its allocations armed it in "
                                         f"only {done} of the {need} turns in a row it needs"))
                 done = 0
+            if weapon in turn.destroyed:
+                done = 0  # destroyed: what it was armed with is lost, repaired or not
     return faults
 
 

@@ -65,6 +65,7 @@ class UnitTurn:
     power: float | None = None    # its power in the turn when damage lowered it (damage.py), else None
     arming: tuple[tuple[str, str], ...] = ()  # (weapon, what it did) for arming weapons (arming.py)
     repairs: int = 0              # boxes repaired (damage.py)
+    destroyed: tuple[str, ...] = ()  # weapons whose last box was lost in the turn (their arming with them)
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,23 @@ def _unit_turn(state: TacticalState, unit: Unit, turn: int) -> UnitTurn:
         power=power if power != damage.power_of(replace(unit, lost=())) else None,
         arming=arming.needs(state, unit, turn),
         repairs=damage.repaired_in(unit, turn),
+        destroyed=_destroyed_in(unit, turn),
     )
+
+
+def _destroyed_in(unit: Unit, turn: int) -> tuple[str, ...]:
+    """The weapons of `unit` that lost their last box in `turn` (damage.py): SFB's destroyed weapon loses the
+    energy it was armed with, so the whole battle's audit (audit_battle.py) counts it unarmed from then."""
+    out: list[str] = []
+    boxes = dict(unit.boxes)
+    for mount in unit.weapons:
+        left = boxes.get(mount.id, 0)
+        for point, name, change in unit.lost if mount.id in boxes else ():
+            left -= change if name == mount.id else 0
+            if name == mount.id and left <= 0 and point[0] == turn:
+                out.append(mount.id)
+                break
+    return tuple(out)
 
 
 def turn_record(state: TacticalState, player: str, turn: int) -> TurnRecord:
