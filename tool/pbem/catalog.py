@@ -264,7 +264,7 @@ rules.fire-frequency | §7.1, seed §1 | Fire that weapon again only once its fr
 rules.held-unarmed | §7.1, seed §2.C | Hold only a weapon armed over all its arming turns (arm it first); an allocation sealed so cannot pass: settle the game with the others (forfeit).
 rules.illegal-action | §7 | Change the action to one the rules allow at that point (the message says why).
 rules.no-energy | §7.1, seed §2.C | Leave out what the ship's power no longer pays for this turn (the message says how much is left).
-rules.not-armed | §7.1, seed §1 | Fire that weapon only once it has armed for its turns (the message says from which turn).
+rules.not-armed | §7.1, seed §1, seed §2.C | Fire that weapon only once it has armed for its turns (the message says from which turn, or, at the end of the battle, that your allocations did not arm it in every one).
 rules.order-rewritten | §7.2 | Fix the order the engine refused (the message says why).
 rules.out-of-action | §7.1, seed §1 | That weapon or system has no box left (damage allocation): use another, or repair it first where the game allows.
 rules.pursuit | §7.1 | Move the seeking weapon towards its revealed target.
