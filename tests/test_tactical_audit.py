@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pbem.errors import PbemError
 from pbem.files.readers import read_manifest
 from pbem.formats import schemas
@@ -211,6 +213,28 @@ setup:
     assert (found.rule, found.file, found.line) == ("schema.battery-charge", "game.yaml", 12)
     assert "battery_charge 3 is more than its batteries hold (2)" in str(read.value)
     read_manifest(text.replace(b"battery_charge: 3", b"battery_charge: 2"))  # within capacity: it reads
+
+
+_MODE = st.sampled_from([None, "arm", "hold", "overload"])
+_LINE = st.fixed_dictionaries({"pt1": _MODE, "pt2": _MODE, "draw": st.integers(0, 4), "charge": st.integers(0, 4)})
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(_LINE, min_size=TURNS, max_size=TURNS), st.sets(st.integers(1, TURNS)), st.sets(st.integers(1, TURNS)))
+def test_opening_more_allocations_only_ever_finds_more(lines: list[dict[str, Any]], known: set[int],
+                                                       more: set[int]) -> None:
+    """What the verifier relies on to judge each reveal by what it adds: the faults found with some turns known
+    are all found again, the same, once more turns are known (a turn not known judges nothing after it)."""
+    records = [RULES.turn_record(played(), "fed", turn) for turn in range(1, TURNS + 1)]
+
+    def allocation(turn: int, drawn: dict[str, Any]) -> dict[str, Any]:
+        arming = {w: drawn[w] for w in ("pt1", "pt2") if drawn[w] is not None}
+        return {"turn": turn, "units": {"CA": line(arming, from_batteries=drawn["draw"], batteries=drawn["charge"])}}
+
+    every = {turn: allocation(turn, drawn) for turn, drawn in enumerate(lines, 1)}
+    fewer = RULES.audit_battle(SETUP, records, {t: every[t] for t in known})
+    found = RULES.audit_battle(SETUP, records, {t: every[t] for t in known | more})
+    assert set(fewer) <= set(found), (fewer, found)
 
 
 # --- the verifier: what a reveal adds is refused at the allocation at fault -------------------------------------
