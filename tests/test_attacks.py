@@ -5963,3 +5963,101 @@ def test_seat__a_player_replacing_his_own_key_lands_at_once_and_nobody_else_can_
     assert server_ref(server) == started.head()
     assert _carol_key(started) in started.read("game.yaml")
     refused(started, "agree", "amend", "--deadline", "96h", who=other, rule="signature.unknown-key")
+
+
+# === tac-audit: the whole battle's energy audit, arming and batteries across turns (docs/threats.md "The whole
+# battle's energy audit") ===
+# The secret-speeds duel of the fair-tactical section with CA given a photon (pt1, arms over 2 turns, unarmed at
+# the start) and batteries (4, charged 3 at the start), D7 empty batteries (4): both owe their allocations at the
+# end of turn 1; each test seals them, plays the one-turn battle out and opens them.
+
+from test_tactical_audit import BATTERY_DUEL  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def base_battery_duel(tmp_path_factory: pytest.TempPathFactory) -> Table:
+    from conftest import GAME_ID, _build
+
+    assert "battery_charge: 3" in BATTERY_DUEL and "batteries: 4, weapons" in BATTERY_DUEL and "photon" in BATTERY_DUEL
+    root = tmp_path_factory.mktemp("attacks-batteries")
+    (root / "template").mkdir()
+    (root / "template" / "game.yaml").write_text(BATTERY_DUEL)
+    table = _build(root / "started", str(root / "template"), GAME_ID)
+    table.turn("fed", through="1.32.final")
+    table.turn("kli", through="1.32.final", breaks=[{"at": "1.2.move"}])
+    return table
+
+
+@pytest.fixture
+def battery_duel(base_battery_duel: Table, tmp_path: Path) -> Table:
+    return copy_table(base_battery_duel, tmp_path / "table")
+
+
+def _audited_at_the_end(table: Table, fed: dict[str, Any], kli: dict[str, Any], rule: str, who: str,
+                        words: str) -> None:
+    """`who`'s `pbem seal` refuses his allocation (read with the turns before it, at its unit's line), so he
+    seals it by hand; the other seals with pbem; the battle is played out. `who`'s reveal is refused with `rule`
+    at his box's key line by his own pbem, and found in a plain-git reveal by the verifier and the hook; the
+    other's reveal lands, and he records the forfeit: the game ends."""
+    sid, other = f"{who}-0001", "kli" if who == "fed" else "fed"
+    values = {"fed": {"turn": 1, "units": {"CA": fed}}, "kli": {"turn": 1, "units": {"D7": kli}}}
+    source = table.root / "cheat.json"
+    source.write_text(json.dumps(values[who]))
+    error = cheat_refused(table, "seal", "allocation", str(source), who=who, rule=rule)
+    assert f"{source}:1:" in error and words in error, error
+    for player in ("kli", "fed"):
+        if player == who:
+            hand_seal(table, who, values[who])
+        else:
+            seal_allocation(table, player, values[player])
+    # his own pbem, alone able to open his box, warns him while the battle goes on; the other's says nothing
+    said = cli(table, "status", who=who)
+    assert f"warning: your sealed allocation {sid} does not add up across the battle" in said and rule in said, said
+    assert "add up across the battle" not in cli(table, "status", who=other)
+    end_battle(table)
+    error = refused(table, "yield", who=who, rule=rule, where=key_line(table, sid))
+    assert words in error, error
+    copy = copy_table(table, table.root / "sneaked")
+    _by_hand(copy, who, sid, "key")
+    rejected(copy, sneak_as(copy, who, f"{who}: my allocation"), rule, f"secrets/{sid}.yaml")
+    cli(table, "yield", who=other)
+    cli(table, "agree", "end", "--result", "forfeit", "--player", who, "--note", "allocation does not add up",
+        who=other)
+    assert table.data("status.yaml")["over"] is True
+
+
+def test_battle_audit__holding_a_weapon_never_armed(battery_duel: Table) -> None:
+    """Threat: fed pays only the cheap `hold` (1) for his photon in turn 1, as if it had been armed before, so
+    that it would be ready at once (each turn's own audit took a hold for an earlier arming); `pbem seal`
+    refuses it, so he seals by hand. Defence: the audit at the end reads his allocations from the start: pt1
+    was never armed, so the hold is rules.held-unarmed at the key line of that turn's box."""
+    _audited_at_the_end(battery_duel, {"speed": 0, "arming": {"pt1": "hold"}}, {"speed": 0},
+                        "rules.held-unarmed", "fed", "pt1 held, but it is not armed at the start of the turn")
+
+
+def test_battle_audit__drawing_a_battery_never_charged(battery_duel: Table) -> None:
+    """Threat: kli's batteries start empty; he draws 4 from them in turn 1 to allocate 14 energy on power 10,
+    hoping the audit counts only his power against the lines. Defence: the charge is carried from the start
+    (setup battery_charge, default 0) and every draw is checked against it: rules.battery-overdrawn."""
+    _audited_at_the_end(battery_duel, {"speed": 0}, {"speed": 0, "from_batteries": 4, "reserve": 14},
+                        "rules.battery-overdrawn", "kli", "draws 4 from its batteries, which carried 0 into the turn")
+
+
+def test_battle_audit__charging_over_capacity(battery_duel: Table) -> None:
+    """Threat: fed's batteries (4) already hold 3; he puts 3 more in, counting it as a reserve that pays his
+    lines' shortfall later. Defence: what the batteries carry in counts against their room:
+    rules.battery-overcharged (pbem seal alone cannot know it: the charge comes from the turns before)."""
+    _audited_at_the_end(battery_duel, {"speed": 0, "batteries": 3}, {"speed": 0},
+                        "rules.battery-overcharged", "fed", "puts 3 into its batteries, which hold 3 of 4 (room for 1)")
+
+
+def test_battle_audit__the_honest_battery_and_arming_pass(battery_duel: Table) -> None:
+    """The control: fed arms pt1 (2) and draws his 3 of stored charge beside his power 10 (13 allocated), kli
+    charges 4; both reveals land and the game verifies."""
+    seal_allocation(battery_duel, "kli", {"turn": 1, "units": {"D7": {"speed": 0, "batteries": 4}}})
+    seal_allocation(battery_duel, "fed", {"turn": 1, "units": {"CA": {"speed": 0, "arming": {"pt1": "arm"},
+                                                                       "from_batteries": 3, "reserve": 11}}})
+    end_battle(battery_duel)
+    cli(battery_duel, "yield", who="fed")
+    cli(battery_duel, "yield", who="kli")
+    assert verdict(battery_duel)[0] == 0

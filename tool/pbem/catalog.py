@@ -255,13 +255,16 @@ rules.acceleration | §7.1, seed §1 | Change speed by at most setup.acceleratio
 rules.allocation | §7.1 | Allocate energy the ship has, as the message says.
 rules.auction | §4.6, seed §7 | Add entries during an action auction only when you are the one asked.
 rules.bad-clarify | §4.5, seed §5.C | Answer the special break with one of the options it offers.
+rules.battery-overcharged | §7.1, seed §2.C | Put into the batteries only what they have room for after the charge carried in; an allocation sealed so cannot pass: settle the game with the others (forfeit).
+rules.battery-overdrawn | §7.1, seed §2.C | Draw from the batteries only the charge earlier turns left in them; an allocation sealed so cannot pass: settle the game with the others (forfeit).
 rules.bay-destroyed | §7.1, seed §6.C | Launch from another carrier: a raid destroyed this one's bay.
 rules.bay-empty | §7.1, seed §6.C | Launch only a craft that is aboard; land one first.
 rules.duplicate-action | §7 | Give each unit one action per step; drop the second.
 rules.fire-frequency | §7.1, seed §1 | Fire that weapon again only once its frequency (impulses since its last shot) has passed; the message says when.
+rules.held-unarmed | §7.1, seed §2.C | Hold only a weapon armed over all its arming turns (arm it first); an allocation sealed so cannot pass: settle the game with the others (forfeit).
 rules.illegal-action | §7 | Change the action to one the rules allow at that point (the message says why).
 rules.no-energy | §7.1, seed §2.C | Leave out what the ship's power no longer pays for this turn (the message says how much is left).
-rules.not-armed | §7.1, seed §1 | Fire that weapon only once it has armed for its turns (the message says from which turn).
+rules.not-armed | §7.1, seed §1, seed §2.C | Fire that weapon only once it has armed for its turns (the message says from which turn, or, at the end of the battle, that your allocations did not arm it in every one).
 rules.order-rewritten | §7.2 | Fix the order the engine refused (the message says why).
 rules.out-of-action | §7.1, seed §1 | That weapon or system has no box left (damage allocation): use another, or repair it first where the game allows.
 rules.pursuit | §7.1 | Move the seeking weapon towards its revealed target.
@@ -269,6 +272,7 @@ rules.sealed-speed | §7.1, §4.7 | Keep to the speed you sealed for this turn.
 rules.system-range | §7.1, seed §6.C | Close to the system's range first (game.yaml gives it), or pick a nearer target.
 schema.bad-condition | §4.3 | Write the break condition as the ruleset's conditions allow.
 schema.bad-time | §2 | Write the game time as the ruleset spells it (e.g. 1.12.move, S1901M).
+schema.battery-charge | §7.1 | Give a unit a battery_charge of at most its batteries (their capacity).
 schema.broken | §8 | Reinstall pbem: its schema files are broken.
 schema.damage-table | §7.1 | Give setup.damage_allocation one row per die roll 1..6, each naming hull, weapon, a weapon type or a box name of a unit (and boxes only with a table).
 schema.invalid | §2 | Fix the field the message names so the file matches its schema.

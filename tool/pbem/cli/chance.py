@@ -75,7 +75,7 @@ def seal(kind: Optional[str] = typer.Argument(None, help="the secret's kind, e.g
             if head is not None and head.status is not None else []
         sid = chance.seal_secret(files, ws.game_of(files), me, player, kind, source.read_bytes(), reveal_at,
                                  concerns, owed[0] if owed else None,  # answers the sealed step he owes, if any
-                                 source=str(source))
+                                 source=str(source), head=head)
         ws.write_files(files)
         from pbem.formats import yamlsafe
 

@@ -383,6 +383,12 @@ class Audit(Protocol):
         """Why an allocation revealed before its turn is played is wrong already, from the allocation alone (a
         total above power, a sealed speed above the top speed; seed §2.C), one reason each ([]: nothing)."""
 
+    def audit_battle(self, setup: Mapping[str, Any], records: Sequence[Any],
+                     allocations: Mapping[int, Mapping[str, Any]]) -> list[tuple[int, str, str]]:
+        """(turn, rule id, reason) for each fault of one player's opened allocations (by turn; a turn missing is
+        unknown) read together against his turn records in turn order (`turn_record`): what no one turn's audit
+        can see (seed §2.C "verified at the conclusion of the battle"). Only ever finds more as more are opened."""
+
 
 @runtime_checkable
 class Seats(Protocol):

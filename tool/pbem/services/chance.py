@@ -26,6 +26,7 @@ from pbem.protocol.secrets import Secret
 from pbem.protocol.serving import START_REF, start_sides
 from pbem.services.workspace import Identity
 from pbem.protocol.game import Game
+from pbem.protocol.verified import Verified
 
 Files = dict[str, bytes]
 MODES = ("commit-reveal", "escrow")  # DESIGN §5; schemas/dice.json `mode`
@@ -215,21 +216,58 @@ def show_record(game: Game, batch_id: str) -> dict[str, Any]:
             "waiting_for": [{"player": b.player, "why": b.why} for b in owed]}
 
 
-def _check_sealable(game: Game, owner: str, kind: str, value: Any, document: yamlsafe.Document) -> None:
+def _check_sealable(game: Game, owner: str, kind: str, value: Any, document: yamlsafe.Document,
+                    before: tuple[Verified, Identity, str] | None = None) -> None:
     """Check what the verifier can check only once it is opened, before it is sealed: an allocation whose units
     are not the owner's, or that spends more than a unit's power (every line counted, `reinforce` too), or
     plots a speed above max_speed, is refused here with its line (rules.allocation; seed §2.C). Sealed, nobody
-    could see the mistake before the reveal, when it can no longer be taken back."""
+    could see the mistake before the reveal, when it can no longer be taken back. With `before` (the verified
+    head, my identity, the step it answers) also what it adds to my own earlier allocations read across the
+    battle (a weapon held that they never armed, battery charge they never stored: `audit_battle`)."""
     audit = game.manifest.ruleset.audit
     if audit is None or not isinstance(value, Mapping):
         return
     for unit, reason in audit.seal_errors(game.manifest.setup, kind, owner, value):
         raise PbemError("rules.allocation", reason, file=document.file,
                         line=document.line_of(("units", unit)), exit_code=ILLEGAL)
+    stop = before[0].stop if before is not None else None
+    if before is None or stop is None or kind != "allocation":
+        return
+    verified, me, step = before
+    turn = audit.turn_of(game.manifest.ruleset.parse_time(step))
+    mine = {t: v for t, (_, v) in own_allocations(verified, me, owner).items() if t < turn}
+    state = stop.checkpoint.state
+    records = [audit.turn_record(state, owner, t) for t in range(1, turn + 1)]
+    for at, rule, reason in audit.audit_battle(game.manifest.setup, records, {**mine, turn: {**value, "turn": turn}}):
+        if at == turn:
+            unit = reason.split(", ", 1)[1].split(":", 1)[0] if ", " in reason else ""
+            raise PbemError(rule, f"{reason} (your allocations of the turns before, read with it)",
+                            file=document.file, line=document.line_of(("units", unit)), exit_code=ILLEGAL)
+
+
+def own_allocations(verified: Verified, me: Identity, player: str) -> dict[int, tuple[str, dict[str, Any]]]:
+    """turn -> (id, what it holds) for each of my allocations still sealed that my key file opens (an agent-held
+    key opens none): what my own pbem reads to warn me and to check my next one (seed §2.C)."""
+    ruleset, audit = verified.game.manifest.ruleset, verified.game.manifest.ruleset.audit
+    out: dict[int, tuple[str, dict[str, Any]]] = {}
+    if audit is None:
+        return out
+    for secret in sorted(verified.game.secrets.values(), key=lambda s: s.id):
+        if secret.owner != player or secret.revealed or secret.raw["kind"] != "allocation" or "step" not in secret.raw:
+            continue
+        try:
+            value = own_value(secret, me)
+        except (PbemError, ValueError, OSError):
+            continue
+        if isinstance(value, dict):
+            turn = audit.turn_of(ruleset.parse_time(secret.raw["step"]))
+            out[turn] = (secret.id, {**value, "turn": turn})
+    return out
 
 
 def seal_secret(files: Files, game: Game, me: Identity, owner: str, kind: str, content: bytes, end: str,
-                concerns: str = "", step: str | None = None, source: str = "the secret") -> str:
+                concerns: str = "", step: str | None = None, source: str = "the secret",
+                head: Verified | None = None) -> str:
     """Seal `content` (YAML or JSON of the secret's kind) into secrets/<owner>-NNNN.yaml (DESIGN §6); a kind this
     game does not offer is refused with the list of those it does (services.secret_kinds)."""
     from pbem.services import secret_kinds
@@ -239,7 +277,8 @@ def seal_secret(files: Files, game: Game, me: Identity, owner: str, kind: str, c
     document = yamlsafe.load(content, source)
     value = document.data
     schemas.validate(f"pbem/secret/{kind}/1", value, file=source)
-    _check_sealable(game, owner, kind, value, document)
+    _check_sealable(game, owner, kind, value, document,
+                    (head, me, step) if head is not None and step is not None else None)
     sealed = seal.seal(canonical(value), me.public)
     secret_id = ids.next_id(game.secrets, owner)  # the owner's own id: sealing at once never collides
     raw: dict[str, Any] = {"id": secret_id, "owner": owner, "kind": kind}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import Any
 
 from pbem.errors import ILLEGAL, Finding, PbemError
 from pbem.text import first_control, terminal
@@ -94,20 +95,19 @@ def own_audit(verified: Verified | None, me: Identity | None, player: str | None
     audit = verified.game.manifest.ruleset.audit if verified is not None else None
     if verified is None or verified.stop is None or me is None or player is None or audit is None:
         return ()
-    ruleset = verified.game.manifest.ruleset
     out: list[str] = []
-    for secret in sorted(verified.game.secrets.values(), key=lambda s: s.id):
-        if secret.owner != player or secret.revealed or secret.raw["kind"] != "allocation" or "step" not in secret.raw:
-            continue
-        try:
-            value = chance.own_value(secret, me)
-        except (PbemError, ValueError, OSError):
-            continue  # not openable with this key file (an agent-held key): nothing to say
-        turn = audit.turn_of(ruleset.parse_time(secret.raw["step"]))
-        record = audit.turn_record(verified.stop.checkpoint.state, player, turn)
-        for reason in audit.audit_allocation(verified.game.manifest.setup, record, {**value, "turn": turn}):
-            out.append(f"warning: your sealed allocation {secret.id} does not pay for what you did: {reason} (its "
+    opened = chance.own_allocations(verified, me, player)
+    state, setup = verified.stop.checkpoint.state, verified.game.manifest.setup
+    for turn, (sid, value) in sorted(opened.items(), key=lambda item: item[1][0]):
+        for reason in audit.audit_allocation(setup, audit.turn_record(state, player, turn), value):
+            out.append(f"warning: your sealed allocation {sid} does not pay for what you did: {reason} (its "
                        "reveal at the end is refused for it: keep your orders within it)")
+    # the same allocations read together across the battle so far (a hold of a weapon never armed, a draw on
+    # batteries never charged): what the reveal at the end is refused for
+    records = [audit.turn_record(state, player, t) for t in range(1, max(opened, default=0) + 1)]
+    for turn, rule, reason in audit.audit_battle(setup, records, {t: v for t, (_, v) in opened.items()}):
+        out.append(f"warning: your sealed allocation {opened[turn][0]} does not add up across the battle: {reason} "
+                   f"[{rule}] (its reveal at the end is refused for it)")
     return tuple(out)
 
 

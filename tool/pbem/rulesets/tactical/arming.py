@@ -8,8 +8,8 @@ turn asks:
 * in the turn it fires: a mode (`overload` for an overloaded shot);
 * in the K − 1 turns before a shot (its arming can have ended no later than the shot): a mode;
 * a weapon armed at the start (`armed: true`), in every turn before its first shot: a mode.
-One allocation is audited at a time, so a weapon held in the turns before a shot is taken to have been armed
-before them: the audit cannot see a weapon only ever held and never armed (docs/threats.md says so).
+Each turn's audit takes a weapon held in the turns before a shot to have been armed before them; that it was, and
+that a weapon only ever held was never armed, the audit of the whole battle judges (audit_battle.py).
 """
 
 from __future__ import annotations

@@ -22,6 +22,10 @@ the power boxes damage took before that turn (damage.py, `UnitTurn.power`).
   and `pbem seal` refuses before sealing (`seal_errors`); a speed sealed by hand that its power cannot pay is
   void when opened (actions.sealed_speeds: the unit does not move), never a finding, and the whole line is
   audited when the box is opened at the end.
+* `batteries` puts energy into the unit's batteries (paid from power; it pays the turn's shortfall as the reserve
+  does), `from_batteries` draws on the charge they carried in (energy beyond power: `over_power`). Each line within
+  the capacity is this module's; the charge carried from turn to turn is audit_battle.py's, with arming across
+  turns.
 * A unit without an allocation is audited as if it allocated nothing (so only a unit that did something costly
   fails); a unit in the allocation that is not the player's is an error; seeking weapons in flight need none.
 
@@ -45,6 +49,7 @@ LINES = ("speed", "het", "weapons", "systems", "reserve")  # the lines this modu
 ENERGY = ("het", "weapons", "systems", "reinforce", "reserve", "life_support", "fire_control", "shields",
           "general_reinforcement", "repair", "batteries")
 NEEDS = ("life_support", "fire_control", "shields", "general_reinforcement", "repair", "batteries")
+DRAW = "from_batteries"  # energy drawn from the charge the batteries carried in: more than power, not part of it
 KIND = "allocation"  # the secret kind (schemas/secret-allocation.json)
 
 
@@ -60,6 +65,7 @@ class UnitTurn:
     power: float | None = None    # its power in the turn when damage lowered it (damage.py), else None
     arming: tuple[tuple[str, str], ...] = ()  # (weapon, what it did) for arming weapons (arming.py)
     repairs: int = 0              # boxes repaired (damage.py)
+    destroyed: tuple[str, ...] = ()  # weapons whose last box was lost in the turn (their arming with them)
 
 
 @dataclass(frozen=True)
@@ -95,7 +101,23 @@ def _unit_turn(state: TacticalState, unit: Unit, turn: int) -> UnitTurn:
         power=power if power != damage.power_of(replace(unit, lost=())) else None,
         arming=arming.needs(state, unit, turn),
         repairs=damage.repaired_in(unit, turn),
+        destroyed=_destroyed_in(unit, turn),
     )
+
+
+def _destroyed_in(unit: Unit, turn: int) -> tuple[str, ...]:
+    """The weapons of `unit` that lost their last box in `turn` (damage.py): SFB's destroyed weapon loses the
+    energy it was armed with, so the whole battle's audit (audit_battle.py) counts it unarmed from then."""
+    out: list[str] = []
+    boxes = dict(unit.boxes)
+    for mount in unit.weapons:
+        left = boxes.get(mount.id, 0)
+        for point, name, change in unit.lost if mount.id in boxes else ():
+            left -= change if name == mount.id else 0
+            if name == mount.id and left <= 0 and point[0] == turn:
+                out.append(mount.id)
+                break
+    return tuple(out)
 
 
 def turn_record(state: TacticalState, player: str, turn: int) -> TurnRecord:
@@ -130,7 +152,7 @@ def _setup_units(setup: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
 
 
 def _weapon_energy(setup: Mapping[str, Any], unit: Mapping[str, Any], weapon: str) -> float:
-    mount = next((m for m in unit.get("weapons") or () if m.get("id") == weapon), {})
+    mount: Mapping[str, Any] = next((m for m in unit.get("weapons") or () if m.get("id") == weapon), {})
     return _number(((setup.get("weapons") or {}).get(mount.get("type")) or {}).get("energy", 0))
 
 
@@ -156,7 +178,7 @@ def audit_allocation(setup: Mapping[str, Any], record: TurnRecord, allocation: M
         if excess:
             lowered = " (less the power boxes it lost)" if unit_turn.power is not None else ""
             reasons.append(f"{where}, {unit_turn.unit}: {excess}{lowered}")
-        lines = {k: _number(line.get(k, 0)) for k in (*LINES, *NEEDS)}
+        lines = {k: _number(line.get(k, 0)) for k in (*LINES, *NEEDS, DRAW)}
         reasons.extend(_audit_unit(f"{where}, {unit_turn.unit}", unit_turn, lines, unit, setup, speed_point,
                                    het_cost))
         reasons.extend(arming.audit(setup, unit, f"{where}, {unit_turn.unit}", unit_turn.arming,
@@ -183,10 +205,14 @@ def plot_errors(setup: Mapping[str, Any], allocation: Mapping[str, Any]) -> list
             reasons.append(f"turn {turn}, {unit_id}: speed {_show(lines['speed'])} allocated, above max_speed {top} "
                            "(the unit does not move)")
         power = (table.get(unit_id) or {}).get("power")
-        if isinstance(power, (int, float)) and total > power:
+        drawn = _number(line.get(DRAW, 0))
+        if isinstance(power, (int, float)) and total > power + drawn:
+            more = f" and {_show(drawn)} drawn from its batteries" if drawn else ""
             reasons.append(f"turn {turn}, {unit_id}: allocates {_show(total)} energy (speed {_show(lines['speed'])}"
                            f" × {_show(speed_point)} and {_show(total - lines['speed'] * speed_point)} more), its "
-                           f"power is {_show(power)}")
+                           f"power is {_show(power)}{more}")
+        reasons.extend(f"turn {turn}, {unit_id}: {reason}"
+                       for reason in battery_errors(line, _number((table.get(unit_id) or {}).get("batteries", 0))))
     return reasons
 
 
@@ -199,11 +225,21 @@ def total_energy(line: Mapping[str, Any], speed_point: float, arming_energy: flo
 
 
 def over_power(line: Mapping[str, Any], power: Any, speed_point: float, arming_energy: float = 0) -> str | None:
-    """Why one unit's revealed line spends more than its power (every line counted), or None."""
-    total = total_energy(line, speed_point, arming_energy)
-    if isinstance(power, (int, float)) and not isinstance(power, bool) and total > power:
-        return f"allocates {_show(total)} energy, its power is {_show(power)}"
+    """Why one unit's revealed line spends more than its power and what it draws from its batteries (every line
+    counted), or None."""
+    total, drawn = total_energy(line, speed_point, arming_energy), _number(line.get(DRAW, 0))
+    if isinstance(power, (int, float)) and not isinstance(power, bool) and total > power + drawn:
+        more = f" and {_show(drawn)} drawn from its batteries" if drawn else ""
+        return f"allocates {_show(total)} energy, its power is {_show(power)}{more}"
     return None
+
+
+def battery_errors(line: Mapping[str, Any], capacity: float) -> list[str]:
+    """What one unit's line puts into or draws from its batteries beyond their capacity (the charge carried
+    between turns is audited over the whole battle: audit_battle.py)."""
+    return [f"{name} {_show(_number(line.get(key, 0)))} allocated, its batteries hold {_show(capacity)}"
+            for key, name in (("batteries", "batteries"), (DRAW, "from_batteries"))
+            if _number(line.get(key, 0)) > capacity]
 
 
 def seal_errors(setup: Mapping[str, Any], player: str, allocation: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -220,9 +256,9 @@ def seal_errors(setup: Mapping[str, Any], player: str, allocation: Mapping[str, 
     return out
 
 
-def _audit_unit(where: str, done: UnitTurn, lines: Mapping[str, float], unit: Mapping[str, Any],
-                setup: Mapping[str, Any], speed_point: float, het_cost: float) -> list[str]:
-    reasons: list[str] = []
+def _shortfalls(done: UnitTurn, lines: Mapping[str, float], unit: Mapping[str, Any], setup: Mapping[str, Any],
+                speed_point: float, het_cost: float) -> list[tuple[float, str]]:
+    """(amount, what) for each line that falls short of what the unit did in the turn."""
     top = max(done.speeds)
     weapons = sum(_weapon_energy(setup, unit, w) for w in done.fired)
     systems = sum(_number(setup.get("costs", {}).get(name, 0)) for name in done.systems)
@@ -237,13 +273,29 @@ def _audit_unit(where: str, done: UnitTurn, lines: Mapping[str, float], unit: Ma
          f"systems used ({', '.join(done.systems)}) cost {_show(systems)}, {_show(lines['systems'])} allocated"),
         *_more_needs(done, lines, unit, setup),
     ]
-    short = [(amount, text) for amount, text in needs if amount > 0]
-    missing = sum(amount for amount, _ in short)
+    return [(amount, text) for amount, text in needs if amount > 0]
+
+
+def battery_spent(setup: Mapping[str, Any], done: UnitTurn, line: Mapping[str, Any]) -> float:
+    """What of the charge a unit's line put into its batteries this turn paid for its lines' shortfall beyond
+    the reserve (the rest stays in the batteries, carried into the next turn: audit_battle.py)."""
+    unit = _setup_units(setup).get(done.unit, {})
+    costs = setup.get("costs") or {}
+    lines = {k: _number(line.get(k, 0)) for k in (*LINES, *NEEDS)}
+    short = _shortfalls(done, lines, unit, setup, _number(costs.get("speed_point", 1)), _number(costs.get("het", 0)))
+    charged = min(lines["batteries"], _number(unit.get("batteries", 0)))
+    return min(charged, max(0.0, sum(a for a, _ in short) - lines["reserve"]))
+
+
+def _audit_unit(where: str, done: UnitTurn, lines: Mapping[str, float], unit: Mapping[str, Any],
+                setup: Mapping[str, Any], speed_point: float, het_cost: float) -> list[str]:
     capacity = _number(unit.get("batteries", 0))
-    if lines["batteries"] > capacity:
-        reasons.append(f"{where}: batteries {_show(lines['batteries'])} allocated, its batteries hold "
-                       f"{_show(capacity)}")
-    pool = lines["reserve"] + min(lines["batteries"], capacity)  # batteries pay a shortfall as the reserve does
+    reasons = [f"{where}: {reason}" for reason in battery_errors(lines, capacity)]
+    short = _shortfalls(done, lines, unit, setup, speed_point, het_cost)
+    missing = sum(amount for amount, _ in short)
+    # what is put into the batteries this turn pays a shortfall as the reserve does; what they carried in from
+    # earlier turns pays only as the allocation draws it (`from_batteries`: more energy, counted in over_power)
+    pool = lines["reserve"] + min(lines["batteries"], capacity)
     if missing > pool:
         reasons.extend(f"{where}: {text} ({_show(amount)} short)" for amount, text in short)
         if pool > 0:

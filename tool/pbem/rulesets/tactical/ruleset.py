@@ -25,8 +25,8 @@ from typing import Any, Mapping, Sequence
 
 from pbem.rulesets.base import (Action, Ambiguous, Armed, Audit, Capabilities, Declared, Dice, Event, Foresight, Plans,
                                 Point, Sealed, Seats, Seeking, Summary, Uses)
-from pbem.rulesets.tactical import (actions, conditions, craft, damage, energy, foresight, gametime, outcome, plans,
-                                    reinforce, seeking, state)
+from pbem.rulesets.tactical import (actions, audit_battle, conditions, craft, damage, energy, foresight, gametime,
+                                    outcome, plans, reinforce, seeking, state)
 from pbem.rulesets.tactical.weapons import DIE_SIDES
 
 
@@ -107,6 +107,7 @@ class TacticalRuleset(Capabilities):
     def initial_state(self, setup: Mapping[str, Any], players: Sequence[str]) -> state.TacticalState:
         """The units of setup.units on the map before 1.0.alloc, the craft aboard them (craft.py), each with its
         starting boxes (damage.py); ValueError for a bad setup."""
+        audit_battle.check_setup(setup)
         return damage.equip(craft.aboard(setup, state.initial_state(setup, players)), setup)
 
     def owner_of(self, game: state.TacticalState, unit: str) -> str | None:
@@ -384,3 +385,10 @@ class TacticalRuleset(Capabilities):
         """What is wrong with an allocation revealed before its turn is played, from itself alone
         (energy.plot_errors: over power, every line counted; with sealed speeds, a speed above max_speed)."""
         return energy.plot_errors(setup, allocation)
+
+    def audit_battle(self, setup: Mapping[str, Any], records: Sequence[energy.TurnRecord],
+                     allocations: Mapping[int, Mapping[str, Any]]) -> list[tuple[int, str, str]]:
+        """(turn, rule id, reason) for each fault of one player's allocations read across the whole battle:
+        weapons held unarmed or fired before their arming turns were paid, battery charge drawn that was never
+        stored or put in beyond capacity (audit_battle.py)."""
+        return [(f.turn, f.rule, f.reason) for f in audit_battle.audit_battle(setup, records, allocations)]
