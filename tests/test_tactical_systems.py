@@ -542,3 +542,25 @@ def test_craft_aboard_a_destroyed_carrier_are_lost_with_it() -> None:
     shot = act("1.1.fire", "D7", {"fire": {"weapon": "dr1", "target": "CA"}})
     after, events = step(frail, "1.1.fire", shot, rolls={"1.1.fire/D7/dr1": 1})
     assert (after.unit("CA").status, after.unit("SH1").status) == ("destroyed", "destroyed")  # type: ignore[union-attr]
+
+
+def test_weapons_and_systems_lost_count_as_damage_taken() -> None:
+    """The outcome's "internal points lost" (outcome.py): hull points, boxes the damage table took (net of
+    repairs) and each weapon or system a raid destroyed, so a ship stripped of her weapons has taken damage."""
+    from pbem.rulesets.tactical import damage, outcome
+
+    raw = setup(d7={"boxes": {"tractor": 1, "cloak": 1}},
+                ca={"boxes": {"tractor": 1, "transporter": 1, "bay": 1, "probe": 1, "esg": 1}},
+                damage_allocation={"rolls": [["weapon", "hull"]] * 3
+                                  + [["tractor", "transporter", "bay", "probe", "esg", "cloak", "hull"]] * 3})
+    start = RULES.initial_state(raw, PLAYERS)
+    assert outcome.damage_taken(start) == {"a": 0, "b": 0}
+    raided, _ = step(start, "1.1.fire", act("1.1.fire", "CA", {"transport": {"target": "D7", "raid": "cloak"}}),
+                     rolls={"1.1.fire/CA/transporter": 1})
+    assert outcome.damage_taken(raided) == {"a": 0, "b": 1}
+    d7 = raided.unit("D7")
+    point = RULES.parse_time("1.4.damage")
+    ready = raided.with_units({"D7": replace(d7, pending=(("a", 3),))}, point)  # type: ignore[arg-type]
+    after, _ = damage.allocate(ready, point, {"1.4.damage/D7/1": 1, "1.4.damage/D7/2": 4, "1.4.damage/D7/3": 4})
+    assert [h.hit for h in after.hits] == ["dr1", "tractor", "hull"]  # the raided cloak is not hit again
+    assert outcome.damage_taken(after) == {"a": 0, "b": 4}
