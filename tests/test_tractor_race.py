@@ -9,7 +9,8 @@ land: kli's bid does; fed is told in one line who is asked and nothing in his cl
 `pbem yield` or committed by plain git and ran `pbem push` (the hook refuses the plain `git push` as well). Once
 he pulls kli's bid he is asked, and his raise lands. kli passes, fed passes, the step resolves by the seed's rule
 (the higher bid holds: CA 5 against D7 4), every commit verifies in a fresh clone, and the player in control moves
-the game on.
+the game on. What may be done out of turn (an agreement proposed) lands beside the bid at the same moment, one
+commit replayed by `pbem push` on top of the other.
 """
 
 from __future__ import annotations
@@ -178,3 +179,28 @@ def test_a_raise_committed_by_plain_git_at_the_same_moment_is_refused_by_push_an
     run(fed, "push", who="fed")
     assert server_ref(server) == fed.head()
     assert kli.cli("pull", who="kli").exit_code == 0 and asked(kli) == [("kli", "auction")]  # his answer to give
+
+
+def test_a_bid_and_an_agreement_at_the_same_moment_both_land_one_rebased(race: tuple[Table, Table, Path],
+                                                                         tmp_path: Path) -> None:
+    """What may be done out of turn lands beside the bid: while kli bids back, fed proposes an amend (a new
+    deadline, signed by him alone so far). Both push at once; the later push is replayed by `pbem push` on top of
+    the earlier (status.yaml computed again, signed again), so the server holds both, one the parent of the
+    other; the history verifies, the auction asks fed (kli's bid stands), and kli still has the amend to sign."""
+    fed, kli, server = race
+    start = server_ref(server)
+    (kli_yield, kli_push), (fed_agree, fed_push) = at_once(
+        kli_bids_back(kli),
+        lambda: (fed.pbem("agree", "amend", "--deadline", "96h", who="fed"), fed.pbem("push", who="fed")))
+    for done in (kli_yield, kli_push, fed_agree, fed_push):
+        ok(done)
+    tip = server_ref(server)
+    two = subprocess.run(["git", "rev-list", f"{start}..{tip}"], cwd=server, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert len(two) == 2  # one on top of the other, no merge
+    fresh = clone_for(fed, server, "fresh")
+    run(fresh, "verify", who="kli")
+    assert asked(fresh)[0] == ("fed", "auction")
+    assert "energy: 4" in fresh.read("report/turn-01.yaml")
+    listed = run(fresh, "agreements", who="kli")
+    assert "fed-0002" in listed and "kli" in listed, listed
