@@ -450,7 +450,8 @@ def test_a_cloaked_ship_is_drawn_faint_and_ringed_while_it_fades_and_once_it_is_
         root = _systems_board(cloaked)
         (unit,) = [g for g in groups(root, "pbem-unit") if g.get("data-unit") == "D7"]
         (mark,) = groups(root, "cloaked")
-        assert mark.get("data-unit") == "D7" and mark.get("data-cloak") in mark.get("class").split()  # type: ignore[union-attr]
+        how = mark.get("data-cloak")
+        assert mark.get("data-unit") == "D7" and how in (mark.get("class") or "").split()
         shown.append((mark.get("data-cloak"), unit.get("opacity")))
         assert "cloaked" in _marks(root)
     assert shown == [("fading", "0.65"), ("cloaked", "0.40"), ("cloaked", "0.40")]
@@ -471,7 +472,7 @@ def test_internal_hits_are_written_beside_the_damaged_ship_and_its_lost_boxes_in
     from test_tactical_systems import RULES as SYSTEMS, setup
 
     raw = setup(d7={"boxes": {"power": 3, "tractor": 1, "cloak": 1},
-                    "weapons": [{"id": "dr1", "type": "ph", "arcs": ["A"]}, {"id": "dr2", "type": "ph", "arcs": ["A"]}]},
+                    "weapons": [{"id": f"dr{n}", "type": "ph", "arcs": ["A"]} for n in (1, 2)]},
                 ca={"boxes": {"tractor": 1, "transporter": 1, "bay": 1, "probe": 1, "esg": 1}},
                 damage_allocation={"rolls": [["weapon", "hull"], ["power", "hull"], ["tractor", "hull"],
                                              ["transporter", "bay", "hull"], ["probe", "esg", "hull"],

@@ -7,8 +7,9 @@ break conditions and plans (`through`, `breaks`, `plans`: what he writes in play
 adds (and from which game time he withdraws his own later entries; the answer to a special break is such an
 entry, one of its options), dice he announces (`roll: {for: [...], ref: [...], sides, mode}`: each `ref` names
 the shot its die resolves, e.g. "1.12.fire/CA/ph1"; `ref: [owed]` with one `for` text rolls every die the game
-asks of him at that moment, as many as there are, e.g. one per internal point to allocate), the secrets he seals (`seal:` one or a list of
-`{kind, text | value, reveal, concerns}`: a `note` holds `text`, other kinds such as `allocation` a `value`),
+asks of him at that moment, as many as there are, e.g. one per internal point to allocate), the secrets he
+seals (`seal:` one or a list of `{kind, text | value, reveal, concerns}`: a `note` holds `text`, other kinds
+such as `allocation` a `value`),
 whether he passes (`pass: true`: he adds no entry, e.g. when asked in an action auction), and his yield note.
 A turn with none of these is a bare `pbem yield`: it settles what the player owes (a dice contribution or
 reveal, a secret due). A turn `{escrow: sign}` is the escrow signing open batches. A turn that pbem judges
