@@ -345,7 +345,7 @@ def play_turn(ws: Workspace, me: Identity, step: dict[str, Any], number: int) ->
         refs, purposes = list(roll.get("ref", [])), roll["for"]
         if refs == [OWED]:  # as many dice as the game asks of him now, one per ref, whatever came before
             refs = owed_dice(ws, player)
-            purposes = [f"{purposes}: {ref}" for ref in refs]
+            purposes = [f"{purposes}, die {n}" for n in range(1, len(refs) + 1)]
         chance.announce(files, current, me, player, list(purposes), refs, roll.get("sides", 6), roll.get("mode"))
     owed = _owed_sealed_step(ws, player)
     for secret in _listed(step.get("seal")):
