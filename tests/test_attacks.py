@@ -6061,3 +6061,106 @@ def test_battle_audit__the_honest_battery_and_arming_pass(battery_duel: Table) -
     cli(battery_duel, "yield", who="fed")
     cli(battery_duel, "yield", who="kli")
     assert verdict(battery_duel)[0] == 0
+
+
+# === tac-demo: the tractor auction's obvious abuses (docs/threats.md "The tractor auction: five obvious abuses") ===
+# From `systems_auction` (above): fed bid 3 for the D7 at 1.1.fire, the action auction asks kli; each captain sealed
+# a `systems` line of 6 for turn 1. Bidding from two clones at the same moment: tests/test_tractor_race.py.
+
+from pbem.services.workspace import Workspace  # noqa: E402
+
+FED_RAISE = {"at": "1.1.fire", "unit": "CA", "do": {"tractor": {"target": "D7", "energy": 5}}}
+BID_AT_D7 = {"unit": "CA", "do": {"tractor": {"target": "D7", "energy": 3}}}
+
+
+def tractor_uses(table: Table, unit: str) -> int:
+    """The tractor points `unit` has spent (paid from its allocation's `systems` line), where replay stands."""
+    head = Workspace.open(table.repo_dir).head()
+    assert head is not None and head.stop is not None
+    return sum(1 for _, _, name in head.stop.checkpoint.state.unit(unit).used if name == "tractor")
+
+
+def close_auction(table: Table) -> None:
+    """Everybody asked passes until the auction is over and 1.1.fire resolves."""
+    while asked(table) and asked(table)[0][1] == "auction":
+        cli(table, "yield", who=asked(table)[0][0])
+
+
+def test_tractor_auction__bidding_twice_in_one_answer_counts_the_highest_once(systems_auction: Table) -> None:
+    """Threat: kli answers with two bids in one commit (4 and 6), hoping both are counted against fed's 3 or that
+    only the lower is paid. Defence: a unit's highest bid at the step is its bid, and it is paid once, won or lost
+    (6 uses of the tractor on his record, audited against his sealed `systems` line), never 4 + 6."""
+    systems_auction.turn("kli", entries=[TRACTOR_BACK, {**TRACTOR_BACK, "do": {"tractor": {"target": "CA",
+                                                                                             "energy": 6}}}])
+    close_auction(systems_auction)
+    log = systems_auction.cli("log", who="kli").output
+    assert "1.1.fire CA tractor on D7: bids CA 3, D7 6: resisted" in log, log
+    assert (tractor_uses(systems_auction, "D7"), tractor_uses(systems_auction, "CA")) == (6, 3)
+
+
+def test_tractor_auction__a_bid_slipped_out_of_the_auction_by_plain_git_is_found(systems_auction: Table) -> None:
+    """Threat: fed, not asked (kli is), commits a raise with plain git, so kli would answer a bid he never saw
+    (`pbem yield` refuses it: `tractor_auction__the_bidder_raises_before_he_is_asked`). Defence: every verifier
+    finds the commit out of control (`signature.not-in-control`); the hook refuses its push
+    (tests/test_tractor_race.py)."""
+    systems_auction.edit("fed", entries=[FED_RAISE])
+    bad = sneak_as(systems_auction, "fed", "fed: 5, before you answer")
+    assert "signature.not-in-control" in rejected(systems_auction, bad, "signature.not-in-control")
+
+
+def test_tractor_auction__a_bid_beyond_the_sealed_allocation_is_refused_at_the_reveal(systems_auction: Table) -> None:
+    """Threat: kli outbids fed with 7 points while his sealed allocation gives the systems 6 (within the D7's power
+    20, so nothing public refuses it). Defence: every point bid is a use of the tractor on his record, and his
+    allocation is audited when revealed: `pbem yield` refuses the reveal at the secret's line; by plain git,
+    `pbem verify` finds it (`rules.allocation`)."""
+    systems_auction.turn("kli", entries=[{**TRACTOR_BACK, "do": {"tractor": {"target": "CA", "energy": 7}}}])
+    close_auction(systems_auction)
+    systems_auction.turn("fed", through="1.32.final")
+    mine = next(p.name for p in (systems_auction.repo_dir / "secrets").iterdir()
+                if systems_auction.data(f"secrets/{p.name}")["owner"] == "kli")
+    while asked(systems_auction)[0] != ("kli", "secret"):
+        cli(systems_auction, "yield", who=asked(systems_auction)[0][0])
+    cli(systems_auction, "reveal", mine[:-len(".yaml")], who="kli")
+    line = refused(systems_auction, "yield", who="kli", rule="rules.allocation", where=f"secrets/{mine}" + A_LINE)
+    assert "cost 7, 6 allocated" in line, line
+    bad = sneak_as(systems_auction, "kli", "kli: revealed")
+    assert "rules.allocation" in rejected(systems_auction, bad, "rules.allocation", f"secrets/{mine}")
+
+
+def test_tractor_auction__a_bid_for_a_ship_out_of_the_beams_range(tmp_path: Path) -> None:
+    """Threat: fed bids for the D7 two hexes off, beyond setup.tractor.range 1, to hold what no beam reaches (and
+    make kli answer an auction). Defence: written before the positions at 1.1.fire are known (they depend on
+    kli's orders), the bid is judged when replay reaches it: void, with its reason in `pbem log`: no auction, no
+    hold, no energy spent; the game verifies and fed goes on. (Where the positions are known when it is written,
+    the bid is refused in its author's commit, `rules.system-range`: test_tactical_systems.py's bad input.)"""
+    text = (Path(__file__).resolve().parents[1] / "games/tactical-systems/game.yaml").read_text()
+    assert text.count('hex: "1016"') == 1
+    (tmp_path / "template").mkdir()
+    (tmp_path / "template" / "game.yaml").write_text(text.replace('hex: "1016"', 'hex: "1017"'))
+    far = build_table(tmp_path / "far", str(tmp_path / "template"), "systems-far")
+    far.turn("fed", through="1.1.damage", entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 4}},
+                                                   {**BID_AT_D7, "at": "1.1.fire"}])
+    far.turn("kli", through="1.32.final", breaks=[{"system": {"name": "tractor"}}],
+             entries=[{"at": "1.0.alloc", "unit": "D7", "do": {"speed": 0}}])
+    seal_allocation(far, "fed", {"turn": 1, "units": {"CA": {"speed": 4, "systems": 6}}})
+    seal_allocation(far, "kli", {"turn": 1, "units": {"D7": {"speed": 0, "systems": 6}}})
+    assert asked(far) == [("fed", "horizon")]  # nobody was asked in an auction
+    log = far.cli("log", who="fed").output
+    assert "fed's entry at 1.1.fire is void: CA cannot tractor D7 at 1.1.fire: D7 is at range 2, beyond the " \
+        "tractor's range 1" in log, log
+    assert tractor_uses(far, "CA") == 0 and "held" not in log
+    assert far.cli("verify", who="kli").exit_code == 0
+    far.turn("fed", through="1.8.damage")  # the player in control goes on
+
+
+def test_tractor_auction__a_bid_after_the_auction_closed_is_refused(systems_auction: Table) -> None:
+    """Threat: once the auction is over and 1.1.fire resolved (kli resisted, 4 against 3), fed, back in control,
+    adds a raise at 1.1.fire to turn the result round. Defence: 1.1.fire is behind the firm marker now: its
+    entries are final (`firm.changed`); nothing changes, and the tractor stays resisted."""
+    systems_auction.turn("kli", entries=[TRACTOR_BACK])
+    close_auction(systems_auction)
+    assert asked(systems_auction)[0][0] == "fed" and systems_auction.data("status.yaml")["firm"] != "1.1.fire"
+    systems_auction.edit("fed", entries=[FED_RAISE])
+    line = line_of(systems_auction, "report/turn-01.yaml", "energy: 5")
+    refused(systems_auction, "yield", who="fed", rule="firm.changed", where=f"report/turn-01.yaml:{line}")
+    assert "bids CA 3, D7 4: resisted" in systems_auction.cli("log", who="fed").output

@@ -405,6 +405,103 @@ def test_the_boards_in_the_docs_are_what_pbem_draws(demos: dict[str, Demo], name
     assert (DOCS / name).read_text(encoding="utf-8") == doc_picture(demos, name)
 
 
+# --- the systems that act on the board: tractor beams, cloaks, internal damage (render/tactical_systems.py) -------
+
+def _systems_board(state: Any, view: StepView | None = None) -> ET.Element:
+    return parse(tactical_svg.render(state, (), view if view is not None else StepView(), title="systems"))
+
+
+def _marks(root: ET.Element) -> list[str]:
+    return [t.get("data-mark") for t in groups(root, "legend-mark")]  # type: ignore[misc]
+
+
+def _centre_of(root: ET.Element, unit: str) -> tuple[float, float]:
+    (g,) = [g for g in groups(root, "pbem-unit") if g.get("data-unit") == unit]
+    circle = next(g.iter(f"{SVG}circle"))
+    return float(circle.get("cx")), float(circle.get("cy"))  # type: ignore[arg-type]
+
+
+def test_a_tractor_beam_joins_the_holder_to_the_held_until_it_lets_go() -> None:
+    from test_tactical_systems import BASE, act, step
+
+    held, _ = step(BASE, "1.1.fire", act("1.1.fire", "CA", {"tractor": {"target": "D7", "energy": 2}}))
+    root = _systems_board(held)
+    (beam,) = groups(root, "tractor-beam")
+    assert (beam.get("data-holder"), beam.get("data-held")) == ("CA", "D7")
+    assert "CA holds D7 in its tractor beam" in "".join(beam.itertext())
+    ends = {(round(float(line.get("x1")), 1), round(float(line.get("y1")), 1),  # type: ignore[arg-type]
+             round(float(line.get("x2")), 1), round(float(line.get("y2")), 1))  # type: ignore[arg-type]
+            for line in beam.iter(f"{SVG}line")}
+    assert ends == {(*_centre_of(root, "CA"), *_centre_of(root, "D7"))}
+    assert "tractor-beam" in _marks(root)
+    let_go, _ = step(held, "1.2.activity", act("1.2.activity", "CA", {"cease": "tractor"}))
+    root = _systems_board(let_go)
+    assert groups(root, "tractor-beam") == [] and "tractor-beam" not in _marks(root)
+
+
+def test_a_cloaked_ship_is_drawn_faint_and_ringed_while_it_fades_and_once_it_is_cloaked() -> None:
+    """setup.cloak.fade 2: fading out at 1.1 and 1.2, cloaked from 1.3, fading in for two impulses once dropped."""
+    from test_tactical_systems import BASE, act, step
+
+    cloaked, _ = step(BASE, "1.1.activity", act("1.1.activity", "D7", {"use": "cloak"}))
+    shown = []
+    for at in ("1.2.activity", "1.3.activity", "1.4.activity"):
+        cloaked, _ = step(cloaked, at)
+        root = _systems_board(cloaked)
+        (unit,) = [g for g in groups(root, "pbem-unit") if g.get("data-unit") == "D7"]
+        (mark,) = groups(root, "cloaked")
+        how = mark.get("data-cloak")
+        assert mark.get("data-unit") == "D7" and how in (mark.get("class") or "").split()
+        shown.append((mark.get("data-cloak"), unit.get("opacity")))
+        assert "cloaked" in _marks(root)
+    assert shown == [("fading", "0.65"), ("cloaked", "0.40"), ("cloaked", "0.40")]
+    dropped, _ = step(cloaked, "1.5.activity", act("1.5.activity", "D7", {"cease": "cloak"}))
+    assert [m.get("data-cloak") for m in groups(_systems_board(dropped), "cloaked")] == ["fading"]
+    visible, _ = step(dropped, "1.7.activity")
+    root = _systems_board(visible)
+    assert groups(root, "cloaked") == [] and "cloaked" not in _marks(root)
+    assert [g.get("opacity") for g in groups(root, "pbem-unit")] == [None, None]
+    assert "CA" not in {m.get("data-unit") for m in groups(_systems_board(cloaked), "cloaked")}
+
+
+def test_internal_hits_are_written_beside_the_damaged_ship_and_its_lost_boxes_in_the_roster() -> None:
+    """Each box the impulses shown took, once per box with its hits and what is left; a destroyed weapon bold; the
+    unit keeps the list of what it lost (raids first) on its mark and in the legend's roster."""
+    from pbem.render.tactical_step import InternalHit
+    from pbem.rulesets.tactical import damage
+    from test_tactical_systems import RULES as SYSTEMS, setup
+
+    raw = setup(d7={"boxes": {"power": 3, "tractor": 1, "cloak": 1},
+                    "weapons": [{"id": f"dr{n}", "type": "ph", "arcs": ["A"]} for n in (1, 2)]},
+                ca={"boxes": {"tractor": 1, "transporter": 1, "bay": 1, "probe": 1, "esg": 1}},
+                damage_allocation={"rolls": [["weapon", "hull"], ["power", "hull"], ["tractor", "hull"],
+                                             ["transporter", "bay", "hull"], ["probe", "esg", "hull"],
+                                             ["cloak", "hull"]]})
+    start = SYSTEMS.initial_state(raw, ("a", "b"))
+    d7 = start.unit("D7")
+    point = SYSTEMS.parse_time("1.4.damage")
+    ready = start.with_units({"D7": replace(d7, gear=replace(d7.gear, lost=("dr1",)), pending=(("a", 4),))}, point)
+    rolls = dict(zip((f"1.4.damage/D7/{n}" for n in range(1, 5)), (1, 2, 2, 1)))
+    after, _ = damage.allocate(ready, point, rolls)
+    view = StepView(since="1.1.move", until="1.4.damage", internal=tuple(
+        InternalHit("1.4.damage", h.unit, h.roll, h.hit, h.left, h.text()) for h in after.hits))
+    root = _systems_board(after, view)
+    labels = {t.get("data-hit"): t for t in groups(root, "internal-hit")}
+    assert list(labels) == ["dr2", "power", "hull"]  # die 1 took dr2, the second die 1 found no weapon: hull
+    texts = {hit: "".join(t.itertext()) for hit, t in labels.items()}
+    assert texts["dr2"].endswith("dr2 destroyed") and labels["dr2"].get("font-weight") == "bold"
+    assert texts["power"].endswith("power ×2: 1 left") and labels["power"].get("data-hits") == "2"
+    assert "1.4.damage D7 internal: die 2, power hit (2 left)" in texts["power"]  # the log's lines: the tooltip
+    assert all(t.get("data-unit") == "D7" for t in labels.values()) and "internal-hit" in _marks(root)
+    (unit,) = [g for g in groups(root, "pbem-unit") if g.get("data-unit") == "D7"]
+    assert unit.get("data-lost") == "dr1 dr2"
+    roster = [t.text for t in groups(root, "legend-unit")]
+    assert any(line.startswith("D7 b 0511A") and line.endswith("· lost dr1 dr2") for line in roster), roster
+    plain = _systems_board(start)
+    assert groups(plain, "internal-hit") == [] and "internal-hit" not in _marks(plain)
+    assert not any("lost" in (t.text or "") for t in groups(plain, "legend-unit"))
+
+
 if __name__ == "__main__":
     import sys
     import tempfile

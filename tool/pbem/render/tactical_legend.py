@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Mapping
 from xml.sax.saxutils import escape, quoteattr
 
+from pbem.render import tactical_systems
 from pbem.render.tactical_step import StepView, arrowhead
 from pbem.render.tactical_units import DAMAGED, roster_line
 from pbem.rulesets.tactical.state import TacticalState
@@ -62,15 +63,21 @@ class Legend:
     players: tuple[str, ...]
     roster: tuple[str, ...]
     shots: tuple[str, ...]
+    systems: tuple[str, ...] = ()  # the marks of tactical_systems this board shows (their legend lines)
+
+    @property
+    def marks(self) -> dict[str, str]:
+        """Mark class -> what it means: the usual ones, then those of the systems shown."""
+        return {**SYMBOLS, **{mark: tactical_systems.SYMBOLS[mark] for mark in self.systems}}
 
     @property
     def width(self) -> float:
-        texts = [*SYMBOLS.values(), *self.roster, *self.shots, *self.players]
+        texts = [*self.marks.values(), *self.roster, *self.shots, *self.players]
         return max(MIN_PANEL, 2 * PAD + 30 + max((text_width(t, FONT) for t in texts), default=0.0))
 
     @property
     def height(self) -> float:
-        rows = 1 + len(self.players) + 1 + len(SYMBOLS) + 1 + len(self.roster) + (1 + len(self.shots)
+        rows = 1 + len(self.players) + 1 + len(self.marks) + 1 + len(self.roster) + (1 + len(self.shots)
                                                                                    if self.shots else 0)
         return 2 * PAD + rows * LINE + 3 * 8
 
@@ -92,7 +99,8 @@ SYMBOLS = {
 def legend_of(state: TacticalState, step: StepView | None) -> Legend:
     """What the legend lists."""
     shots = tuple(f"{s.at} {s.label} (at {s.target})" for s in step.fire) if step is not None else ()
-    return Legend(state.players, tuple(roster_line(u) for u in state.units), shots)
+    return Legend(state.players, tuple(roster_line(u) for u in state.units), shots,
+                  tactical_systems.marks_used(state, step))
 
 
 def panel(legend: Legend, paint: Mapping[str, str], x: float, y: float, height: float) -> list[str]:
@@ -121,7 +129,7 @@ def panel(legend: Legend, paint: Mapping[str, str], x: float, y: float, height: 
         line(player, "legend-player", player=player)
     cy += 8
     heading("Marks")
-    for cls, text in SYMBOLS.items():
+    for cls, text in legend.marks.items():
         out.extend(_sample(cls, cx, cy - 4))
         line(text, "legend-mark", mark=cls)
     cy += 8
@@ -160,5 +168,6 @@ def _sample(cls: str, x: float, y: float) -> list[str]:
         "pbem-ring": f'<path d="M{x:.1f} {y:.1f}H{x + 24:.1f}" stroke="{grey}" stroke-width="2.5" '
                      f'stroke-dasharray="7 4"/>',
     }
-    return [f'<g class="legend-sample" data-mark="{cls}">{samples[cls]}</g>']
+    drawn = samples[cls] if cls in samples else tactical_systems.sample(cls, x, y)
+    return [f'<g class="legend-sample" data-mark="{cls}">{drawn}</g>']
 

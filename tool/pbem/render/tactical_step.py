@@ -95,6 +95,24 @@ class Gone:
 
 
 @dataclass(frozen=True)
+class InternalHit:
+    """One internal hit allocated by the damage table (damage.py `Allocated`): the box it took and what is left."""
+
+    at: str
+    unit: str
+    die: int | None  # None: the die was lost (its roller's reveal withheld): the hull took it
+    hit: str  # a box name, a weapon id or "hull"
+    left: int
+    text: str = ""  # the log's line for it
+
+    @property
+    def destroyed(self) -> bool:
+        """A weapon or system whose last box this hit took."""
+        return self.hit != "hull" and self.left <= 0
+
+
+
+@dataclass(frozen=True)
 class StepView:
     """What happened on the board in the impulses before the firm point: the window `since`..`until`."""
 
@@ -104,6 +122,7 @@ class StepView:
     fire: tuple[FireLine, ...] = ()
     targets: tuple[SeekingTarget, ...] = ()
     gone: tuple[Gone, ...] = ()
+    internal: tuple[InternalHit, ...] = ()  # the internal hits the damage table allocated in the window
 
 
 def _points(hexes: Sequence[Hex]) -> str:

@@ -10,7 +10,8 @@ render/tactical_legend.py.
 What is drawn: every hex of the view with its number XXYY; each unit on the map with its facing, speed, hull and
 shield ring; seeking weapons as smaller dashed diamonds with their path and, once revealed, a dotted line to their
 target; the trails and shots of the last impulses; a mark where each unit out of play was last seen; and the
-`range` break conditions as the outline of every hex within that range of their unit. Every name shown (units,
+`range` break conditions as the outline of every hex within that range of their unit; tractor beams, cloaked
+units and internal damage to systems (render/tactical_systems.py). Every name shown (units,
 players, the title) is escaped: markup in a name is shown as text.
 
 A large map is cropped to the units, their rings and the step's marks, with a margin; hexes keep their numbers.
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 from xml.sax.saxutils import escape, quoteattr
 
-from pbem.render import tactical_legend, tactical_step
+from pbem.render import tactical_legend, tactical_step, tactical_systems
 from pbem.render.tactical_geometry import HEIGHT, SIZE, centre, corner, edge, facing_vector, within
 from pbem.render.tactical_step import StepView
 from pbem.render.tactical_units import units_layer
@@ -149,16 +150,21 @@ def render(state: TacticalState, rings: Sequence[RangeRing] = (), step: StepView
     for ring in rings:
         if ring.unit in position:
             out.extend(_ring(position[ring.unit], ring, paint.get(ring.player, UNKNOWN_OWNER)))
-    drawn, where = units_layer([u for u in state.units if u.active and u.hex is not None], paint)
+    cloaked = tactical_systems.cloaks(state)
+    drawn, where = units_layer([u for u in state.units if u.active and u.hex is not None], paint,
+                               {unit: tactical_systems.FAINT[how] for unit, how in cloaked.items()})
     labels: list[str] = []
     if step is not None:
         out.extend(tactical_step.trails(step, paint))
         out.extend(tactical_step.gone_marks(step, paint, (left, right)))
         lines, labels = tactical_step.fire_lines(step)
         out.extend(lines)
+    out.extend(tactical_systems.tractor_beams(state, where, paint))
     out.extend(drawn)
+    out.extend(tactical_systems.cloak_marks(cloaked, where))
     if step is not None:
         out.extend(tactical_step.targets(step, where))
+        out.extend(tactical_systems.internal_marks(step.internal, where))
     out.extend(labels)
     out.extend(tactical_legend.panel(legend, paint, right, top + tactical_legend.BAND, height - tactical_legend.BAND))
     out.append("</svg>")

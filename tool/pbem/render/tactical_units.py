@@ -19,7 +19,7 @@ from xml.sax.saxutils import escape, quoteattr
 from pbem.render.tactical_geometry import SIZE, Point2, bearing_vector, centre, facing_vector
 from pbem.rulesets.tactical import hexmap
 from pbem.rulesets.tactical.hexmap import Hex
-from pbem.rulesets.tactical.state import Unit
+from pbem.rulesets.tactical.state import Unit, destroyed
 
 UNKNOWN_OWNER = "#777777"
 DAMAGED = "#e67e00"
@@ -44,8 +44,10 @@ def full_hull(unit: Unit) -> int:
     return raw if isinstance(raw, int) and not isinstance(raw, bool) else unit.hull
 
 
-def units_layer(units: Iterable[Unit], paint: Mapping[str, str]) -> tuple[list[str], dict[str, Point2]]:
-    """The units on the map (drawn), and where each one's centre was drawn."""
+def units_layer(units: Iterable[Unit], paint: Mapping[str, str], faint: Mapping[str, float] | None = None
+                ) -> tuple[list[str], dict[str, Point2]]:
+    """The units on the map (drawn, those in `faint` with that opacity: a cloak), and where each one's centre
+    was drawn."""
     by_hex: dict[Hex, list[Unit]] = {}
     for unit in units:
         assert unit.hex is not None
@@ -61,7 +63,8 @@ def units_layer(units: Iterable[Unit], paint: Mapping[str, str]) -> tuple[list[s
                 angle = 2 * math.pi * i / len(here) - 3 * math.pi / 4
                 dx, dy = 0.45 * SIZE * math.cos(angle), 0.45 * SIZE * math.sin(angle)
             where[unit.id] = (x + dx, y + dy)
-            out.extend(unit_mark(unit, x + dx, y + dy, scale, paint.get(unit.owner, UNKNOWN_OWNER)))
+            out.extend(unit_mark(unit, x + dx, y + dy, scale, paint.get(unit.owner, UNKNOWN_OWNER),
+                                 (faint or {}).get(unit.id)))
     return out, where
 
 
@@ -99,8 +102,9 @@ def shield_ring(unit: Unit, x: float, y: float, scale: float, colour: str) -> li
     return out
 
 
-def unit_mark(unit: Unit, x: float, y: float, scale: float, colour: str) -> list[str]:
-    """One unit: its ring, facing arrow, body, id, speed and hull."""
+def unit_mark(unit: Unit, x: float, y: float, scale: float, colour: str, opacity: float | None = None
+              ) -> list[str]:
+    """One unit: its ring, facing arrow, body, id, speed and hull (`opacity`: drawn faint, under a cloak)."""
     vx, vy = facing_vector(unit.facing)
     px, py = -vy, vx  # perpendicular
     seeking = unit.seeking is not None
@@ -117,6 +121,11 @@ def unit_mark(unit: Unit, x: float, y: float, scale: float, colour: str) -> list
     attrs = (f'class="pbem-unit{" pbem-seeking" if seeking else ""}" data-unit={quoteattr(unit.id)} '
              f'data-owner={quoteattr(unit.owner)} data-hex="{hexmap.format_hex(unit.hex) if unit.hex else ""}" '
              f'data-facing="{facing}" data-speed="{unit.speed}" data-hull="{unit.hull}"')
+    lost = destroyed(unit)
+    if lost:
+        attrs += f' data-lost={quoteattr(" ".join(lost))}'
+    if opacity is not None:
+        attrs += f' opacity="{opacity:.2f}"'
     out = [f"<g {attrs}>", f"<title>{escape(describe(unit))}</title>"]
     out.extend(shield_ring(unit, x, y, scale, colour))
     out += [shaft, arrow]
@@ -153,7 +162,8 @@ def describe(unit: Unit) -> str:
         return text + f", {unit.seeking.type} launched by {unit.seeking.launcher}"
     if unit.shields:
         text += ", shields " + " ".join(str(s) for s in unit.shields)
-    return text + f", hull {unit.hull} of {full_hull(unit)}"
+    lost = destroyed(unit)
+    return text + f", hull {unit.hull} of {full_hull(unit)}" + (f", lost {', '.join(lost)}" if lost else "")
 
 
 def roster_line(unit: Unit) -> str:
@@ -164,4 +174,5 @@ def roster_line(unit: Unit) -> str:
     if unit.seeking is not None:
         return head + f" ({unit.seeking.type})"
     shields = " sh " + " ".join(str(s) for s in unit.shields) if unit.shields else ""
-    return head + shields + f" h {unit.hull}/{full_hull(unit)}"
+    lost = destroyed(unit)
+    return head + shields + f" h {unit.hull}/{full_hull(unit)}" + (f" · lost {' '.join(lost)}" if lost else "")

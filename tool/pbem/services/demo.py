@@ -6,8 +6,10 @@ a dice escrow key is made (`escrow: true`), and the turns in order. Each turn na
 break conditions and plans (`through`, `breaks`, `plans`: what he writes in players/<id>.yaml), the entries he
 adds (and from which game time he withdraws his own later entries; the answer to a special break is such an
 entry, one of its options), dice he announces (`roll: {for: [...], ref: [...], sides, mode}`: each `ref` names
-the shot its die resolves, e.g. "1.12.fire/CA/ph1"), the secrets he seals (`seal:` one or a list of
-`{kind, text | value, reveal, concerns}`: a `note` holds `text`, other kinds such as `allocation` a `value`),
+the shot its die resolves, e.g. "1.12.fire/CA/ph1"; `ref: [owed]` with one `for` text rolls every die the game
+asks of him at that moment, as many as there are, e.g. one per internal point to allocate), the secrets he
+seals (`seal:` one or a list of `{kind, text | value, reveal, concerns}`: a `note` holds `text`, other kinds
+such as `allocation` a `value`),
 whether he passes (`pass: true`: he adds no entry, e.g. when asked in an action auction), and his yield note.
 A turn with none of these is a bare `pbem yield`: it settles what the player owes (a dice contribution or
 reveal, a secret due). A turn `{escrow: sign}` is the escrow signing open batches. A turn that pbem judges
@@ -47,6 +49,7 @@ from pbem.verify.history import HistoryResult, verify_history
 
 Echo = Callable[[str], None]
 ALIASES = {"dow": "dow-standard"}  # DESIGN §8: `pbem demo --game dow`
+OWED = "owed"  # `roll: {for: TEXT, ref: [owed]}`: the dice the player owes now, however many
 
 
 def run_demo(directory: Path | None, game: str, echo: Echo) -> int:
@@ -339,8 +342,11 @@ def play_turn(ws: Workspace, me: Identity, step: dict[str, Any], number: int) ->
     current = ws.game_of(files)
     if "roll" in step:
         roll = step["roll"]
-        chance.announce(files, current, me, player, list(roll["for"]), list(roll.get("ref", [])),
-                        roll.get("sides", 6), roll.get("mode"))
+        refs, purposes = list(roll.get("ref", [])), roll["for"]
+        if refs == [OWED]:  # as many dice as the game asks of him now, one per ref, whatever came before
+            refs = owed_dice(ws, player)
+            purposes = [f"{purposes}, die {n}" for n in range(1, len(refs) + 1)]
+        chance.announce(files, current, me, player, list(purposes), refs, roll.get("sides", 6), roll.get("mode"))
     owed = _owed_sealed_step(ws, player)
     for secret in _listed(step.get("seal")):
         value = secret["value"] if "value" in secret else {"text": secret["text"]}
@@ -355,6 +361,19 @@ def play_turn(ws: Workspace, me: Identity, step: dict[str, Any], number: int) ->
                                      exc.exit_code) from None
     assert status is not None
     return status
+
+
+def owed_dice(ws: Workspace, player: str) -> list[str]:
+    """The refs whose dice `player` owes at HEAD and has not announced yet: those of the step replay waits at
+    that the ruleset gives him to roll (e.g. internal damage, one die per point, rolled by the damaged ship's
+    owner: their number is known only once the shot's own die is revealed)."""
+    head = ws.head()
+    if head is None or head.stop is None:
+        return []
+    dice = head.game.manifest.ruleset.dice
+    state = head.stop.checkpoint.state
+    return [ref for ref in dict.fromkeys(head.stop.dice_refs) if ref not in head.game.inputs.dice
+            and dice is not None and dice.dice_roller(state, ref) == player]
 
 
 def _owed_sealed_step(ws: Workspace, player: str) -> str | None:

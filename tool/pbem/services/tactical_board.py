@@ -28,9 +28,9 @@ from pbem.protocol.kinds import ERRATUM
 from pbem.protocol.replay import replay, start_checkpoint
 from pbem.protocol.verified import Verified
 from pbem.protocol.ways_out import covered_by_nmr, effects_of, excused_by_nmr
-from pbem.render.tactical_step import FireLine, Gone, SeekingTarget, StepView, Trail
+from pbem.render.tactical_step import FireLine, Gone, InternalHit, SeekingTarget, StepView, Trail
 from pbem.rulesets.base import Point
-from pbem.rulesets.tactical import fire, hexmap
+from pbem.rulesets.tactical import damage, fire, hexmap
 from pbem.rulesets.tactical.gametime import FIRE, MOVE, format_time
 from pbem.rulesets.tactical.hexmap import Hex
 from pbem.rulesets.tactical.state import ACTIVE, EXPENDED, TacticalState
@@ -161,7 +161,11 @@ def step_view(verified: Verified, memo: dict[str, Any] | None = None) -> StepVie
         hexes = _dedup([c[1][unit.id] for c in window if c[1].get(unit.id) is not None])  # type: ignore[misc]
         if len(hexes) > 1:
             trails.append(Trail(unit.id, unit.owner, tuple(hexes), unit.seeking is not None))
-    shots = tuple(line for hit in state.hits if hit.at >= since and (line := _fire_line(hit, state, window)))
+    shots = tuple(line for hit in state.hits if isinstance(hit, fire.Hit) and hit.at >= since
+                  and (line := _fire_line(hit, state, window)))
+    internal = tuple(InternalHit(format_time(hit.at), hit.unit, hit.roll if isinstance(hit.roll, int) else None,
+                                 hit.hit, hit.left, hit.text())
+                     for hit in state.hits if isinstance(hit, damage.Allocated) and hit.at >= since)
     gone = tuple(Gone(u.id, u.owner, u.status, seen.last_seen[u.id],
                       format_time(u.left_at) if u.left_at is not None else "", u.seeking is not None,
                       (_revealed(verified, u.owner, u.id) or ("",))[0] if u.status == EXPENDED else "",
@@ -169,7 +173,7 @@ def step_view(verified: Verified, memo: dict[str, Any] | None = None) -> StepVie
                  for u in state.units if u.status != ACTIVE and u.id in seen.last_seen
                  and (u.seeking is None or (u.left_at is not None and u.left_at >= since)))
     return StepView(format_time(since), until, tuple(trails), shots + _declared(verified, state),
-                    _targets(verified, state), gone)
+                    _targets(verified, state), gone, internal)
 
 
 def _since(seen: Seen, verified: Verified, state: TacticalState) -> Point:
@@ -182,8 +186,9 @@ def _since(seen: Seen, verified: Verified, state: TacticalState) -> Point:
     resolved = verified.stop.steps
     if resolved > 0 and seen.steps:
         start = min(start, seen.steps[-min(resolved, len(seen.steps))])
-    if state.hits and state.hits[-1].at >= moves[0]:
-        start = min(start, state.hits[-1].at)
+    shots = [hit for hit in state.hits if isinstance(hit, fire.Hit)]  # its internals are allocated after it
+    if shots and shots[-1].at >= moves[0]:
+        start = min(start, shots[-1].at)
     return max(start, moves[0])
 
 

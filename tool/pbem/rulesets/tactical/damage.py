@@ -220,15 +220,20 @@ def dice_refs(state: TacticalState, point: Point) -> list[str]:
 
 
 def _target(unit: Unit, row: Sequence[str], types: Mapping[str, WeaponType]) -> str:
+    """What one hit on `row` takes: its first entry with a box left. A weapon or system a raid destroyed
+    (transporters.py, gear.lost) has nothing left to hit, whatever its boxes say."""
+    def left(name: str) -> int:
+        return 0 if name in unit.gear.lost else boxes_left(unit, name) or 0
+
     for entry in row:
         if entry == HULL:
             return HULL
         if entry == ANY_WEAPON or entry in types:
-            mount = next((m for m in unit.weapons if (entry == ANY_WEAPON or m.type == entry)
-                          and (boxes_left(unit, m.id) or 0) > 0), None)
+            mount = next((m for m in unit.weapons if (entry == ANY_WEAPON or m.type == entry) and left(m.id) > 0),
+                         None)
             if mount is not None:
                 return str(mount.id)
-        elif (boxes_left(unit, entry) or 0) > 0:
+        elif left(entry) > 0:
             return entry
     return HULL
 

@@ -6,7 +6,8 @@ the players.
   (left the map); if nobody has, it is a draw.
 * When the last turn ends with two or more players still in play: the player whose units took the least damage
   wins (damage = shield points lost + internal points lost; a destroyed unit counts all its shields and hull);
-  equal least damage: a draw between those players.
+  equal least damage: a draw between those players. Internal points lost are hull points, and under a damage
+  allocation table the boxes of weapons and systems lost (net of repairs) and each one a raid destroyed.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ def damage_taken(state: TacticalState) -> dict[str, int]:
         if unit.status == DESTROYED:
             taken[unit.owner] += start_shields + start_hull
         else:
-            taken[unit.owner] += max(0, start_shields - sum(unit.shields)) + max(0, start_hull - unit.hull)
+            boxes = sum(change for _, _, change in unit.lost) + len(unit.gear.lost)
+            taken[unit.owner] += max(0, start_shields - sum(unit.shields)) + max(0, start_hull - unit.hull) + boxes
     return taken
 
 

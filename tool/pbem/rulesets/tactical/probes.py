@@ -21,7 +21,7 @@ from pbem.rulesets.base import Event, Point, Withheld
 from pbem.rulesets.tactical import acting, fire, hexmap
 from pbem.rulesets.tactical.gametime import format_time
 from pbem.rulesets.tactical.gear import table
-from pbem.rulesets.tactical.state import TacticalState, Unit
+from pbem.rulesets.tactical.state import TacticalState, Unit, destroyed
 from pbem.rulesets.tactical.weapons import DIE_SIDES
 
 VERB = "probe"
@@ -101,12 +101,13 @@ def resolve(before: TacticalState, units: dict[str, Unit], point: Point, found: 
         if value["as"] == "info":
             units[unit.id] = replace(me, gear=replace(me.gear, probes=me.gear.probes - 1,
                                                       locks=(*me.gear.locks, (point[0], target.id))))
-            working = [m.id for m in target.weapons if m.id not in target.gear.lost]
-            shown = {"weapons": working, "lost": list(target.gear.lost), "parties": target.gear.parties,
+            lost = destroyed(target)  # to raids and to internal damage
+            working = [m.id for m in target.weapons if m.id not in lost]
+            shown = {"weapons": working, "lost": list(lost), "parties": target.gear.parties,
                      "craft": list(target.gear.bays), "cloaked": target.gear.cloaked_at is not None}
             events.append(Event("probed", unit.owner, unit.id, {"target": target.id, **shown}))
             lines.append(f"{when}: information: weapons {', '.join(working) or 'none'}, lost "
-                         f"{', '.join(target.gear.lost) or 'nothing'}, {target.gear.parties} boarding parties; "
+                         f"{', '.join(lost) or 'nothing'}, {target.gear.parties} boarding parties; "
                          f"locked on for turn {point[0]}")
             continue
         units[unit.id] = replace(me, gear=replace(me.gear, probes=me.gear.probes - 1))

@@ -350,5 +350,15 @@ def gear_summary(unit: Unit) -> dict[str, Any]:
     gear = unit.gear
     shown: dict[str, Any] = {"holding": gear.holding, "held_by": gear.held_by,
                              "cloaked": "yes" if gear.cloaked_at is not None else None,
-                             "lost": list(gear.lost) or None, "aboard": list(gear.bays) or None}
+                             "lost": list(destroyed(unit)) or None, "aboard": list(gear.bays) or None}
     return {k: v for k, v in shown.items() if v is not None}
+
+
+def destroyed(unit: Unit) -> tuple[str, ...]:
+    """Every weapon and system `unit` has lost: to raids (gear.lost), then to internal damage (damage.py: its
+    last box gone, net of repairs), each named once, in that order."""
+    left = dict(unit.boxes)
+    for _, name, change in unit.lost:
+        left[name] = left.get(name, 0) - change
+    shot_away = (name for name, _ in unit.boxes if left[name] <= 0 and name not in unit.gear.lost)
+    return (*unit.gear.lost, *shot_away)
