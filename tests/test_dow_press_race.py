@@ -1,0 +1,153 @@
+"""Press raced by a phase change (DESIGN §2, §4.9, §7.2; docs/dow.md "Press written for a phase that closed").
+
+A power writes press for the phase open now; before his push lands, another power's commit closes the phase (the
+last reveal). `pbem push` replays his press onto the new tip: a message the new phase still takes is dated again
+with the phase open now and lands (press is not bound to orders); one the new phase refuses is not sent, is kept
+on a branch, and one line quotes it and says how to send it again, with his clone back at the shared game.
+
+Every power has his own clone of one hooked bare hub (tests/test_sync.py), built once per module; the moves of
+the powers not under test are made through the services in austria's clone.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gitutil import clean_env
+from conftest import PBEM
+from pbem.services import whisper as dow_whisper
+from pbem.services.dow import openings as dow_openings, orders as dow_orders, press as dow_press
+from test_sync import POWERS, Seat, clone, copy_seats, dow_game, dow_keys, hub_for, hub_head, hub_verifies
+
+EMPTY = json.dumps({"orders": []}).encode()
+RACERS = ("france", "germany")  # france closes the phase, germany writes press
+
+
+def _hub(root: Path) -> tuple[dict[str, Seat], Path]:
+    """S1901M on a hooked hub: every power sealed, all but france revealed; austria's, france's and germany's
+    clones up to date."""
+    keys = dow_keys(root)
+    founder = Seat(root / "austria", keys["austria"])
+    dow_game(founder, "dow-press-race", keys)
+    for power in POWERS:
+        dow_orders.seal_orders(founder.ws(), keys[power], EMPTY, "o")
+    for power in POWERS:
+        if power != "france":
+            dow_orders.reveal_orders(founder.ws(), keys[power])
+    hub = hub_for(founder, root)
+    return {"austria": founder, **{p: clone(hub, root / p, keys[p]) for p in RACERS}}, hub
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Seat], Path]:
+    return _hub(tmp_path_factory.mktemp("press-race"))
+
+
+@pytest.fixture
+def seats(base: tuple[dict[str, Seat], Path], tmp_path: Path) -> tuple[dict[str, Seat], Path]:
+    return copy_seats(*base, tmp_path / "race")
+
+
+def firm(seat: Seat) -> str:
+    head = seat.ws().head()
+    assert head is not None and head.status is not None and head.status.firm is not None
+    return head.status.firm
+
+
+def posted(seat: Seat, power: str) -> list[dict[str, object]]:
+    """The messages of `power`'s press file at `seat`'s HEAD."""
+    head = seat.ws().head()
+    assert head is not None
+    file = head.game.press.get(f"press/{power}.yaml")
+    return [dict(m.body) for m in file.messages] if file is not None else []
+
+
+def push_at_once(seats: dict[str, Seat]) -> dict[str, tuple[int, str]]:
+    """Every seat runs the installed `pbem push` at the same moment; (exit code, what it said) per seat."""
+    running = {power: subprocess.Popen([str(PBEM), "push"], cwd=seat.repo_dir, stdout=subprocess.PIPE,
+                                       stderr=subprocess.STDOUT, text=True,
+                                       env=clean_env(seat.home, {"PBEM_KEY": str(seat.me.path)}))
+               for power, seat in seats.items()}
+    said = {power: r.communicate(timeout=300)[0] for power, r in running.items()}
+    return {power: (r.returncode, said[power]) for power, r in running.items()}
+
+
+def close_the_phase(france: Seat) -> None:
+    """France's reveal, the phase's last: pushed, it resolves S1901M (the next phase open is F1901M)."""
+    dow_orders.reveal_orders(france.ws(), france.me)
+    assert france.push().code == 0
+    assert firm(france) == "F1901M"
+
+
+def test_press_written_for_a_phase_that_closed_meanwhile_is_dated_again_and_lands(
+        seats: tuple[dict[str, Seat], Path], tmp_path: Path) -> None:
+    """Germany says something and whispers to england during S1901M; france's last reveal lands first. Germany's
+    `pbem push` dates both again with F1901M, says so, and lands them; the whisper still opens for its recipient
+    (its signature covers the whisper, not its date), and the hub verifies."""
+    clones, hub = seats
+    germany = clones["germany"]
+    dow_press.post(germany.ws(), germany.me, {"say": "Peace in the north?"})
+    dow_whisper.whisper(germany.ws(), germany.me, ["england"], "Keep the Channel empty.")
+    close_the_phase(clones["france"])
+    done = germany.pbem("push")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "written for S1901M" in done.stdout and "dated F1901M" in done.stdout, done.stdout
+    assert germany.head() == hub_head(hub)
+    said = posted(germany, "germany")[1:]  # after his `ready` of S1901P
+    assert [(m["at"], "say" in m, "whisper" in m) for m in said] == [("F1901M", True, False),
+                                                                    ("F1901M", False, True)], said
+    hub_verifies(hub, tmp_path)
+    england = clone(hub, tmp_path / "england", dow_keys(tmp_path / "race")["england"])
+    read = [(w.sender, w.at, w.text) for w in dow_whisper.inbox(england.ws(), england.me)]
+    assert read == [("germany", "F1901M", "Keep the Channel empty.")], read
+
+
+def test_press_and_the_last_reveal_pushed_at_the_same_moment_both_land(
+        seats: tuple[dict[str, Seat], Path], tmp_path: Path) -> None:
+    """The race itself: germany's press and france's last reveal, each committed on the same tip, pushed with
+    the real `pbem push` at the same moment. Both land whichever wins; the message is dated with the phase it
+    landed in; the hub verifies."""
+    clones, hub = seats
+    france, germany = clones["france"], clones["germany"]
+    tip = germany.head()
+    dow_press.post(germany.ws(), germany.me, {"say": "Who moves first?"})
+    dow_orders.reveal_orders(france.ws(), france.me)
+    assert france.ws().repo.parents(france.head()) == [tip] == germany.ws().repo.parents(germany.head())
+    done = push_at_once({"france": france, "germany": germany})
+    said = {power: out for power, (_code, out) in done.items()}
+    assert all(code == 0 for code, _out in done.values()), said
+    hub_verifies(hub, tmp_path)
+    for seat in (france, germany):
+        seat.pbem("pull")
+    assert firm(germany) == "F1901M"
+    message = [m for m in posted(germany, "germany") if m.get("say") == "Who moves first?"]
+    assert len(message) == 1 and message[0]["at"] in ("S1901M", "F1901M"), message
+    assert ("dated F1901M" in said["germany"]) == (message[0]["at"] == "F1901M"), said
+
+
+def test_press_the_new_phase_refuses_is_not_sent_quoted_with_how_to_send_it_again_and_the_clone_goes_on(
+        seats: tuple[dict[str, Seat], Path], tmp_path: Path) -> None:
+    """Germany publishes his share of france's set while france withholds his reveal (`pbem open france`);
+    france reveals after all and lands first. The share is refused in F1901M (`share.early`: no reveal is owed
+    there), so germany's `pbem push` does not send it: exit 1, one line naming the message, why, the branch it is
+    kept on and how to send it again; his clone is back at the shared game, nothing stuck: his next press lands."""
+    clones, hub = seats
+    germany = clones["germany"]
+    dow_openings.open_share(germany.ws(), germany.me, "france")
+    mine = germany.head()
+    close_the_phase(clones["france"])
+    done = germany.pbem("push")
+    assert done.returncode == 1, done.stdout + done.stderr
+    out = done.stdout + done.stderr
+    assert "not sent" in out and "written for S1901M" in out and "share.early" in out, out
+    assert f"pbem-saved-{mine[:10]}" in out and "pbem open france" in out, out
+    assert germany.git("rev-parse", f"pbem-saved-{mine[:10]}").stdout.strip() == mine
+    assert germany.head() == hub_head(hub) and germany.git("status", "--porcelain").stdout == ""
+    dow_press.post(germany.ws(), germany.me, {"say": "Never mind."})
+    again = germany.pbem("push")
+    assert again.returncode == 0, again.stdout + again.stderr
+    hub_verifies(hub, tmp_path)
