@@ -327,7 +327,7 @@ def test_a_replayed_commit_that_no_longer_fits_is_kept_on_a_branch_and_named(
 def test_press_posted_before_the_phase_moved_on_is_dated_again_and_lands(tmp_path: Path) -> None:
     """Germany posts press on his desktop (dated S1901M, unpublished) while, from his laptop, the phase is
     played out and moves on. `pbem push` replays the press onto the new tip dated with the phase open now (press
-    is not bound to orders, services/press_race.py), says so, and lands it; what the new phase refuses is told in
+    is not bound to orders, services/left_out.py), says so, and lands it; what the new phase refuses is told in
     tests/test_dow_press_race.py."""
     keys = dow_keys(tmp_path)
     laptop = Seat(tmp_path / "laptop", keys["germany"])

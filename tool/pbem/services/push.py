@@ -38,7 +38,7 @@ from pbem.errors import ILLEGAL, Finding, PbemError
 from pbem.formats import yamlsafe
 from pbem.formats.writer import dump_mapping
 from pbem.protocol.model import Status
-from pbem.services import gitstate, landing, press_race
+from pbem.services import gitstate, landing, left_out
 from pbem.services.landing import save
 from pbem.services.gitstate import Git, run_git
 from pbem.services.workspace import Identity, Workspace
@@ -105,7 +105,7 @@ def push(ws: Workspace, me: Identity | Callable[[], Identity], remote: str | Non
             return PushOutcome(f"nothing to push: {where} is at your HEAD {local[:10]}")
         if theirs is not None and gitstate.contains(repo, theirs, local):
             return PushOutcome(f"nothing to push: {where} is ahead of you; `pbem pull` brings you up to date")
-        tip, rebased, race = local, 0, press_race.Race()
+        tip, rebased, race = local, 0, left_out.Race()
         if theirs is not None and not gitstate.contains(repo, local, theirs):
             tip, rebased, race = rebase(ws, mine(), local, theirs, where)
         unsent = "\n".join(filter(None, (dropped, _unsent(ws, mine(), local, race))))
@@ -124,7 +124,7 @@ def push(ws: Workspace, me: Identity | Callable[[], Identity], remote: str | Non
                     repo.update_branch_and_worktree(tip)
                     return _said(unsent, PushOutcome(f"{where} had moved: rebased and re-signed {rebased} commit(s) "
                                                      f"of yours onto it, pushed {tip[:10]}"
-                                                     f"{press_race.redated_line(race)}{_now(ws)}", rebased=rebased))
+                                                     f"{left_out.redated_line(race)}{_now(ws)}", rebased=rebased))
                 return PushOutcome(f"pushed {tip[:10]} to {where}")
             if gitstate.remote_tip(ws.root, up, git) != theirs:
                 continue  # someone pushed between our fetch and our push: replay onto it
@@ -194,9 +194,10 @@ def _new_findings(ws: Workspace, tip: str, published: str | None) -> list[Findin
 
 # --- rebasing ------------------------------------------------------------------------------------------------
 
-def rebase(ws: Workspace, me: Identity, local: str, onto: str, where: str) -> tuple[str, int, press_race.Race]:
+def rebase(ws: Workspace, me: Identity, local: str, onto: str, where: str) -> tuple[str, int, left_out.Race]:
     """Recreate my commits since the fork point on top of `onto`, re-signed; returns (new tip, how many, what
-    became of my press: dated again with the step open now, or not sent, services/press_race.py).
+    became of what could not land as it was: press dated again with the step open now, commits left out,
+    services/left_out.py).
 
     Refuses (rule `push.*`, exit 1, nothing changed) when a commit is not mine or is a merge, when the working
     tree holds uncommitted edits, when the remote does not verify, or when the changes overlap."""
@@ -217,7 +218,7 @@ def rebase(ws: Workspace, me: Identity, local: str, onto: str, where: str) -> tu
     assert head is not None
     parent, parent_files = onto, _files(ws, onto)
     planned: list[tuple[Files, str, tuple[str, str]]] = []
-    race = press_race.Race()
+    race = left_out.Race()
     for oid in mine:
         old_parent = _files(ws, repo.parents(oid)[0])
         old = _files(ws, oid)
@@ -229,16 +230,17 @@ def rebase(ws: Workspace, me: Identity, local: str, onto: str, where: str) -> tu
                                   f"{saved})")
             raise
         now = head.status.firm if head.status is not None else None  # press is dated with the step open now
-        files, written, messages = press_race.redate(parent_files, files, now)
+        files, written, messages = left_out.redate(parent_files, files, now)
         files, status = _with_status(ws, head, files, old, me, parent_files)
         changed = {p for p in set(files) | set(parent_files) if files.get(p) != parent_files.get(p)}
         findings, judged = judge(head, ws.game_of(files), changed, me.public)
-        if findings and press_race.droppable(old_parent, old):  # not sent, kept, said (services/press_race.py)
-            race.unsent.append(press_race.Unsent(oid, tuple(messages), written, now, findings[0]))
+        unsent = left_out.leave_out(oid, old_parent, old, findings, messages, written, now)
+        if unsent is not None:  # not sent, kept, said (services/left_out.py)
+            race.unsent.append(unsent)
             continue
         head = judged
         if written is not None and now is not None:
-            race.redated.append(press_race.Redated(written, now, len(messages)))
+            race.redated.append(left_out.Redated(written, now, len(messages)))
         if findings:
             first = findings[0]
             saved = save(ws, local)
@@ -258,12 +260,12 @@ def rebase(ws: Workspace, me: Identity, local: str, onto: str, where: str) -> tu
     return parent, len(planned), race
 
 
-def _unsent(ws: Workspace, me: Identity, local: str, race: press_race.Race) -> str:
+def _unsent(ws: Workspace, me: Identity, local: str, race: left_out.Race) -> str:
     """The lines for my press commits the replay left out ("" when none), each kept on a branch it names."""
     if not race.unsent:
         return ""
     saved = save(ws, local)
-    return "\n".join(press_race.unsent_line(u, saved, me) for u in race.unsent)
+    return "\n".join(left_out.unsent_line(u, saved, me) for u in race.unsent)
 
 
 def _subject(ws: Workspace, oid: str) -> str:

@@ -1,16 +1,22 @@
-"""Press raced by a step change: what `pbem push` does with my press when the step it was written for closed
-before it landed (DESIGN §2 "dated with the step it is sent during", §4.9, §7.2; docs/dow.md "Press raced by
-the end of a phase").
+"""What `pbem push` may leave out when it replays my commits onto a tip that moved (DESIGN §4.9), and how it tells
+me: press raced by a step change, and a sealed set replaced too late (DESIGN §2, §4.7, §7.2; docs/dow.md "Press
+raced by the end of a phase", "Replacing a sealed set").
 
 Press is not bound to orders: a message is recognised when it lands, after those that landed before it, and the
 date it carries only says during which step that was. So when `pbem push` replays my press onto a tip where
 another power's commit (the last reveal, an nmr) closed the step, each message my commit appends is dated again
 with the step open now (`redate`) and judged there like any message sent now: most land unchanged but for the
 date. A message the new step refuses (a share of a set whose reveal is owed no more, an acceptance of a proposal
-made void meanwhile) is not sent: its commit is left out of the replay (`droppable`: it changes press only),
-kept on a `pbem-saved-…` branch, and one line quotes it with the command that sends it again (`unsent_line`), so
-nothing is lost and the clone is never left holding a commit it cannot push. A commit that changes anything
-besides press is never left out: push refuses it as before (`push.rebase-illegal`).
+made void meanwhile) is not sent.
+
+A set sealed again to replace my earlier one lands only while another player's seal is still owed; when the
+step's last seal landed first, the replacement is refused there (`secret.late-replace`) and my earlier set
+stands as I sealed it, which is what the rules say: it is not sent.
+
+Either way the commit is left out of the replay (`leave_out`: it changes press only, or it only seals that
+replacement), kept on a `pbem-saved-…` branch, and one line says what was not sent, why, and how to send it again
+(`unsent_line`), so nothing is lost and the clone is never left holding a commit it cannot push. Any other commit
+is never left out: push refuses it as before (`push.rebase-illegal`).
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from typing import Any, Mapping
 
 from pbem.crypto import whisper as sealed_press
 from pbem.errors import Finding, PbemError
-from pbem.files.layout import PRESS_RE, STATUS
+from pbem.files.layout import PRESS_RE, SECRET_RE, STATUS
 from pbem.files.lines import ENTRY_LINE
 from pbem.formats import yamlsafe
 from pbem.formats.writer import dump_flow
@@ -43,14 +49,26 @@ class Redated:
 
 
 @dataclass(frozen=True)
+class Replaced:
+    """A set sealed again to replace an earlier one: its id, the one it replaces, its kind and step."""
+
+    secret: str
+    replaces: str
+    kind: str
+    step: str
+
+
+@dataclass(frozen=True)
 class Unsent:
-    """A press commit of mine left out of the replay: the new step refuses one of its messages."""
+    """A commit of mine left out of the replay: a press commit the new step refuses one message of, or the
+    replacement of a sealed set that came after the step's last seal."""
 
     commit: str
-    messages: tuple[Mapping[str, Any], ...]
-    written: str | None
-    now: str | None
     finding: Finding
+    messages: tuple[Mapping[str, Any], ...] = ()
+    written: str | None = None
+    now: str | None = None
+    replaced: tuple[Replaced, ...] = ()
 
 
 @dataclass
@@ -99,11 +117,35 @@ def _message(row: str, path: str) -> dict[str, Any] | None:
     return data
 
 
-def droppable(before: Files, after: Files) -> bool:
-    """Whether a commit (before -> after) changes press files only, besides status.yaml: press may be left out of a
-    replay and sent again; nothing else is."""
+LATE_REPLACE = "secret.late-replace"  # protocol/resealing.py
+
+
+def leave_out(commit: str, before: Files, after: Files, findings: list[Finding], messages: list[Mapping[str, Any]],
+              written: str | None, now: str | None) -> Unsent | None:
+    """Whether a replayed commit (before -> after) that no longer verifies (`findings`) may be left out, and what
+    to tell: when it changes press files only, besides status.yaml, or only seals replacements the step's last
+    seal came before (`secret.late-replace`, and what follows from it). Any other commit: None (push refuses it)."""
     changed = {p for p in set(before) | set(after) if p != STATUS and before.get(p) != after.get(p)}
-    return bool(changed) and all(PRESS_RE.match(p) for p in changed)
+    if not changed or not findings:
+        return None
+    if all(PRESS_RE.match(p) for p in changed):
+        return Unsent(commit, findings[0], tuple(messages), written, now)
+    late = next((f for f in findings if f.rule == LATE_REPLACE), None)
+    if late is not None and all(SECRET_RE.match(p) and p not in before for p in changed):
+        replaced = [_replaced(after[p], p) for p in sorted(changed)]  # a replacement only, come too late
+        if all(r is not None for r in replaced):
+            return Unsent(commit, late, replaced=tuple(r for r in replaced if r is not None))
+    return None
+
+
+def _replaced(raw: bytes, path: str) -> Replaced | None:
+    try:
+        data = yamlsafe.load(raw, path).data
+    except PbemError:
+        return None
+    if not isinstance(data, dict) or not all(isinstance(data.get(k), str) for k in ("id", "replaces", "step")):
+        return None
+    return Replaced(data["id"], data["replaces"], str(data.get("kind") or "input"), data["step"])
 
 
 def redated_line(race: Race) -> str:
@@ -116,14 +158,20 @@ def redated_line(race: Race) -> str:
 
 
 def unsent_line(unsent: Unsent, saved: str, me: Identity) -> str:
-    """One line per commit not sent: which message, written for which step, why the step open now refuses it,
-    where it is kept, and the command that sends it again."""
+    """One line per commit not sent: what, why the tip refuses it now, where it is kept, and how to send it again
+    (or what stands instead)."""
+    why = f"({unsent.finding.rule}: {unsent.finding.message}); it is kept on branch {saved}"
+    if unsent.replaced:
+        sets = "; ".join(f"your {r.kind} sealed again for {r.step} ({r.secret}, replacing {r.replaces})"
+                         for r in unsent.replaced)
+        kept = ", ".join(r.replaces for r in unsent.replaced)
+        return (f"not sent: {sets} (your commit {unsent.commit[:10]}) came after the last seal {why}; what you "
+                f"sealed before ({kept}) stands as you sealed it: `pbem status` says what you owe now")
     told = "; ".join(describe_message(m) for m in unsent.messages) or "your press"
     again = [c for c in (resend_command(m, _whispered(m, me)) for m in unsent.messages) if c]
     when = (f", written for {unsent.written}, which closed before it landed," if unsent.written else "")
     now = f" at {unsent.now}" if unsent.now else ""
-    return (f"not sent: {told} (your commit {unsent.commit[:10]}){when} is refused{now} ({unsent.finding.rule}: "
-            f"{unsent.finding.message}); it is kept on branch {saved}"
+    return (f"not sent: {told} (your commit {unsent.commit[:10]}){when} is refused{now} {why}"
             + (f"; to send it again if it still holds: `{' && '.join(again)}`" if again else ""))
 
 
