@@ -6,8 +6,8 @@ Press is not bound to orders: a message is recognised when it lands, after those
 date it carries only says during which step that was. So when `pbem push` replays my press onto a tip where
 another power's commit (the last reveal, an nmr) closed the step, each message my commit appends is dated again
 with the step open now (`redate`) and judged there like any message sent now: most land unchanged but for the
-date. A message the new step refuses (a share of a set whose reveal is owed no more, an acceptance of a proposal
-made void meanwhile) is not sent.
+date. A message the new step refuses (a share of a set whose reveal is owed no more, a proposal by a power the
+step's end put into civil disorder) is not sent.
 
 A set sealed again to replace my earlier one lands only while another player's seal is still owed; when the
 step's last seal landed first, the replacement is refused there (`secret.late-replace`) and my earlier set
@@ -73,7 +73,7 @@ class Unsent:
 
 @dataclass
 class Race:
-    """What the replay did with my press: commits dated again, commits not sent."""
+    """What a replay did with what could not land as it was: press dated again, commits left out."""
 
     redated: list[Redated] = field(default_factory=list)
     unsent: list[Unsent] = field(default_factory=list)
@@ -82,8 +82,13 @@ class Race:
 def redate(parent: Files, files: Files, now: str | None) -> tuple[Files, str | None, list[Mapping[str, Any]]]:
     """`files` with every message appended to a press file (since `parent`) dated `now`; also the step they were
     dated with (None when none was dated otherwise) and every message appended. A file not in pbem's
-    one-message-per-line layout is left as it is (the judge says what is wrong with it)."""
-    out, written, added = dict(files), None, []
+    one-message-per-line layout is left as it is (the judge says what is wrong with it), and so is a commit that
+    changes more than press: what else it does may be bound to the step it was made in."""
+    out: Files = dict(files)
+    written: str | None = None
+    added: list[Mapping[str, Any]] = []
+    if not _press_only(parent, files):
+        return out, None, added
     for path in sorted(files):
         if not PRESS_RE.match(path) or files[path] == parent.get(path):
             continue
@@ -96,7 +101,7 @@ def redate(parent: Files, files: Files, now: str | None) -> tuple[Files, str | N
             if message is not None:
                 added.append(message)
                 if now is not None and isinstance(message.get("at"), str) and message["at"] != now:
-                    written = message["at"]
+                    written = str(message["at"])
                     message["at"] = now
                     row = f"  - {dump_flow(message)}\n"
             rows.append(row)
@@ -125,17 +130,26 @@ def leave_out(commit: str, before: Files, after: Files, findings: list[Finding],
     """Whether a replayed commit (before -> after) that no longer verifies (`findings`) may be left out, and what
     to tell: when it changes press files only, besides status.yaml, or only seals replacements the step's last
     seal came before (`secret.late-replace`, and what follows from it). Any other commit: None (push refuses it)."""
-    changed = {p for p in set(before) | set(after) if p != STATUS and before.get(p) != after.get(p)}
-    if not changed or not findings:
+    if not findings:
         return None
-    if all(PRESS_RE.match(p) for p in changed):
+    if _press_only(before, after):
         return Unsent(commit, findings[0], tuple(messages), written, now)
+    changed = _changed(before, after)
     late = next((f for f in findings if f.rule == LATE_REPLACE), None)
-    if late is not None and all(SECRET_RE.match(p) and p not in before for p in changed):
+    if late is not None and changed and all(SECRET_RE.match(p) and p not in before for p in changed):
         replaced = [_replaced(after[p], p) for p in sorted(changed)]  # a replacement only, come too late
         if all(r is not None for r in replaced):
             return Unsent(commit, late, replaced=tuple(r for r in replaced if r is not None))
     return None
+
+
+def _changed(before: Files, after: Files) -> set[str]:
+    return {p for p in set(before) | set(after) if p != STATUS and before.get(p) != after.get(p)}
+
+
+def _press_only(before: Files, after: Files) -> bool:
+    changed = _changed(before, after)
+    return bool(changed) and all(PRESS_RE.match(p) for p in changed)
 
 
 def _replaced(raw: bytes, path: str) -> Replaced | None:

@@ -250,9 +250,9 @@ def rebase(ws: Workspace, me: Identity, local: str, onto: str, where: str) -> tu
                           f"then `pbem status` says what you owe now (your files: `git checkout {saved} -- "
                           f"{' '.join(sorted(_changed(old_parent, old)))}`)")
         raw = parse_commit(repo.raw_commit(oid))
-        author = raw.author_ident
-        planned.append((files, _message(raw.message.decode("utf-8", "replace"), status), (author.name,
-                                                                                          author.email)))
+        ident = raw.author_ident
+        planned.append((files, _message(raw.message.decode("utf-8", "replace"), status), (ident.name,
+                                                                                          ident.email)))
         parent_files = files
     stamp = int(time.time())
     for files, message, author in planned:
