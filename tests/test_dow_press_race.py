@@ -151,3 +151,33 @@ def test_press_the_new_phase_refuses_is_not_sent_quoted_with_how_to_send_it_agai
     again = germany.pbem("push")
     assert again.returncode == 0, again.stdout + again.stderr
     hub_verifies(hub, tmp_path)
+
+
+@pytest.mark.parametrize("body", [{"say": "He said \"no\" & it's 'fine' — über; rm -rf $HOME `x`"},
+                                  {"propose": {"to": "england", "state": "ALLIED"}},
+                                  {"declare": {"to": "russia", "state": "HOSTILE"}},
+                                  {"whisper": "Meet me in 'Tyrolia' at \"dawn\""}])
+def test_the_command_told_to_send_a_message_again_posts_that_message(
+        base: tuple[dict[str, Seat], Path], tmp_path: Path, body: dict[str, object]) -> None:
+    """What a player is told to run when his message was not sent (services/dow/press.resend_command), run as he
+    would (split as his shell splits it, through the real CLI), posts the same message: quotes, shell syntax and
+    a whisper's text (opened with his own key) come through as written."""
+    import shlex
+
+    from pbem.services.dow.press import resend_command
+    from test_dow_flow import Dow
+
+    clones, _hub = copy_seats(*base, tmp_path / "again")
+    austria = clones["austria"]
+    (austria.root / "keys").symlink_to(austria.root.parent / "keys")
+    text = body.get("whisper")
+    message = {"by": "austria", "at": "S1901M", **({"whisper": {"to": ["england"]}} if text else body)}
+    command = resend_command(message, str(text) if text else None)
+    assert command is not None and command.startswith("pbem ")
+    done = Dow(austria.root).cli(*shlex.split(command)[1:], who="austria")
+    assert done.exit_code == 0, done.output
+    if text:
+        assert [w.text for w in dow_whisper.inbox(austria.ws(), austria.me)] == [text]
+    else:
+        last = posted(austria, "austria")[-1]
+        assert {k: v for k, v in last.items() if k not in ("by", "at")} == body

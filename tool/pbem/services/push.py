@@ -91,7 +91,7 @@ def push(ws: Workspace, me: Identity | Callable[[], Identity], remote: str | Non
             identity = me() if callable(me) else me
         return identity
 
-    dropped = ""  # press already left out of a replay that went on through a pull request
+    dropped = ""  # commits left out by a replay that went on through a pull request
     for attempt in range(MAX_TRIES):
         if attempt:
             pause(random.uniform(0, min(MAX_PAUSE, RETRY_PAUSE * 2 ** attempt)))
@@ -108,8 +108,8 @@ def push(ws: Workspace, me: Identity | Callable[[], Identity], remote: str | Non
         tip, rebased, race = local, 0, left_out.Race()
         if theirs is not None and not gitstate.contains(repo, local, theirs):
             tip, rebased, race = rebase(ws, mine(), local, theirs, where)
-        unsent = "\n".join(filter(None, (dropped, _unsent(ws, mine(), local, race))))
-        if unsent and tip == theirs:  # only press the new step refuses: nothing left to push
+        unsent = "\n".join(filter(None, (dropped, _unsent(ws, mine, local, race))))
+        if unsent and tip == theirs:  # every commit of mine was left out: nothing left to push
             repo.update_branch_and_worktree(tip)
             return _said(unsent, PushOutcome(f"your clone is at {where} ({tip[:10]}), as the shared game is"))
         findings = _new_findings(ws, tip, theirs)
@@ -260,12 +260,12 @@ def rebase(ws: Workspace, me: Identity, local: str, onto: str, where: str) -> tu
     return parent, len(planned), race
 
 
-def _unsent(ws: Workspace, me: Identity, local: str, race: left_out.Race) -> str:
-    """The lines for my press commits the replay left out ("" when none), each kept on a branch it names."""
+def _unsent(ws: Workspace, me: Callable[[], Identity], local: str, race: left_out.Race) -> str:
+    """The lines for my commits the replay left out ("" when none), each kept on a branch it names."""
     if not race.unsent:
         return ""
     saved = save(ws, local)
-    return "\n".join(left_out.unsent_line(u, saved, me) for u in race.unsent)
+    return "\n".join(left_out.unsent_line(u, saved, me()) for u in race.unsent)
 
 
 def _subject(ws: Workspace, oid: str) -> str:
