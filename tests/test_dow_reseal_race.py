@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem.services.dow import orders as dow_orders
+from pbem.services.dow import orders as dow_orders, press as dow_press
 from test_dow_press_race import firm, push_at_once
 from test_sync import POWERS, Seat, clone, copy_seats, dow_game, dow_keys, hub_for, hub_head, hub_verifies
 
@@ -23,7 +23,7 @@ FIRST, SECOND = ["A PAR - BUR"], ["A PAR - PIC"]
 
 def _hub(root: Path) -> tuple[dict[str, Seat], Path]:
     """S1901M on a hooked hub: every power but turkey sealed (france: A PAR - BUR, france-0001); austria's,
-    france's and turkey's clones up to date."""
+    england's, france's and turkey's clones up to date."""
     keys = dow_keys(root)
     founder = Seat(root / "austria", keys["austria"])
     dow_game(founder, "dow-reseal-race", keys)
@@ -31,7 +31,7 @@ def _hub(root: Path) -> tuple[dict[str, Seat], Path]:
         orders = FIRST if power == "france" else []
         dow_orders.seal_orders(founder.ws(), keys[power], json.dumps({"orders": orders}).encode(), "o")
     hub = hub_for(founder, root)
-    return {"austria": founder, **{p: clone(hub, root / p, keys[p]) for p in ("france", "turkey")}}, hub
+    return {"austria": founder, **{p: clone(hub, root / p, keys[p]) for p in ("england", "france", "turkey")}}, hub
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +57,7 @@ def seal_at_the_same_tip(france: Seat, turkey: Seat, tmp_path: Path) -> None:
 
 
 def play_out(clones: dict[str, Seat], hub: Path) -> str:
-    """France reveals in his own clone (`pbem orders --reveal`), then austria's clone reveals for the others;
+    """France reveals in his own clone (`pbem orders --reveal`), then austria's clone for those still owing;
     returns `pbem results S1901M`."""
     france, founder = clones["france"], clones["austria"]
     assert france.pbem("pull").returncode == 0
@@ -66,9 +66,10 @@ def play_out(clones: dict[str, Seat], hub: Path) -> str:
     assert france.pbem("push").returncode == 0
     assert founder.pbem("pull").returncode == 0
     keys = dow_keys(hub.parent)
-    for power in POWERS:
-        if power != "france":
-            dow_orders.reveal_orders(founder.ws(), keys[power])
+    head = founder.ws().head()
+    assert head is not None and head.status is not None
+    for power in [b.player for b in head.status.pending if b.kind == "secret"]:
+        dow_orders.reveal_orders(founder.ws(), keys[power])
     assert founder.push().code == 0
     assert firm(founder) != "S1901M"
     told = founder.pbem("results", "S1901M")
@@ -87,11 +88,16 @@ def refused_late(france: Seat, said: str, mine: str, hub: Path) -> None:
 
 def test_a_replacement_pushed_after_the_last_seal_is_not_sent_and_the_first_set_stands(
         seats: tuple[dict[str, Seat], Path], tmp_path: Path) -> None:
+    """Turkey's last seal lands, then england's reveal; france's replacement, made before he saw either, is not
+    sent, and his first set is revealed and resolved."""
     clones, hub = seats
     france, turkey = clones["france"], clones["turkey"]
     seal_at_the_same_tip(france, turkey, tmp_path)
     mine = france.head()
     assert turkey.pbem("push").returncode == 0
+    england = clones["england"]  # the reveals begin
+    assert england.pbem("pull").returncode == 0 and england.pbem("orders", "--reveal").returncode == 0
+    assert england.pbem("push").returncode == 0
     done = france.pbem("push")
     assert done.returncode == 1, done.stdout + done.stderr
     refused_late(france, done.stdout + done.stderr, mine, hub)
@@ -102,14 +108,17 @@ def test_a_replacement_pushed_after_the_last_seal_is_not_sent_and_the_first_set_
 
 def test_a_replacement_and_the_last_seal_pushed_at_the_same_moment_have_one_outcome(
         seats: tuple[dict[str, Seat], Path], tmp_path: Path) -> None:
-    """The race itself, with the real `pbem push` in two processes: turkey's seal always lands; france's
-    replacement lands (and counts) when it wins, and is not sent (the first set stands) when it loses."""
+    """The race itself, with the real `pbem push` in three processes: turkey's seal and england's press (sent
+    during the phase, which the last seal does not close) always land; france's replacement lands (and counts)
+    when it wins, and is not sent (the first set stands) when it loses."""
     clones, hub = seats
     france, turkey = clones["france"], clones["turkey"]
     seal_at_the_same_tip(france, turkey, tmp_path)
     mine = france.head()
-    done = push_at_once({"france": france, "turkey": turkey})
-    assert done["turkey"][0] == 0, done
+    england = clones["england"]
+    dow_press.post(england.ws(), england.me, {"say": "Sealed and waiting."})
+    done = push_at_once({"france": france, "turkey": turkey, "england": england})
+    assert done["turkey"][0] == 0 and done["england"][0] == 0, done
     code, said = done["france"]
     assert code in (0, 1), said
     if code == 1:
