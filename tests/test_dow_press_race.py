@@ -1,7 +1,7 @@
 """Press raced by a phase change (DESIGN §2, §4.9, §7.2; docs/dow.md "Press written for a phase that closed").
 
 A power writes press for the phase open now; before his push lands, another power's commit closes the phase (the
-last reveal). `pbem push` replays his press onto the new tip: a message the new phase still takes is dated again
+last reveal, an nmr). `pbem push` replays his press onto the new tip: a message the new phase still takes is dated again
 with the phase open now and lands (press is not bound to orders); one the new phase refuses is not sent, is kept
 on a branch, and one line quotes it and says how to send it again, with his clone back at the shared game.
 
@@ -104,6 +104,31 @@ def test_press_written_for_a_phase_that_closed_meanwhile_is_dated_again_and_land
     england = clone(hub, tmp_path / "england", dow_keys(tmp_path / "race")["england"])
     read = [(w.sender, w.at, w.text) for w in dow_whisper.inbox(england.ws(), england.me)]
     assert read == [("germany", "F1901M", "Keep the Channel empty.")], read
+
+
+def test_press_raced_by_an_nmr_that_closes_the_phase_is_dated_again_and_lands(
+        seats: tuple[dict[str, Seat], Path], tmp_path: Path) -> None:
+    """France withholds his reveal past the deadline (eight days at the gate's clock): the others' nmr, pushed
+    from austria's clone, closes S1901M. Germany's press, written before it, lands dated F1901M."""
+    from test_hook import age_record
+    from pbem.services import agreements
+
+    clones, hub = seats
+    germany, founder = clones["germany"], clones["austria"]
+    dow_press.post(germany.ws(), germany.me, {"say": "France is silent."})
+    keys = dow_keys(hub.parent)
+    signers = [p for p in POWERS if p != "france"]
+    aid = agreements.agree(founder.ws(), keys[signers[0]], "nmr", player="france").agreement
+    for power in signers[1:]:
+        agreements.sign(founder.ws(), keys[power], aid)
+    assert firm(founder) == "F1901M"
+    age_record(hub, 8)  # the gate's own clock: france's reveal is overdue there
+    landed = founder.pbem("push")
+    assert landed.returncode == 0, landed.stdout + landed.stderr
+    done = germany.pbem("push")
+    assert done.returncode == 0 and "went out dated F1901M" in done.stdout, done.stdout + done.stderr
+    assert posted(germany, "germany")[-1] == {"by": "germany", "at": "F1901M", "say": "France is silent."}
+    hub_verifies(hub, tmp_path)
 
 
 def test_press_and_the_last_reveal_pushed_at_the_same_moment_both_land(
