@@ -1,9 +1,10 @@
-"""Press raced by a phase change (DESIGN §2, §4.9, §7.2; docs/dow.md "Press written for a phase that closed").
+"""Press raced by a phase change (DESIGN §2, §4.9, §7.2; docs/dow.md "Press raced by the end of a phase").
 
 A power writes press for the phase open now; before his push lands, another power's commit closes the phase (the
-last reveal, an nmr). `pbem push` replays his press onto the new tip: a message the new phase still takes is dated again
-with the phase open now and lands (press is not bound to orders); one the new phase refuses is not sent, is kept
-on a branch, and one line quotes it and says how to send it again, with his clone back at the shared game.
+last reveal, an nmr). `pbem push` replays his press onto the new tip: a message the new phase still takes is
+dated again with the phase open now and lands (press is not bound to orders); one the new phase refuses is not
+sent, is kept on a branch, and one line quotes it and says how to send it again, with his clone back at the
+shared game.
 
 Every power has his own clone of one hooked bare hub (tests/test_sync.py), built once per module; the moves of
 the powers not under test are made through the services in austria's clone.
