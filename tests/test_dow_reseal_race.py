@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem.services.dow import orders as dow_orders, press as dow_press
+from pbem.services.dow import chronicle as dow_chronicle, orders as dow_orders, press as dow_press
 from test_dow_press_race import firm, push_at_once
 from test_sync import POWERS, Seat, clone, copy_seats, dow_game, dow_keys, hub_for, hub_head, hub_verifies
 
@@ -44,27 +44,25 @@ def seats(base: tuple[dict[str, Seat], Path], tmp_path: Path) -> tuple[dict[str,
     return copy_seats(*base, tmp_path / "race")
 
 
-def seal_at_the_same_tip(france: Seat, turkey: Seat, tmp_path: Path) -> None:
+def seal_at_the_same_tip(france: Seat, turkey: Seat) -> None:
     """France seals A PAR - PIC to replace his set (turkey's seal is still owed in his clone); turkey seals the
     phase's last set. Both commits sit on the same tip, unpublished."""
     tip = france.head()
-    orders = tmp_path / "orders.yaml"
-    orders.write_text(json.dumps({"orders": SECOND}))
-    done = france.pbem("orders", str(orders))
-    assert done.returncode == 0 and "replace your orders sealed before (france-0001)" in done.stdout, done.stdout
+    again = dow_orders.seal_orders(france.ws(), france.me, json.dumps({"orders": SECOND}).encode(), "o")
+    assert (again.secret, again.replaced) == ("france-0002", "france-0001")
     dow_orders.seal_orders(turkey.ws(), turkey.me, json.dumps({"orders": []}).encode(), "o")
     assert france.ws().repo.parents(france.head()) == [tip] == turkey.ws().repo.parents(turkey.head())
 
 
 def play_out(clones: dict[str, Seat], hub: Path) -> str:
-    """France reveals in his own clone (`pbem orders --reveal`), then austria's clone for those still owing;
-    returns `pbem results S1901M`."""
+    """France reveals in his own clone (`pbem orders --reveal`: nothing is stuck there), then austria's clone for
+    those still owing; returns what `pbem results S1901M` tells."""
     france, founder = clones["france"], clones["austria"]
-    assert france.pbem("pull").returncode == 0
+    france.pull()
     done = france.pbem("orders", "--reveal")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert france.pbem("push").returncode == 0
-    assert founder.pbem("pull").returncode == 0
+    assert france.push().code == 0
+    founder.pull()
     keys = dow_keys(hub.parent)
     head = founder.ws().head()
     assert head is not None and head.status is not None
@@ -72,9 +70,7 @@ def play_out(clones: dict[str, Seat], hub: Path) -> str:
         dow_orders.reveal_orders(founder.ws(), keys[power])
     assert founder.push().code == 0
     assert firm(founder) != "S1901M"
-    told = founder.pbem("results", "S1901M")
-    assert told.returncode == 0, told.stderr
-    return told.stdout
+    return "\n".join(dow_chronicle.results(founder.ws(), "S1901M")[0].lines())
 
 
 def refused_late(france: Seat, said: str, mine: str, hub: Path) -> None:
@@ -92,12 +88,13 @@ def test_a_replacement_pushed_after_the_last_seal_is_not_sent_and_the_first_set_
     sent, and his first set is revealed and resolved."""
     clones, hub = seats
     france, turkey = clones["france"], clones["turkey"]
-    seal_at_the_same_tip(france, turkey, tmp_path)
+    seal_at_the_same_tip(france, turkey)
     mine = france.head()
-    assert turkey.pbem("push").returncode == 0
+    assert turkey.push().code == 0
     england = clones["england"]  # the reveals begin
-    assert england.pbem("pull").returncode == 0 and england.pbem("orders", "--reveal").returncode == 0
-    assert england.pbem("push").returncode == 0
+    england.pull()
+    dow_orders.reveal_orders(england.ws(), england.me)
+    assert england.push().code == 0
     done = france.pbem("push")
     assert done.returncode == 1, done.stdout + done.stderr
     refused_late(france, done.stdout + done.stderr, mine, hub)
@@ -113,7 +110,7 @@ def test_a_replacement_and_the_last_seal_pushed_at_the_same_moment_have_one_outc
     when it wins, and is not sent (the first set stands) when it loses."""
     clones, hub = seats
     france, turkey = clones["france"], clones["turkey"]
-    seal_at_the_same_tip(france, turkey, tmp_path)
+    seal_at_the_same_tip(france, turkey)
     mine = france.head()
     england = clones["england"]
     dow_press.post(england.ws(), england.me, {"say": "Sealed and waiting."})
