@@ -17,6 +17,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from gitutil import clean_env
 from conftest import PBEM
@@ -207,3 +208,27 @@ def test_the_command_told_to_send_a_message_again_posts_that_message(
     else:
         last = posted(austria, "austria")[-1]
         assert {k: v for k, v in last.items() if k not in ("by", "at")} == body
+
+
+@settings(max_examples=30)
+@given(texts=st.lists(st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=40),
+                      min_size=1, max_size=3),
+       sent=st.integers(min_value=0, max_value=2))
+def test_redating_gives_the_file_written_with_the_phase_open_now(texts: list[str], sent: int) -> None:
+    """services/left_out.redate on any text: the messages this commit appends are exactly those written dated
+    with the phase open now, the ones sent before stay byte for byte, and every line reads back."""
+    from pbem.formats import yamlsafe
+    from pbem.formats.writer import dump_flow
+    from pbem.services import left_out
+
+    def file(*messages: dict[str, str]) -> bytes:
+        return ("messages:\n" + "".join(f"  - {dump_flow(m)}\n" for m in messages)).encode()
+
+    before = [{"by": "germany", "at": "S1901M", "say": f"old {i}"} for i in range(sent)]
+    mine = [{"by": "germany", "at": "S1901M", "say": text} for text in texts]
+    parent = {"press/germany.yaml": file(*before)} if before else {}
+    files, written, added = left_out.redate(parent, {"press/germany.yaml": file(*before, *mine)}, "F1901M")
+    assert (written, [dict(m) for m in added]) == ("S1901M", [{**m, "at": "F1901M"} for m in mine])
+    assert files["press/germany.yaml"] == file(*before, *({**m, "at": "F1901M"} for m in mine))
+    read = yamlsafe.load(files["press/germany.yaml"], "press/germany.yaml").data["messages"]
+    assert [m["say"] for m in read] == [m["say"] for m in before] + texts
