@@ -93,10 +93,14 @@ def redate(parent: Files, files: Files, now: str | None) -> tuple[Files, str | N
         if not PRESS_RE.match(path) or files[path] == parent.get(path):
             continue
         before = parent.get(path) or HEADER
-        if not files[path].startswith(before):
-            continue
+        try:
+            tail = files[path][len(before):].decode() if files[path].startswith(before) else None
+        except UnicodeDecodeError:
+            tail = None
+        if tail is None:
+            continue  # not appended to, or not text: left for the judge to name
         rows = []
-        for row in files[path][len(before):].decode("utf-8", "replace").splitlines(keepends=True):
+        for row in tail.splitlines(keepends=True):
             message = _message(row.rstrip("\n"), path)
             if message is not None:
                 added.append(message)
