@@ -222,25 +222,25 @@ def rebase(ws: Workspace, me: Identity, local: str, onto: str, where: str) -> tu
     for oid in mine:
         old_parent = _files(ws, repo.parents(oid)[0])
         old = _files(ws, oid)
+        firm = head.status.firm if head.status is not None else None  # press is dated with the step open now
         try:
             files = _apply(old_parent, old, parent_files, oid, where)
+            files, written, messages = left_out.redate(parent_files, files, firm)
         except PbemError as exc:
             saved = save(ws, local)
             exc.finding = replace(exc.finding, message=exc.finding.message + f" (your work is kept on branch "
                                   f"{saved})")
             raise
-        now = head.status.firm if head.status is not None else None  # press is dated with the step open now
-        files, written, messages = left_out.redate(parent_files, files, now)
         files, status = _with_status(ws, head, files, old, me, parent_files)
         changed = {p for p in set(files) | set(parent_files) if files.get(p) != parent_files.get(p)}
         findings, judged = judge(head, ws.game_of(files), changed, me.public)
-        unsent = left_out.leave_out(oid, old_parent, old, findings, messages, written, now)
+        unsent = left_out.leave_out(oid, old_parent, old, findings, messages, written, firm)
         if unsent is not None:  # not sent, kept, said (services/left_out.py)
             race.unsent.append(unsent)
             continue
         head = judged
-        if written is not None and now is not None:
-            race.redated.append(left_out.Redated(written, now, len(messages)))
+        if written is not None and firm is not None:
+            race.redated.append(left_out.Redated(written, firm, len(messages)))
         if findings:
             first = findings[0]
             saved = save(ws, local)
@@ -250,13 +250,13 @@ def rebase(ws: Workspace, me: Identity, local: str, onto: str, where: str) -> tu
                           f"then `pbem status` says what you owe now (your files: `git checkout {saved} -- "
                           f"{' '.join(sorted(_changed(old_parent, old)))}`)")
         raw = parse_commit(repo.raw_commit(oid))
-        ident = raw.author_ident
-        planned.append((files, _message(raw.message.decode("utf-8", "replace"), status), (ident.name,
-                                                                                          ident.email)))
+        author = raw.author_ident
+        planned.append((files, _message(raw.message.decode("utf-8", "replace"), status), (author.name,
+                                                                                          author.email)))
         parent_files = files
-    stamp = int(time.time())
+    now = int(time.time())
     for files, message, author in planned:
-        parent = repo.commit_tree(files, [parent], message, me.signer, author, stamp)
+        parent = repo.commit_tree(files, [parent], message, me.signer, author, now)
     return parent, len(planned), race
 
 
