@@ -6164,3 +6164,71 @@ def test_tractor_auction__a_bid_after_the_auction_closed_is_refused(systems_auct
     line = line_of(systems_auction, "report/turn-01.yaml", "energy: 5")
     refused(systems_auction, "yield", who="fed", rule="firm.changed", where=f"report/turn-01.yaml:{line}")
     assert "bids CA 3, D7 4: resisted" in systems_auction.cli("log", who="fed").output
+
+
+# === dow-rest: press raced by the end of a phase, a replacement racing the last seal (docs/threats.md "What
+# `pbem push` leaves out") ==============================================================================================
+
+def _press_files(*messages: Mapping[str, Any]) -> dict[str, bytes]:
+    """press/germany.yaml holding `messages`, written as pbem writes them (one flow mapping per line)."""
+    from pbem.formats.writer import dump_flow
+
+    return {"press/germany.yaml": ("messages:\n" + "".join(f"  - {dump_flow(dict(m))}\n" for m in messages)
+                                   ).encode()}
+
+
+def test_press_race__a_message_backdated_into_a_closed_phase_by_plain_git_is_refused(dow_sealing: Any) -> None:
+    """Threat: `pbem push` dates press again when the phase it was written for closed; germany instead keeps the
+    old date by hand, so that his declaration counts as recognised in S1901M (realised with that phase's changes,
+    before the retreats). Defence: the replay dates only with the phase open now, and every verifier judges the
+    date of each message sent (press.bad-time)."""
+    from pbem.formats.writer import dump_flow
+
+    dow_sealing.phase()
+    assert dow_sealing.status()["firm"] != "S1901M"
+    files = dow_sealing.ws().head_files()
+    line = dump_flow({"by": "germany", "at": "S1901M", "declare": {"to": "france", "state": "WAR"}})
+    files["press/germany.yaml"] = files["press/germany.yaml"] + f"  - {line}\n".encode()
+    bad = dow_sealing.sneak("germany", files, "press: germany declares WAR on france")
+    assert ("press.bad-time", bad) in dow_sealing.verify()
+
+
+@pytest.mark.parametrize("text", ["at: S1901M", "{by: france, at: F1901M}", "plain words, at S1901M too"])
+def test_press_race__redating_changes_only_the_date_of_my_new_messages(text: str) -> None:
+    """Threat: the replay that dates my press again rewrites more than the date: a message already sent (mine or
+    one of an older file), or the text of the new one when it looks like a date. Defence: only the lines the
+    commit appends are read, each one only when writing it back gives the same line, and only its `at` changes."""
+    from pbem.services import left_out
+
+    sent = {"by": "germany", "at": "S1901M", "say": text}
+    parent = _press_files(sent)
+    mine = _press_files(sent, {"by": "germany", "at": "S1901M", "say": text})
+    files, written, added = left_out.redate(parent, mine, "F1901M")
+    assert written == "S1901M" and [m["say"] for m in added] == [text]
+    assert files == _press_files(sent, {"by": "germany", "at": "F1901M", "say": text})
+    assert left_out.redate(parent, mine, "S1901M")[0] == mine  # the phase is still open: nothing changes
+
+
+def test_press_race__a_commit_that_does_more_than_press_is_never_redated_nor_left_out() -> None:
+    """Threat: a commit holding press and something else (a sealed set, an edit of the game) is dated again or
+    silently left out of the replay, so what else it did is lost or lands in a phase it was not made for.
+    Defence: only a commit that changes press files alone (status.yaml aside) is dated again or left out, and a
+    sealed set only when it is nothing but a replacement refused as late; push refuses anything else
+    (push.rebase-illegal)."""
+    from pbem.errors import Finding
+    from pbem.services import left_out
+
+    parent = _press_files()
+    mixed = {**_press_files({"by": "germany", "at": "S1901M", "say": "and my orders"}),
+             "secrets/germany-0001.yaml": b"id: germany-0001\n"}
+    assert left_out.redate(parent, mixed, "F1901M") == (mixed, None, [])
+    late = Finding("secret.late-replace", "every player has sealed")
+    assert left_out.leave_out("c0ffee", parent, mixed, [late], [], None, "F1901M") is None
+    replacement = b"id: germany-0002\nkind: orders\nstep: S1901M\nreplaces: germany-0001\n"
+    edited = {"secrets/germany-0002.yaml": replacement, "game.yaml": b"changed\n"}
+    assert left_out.leave_out("c0ffee", {"game.yaml": b"old\n"}, edited, [late], [], None, "F1901M") is None
+    alone = left_out.leave_out("c0ffee", {}, {"secrets/germany-0002.yaml": replacement}, [late], [], None, None)
+    assert alone is not None and alone.replaced[0].replaces == "germany-0001"
+    other = Finding("secret.bad-replace", "germany-0001 is france's")
+    assert left_out.leave_out("c0ffee", {}, {"secrets/germany-0002.yaml": replacement}, [other], [], None,
+                              None) is None

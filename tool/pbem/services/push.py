@@ -38,7 +38,7 @@ from pbem.errors import ILLEGAL, Finding, PbemError
 from pbem.formats import yamlsafe
 from pbem.formats.writer import dump_mapping
 from pbem.protocol.model import Status
-from pbem.services import gitstate, landing
+from pbem.services import gitstate, landing, left_out
 from pbem.services.landing import save
 from pbem.services.gitstate import Git, run_git
 from pbem.services.workspace import Identity, Workspace
@@ -91,6 +91,7 @@ def push(ws: Workspace, me: Identity | Callable[[], Identity], remote: str | Non
             identity = me() if callable(me) else me
         return identity
 
+    dropped = ""  # commits left out by a replay that went on through a pull request
     for attempt in range(MAX_TRIES):
         if attempt:
             pause(random.uniform(0, min(MAX_PAUSE, RETRY_PAUSE * 2 ** attempt)))
@@ -104,9 +105,13 @@ def push(ws: Workspace, me: Identity | Callable[[], Identity], remote: str | Non
             return PushOutcome(f"nothing to push: {where} is at your HEAD {local[:10]}")
         if theirs is not None and gitstate.contains(repo, theirs, local):
             return PushOutcome(f"nothing to push: {where} is ahead of you; `pbem pull` brings you up to date")
-        tip, rebased = local, 0
+        tip, rebased, race = local, 0, left_out.Race()
         if theirs is not None and not gitstate.contains(repo, local, theirs):
-            tip, rebased = rebase(ws, mine(), local, theirs, where)
+            tip, rebased, race = rebase(ws, mine(), local, theirs, where)
+        unsent = "\n".join(filter(None, (dropped, _unsent(ws, mine, local, race))))
+        if unsent and tip == theirs:  # every commit of mine was left out: nothing left to push
+            repo.update_branch_and_worktree(tip)
+            return _said(unsent, PushOutcome(f"your clone is at {where} ({tip[:10]}), as the shared game is"))
         findings = _new_findings(ws, tip, theirs)
         if findings:
             return PushOutcome(f"not pushed: your commits do not verify; fix them (`pbem verify {where}..HEAD`) "
@@ -115,10 +120,11 @@ def push(ws: Workspace, me: Identity | Callable[[], Identity], remote: str | Non
             done = git(["push", "--porcelain", up.remote, f"{tip}:refs/heads/{up.target}"], ws.root)
             if done.returncode == 0:
                 repo.update_ref(up.tracking, tip)
-                if rebased:
+                if rebased or unsent:
                     repo.update_branch_and_worktree(tip)
-                    return PushOutcome(f"{where} had moved: rebased and re-signed {rebased} commit(s) of yours "
-                                       f"onto it, pushed {tip[:10]}{_now(ws)}", rebased=rebased)
+                    return _said(unsent, PushOutcome(f"{where} had moved: rebased and re-signed {rebased} commit(s) "
+                                                     f"of yours onto it, pushed {tip[:10]}"
+                                                     f"{left_out.redated_line(race)}{_now(ws)}", rebased=rebased))
                 return PushOutcome(f"pushed {tip[:10]} to {where}")
             if gitstate.remote_tip(ws.root, up, git) != theirs:
                 continue  # someone pushed between our fetch and our push: replay onto it
@@ -126,11 +132,11 @@ def push(ws: Workspace, me: Identity | Callable[[], Identity], remote: str | Non
             kind = landing.refusal(said)
             if kind != "protected":
                 landed = landing.refused(ws, up, kind, said, tip, theirs)
-                return PushOutcome(landed.message, code=landed.code)
+                return _said(unsent, PushOutcome(landed.message, code=landed.code))
             landing.remember_pull_request_flow(ws)  # GitHub's protected main: from now on, pull requests
-        if rebased:
+        if rebased or unsent:
             repo.update_branch_and_worktree(tip)
-            local = tip
+            local, dropped = tip, unsent
         branch = _branch(ws, mine(), tip)
         landed = landing.via_pull_request(ws, up, tip, theirs, branch, f"{branch[len('pbem/'):]}: "
                                           f"{_subject(ws, tip)}", review=review, wait=wait, git=git, pause=pause,
@@ -140,11 +146,19 @@ def push(ws: Workspace, me: Identity | Callable[[], Identity], remote: str | Non
         if landed.merged:
             from pbem.services.pull import pull
 
-            return PushOutcome(f"{landed.message}; {pull(Workspace.open(ws.root), remote, git).message}",
-                               rebased=rebased)
-        return PushOutcome(landed.message, code=landed.code, rebased=rebased)
+            return _said(unsent, PushOutcome(f"{landed.message}; {pull(Workspace.open(ws.root), remote, git).message}",
+                                             rebased=rebased))
+        return _said(unsent, PushOutcome(landed.message, code=landed.code, rebased=rebased))
     return PushOutcome(f"not pushed: {where} kept moving while pbem replayed your commits onto it ({MAX_TRIES} "
                        "tries); nothing changed here: `pbem push` again", [], ILLEGAL)
+
+
+def _said(unsent: str, outcome: PushOutcome) -> PushOutcome:
+    """`outcome` told after the lines of my press not sent, if any: then the push did not do all it was asked
+    (exit 1), though what could land did."""
+    if not unsent:
+        return outcome
+    return replace(outcome, message=f"{unsent}\n{outcome.message}", code=outcome.code or ILLEGAL)
 
 
 def _now(ws: Workspace) -> str:
@@ -180,8 +194,10 @@ def _new_findings(ws: Workspace, tip: str, published: str | None) -> list[Findin
 
 # --- rebasing ------------------------------------------------------------------------------------------------
 
-def rebase(ws: Workspace, me: Identity, local: str, onto: str, where: str) -> tuple[str, int]:
-    """Recreate my commits since the fork point on top of `onto`, re-signed; returns (new tip, how many).
+def rebase(ws: Workspace, me: Identity, local: str, onto: str, where: str) -> tuple[str, int, left_out.Race]:
+    """Recreate my commits since the fork point on top of `onto`, re-signed; returns (new tip, how many, what
+    became of what could not land as it was: press dated again with the step open now, commits left out,
+    services/left_out.py).
 
     Refuses (rule `push.*`, exit 1, nothing changed) when a commit is not mine or is a merge, when the working
     tree holds uncommitted edits, when the remote does not verify, or when the changes overlap."""
@@ -202,11 +218,14 @@ def rebase(ws: Workspace, me: Identity, local: str, onto: str, where: str) -> tu
     assert head is not None
     parent, parent_files = onto, _files(ws, onto)
     planned: list[tuple[Files, str, tuple[str, str]]] = []
+    race = left_out.Race()
     for oid in mine:
         old_parent = _files(ws, repo.parents(oid)[0])
         old = _files(ws, oid)
+        firm = head.status.firm if head.status is not None else None  # press is dated with the step open now
         try:
             files = _apply(old_parent, old, parent_files, oid, where)
+            files, written, messages = left_out.redate(parent_files, files, firm)
         except PbemError as exc:
             saved = save(ws, local)
             exc.finding = replace(exc.finding, message=exc.finding.message + f" (your work is kept on branch "
@@ -214,7 +233,14 @@ def rebase(ws: Workspace, me: Identity, local: str, onto: str, where: str) -> tu
             raise
         files, status, effect = _with_status(ws, head, files, old, me, parent_files)
         changed = {p for p in set(files) | set(parent_files) if files.get(p) != parent_files.get(p)}
-        findings, head = judge(head, ws.game_of(files), changed, me.public)
+        findings, judged = judge(head, ws.game_of(files), changed, me.public)
+        unsent = left_out.leave_out(oid, old_parent, old, findings, messages, written, firm)
+        if unsent is not None:  # not sent, kept, said (services/left_out.py)
+            race.unsent.append(unsent)
+            continue
+        head = judged
+        if written is not None and firm is not None:
+            race.redated.append(left_out.Redated(written, firm, len(messages)))
         if findings:
             first = findings[0]
             saved = save(ws, local)
@@ -231,7 +257,15 @@ def rebase(ws: Workspace, me: Identity, local: str, onto: str, where: str) -> tu
     now = int(time.time())
     for files, message, author in planned:
         parent = repo.commit_tree(files, [parent], message, me.signer, author, now)
-    return parent, len(planned)
+    return parent, len(planned), race
+
+
+def _unsent(ws: Workspace, me: Callable[[], Identity], local: str, race: left_out.Race) -> str:
+    """The lines for my commits the replay left out ("" when none), each kept on a branch it names."""
+    if not race.unsent:
+        return ""
+    saved = save(ws, local)
+    return "\n".join(left_out.unsent_line(u, saved, me()) for u in race.unsent)
 
 
 def _subject(ws: Workspace, oid: str) -> str:

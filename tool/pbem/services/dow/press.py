@@ -4,6 +4,7 @@ file, dated with the phase open now, judged by the ruleset's `press.recognise` b
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -65,3 +66,33 @@ def _appended(old: bytes | None, message: Mapping[str, Any], path: str) -> bytes
 def changes_text(changes: Sequence[Sequence[str]]) -> str:
     """[a, b, before, after] pairs as "england-france NEUTRAL -> LIMBO"."""
     return ", ".join(f"{a}-{b} {before} -> {after}" for a, b, before, after in changes)
+
+
+def resend_command(message: Mapping[str, Any], text: str | None = None) -> str | None:
+    """The command that posts `message` again, for a player whose message was not sent (services/press_race.py);
+    `text` is a whisper's text, opened with its sender's key. None for a message no command posts (`lift`)."""
+    q = shlex.quote
+    if "say" in message:
+        return f"pbem say {q(str(message['say']))}"
+    for kind, other in (("propose", "to"), ("accept", "from"), ("declare", "to")):
+        if isinstance(message.get(kind), Mapping):
+            return f"pbem {kind} {message[kind][other]} {message[kind]['state']}"
+    if isinstance(message.get("reaffirm"), Mapping):
+        return "pbem reaffirm " + " ".join(f"{p}={s}" for p, s in message["reaffirm"].items())
+    if isinstance(message.get("gift"), Mapping):
+        return f"pbem gift {message['gift']['to']} {message['gift']['province']}"
+    if "warn" in message:
+        offence = message.get("offence") or {}
+        cited = "".join(f" --{k} {q(str(offence[k]))}" for k in ("phase", "order") if k in offence)
+        return f"pbem warn {message['warn']} --reason {q(str(message.get('reason', '')))}{cited}"
+    if isinstance(message.get("whisper"), Mapping):
+        return f"pbem whisper {' '.join(message['whisper']['to'])} {q(text) if text is not None else 'TEXT'}"
+    if isinstance(message.get("disclose"), Mapping):
+        return f"pbem disclose {message['disclose']['id']}"
+    if isinstance(message.get("open"), Mapping):
+        return f"pbem open {str(message['open'].get('secret', '')).rpartition('-')[0]}"
+    if "ready" in message:
+        return "pbem ready"
+    if "draw" in message:
+        return "pbem draw" + ("" if message["draw"] else " --withdraw")
+    return None
