@@ -106,8 +106,8 @@ def test_the_demo_plays_to_the_end_and_every_commit_verifies(played: Played) -> 
     # the handoff lines name each rule as it happens
     text = "\n".join(played.lines)
     for needle in ("auction round 1", "auction round 2", "contribution owed to dice fed-0001 of fed",
-                   "is ambiguous at 1.20.move: choose one of move TL, move TR", "launch: D7 launches dr1 as S1",
-                   "D7 launches dr2 as S2", "S1's plan {'pursue_sealed': {}} is ambiguous at 1.19.move",
+                   "is ambiguous at 1.20.move: choose one of move TL, move TR", "launch weapon=dr1 as=S1",
+                   "launch weapon=dr2 as=S2", "simultaneous actions declared at 1.18.activity", "S1's plan {'pursue_sealed': {}} is ambiguous at 1.19.move",
                    "Outcome: fed wins: the only one left in play (kli's units disengaged; rom's units disengaged)",
                    "-> game over"):
         assert needle in text, needle
@@ -165,7 +165,7 @@ def test_declared_fire_opens_an_auction_and_a_triggered_player_adds_fire_in_it(p
     for i in range(opened + 1, len(commits)):
         prev = commits[i - 1][2]
         held = prev.pending[0] if prev is not None and prev.pending else None
-        if held is None or held.kind != "auction":
+        if held is None or held.kind != "auction" or held.at != FIRE:  # the launches' auction comes later
             continue
         rounds.setdefault(held.why, []).append((commits[i][1], played.added(i)))
     assert len(rounds) == 2  # round 1 and round 2 (the why names the round)
@@ -186,7 +186,8 @@ def test_no_die_is_rolled_before_the_auction_is_settled(played: Played) -> None:
     def dice_files(i: int) -> dict[str, bytes]:
         return {p: b for p, b in played.files(commits[i][0]).items() if p.startswith("dice/")}
 
-    open_ = [i for i, (_, _, s) in enumerate(commits) if any(k == "auction" for _, k in pending_of(s))]
+    open_ = [i for i, (_, _, s) in enumerate(commits)
+             if s is not None and any(b.kind == "auction" and b.at == FIRE for b in s.pending)]
     assert open_ == list(range(open_[0], open_[-1] + 1)) and len(open_) == 4  # fed's fire, kli, rom, fed
     assert all(dice_files(i) == {} for i in range(open_[-1] + 1))
     closing = open_[-1] + 1
@@ -256,16 +257,18 @@ def test_drones_steered_by_sealed_pursuit_show_nothing_of_their_targets(played: 
 
 def test_a_seeking_weapon_is_launched_with_its_target_sealed_and_hits_it(played: Played) -> None:
     """DESIGN §7.1, seed §2.C: `{launch: {weapon, as}}` at activity puts a new unit on the map with its target
-    sealed (kind `target`); the launch counts as fire for fed's {fire: {}} and meets rom's {launch: {}}; when the
-    drone meets the KR its owner must reveal the target, and it hits: warhead damage, the drone expended."""
+    sealed (kind `target`); the launch counts as fire for fed's {fire: {}} and meets rom's {launch: {}}, which
+    opens an action auction at 1.18.activity itself (launches are simultaneous within their step, seed §7.A):
+    rom, then fed, may launch in reply there; when the drone meets the KR its owner must reveal the target, and
+    it hits: warhead damage, the drone expended."""
     last = played.result.last
     flying = last.stop.checkpoint.state.unit("S1")
     assert flying is not None and flying.seeking is not None and flying.owner == "kli"
     assert flying.seeking.launched_at == last.game.manifest.ruleset.parse_time("1.18.activity")
     assert flying.status == "expended"
-    whys = [b.why for _, _, s in played.commits if s is not None for b in s.pending]
-    assert "fire: D7 launches dr1 as S1, D7 launches dr2 as S2 (1.18.activity)" in whys
-    assert "launch: D7 launches dr1 as S1, D7 launches dr2 as S2 (1.18.activity)" in whys
+    asked = [[(b.player, b.kind) for b in s.pending] for _, actor, s in played.commits
+             if s is not None and s.firm == "1.18.activity"]
+    assert asked == [[("rom", "auction"), ("fed", "auction")], [("fed", "auction")]]
     for unit, target_, nature in (("S1", "KR", "real"), ("S2", "CA", "dummy")):
         target = [s for s in last.game.secrets.values() if s.raw.get("concerns") == unit]
         assert len(target) == 1 and target[0].owner == "kli" and target[0].raw["kind"] == "target"

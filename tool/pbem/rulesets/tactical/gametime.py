@@ -132,8 +132,9 @@ def next_step(setup: Mapping[str, Any], point: Point) -> Point | None:
 
 
 def is_simultaneous(point: Point) -> bool:
-    """Direct fire is the one simultaneous step (DESIGN §4.6, §7.1)."""
-    return bool(point[2] == FIRE)
+    """Direct fire and the activity step (seeking weapon launches) are simultaneous (DESIGN §4.6, §7.1; seed 000
+    §7.A): their declared actions open an action auction when they meet a condition (docs/tactical.md)."""
+    return point[2] in (FIRE, ACTIVITY)
 
 
 def period_of(point: Point) -> str:
