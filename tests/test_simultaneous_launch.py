@@ -16,7 +16,6 @@ out-of-turn commit that landed first.
 from __future__ import annotations
 
 import json
-import subprocess
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -203,22 +202,29 @@ def _status(table: Any) -> list[tuple[str, str, str]]:
     return [(b["player"], b["at"], b["kind"]) for b in table.data("status.yaml")["pending"]]
 
 
-def _ok(done: subprocess.CompletedProcess[str]) -> None:
-    assert done.returncode == 0, done.stdout + done.stderr
+def _ok(done: Any) -> None:
+    """A command run in process (Table.cli: the same code as `pbem`, without an interpreter start-up) succeeded."""
+    assert done.exit_code == 0, done.output
 
 
-def _launch_turn(table: Any, who: str, unit: str, name: str, target: str, tmp_path: Path) -> None:
-    """`who` launches `unit`'s dr1 as `name` at 1.5.activity, its target sealed in the same turn, and yields."""
+def launch_turn(table: Any, who: str, unit: str, name: str, target: str, tmp_path: Path) -> None:
+    """`who` launches `unit`'s dr1 as `name` at 1.5.activity, its target sealed in the same turn, and yields
+    (also used by tests/test_attacks.py)."""
     table.edit(who, entries=[{"at": "1.5.activity", "unit": unit, "do": {"launch": {"weapon": "dr1", "as": name}}}])
     plans = dict(table.data(f"players/{who}.yaml"))
     plans["plans"] = [{"unit": name, "from": "1.6.move", "until": "1.32.move", "do": {"pursue": target}}]
     from pbem.formats.writer import dump_mapping
 
     table.write(f"players/{who}.yaml", dump_mapping(plans))
+    seal_target(table, who, name, target, tmp_path)
+    _ok(table.cli("yield", "-m", f"{name} launched at 1.5.activity", who=who))
+
+
+def seal_target(table: Any, who: str, name: str, target: str, tmp_path: Path) -> None:
+    """`pbem seal target` for the seeking weapon `name` of `who`, aimed at `target`."""
     source = tmp_path / f"{name}.json"
     source.write_text(json.dumps({"unit": name, "target": target}))
-    _ok(table.pbem("seal", "target", str(source), "--concerns", name, who=who))
-    _ok(table.pbem("yield", "-m", f"{name} launched at 1.5.activity", who=who))
+    _ok(table.cli("seal", "target", str(source), "--concerns", name, who=who))
 
 
 def test_two_clones_launch_at_the_same_impulse_through_pbem_push(tmp_path: Path) -> None:
@@ -237,28 +243,28 @@ def test_two_clones_launch_at_the_same_impulse_through_pbem_push(tmp_path: Path)
     server = serve(fed)
     kli = clone_for(fed, server, "kli-machine")
     kli.edit("kli", through="1.32.final", breaks=[{"launch": {}}])
-    _launch_turn(kli, "kli", "D7", "S1", "CA", tmp_path)
-    _ok(kli.pbem("push", who="kli"))
+    launch_turn(kli, "kli", "D7", "S1", "CA", tmp_path)
+    _ok(kli.cli("push", who="kli"))
     assert _status(kli) == [("fed", "1.5.activity", "auction")]
 
-    _ok(fed.pbem("pull", who="fed"))
-    _launch_turn(fed, "fed", "CA", "F1", "D7", tmp_path)  # the reply, at the same impulse
-    _ok(kli.pbem("agree", "amend", "--deadline", "96h", who="kli"))  # out of turn, on the same tip
-    _ok(kli.pbem("push", who="kli"))
-    pushed = fed.pbem("push", who="fed")  # rebased onto kli's agreement, re-signed, verified, pushed
+    _ok(fed.cli("pull", who="fed"))
+    launch_turn(fed, "fed", "CA", "F1", "D7", tmp_path)  # the reply, at the same impulse
+    _ok(kli.cli("agree", "amend", "--deadline", "96h", who="kli"))  # out of turn, on the same tip
+    _ok(kli.cli("push", who="kli"))
+    pushed = fed.cli("push", who="fed")  # rebased onto kli's agreement, re-signed, verified, pushed
     _ok(pushed)
     assert server_ref(server) == fed.head()
     assert _status(fed) == [("kli", "1.5.activity", "auction")]  # fed's launch met kli's {launch: {}}
 
-    _ok(kli.pbem("pull", who="kli"))
-    _ok(kli.pbem("yield", "-m", "I pass", who="kli"))
-    _ok(kli.pbem("push", who="kli"))
+    _ok(kli.cli("pull", who="kli"))
+    _ok(kli.cli("yield", "-m", "I pass", who="kli"))
+    _ok(kli.cli("push", who="kli"))
     assert _status(kli) == [("fed", "1.5.activity", "auction")]  # round 2: fed added in round 1
-    _ok(fed.pbem("pull", who="fed"))
-    _ok(fed.pbem("yield", "-m", "I pass", who="fed"))
-    _ok(fed.pbem("push", who="fed"))
+    _ok(fed.cli("pull", who="fed"))
+    _ok(fed.cli("yield", "-m", "I pass", who="fed"))
+    _ok(fed.cli("push", who="fed"))
     assert all(at != "1.5.activity" for _, at, _ in _status(fed))  # the step resolved
-    _ok(fed.pbem("verify", who="fed"))
+    _ok(fed.cli("verify", who="fed"))
     from pbem.services.workspace import Workspace
 
     state = Workspace.open(fed.repo_dir).head().stop.checkpoint.state
