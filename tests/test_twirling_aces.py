@@ -107,7 +107,8 @@ def test_the_demo_plays_to_the_end_and_every_commit_verifies(played: Played) -> 
     text = "\n".join(played.lines)
     for needle in ("auction round 1", "auction round 2", "contribution owed to dice fed-0001 of fed",
                    "is ambiguous at 1.20.move: choose one of move TL, move TR", "launch weapon=dr1 as=S1",
-                   "launch weapon=dr2 as=S2", "simultaneous actions declared at 1.18.activity", "S1's plan {'pursue_sealed': {}} is ambiguous at 1.19.move",
+                   "launch weapon=dr2 as=S2", "simultaneous actions declared at 1.18.activity",
+                   "S1's plan {'pursue_sealed': {}} is ambiguous at 1.19.move",
                    "Outcome: fed wins: the only one left in play (kli's units disengaged; rom's units disengaged)",
                    "-> game over"):
         assert needle in text, needle
