@@ -151,6 +151,17 @@ def test_a_reply_launch_is_taken_at_the_same_impulse_and_both_resolve_together()
     assert {(b.at, b.kind) for b in done.pending} == {("1.2.move", "horizon")}
 
 
+def test_a_seat_gone_while_asked_leaves_the_auction_and_the_launches_resolve() -> None:
+    """DESIGN §4.8: a seat that resigns (or whose turn an nmr settles) while the activity auction asks him is out
+    of it at once, as if he had passed: the step resolves with the launches declared, and nobody waits for him."""
+    opened = first([A_LAUNCH], BOTH, "a")
+    assert asked(opened) == [("b", STEP, AUCTION)]
+    without_b = replace(inputs([A_LAUNCH], BOTH), gone=frozenset({"b"}))
+    done = replay(RULES, SETUP, without_b, resume_from(opened, "a"), after="a", served="a")
+    assert all(b.kind != AUCTION for b in done.pending) and done.checkpoint.point > RULES.parse_time(STEP)
+    assert sorted(u.id for u in done.checkpoint.state.units if u.seeking is not None) == ["S1"]
+
+
 def test_a_declared_launch_may_be_added_to_not_withdrawn_seed_7b() -> None:
     """The launch that opened the auction is committed (DESIGN §4.4): withdrawing it while the auction is open is
     `firm.changed`; a reply added at the step is not."""
