@@ -6024,3 +6024,11 @@ def test_fair_launch__the_honest_reply_lands_and_asks_the_launcher(launch_auctio
     launch_turn(launch_auction, "fed", "CA", "F1", "D7", tmp_path)
     assert asked(launch_auction) == [("kli", "auction")]
     assert launch_auction.data("status.yaml")["firm"] == "1.5.activity"
+
+
+def test_fair_launch__a_reply_launch_whose_target_waits_for_the_next_round(launch_auction: Table) -> None:
+    """Threat: fed launches in reply without a target, to choose it in round 2 once he sees what kli does next.
+    Defence: a launch's target is sealed in the launch's own commit (`secret.missing-target` at the entry)."""
+    launch_auction.edit("fed", entries=[FED_REPLY])
+    refused(launch_auction, "yield", who="fed", rule="secret.missing-target", where="report/turn-01.yaml:3",
+            real=False)
