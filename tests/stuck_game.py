@@ -57,12 +57,14 @@ CONDITIONS: tuple[dict[str, Any], ...] = (
 
 
 def template(players: int, turns: int = 1) -> str:
-    """game.yaml of a small battle: one ship a player, in range of each other, sealed allocations."""
+    """game.yaml of a small battle: one ship a player, in range of each other, sealed allocations, a drone rack
+    each (launches and reply launches at the activity step)."""
     units = "\n".join(
         f"    - {{id: S{i}, owner: {SEATS[i]}, hex: \"{HEXES[i]}\", facing: A, speed: 0, turn_mode: 2, "
         f"shields: [20, 20, 20, 20, 20, 20], hull: 30, power: 10, weapons: [{{id: ph1, type: long, arcs: "
         f"[A, B, C, D, E, F]}}, {{id: ph2, type: long, arcs: [A, B, C, D, E, F]}}, {{id: hv1, type: heavy, "
-        f"arcs: [A, B, C, D, E, F]}}]}}" for i in range(players))
+        f"arcs: [A, B, C, D, E, F]}}, {{id: dr1, type: drone, arcs: [A, B, C, D, E, F]}}]}}"
+        for i in range(players))
     seats = "\n".join(f"  - {{id: {SEATS[i]}, name: {SEATS[i].title()}}}" for i in range(players))
     return f"""\
 format: pbem/1
@@ -82,6 +84,7 @@ setup:
   weapons:
     long: {{heavy: false, max_range: 15, energy: 1, brackets: [[0, 15]], damage: [[3, 3, 2, 2, 1, 1]]}}
     heavy: {{heavy: true, max_range: 15, energy: 2, brackets: [[0, 15]], damage: [[6, 5, 4, 0, 0, 0]]}}
+    drone: {{heavy: false, seeking: true, speed: 8, turn_mode: 1, warhead: 3, energy: 0}}
   costs: {{speed_point: 1}}
 """
 
@@ -209,6 +212,8 @@ def least(play: Play, player: str, files: dict[str, bytes]) -> None:
         elif brk.kind == "roll" and takes_turn(play.head, player):  # dice are announced in one's own turn
             announce(play, player, files)
     head = status.pending[0] if status.pending else None
+    if head is not None and head.player == player and head.kind == "clarify" and head.options:
+        _add_entry(files, {"at": head.at, "by": player, "unit": head.unit, "do": dict(head.options[0])})
     if head is not None and head.player == player and head.kind == HORIZON and not any(b.kind in OWED
                                                                                        for b in status.pending):
         mine_file = dict(play.data(f"players/{player}.yaml") or {})
@@ -277,12 +282,21 @@ def honest(play: Play, player: str, rng: random.Random) -> tuple[Callable[[dict[
         if rng.random() < 0.4:
             mine["breaks"] = [dict(c) for c in rng.sample(CONDITIONS, rng.choice((0, 1, 2)))]
             notes.append(f"breaks {mine['breaks']}")
+        replying = head.kind == "auction" and str(head.at).endswith(".activity")  # asked in a launch's auction
+        launched = _launch(play, player, files, firm, ruleset.parse_time(mine["through"]), head, rng) \
+            if head.kind != "clarify" and rng.random() < (0.6 if replying else 0.15) else None
+        if launched is not None:
+            entry, plan, target = launched
+            mine["plans"] = [*mine.get("plans", []), plan]
+            _add_entry(files, entry)
+            chance.seal_secret(files, play.game_of(files), play.keys[player], player, "target",
+                               json.dumps({"unit": plan["unit"], "target": target}).encode(), "end", plan["unit"])
+            notes.append(f"launches {plan['unit']} at {entry['at']}" + (" in reply" if replying else ""))
         files[f"players/{player}.yaml"] = dump_mapping(mine).encode()
-        if rng.random() < 0.5:
+        if rng.random() < 0.5 and head.kind != "clarify":
             shot = _shot(play, player, files, firm, ruleset.parse_time(mine["through"]), head, rng)
             if shot is not None:
-                old = (yamlsafe.load(files[REPORT], REPORT).data or {}).get("entries", []) if REPORT in files else []
-                files[REPORT] = dump_report([*old, shot]).encode()
+                _add_entry(files, shot)
                 notes.append(f"fires {shot['do']['fire']['weapon']} at {shot['at']}")
 
     return edit, notes  # what the move did, filled in once it is made
@@ -310,6 +324,43 @@ def _shot(play: Play, player: str, files: dict[str, bytes], firm: Any, through: 
     at = rng.choice(steps[:6] if rng.random() < 0.7 else steps)
     return {"at": ruleset.format_time(at), "by": player, "unit": unit,
             "do": {"fire": {"weapon": rng.choice(free), "target": rng.choice(targets)}}}
+
+
+def _add_entry(files: dict[str, bytes], entry: dict[str, Any]) -> None:
+    old = (yamlsafe.load(files[REPORT], REPORT).data or {}).get("entries", []) if REPORT in files else []
+    files[REPORT] = dump_report([*old, entry]).encode()
+
+
+def _launch(play: Play, player: str, files: dict[str, bytes], firm: Any, through: Any, head: Any,
+            rng: random.Random) -> tuple[dict[str, Any], dict[str, Any], str] | None:
+    """A launch of his drone rack (once a game: the battle lasts one turn) at an activity step from the firm point
+    to his horizon (at the firm step itself only when he is asked in its auction: a reply launch), with the plan
+    that pursues its target by name and the target to seal in the same commit: (entry, plan, target)."""
+    ruleset = play.game.manifest.ruleset
+    setup = play.game.manifest.setup
+    unit = next(u["id"] for u in setup["units"] if u["owner"] == player)
+    name = "M" + unit[1:]  # one drone a ship
+    state = play.head.stop.checkpoint.state if play.head.stop is not None else None
+    targets = [u.id for u in state.units if u.owner != player and u.active and u.seeking is None] if state else []
+    entries = (yamlsafe.load(files[REPORT], REPORT).data or {}).get("entries", []) if REPORT in files else []
+    if not targets or any(e.get("unit") == unit and "launch" in e.get("do", {}) for e in entries) or \
+            (state is not None and state.unit(name) is not None):
+        return None
+    steps = []
+    point = firm
+    while point is not None and point <= through and len(steps) < 6:
+        if ruleset.format_time(point).endswith(".activity") and (point > firm or head.kind == "auction"):
+            steps.append(point)
+        point = ruleset.next_step(setup, point)
+    if not steps:
+        return None
+    at = steps[0] if head.kind == "auction" else rng.choice(steps)
+    target = rng.choice(targets)
+    plan = {"unit": name, "from": ruleset.format_time(ruleset.next_step(setup, ruleset.next_step(setup, at))),
+            "until": "1.32.move", "do": {"pursue": target}}
+    entry = {"at": ruleset.format_time(at), "by": player, "unit": unit,
+             "do": {"launch": {"weapon": "dr1", "as": name}}}
+    return entry, plan, target
 
 
 def sign_agreement(play: Play, player: str, kind: str, content: dict[str, Any]) -> list[Finding]:

@@ -5985,6 +5985,34 @@ def base_battery_duel(tmp_path_factory: pytest.TempPathFactory) -> Table:
     table = _build(root / "started", str(root / "template"), GAME_ID)
     table.turn("fed", through="1.32.final")
     table.turn("kli", through="1.32.final", breaks=[{"at": "1.2.move"}])
+
+
+# === fair-launch: launches simultaneous within their step (docs/threats.md "Launches at the activity step") =======
+# From `launch_auction`: kli launched S1 at 1.5.activity (its target sealed in that commit), which meets fed's
+# {launch: {}}: the action auction at 1.5.activity asks fed, who may launch in reply at that very step or pass.
+# fed's CA has a bay with no craft aboard; both ships carry two drone racks (dr1, dr2).
+
+from conftest import _build as build_launch_table  # noqa: E402
+from test_dice_flow import ANYWHERE  # noqa: E402
+from test_simultaneous_launch import RACE_GAME, launch_turn, seal_target  # noqa: E402
+
+LAUNCH_GAME = (RACE_GAME.replace("id: launch-race", "id: launch-attack").replace("turns: 1", "turns: 2")
+               .replace("weapons: [{id: dr1, type: drone, arcs: [A]}]",
+                        "weapons: [{id: dr1, type: drone, arcs: [A]}, {id: dr2, type: drone, arcs: [A]}]")
+               .replace("hull: 50, weapons", "hull: 50, systems: [bay], weapons", 1))
+FED_REPLY = {"at": "1.5.activity", "unit": "CA", "do": {"launch": {"weapon": "dr1", "as": "F1"}}}
+
+
+@pytest.fixture(scope="module")
+def base_launch_auction(tmp_path_factory: pytest.TempPathFactory) -> Table:
+    root = tmp_path_factory.mktemp("launch-attack")
+    (root / "template").mkdir()
+    (root / "template" / "game.yaml").write_text(LAUNCH_GAME)
+    table = build_launch_table(root / "table", str(root / "template"), "launch-attack")
+    table.turn("fed", through="1.32.final", breaks=[{"launch": {}}])
+    table.edit("kli", through="1.32.final", breaks=[{"launch": {}}])
+    launch_turn(table, "kli", "D7", "S1", "CA", root)
+    assert asked(table) == [("fed", "auction")]
     return table
 
 
@@ -6232,3 +6260,95 @@ def test_press_race__a_commit_that_does_more_than_press_is_never_redated_nor_lef
     other = Finding("secret.bad-replace", "germany-0001 is france's")
     assert left_out.leave_out("c0ffee", {}, {"secrets/germany-0002.yaml": replacement}, [other], [], None,
                               None) is None
+
+
+def launch_auction(base_launch_auction: Table, tmp_path: Path) -> Table:
+    return private(base_launch_auction, tmp_path)
+
+
+def _passed(table: Table) -> None:
+    """fed passes: the auction at 1.5.activity is over and the step resolved (S1 is out); kli holds control at his
+    horizon, 2.0.alloc."""
+    table.turn("fed")
+    assert asked(table)[0] == ("kli", "horizon") and table.data("status.yaml")["firm"] == "2.0.alloc"
+
+
+def test_fair_launch__a_launch_added_at_an_activity_step_already_resolved(launch_auction: Table) -> None:
+    """Threat: kli, holding control later, adds a launch at 1.3.activity, a step resolved long ago, so his drone
+    is out two impulses earlier than anyone could answer. Defence: entries before the firm point are firm
+    (`firm.changed`), by pbem and by plain git."""
+    _passed(launch_auction)
+    launch_auction.edit("kli", entries=[{"at": "1.3.activity", "unit": "D7",
+                                         "do": {"launch": {"weapon": "dr2", "as": "S2"}}}])
+    refused(launch_auction, "yield", who="kli", rule="firm.changed", where="report/turn-01.yaml:3", real=False)
+    bad = sneak_as(launch_auction, "kli", "kli: an early drone")
+    rejected(launch_auction, bad, "firm.changed")
+
+
+def test_fair_launch__the_closed_auction_re_opened_by_the_launcher(launch_auction: Table) -> None:
+    """Threat: the auction at 1.5.activity is over (fed passed, the step resolved); kli adds a second launch there,
+    to re-open it knowing fed launched nothing. Defence: the step is firm (`firm.changed`); nothing changes."""
+    _passed(launch_auction)
+    launch_auction.edit("kli", entries=[{"at": "1.5.activity", "unit": "D7",
+                                         "do": {"launch": {"weapon": "dr2", "as": "S2"}}}])
+    refused(launch_auction, "yield", who="kli", rule="firm.changed", where="report/turn-01.yaml:3", real=False)
+    bad = sneak_as(launch_auction, "kli", "kli: one more at 1.5")
+    rejected(launch_auction, bad, "firm.changed")
+
+
+def test_fair_launch__one_rack_launched_twice_in_the_reply(launch_auction: Table, tmp_path: Path) -> None:
+    """Threat: fed replies with dr1 twice at 1.5.activity (two drones from one rack), each with its target sealed.
+    Defence: one action per unit and slot at a step (a rack is a slot: `("launch", "dr1")`); the second is
+    refused in his own commit (`rules.duplicate-action` at its line), by pbem and by plain git."""
+    twice = {**FED_REPLY, "do": {"launch": {"weapon": "dr1", "as": "F2"}}}
+    launch_auction.edit("fed", entries=[FED_REPLY, twice])
+    for name in ("F1", "F2"):
+        seal_target(launch_auction, "fed", name, "D7", tmp_path)
+    refused(launch_auction, "yield", who="fed", rule="rules.duplicate-action", where="report/turn-01.yaml:4",
+            real=False)
+    bad = sneak_as(launch_auction, "fed", "fed: two from one rack")
+    rejected(launch_auction, bad, "rules.duplicate-action", "report/turn-01.yaml")
+
+
+def test_fair_launch__a_craft_launched_from_an_empty_bay_in_the_reply(launch_auction: Table) -> None:
+    """Threat: fed answers the auction with a shuttle his bay does not hold. Defence: `rules.bay-empty` at his
+    entry, by pbem and by plain git."""
+    launch_auction.edit("fed", entries=[{"at": "1.5.activity", "unit": "CA", "do": {"launch": {"craft": "SH1"}}}])
+    refused(launch_auction, "yield", who="fed", rule="rules.bay-empty", where="report/turn-01.yaml:3", real=False)
+    bad = sneak_as(launch_auction, "fed", "fed: a shuttle from nowhere")
+    rejected(launch_auction, bad, "rules.bay-empty")
+
+
+def test_fair_launch__a_reply_launch_by_one_who_is_not_asked(launch_auction: Table) -> None:
+    """Threat: kli, the launcher, not the one asked, slips a second drone into the open auction before fed
+    answers. Defence: only the player asked holds control and adds to the auction (`signature.not-in-control`,
+    through pbem and by plain git alike)."""
+    launch_auction.edit("kli", entries=[{"at": "1.5.activity", "unit": "D7",
+                                         "do": {"launch": {"weapon": "dr2", "as": "S2"}}}])
+    refused(launch_auction, "yield", who="kli", rule="signature.not-in-control", where=ANYWHERE, real=False)
+    bad = sneak_as(launch_auction, "kli", "kli: me too, before he answers")
+    assert rejected(launch_auction, bad, "signature.not-in-control") == {"signature.not-in-control"}
+
+
+def test_fair_launch__a_reply_launch_signed_by_a_stranger(launch_auction: Table) -> None:
+    """Threat: carol, who holds no seat, signs fed's reply launch by plain git. Defence: only a seat's key signs
+    a turn (`signature.unknown-key`)."""
+    launch_auction.edit("fed", entries=[FED_REPLY])
+    bad = launch_auction.sneak("carol", "carol: a launch for the CA")
+    rejected(launch_auction, bad, "signature.unknown-key")
+
+
+def test_fair_launch__the_honest_reply_lands_and_asks_the_launcher(launch_auction: Table, tmp_path: Path) -> None:
+    """Not a threat: fed's reply with its target sealed in the same turn is taken at 1.5.activity and meets kli's
+    {launch: {}}: kli is asked there next, before anything resolves."""
+    launch_turn(launch_auction, "fed", "CA", "F1", "D7", tmp_path)
+    assert asked(launch_auction) == [("kli", "auction")]
+    assert launch_auction.data("status.yaml")["firm"] == "1.5.activity"
+
+
+def test_fair_launch__a_reply_launch_whose_target_waits_for_the_next_round(launch_auction: Table) -> None:
+    """Threat: fed launches in reply without a target, to choose it in round 2 once he sees what kli does next.
+    Defence: a launch's target is sealed in the launch's own commit (`secret.missing-target` at the entry)."""
+    launch_auction.edit("fed", entries=[FED_REPLY])
+    refused(launch_auction, "yield", who="fed", rule="secret.missing-target", where="report/turn-01.yaml:3",
+            real=False)

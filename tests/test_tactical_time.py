@@ -92,9 +92,9 @@ def test_next_step_needs_setup_turns() -> None:
 
 
 @pytest.mark.parametrize("step", STEPS)
-def test_design_4_6_only_fire_is_simultaneous(step: str) -> None:
+def test_design_4_6_fire_and_activity_are_simultaneous(step: str) -> None:
     text = {"alloc": "1.0.alloc", "final": "1.32.final"}.get(step, f"1.7.{step}")
-    assert RULES.is_simultaneous(RULES.parse_time(text)) == (step == "fire")
+    assert RULES.is_simultaneous(RULES.parse_time(text)) == (step in ("fire", "activity"))
 
 
 @pytest.mark.parametrize(("text", "period"), [("1.0.alloc", "turn-01"), ("1.32.final", "turn-01"),

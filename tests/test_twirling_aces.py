@@ -102,12 +102,14 @@ def test_the_demo_plays_to_the_end_and_every_commit_verifies(played: Played) -> 
     state = last.stop.checkpoint.state
     assert {u.id: u.status for u in state.units} == {"CA": "active", "D7": "disengaged", "KR": "disengaged",
                                                      "S1": "expended",  # the real drone hit the KR
-                                                     "S2": "dummy"}  # the dummy vanished on meeting the CA
+                                                     "S2": "dummy",  # the dummy vanished on meeting the CA
+                                                     "P1": "active"}  # rom's reply plasma: it never caught the D7
     # the handoff lines name each rule as it happens
     text = "\n".join(played.lines)
     for needle in ("auction round 1", "auction round 2", "contribution owed to dice fed-0001 of fed",
-                   "is ambiguous at 1.20.move: choose one of move TL, move TR", "launch: D7 launches dr1 as S1",
-                   "D7 launches dr2 as S2", "S1's plan {'pursue_sealed': {}} is ambiguous at 1.19.move",
+                   "is ambiguous at 1.20.move: choose one of move TL, move TR", "launch weapon=dr1 as=S1",
+                   "launch weapon=dr2 as=S2", "simultaneous actions declared at 1.18.activity",
+                   "S1's plan {'pursue_sealed': {}} is ambiguous at 1.19.move",
                    "Outcome: fed wins: the only one left in play (kli's units disengaged; rom's units disengaged)",
                    "-> game over"):
         assert needle in text, needle
@@ -165,7 +167,7 @@ def test_declared_fire_opens_an_auction_and_a_triggered_player_adds_fire_in_it(p
     for i in range(opened + 1, len(commits)):
         prev = commits[i - 1][2]
         held = prev.pending[0] if prev is not None and prev.pending else None
-        if held is None or held.kind != "auction":
+        if held is None or held.kind != "auction" or held.at != FIRE:  # the launches' auction comes later
             continue
         rounds.setdefault(held.why, []).append((commits[i][1], played.added(i)))
     assert len(rounds) == 2  # round 1 and round 2 (the why names the round)
@@ -186,7 +188,8 @@ def test_no_die_is_rolled_before_the_auction_is_settled(played: Played) -> None:
     def dice_files(i: int) -> dict[str, bytes]:
         return {p: b for p, b in played.files(commits[i][0]).items() if p.startswith("dice/")}
 
-    open_ = [i for i, (_, _, s) in enumerate(commits) if any(k == "auction" for _, k in pending_of(s))]
+    open_ = [i for i, (_, _, s) in enumerate(commits)
+             if s is not None and any(b.kind == "auction" and b.at == FIRE for b in s.pending)]
     assert open_ == list(range(open_[0], open_[-1] + 1)) and len(open_) == 4  # fed's fire, kli, rom, fed
     assert all(dice_files(i) == {} for i in range(open_[-1] + 1))
     closing = open_[-1] + 1
@@ -219,14 +222,15 @@ def test_a_tied_plan_stops_with_a_clarify_break_answered_with_one_of_its_options
     step with a special break for rom listing the options; his next commit adds one of them there."""
     commits = played.commits
     asked = [i for i, (_, _, s) in enumerate(commits) if s is not None and s.pending
-             and s.pending[0].kind == "clarify" and s.pending[0].player == "rom"]
+             and s.pending[0].kind == "clarify" and s.pending[0].why.startswith("KR's plan")]
     assert [commits[i][2].pending[0].at for i in asked] == ["1.20.move"]
     held = commits[asked[0]][2].pending[0]
     assert [dict(o) for o in held.options] == [{"move": "TL"}, {"move": "TR"}]
     assert commits[asked[0] + 1][1] == "rom"
     answer = played.added(asked[0] + 1)
     assert len(answer) == 1 and answer[0]["at"] == held.at and answer[0]["do"] in [dict(o) for o in held.options]
-    assert all(b.kind != "clarify" or b.at != held.at or b.player != "rom" for b in commits[asked[0] + 1][2].pending)
+    assert all(b.kind != "clarify" or b.at != held.at or not b.why.startswith("KR's plan")
+               for b in commits[asked[0] + 1][2].pending)  # (rom's plasma P1 ties there too: its own break)
 
 
 def test_drones_steered_by_sealed_pursuit_show_nothing_of_their_targets(played: Played) -> None:
@@ -256,16 +260,26 @@ def test_drones_steered_by_sealed_pursuit_show_nothing_of_their_targets(played: 
 
 def test_a_seeking_weapon_is_launched_with_its_target_sealed_and_hits_it(played: Played) -> None:
     """DESIGN §7.1, seed §2.C: `{launch: {weapon, as}}` at activity puts a new unit on the map with its target
-    sealed (kind `target`); the launch counts as fire for fed's {fire: {}} and meets rom's {launch: {}}; when the
-    drone meets the KR its owner must reveal the target, and it hits: warhead damage, the drone expended."""
+    sealed (kind `target`); the launch counts as fire for fed's {fire: {}} and meets rom's {launch: {}}, which
+    opens an action auction at 1.18.activity itself (launches are simultaneous within their step, seed §7.A):
+    rom, then fed, may launch in reply there; when the drone meets the KR its owner must reveal the target, and
+    it hits: warhead damage, the drone expended."""
     last = played.result.last
     flying = last.stop.checkpoint.state.unit("S1")
     assert flying is not None and flying.seeking is not None and flying.owner == "kli"
     assert flying.seeking.launched_at == last.game.manifest.ruleset.parse_time("1.18.activity")
     assert flying.status == "expended"
-    whys = [b.why for _, _, s in played.commits if s is not None for b in s.pending]
-    assert "fire: D7 launches dr1 as S1, D7 launches dr2 as S2 (1.18.activity)" in whys
-    assert "launch: D7 launches dr1 as S1, D7 launches dr2 as S2 (1.18.activity)" in whys
+    asked = [[(b.player, b.kind) for b in s.pending] for _, actor, s in played.commits
+             if s is not None and s.firm == "1.18.activity"]
+    assert asked == [[("rom", "auction"), ("fed", "auction")],  # kli's launches declared
+                     [("fed", "auction"), ("kli", "auction")],  # rom's reply launch meets fed's and kli's {fire: {}}
+                     [("kli", "auction")], [("rom", "auction")]]  # round 2: rom added
+    reply = next(i for i, (_, actor, s) in enumerate(played.commits)
+                 if s is not None and s.firm == "1.18.activity" and actor == "rom")
+    assert played.added(reply) == [{"at": "1.18.activity", "by": "rom", "unit": "KR",
+                                    "do": {"launch": {"weapon": "pl1", "as": "P1"}}}]
+    plasma = last.stop.checkpoint.state.unit("P1")
+    assert plasma.seeking.launched_at == flying.seeking.launched_at  # launched at the same impulse, together
     for unit, target_, nature in (("S1", "KR", "real"), ("S2", "CA", "dummy")):
         target = [s for s in last.game.secrets.values() if s.raw.get("concerns") == unit]
         assert len(target) == 1 and target[0].owner == "kli" and target[0].raw["kind"] == "target"
@@ -337,7 +351,7 @@ def test_allocation_is_a_sealed_simultaneous_step_with_only_the_speeds_opened_to
     assert [(s.id, s.owner, s.revealed, s.value()["turn"]) for s in allocations] == [
         ("fed-0001", "fed", True, 1), ("fed-0002", "fed", True, 2), ("fed-0003", "fed", True, 3),
         ("kli-0001", "kli", True, 1), ("kli-0004", "kli", True, 2), ("kli-0005", "kli", True, 3),
-        ("rom-0001", "rom", True, 1), ("rom-0002", "rom", True, 2)]  # rom has no ship in turn 3: owes none
+        ("rom-0001", "rom", True, 1), ("rom-0003", "rom", True, 2)]  # rom-0002: P1's target; no ship in turn 3
     speeds = {(s.owner, s.value()["turn"]): next(iter(s.value()["units"].values()))["speed"] for s in allocations}
     assert speeds == {("fed", 1): 8, ("kli", 1): 8, ("rom", 1): 8, ("fed", 2): 16, ("kli", 2): 16, ("rom", 2): 16,
                       ("fed", 3): 12, ("kli", 3): 20}

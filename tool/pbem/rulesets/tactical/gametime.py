@@ -1,7 +1,8 @@
 """Game time of `tactical/1` (DESIGN §2, §7.1): "T.I.step" strings and the points they name.
 
 Each turn T (1..setup.turns) is `T.0.alloc` (energy allocation), then impulses 1..32, each with the steps
-`move`, `activity`, `fire` (simultaneous, §4.6) and `damage`, and after impulse 32's damage `T.32.final`.
+`move`, `activity` and `fire` (both simultaneous, §4.6: launches and shots) and `damage`, and after impulse 32's
+damage `T.32.final`.
 
 A point is the tuple (T, I, step index) with the step index in STEPS order, so plain tuple comparison is game
 order: (1, 0, 0) < (1, 1, 1) < … < (1, 32, 4) < (1, 32, 5) < (2, 0, 0).
@@ -132,8 +133,9 @@ def next_step(setup: Mapping[str, Any], point: Point) -> Point | None:
 
 
 def is_simultaneous(point: Point) -> bool:
-    """Direct fire is the one simultaneous step (DESIGN §4.6, §7.1)."""
-    return bool(point[2] == FIRE)
+    """Direct fire and the activity step (seeking weapon launches) are simultaneous (DESIGN §4.6, §7.1; seed 000
+    §7.A): their declared actions open an action auction when they meet a condition (docs/tactical.md)."""
+    return point[2] in (FIRE, ACTIVITY)
 
 
 def period_of(point: Point) -> str:

@@ -66,7 +66,8 @@ class TacticalRuleset(Capabilities):
         return gametime.next_step(setup, point)
 
     def is_simultaneous(self, point: Point) -> bool:
-        """True at `fire` steps (action auction, DESIGN §4.6)."""
+        """True at `fire` and `activity` steps: a declared shot or launch that meets a condition opens an action
+        auction there (DESIGN §4.6, seed 000 §7.A)."""
         return gametime.is_simultaneous(point)
 
     def sealed(self, point: Point) -> bool:
