@@ -5985,34 +5985,6 @@ def base_battery_duel(tmp_path_factory: pytest.TempPathFactory) -> Table:
     table = _build(root / "started", str(root / "template"), GAME_ID)
     table.turn("fed", through="1.32.final")
     table.turn("kli", through="1.32.final", breaks=[{"at": "1.2.move"}])
-
-
-# === fair-launch: launches simultaneous within their step (docs/threats.md "Launches at the activity step") =======
-# From `launch_auction`: kli launched S1 at 1.5.activity (its target sealed in that commit), which meets fed's
-# {launch: {}}: the action auction at 1.5.activity asks fed, who may launch in reply at that very step or pass.
-# fed's CA has a bay with no craft aboard; both ships carry two drone racks (dr1, dr2).
-
-from conftest import _build as build_launch_table  # noqa: E402
-from test_dice_flow import ANYWHERE  # noqa: E402
-from test_simultaneous_launch import RACE_GAME, launch_turn, seal_target  # noqa: E402
-
-LAUNCH_GAME = (RACE_GAME.replace("id: launch-race", "id: launch-attack").replace("turns: 1", "turns: 2")
-               .replace("weapons: [{id: dr1, type: drone, arcs: [A]}]",
-                        "weapons: [{id: dr1, type: drone, arcs: [A]}, {id: dr2, type: drone, arcs: [A]}]")
-               .replace("hull: 50, weapons", "hull: 50, systems: [bay], weapons", 1))
-FED_REPLY = {"at": "1.5.activity", "unit": "CA", "do": {"launch": {"weapon": "dr1", "as": "F1"}}}
-
-
-@pytest.fixture(scope="module")
-def base_launch_auction(tmp_path_factory: pytest.TempPathFactory) -> Table:
-    root = tmp_path_factory.mktemp("launch-attack")
-    (root / "template").mkdir()
-    (root / "template" / "game.yaml").write_text(LAUNCH_GAME)
-    table = build_launch_table(root / "table", str(root / "template"), "launch-attack")
-    table.turn("fed", through="1.32.final", breaks=[{"launch": {}}])
-    table.edit("kli", through="1.32.final", breaks=[{"launch": {}}])
-    launch_turn(table, "kli", "D7", "S1", "CA", root)
-    assert asked(table) == [("fed", "auction")]
     return table
 
 
@@ -6262,6 +6234,36 @@ def test_press_race__a_commit_that_does_more_than_press_is_never_redated_nor_lef
                               None) is None
 
 
+# === fair-launch: launches simultaneous within their step (docs/threats.md "Launches at the activity step") =======
+# From `launch_auction`: kli launched S1 at 1.5.activity (its target sealed in that commit), which meets fed's
+# {launch: {}}: the action auction at 1.5.activity asks fed, who may launch in reply at that very step or pass.
+# fed's CA has a bay with no craft aboard; both ships carry two drone racks (dr1, dr2).
+
+from conftest import _build as build_launch_table  # noqa: E402
+from test_dice_flow import ANYWHERE  # noqa: E402
+from test_simultaneous_launch import RACE_GAME, launch_turn, seal_target  # noqa: E402
+
+LAUNCH_GAME = (RACE_GAME.replace("id: launch-race", "id: launch-attack").replace("turns: 1", "turns: 2")
+               .replace("weapons: [{id: dr1, type: drone, arcs: [A]}]",
+                        "weapons: [{id: dr1, type: drone, arcs: [A]}, {id: dr2, type: drone, arcs: [A]}]")
+               .replace("hull: 50, weapons", "hull: 50, systems: [bay], weapons", 1))
+FED_REPLY = {"at": "1.5.activity", "unit": "CA", "do": {"launch": {"weapon": "dr1", "as": "F1"}}}
+
+
+@pytest.fixture(scope="module")
+def base_launch_auction(tmp_path_factory: pytest.TempPathFactory) -> Table:
+    root = tmp_path_factory.mktemp("launch-attack")
+    (root / "template").mkdir()
+    (root / "template" / "game.yaml").write_text(LAUNCH_GAME)
+    table = build_launch_table(root / "table", str(root / "template"), "launch-attack")
+    table.turn("fed", through="1.32.final", breaks=[{"launch": {}}])
+    table.edit("kli", through="1.32.final", breaks=[{"launch": {}}])
+    launch_turn(table, "kli", "D7", "S1", "CA", root)
+    assert asked(table) == [("fed", "auction")]
+    return table
+
+
+@pytest.fixture
 def launch_auction(base_launch_auction: Table, tmp_path: Path) -> Table:
     return private(base_launch_auction, tmp_path)
 
