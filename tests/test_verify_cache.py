@@ -143,3 +143,27 @@ def test_a_long_walk_leaves_what_it_keeps_out_of_later_collections_and_judges_th
     assert [(c.oid, c.findings, c.status) for c in frozen.commits] == [
         (c.oid, c.findings, c.status) for c in plain.commits]
     assert frozen.last is not None and plain.last is not None and frozen.last.status == plain.last.status
+
+
+def test_a_long_games_kept_state_is_frozen_once_loaded_and_verifies_the_same(
+        repo: GameRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kept state of FREEZE_BYTES or more is left out of the garbage collector's passes once loaded (time
+    only): the next commit is judged on it as on one never frozen."""
+    import gc
+
+    tip = repo.head_oid()
+    parent = repo.parents(tip)[0]
+    verify_history(repo, parent, cached=True)
+    plain = verify_history(repo, tip, cached=True)
+    for kept in (Path(repo.git_dir) / "pbem").rglob(f"{tip}.pickle"):
+        kept.unlink()
+    monkeypatch.setattr(cache, "FREEZE_BYTES", 0)
+    before = gc.get_freeze_count()
+    try:
+        frozen = verify_history(repo, tip, cached=True)
+        assert gc.get_freeze_count() > before
+    finally:
+        gc.unfreeze()
+    assert [c.oid for c in frozen.commits] == [tip] and frozen.cached_commits == plain.cached_commits
+    assert frozen.findings() == plain.findings() == [] and frozen.last is not None and plain.last is not None
+    assert frozen.last.status == plain.last.status
