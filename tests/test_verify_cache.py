@@ -124,27 +124,6 @@ def test_the_first_commit_judged_does_not_count_towards_keeping_a_new_state(
     assert len(later.commits) == 3 and cache.has(repo.git_dir, repo.head_oid()) and not later.findings()
 
 
-def test_a_long_walk_leaves_what_it_keeps_out_of_later_collections_and_judges_the_same(
-        repo: GameRepo, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every FREEZE_EVERY commits judged, what is alive is left out of the garbage collector's later passes
-    (gc.freeze: time only); the verdicts and the state reached are those of a walk that never freezes."""
-    import gc
-
-    from pbem.verify import history
-
-    plain = verify_history(repo)
-    monkeypatch.setattr(history, "FREEZE_EVERY", 2)
-    before = gc.get_freeze_count()
-    try:
-        frozen = verify_history(repo)
-        assert gc.get_freeze_count() > before
-    finally:
-        gc.unfreeze()  # the test process goes on collecting as before
-    assert [(c.oid, c.findings, c.status) for c in frozen.commits] == [
-        (c.oid, c.findings, c.status) for c in plain.commits]
-    assert frozen.last is not None and plain.last is not None and frozen.last.status == plain.last.status
-
-
 def test_a_long_games_kept_state_is_frozen_once_loaded_and_verifies_the_same(
         repo: GameRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     """A kept state of FREEZE_BYTES or more is left out of the garbage collector's passes once loaded (time

@@ -8,7 +8,6 @@ parent's chain; the turns are then the commits on the second-parent side, and th
 
 from __future__ import annotations
 
-import gc
 import os
 import time
 from dataclasses import dataclass, field
@@ -206,14 +205,6 @@ def _fetched_first(blobs: Mapping[str, bytes], read: Callable[[str], bytes]) -> 
 # about that again. Only time is at stake; what is kept is the same either way.
 SAVE_AFTER_SECONDS = 0.03
 
-# A long walk keeps what it read (the game's entries, the caches of parsed files and lines) while it makes and
-# drops a few hundred objects a commit: every full collection of the garbage collector looks at all that is kept,
-# some 15 % of the CPU of 10,000 commits. Every FREEZE_EVERY commits what is alive then is left out of later
-# collections (gc.freeze); it is still freed as usual when nothing refers to it any more, only a reference cycle
-# among it would stay, and the walk makes next to none (some 80 objects at 10,000 commits). A shorter walk never
-# freezes.
-FREEZE_EVERY = 1000
-
 _CROSSCHECK = os.environ.get("PBEM_CROSSCHECK") == "1"  # the test suite's: every fast path against the plain one
 
 
@@ -273,8 +264,6 @@ def verify_history(repo: GameRepo, tip: str | None = None, on_commit: Callable[[
         results.append(verifier.step(oid, signed, fetched))
         if began is None:
             began = time.perf_counter()
-        elif len(results) % FREEZE_EVERY == 0:
-            gc.freeze()  # see FREEZE_EVERY
         if not statuses:
             results[-1].status = None
         if on_commit is not None:
