@@ -243,9 +243,11 @@ def median(values: list[float]) -> float:
     return sorted(values)[len(values) // 2]
 
 
-def tail_ratio(path: Path, runs: int = 3) -> float | None:
+def tail_ratio(path: Path, runs: int = 3) -> tuple[float | None, float, float]:
     """Per-commit cost of the last 1,000 commits over that of commits 1,000-2,000 (in this process; the
-    median of `runs` runs, as one run varies by some 10 %)."""
+    median of `runs` runs, as one run varies by some 10 %), and the CPU microseconds per commit at commits
+    10-210 and at the last 200 of one more run in this process alone (no fetching helper, whose share of the
+    work moves with how far ahead it is): what commit 10 and commit 10,000 cost."""
     from pbem.store.repo import GameRepo as Repo
     from pbem.verify.history import verify_history
 
@@ -253,10 +255,12 @@ def tail_ratio(path: Path, runs: int = 3) -> float | None:
     for _ in range(runs):
         stamps: list[float] = []
         verify_history(Repo.open(path), on_commit=lambda _i: stamps.append(time.perf_counter()))
-        if len(stamps) < 3000:
-            return None
-        ratios.append((stamps[-1] - stamps[-1001]) / (stamps[2000] - stamps[1000]))
-    return sorted(ratios)[len(ratios) // 2]
+        if len(stamps) >= 3000:
+            ratios.append((stamps[-1] - stamps[-1001]) / (stamps[2000] - stamps[1000]))
+    cpu: list[float] = []
+    verify_history(Repo.open(path), on_commit=lambda _i: cpu.append(time.process_time()), pipeline=False)
+    early, late = (cpu[210] - cpu[10]) / 200 * 1e6, (cpu[-1] - cpu[-201]) / 200 * 1e6
+    return (median(ratios) if ratios else None), early, late
 
 
 def head(path: Path) -> str:
@@ -306,7 +310,7 @@ def main() -> None:
             one_cpus.append(one_cpu)
             for kept in (path / ".git" / "pbem").rglob(f"{head(path)}.pickle"):
                 kept.unlink()  # HEAD's own state would make the next run verify nothing
-        ratio = tail_ratio(path)
+        ratio, early_us, late_us = tail_ratio(path)
         rows.append({"commits": n, "floor_s": round(floor_t, 2), "floor_cpu_s": round(floor_cpu, 2),
                      "verify_s": round(verify_t, 2), "verify_cpu_s": round(verify_cpu, 2),
                      "commits_per_s": round(n / verify_t), "x_floor": round(verify_t / floor_t, 2),
@@ -315,7 +319,8 @@ def main() -> None:
                      "one_commit_cpu_s": round(median(one_cpus), 2), "peak_mb": round(verify_mem / 1024),
                      "floor2_s": round(floor2_t, 2), "floor2_cpu_s": round(floor2_cpu, 2),
                      "x_floor2": round(verify_t / floor2_t, 2), "x_floor2_cpu": round(verify_cpu / floor2_cpu, 2),
-                     "floor2_peak_mb": round(floor2_mem / 1024)})
+                     "floor2_peak_mb": round(floor2_mem / 1024), "early_cpu_us": round(early_us),
+                     "late_cpu_us": round(late_us)})
     print("| commits | floor s (CPU) | verify s (CPU) | commits/s | × floor (CPU) | last 1k / 1k–2k "
           "| one new commit s (CPU) | peak MB |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -334,6 +339,13 @@ def main() -> None:
         print(f"| {r['commits']} | {r['floor2_s']} ({r['floor2_cpu_s']}) | {r['verify_s']} ({r['verify_cpu_s']}) | "
               f"{r['x_floor2']} | {r['x_floor2_cpu']} | {r['one_commit_s']} ({r['one_commit_cpu_s']}) | "
               f"{r['peak_mb']} ({r['floor2_peak_mb']}) |")
+    print()
+    print("CPU per commit (in-process, no fetching process), commits 10-210 and the last 200:")
+    print()
+    print("| commits | µs a commit at 10-210 | µs a commit at the last 200 |")
+    print("|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r['commits']} | {r['early_cpu_us']} | {r['late_cpu_us']} |")
     print(json.dumps(rows), file=sys.stderr)
 
 

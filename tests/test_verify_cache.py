@@ -97,3 +97,52 @@ def test_a_kept_state_is_renewed_only_when_judging_took_longer_than_keeping_one(
     later = verify_history(repo, cached=True)
     assert len(later.commits) == 3 and later.cached_commits == step.cached_commits
     assert cache.has(repo.git_dir, repo.head_oid()) and not later.findings()
+
+
+def test_the_first_commit_judged_does_not_count_towards_keeping_a_new_state(
+        repo: GameRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first commit judged on top of a kept state carries a run's one-off warm-up (validators loaded,
+    modules imported), which keeping a new state would not spare the next run: one new commit is never kept,
+    however long it took; the commits after it count. A clock that moves one second per commit judged."""
+    from pbem.verify import history
+    from pbem.verify.history import Verifier, turn_sequence
+
+    clock = [0.0]
+    step = Verifier.step
+
+    def slow(self: Verifier, *args: object, **kwargs: object) -> object:
+        clock[0] += 1.0
+        return step(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Verifier, "step", slow)
+    monkeypatch.setattr(history.time, "perf_counter", lambda: clock[0])
+    sequence, _ = turn_sequence(repo, repo.head_oid())
+    old, one_more = sequence[-4], sequence[-3]
+    verify_history(repo, old, cached=True)
+    assert verify_history(repo, one_more, cached=True).commits and not cache.has(repo.git_dir, one_more)
+    later = verify_history(repo, cached=True)  # three commits: two seconds after the first
+    assert len(later.commits) == 3 and cache.has(repo.git_dir, repo.head_oid()) and not later.findings()
+
+
+def test_a_long_games_kept_state_is_frozen_once_loaded_and_verifies_the_same(
+        repo: GameRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kept state of FREEZE_BYTES or more is left out of the garbage collector's passes once loaded (time
+    only): the next commit is judged on it as on one never frozen."""
+    import gc
+
+    tip = repo.head_oid()
+    parent = repo.parents(tip)[0]
+    verify_history(repo, parent, cached=True)
+    plain = verify_history(repo, tip, cached=True)
+    for kept in (Path(repo.git_dir) / "pbem").rglob(f"{tip}.pickle"):
+        kept.unlink()
+    monkeypatch.setattr(cache, "FREEZE_BYTES", 0)
+    before = gc.get_freeze_count()
+    try:
+        frozen = verify_history(repo, tip, cached=True)
+        assert gc.get_freeze_count() > before
+    finally:
+        gc.unfreeze()
+    assert [c.oid for c in frozen.commits] == [tip] and frozen.cached_commits == plain.cached_commits
+    assert frozen.findings() == plain.findings() == [] and frozen.last is not None and plain.last is not None
+    assert frozen.last.status == plain.last.status

@@ -146,21 +146,24 @@ def replay(
         quiet = quiet_before is not None and point < quiet_before
         settled = quiet or (settled_before is not None and point < settled_before)
         declared = _declaring(ruleset, point)
+        needed = _needed(ruleset, state, point, actions)  # once a step: the ruleset's answer depends on these only
         if declared and not settled:
             auction = _auction(ruleset, inputs, state, point, auction, served, after)
             if auction is not None and not auction.closed:
                 return Stop(checkpoint(point, state, auction=auction), auction_breaks(auction, when),
                             over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps - 1,
-                            dice_refs=tuple(_needed(ruleset, state, point, actions)))
-        blocked = _dice_missing(ruleset, state, point, when, actions, inputs)
+                            dice_refs=tuple(needed))
+        blocked = _dice_missing(ruleset, state, when, inputs, needed)
         if blocked:
             return Stop(checkpoint(point, state, auction=auction), serving_order(blocked, inputs.players, after),
                         over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps - 1,
-                        dice_refs=tuple(_needed(ruleset, state, point, actions)))
-        state = heard if heard is not None else _recognise(ruleset, state, inputs.press.get(when, ()), problems)
+                        dice_refs=tuple(needed))
+        recognised = heard if heard is not None else _recognise(ruleset, state, inputs.press.get(when, ()),
+                                                                problems)
+        if recognised is not state:  # press changed the state (dow/1): ask again
+            state, needed = recognised, _needed(ruleset, recognised, point, actions)
         # a lost die (its roller's reveal withheld, settled by an agreement) goes to the ruleset as a Withheld
-        rolls = {ref: inputs.dice[ref].lost or inputs.dice[ref].result
-                 for ref in _needed(ruleset, state, point, actions)}
+        rolls = {ref: inputs.dice[ref].lost or inputs.dice[ref].result for ref in needed}
         new_state, events = (ruleset.apply(state, point, actions, rolls) if rolls
                              else ruleset.apply(state, point, actions))
         if declared:  # checked when declared (the auction); resolution must not trigger them twice
@@ -178,7 +181,7 @@ def replay(
                                        replied=(*replied, *(reply_key(e) for e in fresh_replies))),
                             serving_order(replies, inputs.players, after), over=False, problems=tuple(problems),
                             voids=tuple(voids[known:]), steps=steps - 1,
-                            dice_refs=tuple(_needed(ruleset, state, point, actions)))
+                            dice_refs=tuple(needed))
         if declared:
             events = [e for e in events if e.kind not in reply_kinds]  # shown while the step was held
         voids.extend(step_voids)
@@ -489,8 +492,7 @@ def _needed(ruleset: Ruleset, state: Any, point: Point, actions: Sequence[Action
     return list(needed(state, point, actions)) if needed is not None else []
 
 
-def _dice_missing(ruleset: Ruleset, state: Any, point: Point, when: str, actions: Sequence[Action],
-                  inputs: Inputs) -> list[Break]:
+def _dice_missing(ruleset: Ruleset, state: Any, when: str, inputs: Inputs, needed: Sequence[str]) -> list[Break]:
     """DESIGN §4.2 point 4: the step waits for its dice. Unannounced dice are owed by whoever acted; announced
     but unrolled ones by their roller (what the others owe him comes first, from the batch itself).
 
@@ -499,7 +501,7 @@ def _dice_missing(ruleset: Ruleset, state: Any, point: Point, when: str, actions
     it was refused for it (`dice.bad-sides`); replay only never scores with it."""
     owed: dict[str, list[str]] = {}
     sides_of = ruleset.dice.dice_sides if ruleset.dice is not None else None
-    for ref in _needed(ruleset, state, point, actions):
+    for ref in needed:  # the step's dice (`_needed`)
         rolled = inputs.dice.get(ref)
         wanted = sides_of(ref) if sides_of is not None else None
         if rolled is not None and wanted is not None and (
