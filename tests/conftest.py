@@ -15,12 +15,13 @@ the 1.0.alloc entries are firm).
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,7 @@ from pbem.store.repo import GameRepo
 from pbem.store.signer import signer_for
 
 PBEM = Path(sys.executable).with_name("pbem")
+ROOT = Path(__file__).resolve().parents[1]  # the source tree
 SEATS = {"fed": "alice", "kli": "bob"}  # seat -> key name (tests/gitutil.py SEEDS)
 STRANGER = "carol"  # a key that holds no seat
 GAME_ID = "duel-e2e"
@@ -332,7 +334,7 @@ def outside(tmp_path: Path) -> Path:
     return path
 
 
-# --- the demo games, each played once per session (the game page's tests: tests/test_site*.py) -------------------
+# --- the demo games, each played once per run (the game page's and the messages' tests) --------------------
 
 def without_crosscheck(home: Path) -> dict[str, str]:
     """A clean environment for a pbem that only builds or draws a game the suite checks elsewhere: without the
@@ -340,29 +342,80 @@ def without_crosscheck(home: Path) -> dict[str, str]:
     return {k: v for k, v in clean_env(home).items() if not k.startswith("PBEM_CROSSCHECK")}
 
 
-class DemoGames:
-    """`pbem demo --game NAME` played on first use and kept for the session: NAME -> its game repository.
-    Each demo runs with the cross-checks on in its own tests (tests/test_dow_demo.py, test_twirling_aces.py,
-    test_html_log.py); here it is only the material of the pictures, played without them."""
+def built_once(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
+    """`build(folder)` run once for the whole run, by whichever pytest-xdist worker asks first; the others wait for
+    it (a lock file) and get the same folder, which they only read. A build that failed is tried again by the
+    next one asking, so each reports its own failure."""
+    base = factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the run's own folder: every worker's basetemp (popen-gwN) is in it
+    shared = base / "built-once"
+    shared.mkdir(exist_ok=True)
+    folder, done = shared / name, shared / f"{name}.done"
+    with (shared / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            build(folder)
+            done.touch()
+    return folder
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.built: dict[str, Path] = {}
-        self.lines: dict[str, list[str]] = {}  # what each demo printed
+
+class DemoGames:
+    """`pbem demo --game NAME` played once for the whole run (`built_once`) and only read: NAME -> its folder
+    (game/, keys/, home/, and demo.out, what it printed). Each demo runs with the cross-checks on in its own
+    tests (tests/test_dow_demo.py, test_twirling_aces.py, test_html_log.py); here it is only the material of the
+    pictures and of the messages' states, played without them. A test that changes a demo works in a clone of it
+    (tests/demo_games.py `clone_at`)."""
+
+    def __init__(self, factory: pytest.TempPathFactory) -> None:
+        self.factory = factory
+        self.lines: dict[str, list[str]] = {}  # what each demo printed, once asked for
+
+    def folder(self, name: str) -> Path:
+        folder = built_once(self.factory, f"demo-{name}", lambda into: _play_demo(into, name))
+        self.lines[name] = (folder / "demo.out").read_text().splitlines()
+        return folder
 
     def __call__(self, name: str) -> Path:
-        if name not in self.built:
-            folder = self.root / name
-            (folder / "home").mkdir(parents=True)
-            done = subprocess.run([str(PBEM), "demo", str(folder), "--game", name], cwd=folder / "home",
-                                  env=without_crosscheck(folder / "home"), capture_output=True, text=True,
-                                  timeout=900, check=False)
-            assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-            self.lines[name] = done.stdout.splitlines()
-            self.built[name] = folder / "game"
-        return self.built[name]
+        """The demo's game repository."""
+        return self.folder(name) / "game"
+
+
+def _play_demo(folder: Path, name: str) -> None:
+    (folder / "home").mkdir(parents=True)
+    done = subprocess.run([str(PBEM), "demo", str(folder), "--game", name], cwd=folder / "home",
+                          env=without_crosscheck(folder / "home"), capture_output=True, text=True, timeout=900,
+                          check=False)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    (folder / "demo.out").write_text(done.stdout)
 
 
 @pytest.fixture(scope="session")
 def demo_games(tmp_path_factory: pytest.TempPathFactory) -> DemoGames:
-    return DemoGames(tmp_path_factory.mktemp("demos"))
+    return DemoGames(tmp_path_factory)
+
+
+# --- this tree's distributions, built once per run (tests/test_wheel.py, tests/test_workflow_lock.py) -------------
+
+@dataclass(frozen=True)
+class Dist:
+    """`python -m build` of this tree, as a release builds it: the sdist, then the wheel from the sdist."""
+
+    folder: Path  # the sdist and the wheel, nothing else
+    failed: str  # what the build said when it failed, "" when it did not
+
+
+@pytest.fixture(scope="session")
+def pbem_dist(tmp_path_factory: pytest.TempPathFactory) -> Dist:
+    """Built once per run (`built_once`): a build costs some ten seconds of a core, and two at once in the same
+    source tree would share its build folders."""
+
+    def build(into: Path) -> None:
+        into.mkdir(parents=True)
+        done = subprocess.run([sys.executable, "-m", "build", "--outdir", str(into / "dist"), str(ROOT)],
+                              capture_output=True, text=True, timeout=600, check=False)
+        (into / "failed.txt").write_text("" if done.returncode == 0 else done.stdout[-2000:] + done.stderr[-2000:])
+
+    folder = built_once(tmp_path_factory, "dist", build)
+    return Dist(folder / "dist", (folder / "failed.txt").read_text())
