@@ -239,12 +239,15 @@ class Table:
         return Snapshot(head, refs, files)
 
 
-# The modules holding the suite's longest tests (a minute or more of one core each under `--durations`), run first
-# so that under pytest-xdist no core waits alone for one of them at the end; the rest keeps its order.
-LONG_FIRST = ("test_watch_dow_years.py", "test_fuzz_verifier.py", "test_wheel.py", "test_readme.py",
-              "test_dow_nmr.py", "test_watch.py", "test_workflow_lock.py", "test_dow_demo.py", "test_stuck_search.py",
-              "test_ssh.py", "test_github_flow.py", "test_twirling_aces.py", "test_energy_together.py",
-              "test_messages.py", "test_message_net.py")
+# The modules holding the suite's longest tests (half a minute or more of one core each under `--durations`), the
+# longest single test first, run first so that under pytest-xdist no core waits alone for one of them at the end
+# (worksteal then hands out the short ones); the rest keeps its order.
+LONG_FIRST = ("test_watch_dow_years.py", "test_workflow_lock.py", "test_watch.py", "test_message_net.py",
+              "test_dow_nmr.py", "test_readme.py", "test_types.py", "test_workflow_runs.py", "test_dow_demo.py",
+              "test_wheel.py", "test_fuzz_verifier.py", "test_stuck_search.py", "test_ssh.py", "test_github_flow.py",
+              "test_twirling_aces.py", "test_energy_together.py", "test_messages.py", "test_workflow_harness.py",
+              "test_sync.py", "test_sealed_allocation.py", "test_workflow.py", "test_watch_smtp.py",
+              "test_watch_race.py", "test_tactical_secret_speeds.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
