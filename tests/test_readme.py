@@ -76,6 +76,9 @@ def _walk(tmp_path: Path, shared: Path, homes: dict[str, Path], where: dict[str,
                                         ["PATH"], **github, **({"GH_TOKEN": f"t-{player}"} if github else {})})
         for name in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
             env.pop(name)  # a fresh machine: git knows no name yet
+        # nor the suite's PBEM_CROSSCHECK (tests/conftest.py: twice the work here): the players' commands and the
+        # hook run the code a player runs; the fresh clone's `pbem verify` at the end runs with the cross-checks
+        env.pop("PBEM_CROSSCHECK", None)
         state = tmp_path / f"{player}.pwd"
         done = subprocess.run(["bash", "-e", "-c", f"{body}\npwd > {state}"], cwd=where[player], env=env,
                               capture_output=True, text=True)
