@@ -7,7 +7,7 @@ any ssh or git setup (`home/`). Seats: `fed` holds alice's key, `kli` holds bob'
     table.pbem("verify", who="fed")          # a real subprocess: exit codes as a player sees them
     table.cli("status", who="kli")           # typer's CliRunner in-process: fast, same code path
 
-The base games are built once per session through the CLI and copied per test (`shutil.copytree`):
+The base games are built once per run through the CLI and copied per test (`shutil.copytree`):
 `started` (fed holds control at 1.0.alloc, nothing written yet), `opened` (fed gave orders to 1.8.damage: kli
 holds control at 1.0.alloc) and `played` (two turns: fed holds control at 1.9.move because his horizon ended;
 the 1.0.alloc entries are firm).
@@ -256,6 +256,25 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: rank.get(item.path.name, len(LONG_FIRST)))
 
 
+def built_once(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], object]) -> Path:
+    """`build(folder)` run once for the whole run, by whichever pytest-xdist worker asks first; the others wait for
+    it (a lock file) and get the same folder, which they only read. A build that failed is tried again by the
+    next one asking, so each reports its own failure."""
+    base = factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the run's own folder: every worker's basetemp (popen-gwN) is in it
+    shared = base / "built-once"
+    shared.mkdir(exist_ok=True)
+    folder, done = shared / name, shared / f"{name}.done"
+    with (shared / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            build(folder)
+            done.touch()
+    return folder
+
+
 def copy_table(source: Table, dest: Path) -> Table:
     """A private copy of a base game (the git dir copies fine: it holds no absolute paths)."""
     shutil.copytree(source.root, dest, symlinks=True)
@@ -290,24 +309,22 @@ def _build(root: Path, template: str = "tactical-duel", game_id: str = GAME_ID) 
 
 @pytest.fixture(scope="session")
 def base_started(tmp_path_factory: pytest.TempPathFactory) -> Table:
-    """Built once: fed holds control at 1.0.alloc; nobody has written anything yet."""
-    return _build(tmp_path_factory.mktemp("base") / "started")
+    """Built once per run (`built_once`): fed holds control at 1.0.alloc; nobody has written anything yet."""
+    return Table(built_once(tmp_path_factory, "base-started", _build))
 
 
 @pytest.fixture(scope="session")
 def base_opened(base_started: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    """Built once: after fed's first turn (orders to 1.8.damage), kli holds control at 1.0.alloc."""
-    table = copy_table(base_started, tmp_path_factory.mktemp("base") / "opened")
-    table.turn("fed", **FED_TURN_1)
-    return table
+    """Built once per run: after fed's first turn (orders to 1.8.damage), kli holds control at 1.0.alloc."""
+    return Table(built_once(tmp_path_factory, "base-opened",
+                            lambda into: copy_table(base_started, into).turn("fed", **FED_TURN_1)))
 
 
 @pytest.fixture(scope="session")
 def base_played(base_opened: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    """Built once: after fed's and kli's first turns, fed holds control at 1.9.move (his horizon ended)."""
-    table = copy_table(base_opened, tmp_path_factory.mktemp("base") / "played")
-    table.turn("kli", **KLI_TURN_1)
-    return table
+    """Built once per run: after fed's and kli's first turns, fed holds control at 1.9.move (his horizon ended)."""
+    return Table(built_once(tmp_path_factory, "base-played",
+                            lambda into: copy_table(base_opened, into).turn("kli", **KLI_TURN_1)))
 
 
 @pytest.fixture
@@ -343,25 +360,6 @@ def without_crosscheck(home: Path) -> dict[str, str]:
     """A clean environment for a pbem that only builds or draws a game the suite checks elsewhere: without the
     cross-checks (they cost seven times the work, and the demos' own tests run them)."""
     return {k: v for k, v in clean_env(home).items() if not k.startswith("PBEM_CROSSCHECK")}
-
-
-def built_once(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
-    """`build(folder)` run once for the whole run, by whichever pytest-xdist worker asks first; the others wait for
-    it (a lock file) and get the same folder, which they only read. A build that failed is tried again by the
-    next one asking, so each reports its own failure."""
-    base = factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        base = base.parent  # the run's own folder: every worker's basetemp (popen-gwN) is in it
-    shared = base / "built-once"
-    shared.mkdir(exist_ok=True)
-    folder, done = shared / name, shared / f"{name}.done"
-    with (shared / f"{name}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not done.exists():
-            shutil.rmtree(folder, ignore_errors=True)
-            build(folder)
-            done.touch()
-    return folder
 
 
 class DemoGames:
