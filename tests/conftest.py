@@ -7,7 +7,7 @@ any ssh or git setup (`home/`). Seats: `fed` holds alice's key, `kli` holds bob'
     table.pbem("verify", who="fed")          # a real subprocess: exit codes as a player sees them
     table.cli("status", who="kli")           # typer's CliRunner in-process: fast, same code path
 
-The base games are built once per session through the CLI and copied per test (`shutil.copytree`):
+The base games are built once per run through the CLI and copied per test (`shutil.copytree`):
 `started` (fed holds control at 1.0.alloc, nothing written yet), `opened` (fed gave orders to 1.8.damage: kli
 holds control at 1.0.alloc) and `played` (two turns: fed holds control at 1.9.move because his horizon ended;
 the 1.0.alloc entries are firm).
@@ -15,12 +15,13 @@ the 1.0.alloc entries are firm).
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,7 @@ from pbem.store.repo import GameRepo
 from pbem.store.signer import signer_for
 
 PBEM = Path(sys.executable).with_name("pbem")
+ROOT = Path(__file__).resolve().parents[1]  # the source tree
 SEATS = {"fed": "alice", "kli": "bob"}  # seat -> key name (tests/gitutil.py SEEDS)
 STRANGER = "carol"  # a key that holds no seat
 GAME_ID = "duel-e2e"
@@ -237,18 +239,40 @@ class Table:
         return Snapshot(head, refs, files)
 
 
-# The modules holding the suite's longest tests (a minute or more of one core each under `--durations`), run first
-# so that under pytest-xdist no core waits alone for one of them at the end; the rest keeps its order.
-LONG_FIRST = ("test_watch_dow_years.py", "test_fuzz_verifier.py", "test_wheel.py", "test_readme.py",
-              "test_dow_nmr.py", "test_watch.py", "test_workflow_lock.py", "test_dow_demo.py", "test_stuck_search.py",
-              "test_ssh.py", "test_github_flow.py", "test_twirling_aces.py", "test_energy_together.py",
-              "test_messages.py", "test_message_net.py")
+# The modules holding the suite's longest tests (half a minute or more of one core each under `--durations`), the
+# longest single test first, run first so that under pytest-xdist no core waits alone for one of them at the end
+# (worksteal then hands out the short ones); the rest keeps its order.
+LONG_FIRST = ("test_watch_dow_years.py", "test_workflow_lock.py", "test_watch.py", "test_message_net.py",
+              "test_dow_nmr.py", "test_readme.py", "test_types.py", "test_workflow_runs.py", "test_dow_demo.py",
+              "test_wheel.py", "test_fuzz_verifier.py", "test_stuck_search.py", "test_ssh.py", "test_github_flow.py",
+              "test_twirling_aces.py", "test_energy_together.py", "test_messages.py", "test_workflow_harness.py",
+              "test_sync.py", "test_sealed_allocation.py", "test_workflow.py", "test_watch_smtp.py",
+              "test_watch_race.py", "test_tactical_secret_speeds.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every worker collects the same order (xdist requires it): a stable sort by LONG_FIRST, modules kept whole."""
     rank = {name: i for i, name in enumerate(LONG_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(LONG_FIRST)))
+
+
+def built_once(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], object]) -> Path:
+    """`build(folder)` run once for the whole run, by whichever pytest-xdist worker asks first; the others wait for
+    it (a lock file) and get the same folder, which they only read. A build that failed is tried again by the
+    next one asking, so each reports its own failure."""
+    base = factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the run's own folder: every worker's basetemp (popen-gwN) is in it
+    shared = base / "built-once"
+    shared.mkdir(exist_ok=True)
+    folder, done = shared / name, shared / f"{name}.done"
+    with (shared / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            build(folder)
+            done.touch()
+    return folder
 
 
 def copy_table(source: Table, dest: Path) -> Table:
@@ -285,24 +309,22 @@ def _build(root: Path, template: str = "tactical-duel", game_id: str = GAME_ID) 
 
 @pytest.fixture(scope="session")
 def base_started(tmp_path_factory: pytest.TempPathFactory) -> Table:
-    """Built once: fed holds control at 1.0.alloc; nobody has written anything yet."""
-    return _build(tmp_path_factory.mktemp("base") / "started")
+    """Built once per run (`built_once`): fed holds control at 1.0.alloc; nobody has written anything yet."""
+    return Table(built_once(tmp_path_factory, "base-started", _build))
 
 
 @pytest.fixture(scope="session")
 def base_opened(base_started: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    """Built once: after fed's first turn (orders to 1.8.damage), kli holds control at 1.0.alloc."""
-    table = copy_table(base_started, tmp_path_factory.mktemp("base") / "opened")
-    table.turn("fed", **FED_TURN_1)
-    return table
+    """Built once per run: after fed's first turn (orders to 1.8.damage), kli holds control at 1.0.alloc."""
+    return Table(built_once(tmp_path_factory, "base-opened",
+                            lambda into: copy_table(base_started, into).turn("fed", **FED_TURN_1)))
 
 
 @pytest.fixture(scope="session")
 def base_played(base_opened: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    """Built once: after fed's and kli's first turns, fed holds control at 1.9.move (his horizon ended)."""
-    table = copy_table(base_opened, tmp_path_factory.mktemp("base") / "played")
-    table.turn("kli", **KLI_TURN_1)
-    return table
+    """Built once per run: after fed's and kli's first turns, fed holds control at 1.9.move (his horizon ended)."""
+    return Table(built_once(tmp_path_factory, "base-played",
+                            lambda into: copy_table(base_opened, into).turn("kli", **KLI_TURN_1)))
 
 
 @pytest.fixture
@@ -332,7 +354,7 @@ def outside(tmp_path: Path) -> Path:
     return path
 
 
-# --- the demo games, each played once per session (the game page's tests: tests/test_site*.py) -------------------
+# --- the demo games, each played once per run (the game page's and the messages' tests) --------------------
 
 def without_crosscheck(home: Path) -> dict[str, str]:
     """A clean environment for a pbem that only builds or draws a game the suite checks elsewhere: without the
@@ -341,28 +363,60 @@ def without_crosscheck(home: Path) -> dict[str, str]:
 
 
 class DemoGames:
-    """`pbem demo --game NAME` played on first use and kept for the session: NAME -> its game repository.
-    Each demo runs with the cross-checks on in its own tests (tests/test_dow_demo.py, test_twirling_aces.py,
-    test_html_log.py); here it is only the material of the pictures, played without them."""
+    """`pbem demo --game NAME` played once for the whole run (`built_once`) and only read: NAME -> its folder
+    (game/, keys/, home/, and demo.out, what it printed). Each demo runs with the cross-checks on in its own
+    tests (tests/test_dow_demo.py, test_twirling_aces.py, test_html_log.py); here it is only the material of the
+    pictures and of the messages' states, played without them. A test that changes a demo works in a clone of it
+    (tests/demo_games.py `clone_at`)."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.built: dict[str, Path] = {}
-        self.lines: dict[str, list[str]] = {}  # what each demo printed
+    def __init__(self, factory: pytest.TempPathFactory) -> None:
+        self.factory = factory
+        self.lines: dict[str, list[str]] = {}  # what each demo printed, once asked for
+
+    def folder(self, name: str) -> Path:
+        folder = built_once(self.factory, f"demo-{name}", lambda into: _play_demo(into, name))
+        self.lines[name] = (folder / "demo.out").read_text().splitlines()
+        return folder
 
     def __call__(self, name: str) -> Path:
-        if name not in self.built:
-            folder = self.root / name
-            (folder / "home").mkdir(parents=True)
-            done = subprocess.run([str(PBEM), "demo", str(folder), "--game", name], cwd=folder / "home",
-                                  env=without_crosscheck(folder / "home"), capture_output=True, text=True,
-                                  timeout=900, check=False)
-            assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-            self.lines[name] = done.stdout.splitlines()
-            self.built[name] = folder / "game"
-        return self.built[name]
+        """The demo's game repository."""
+        return self.folder(name) / "game"
+
+
+def _play_demo(folder: Path, name: str) -> None:
+    (folder / "home").mkdir(parents=True)
+    done = subprocess.run([str(PBEM), "demo", str(folder), "--game", name], cwd=folder / "home",
+                          env=without_crosscheck(folder / "home"), capture_output=True, text=True, timeout=900,
+                          check=False)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    (folder / "demo.out").write_text(done.stdout)
 
 
 @pytest.fixture(scope="session")
 def demo_games(tmp_path_factory: pytest.TempPathFactory) -> DemoGames:
-    return DemoGames(tmp_path_factory.mktemp("demos"))
+    return DemoGames(tmp_path_factory)
+
+
+# --- this tree's distributions, built once per run (tests/test_wheel.py, tests/test_workflow_lock.py) -------------
+
+@dataclass(frozen=True)
+class Dist:
+    """`python -m build` of this tree, as a release builds it: the sdist, then the wheel from the sdist."""
+
+    folder: Path  # the sdist and the wheel, nothing else
+    failed: str  # what the build said when it failed, "" when it did not
+
+
+@pytest.fixture(scope="session")
+def pbem_dist(tmp_path_factory: pytest.TempPathFactory) -> Dist:
+    """Built once per run (`built_once`): a build costs some ten seconds of a core, and two at once in the same
+    source tree would share its build folders."""
+
+    def build(into: Path) -> None:
+        into.mkdir(parents=True)
+        done = subprocess.run([sys.executable, "-m", "build", "--outdir", str(into / "dist"), str(ROOT)],
+                              capture_output=True, text=True, timeout=600, check=False)
+        (into / "failed.txt").write_text("" if done.returncode == 0 else done.stdout[-2000:] + done.stderr[-2000:])
+
+    folder = built_once(tmp_path_factory, "dist", build)
+    return Dist(folder / "dist", (folder / "failed.txt").read_text())

@@ -1,9 +1,9 @@
 """The three demo games as states to read messages at (tests/test_messages.py, tests/test_message_net.py).
 
-Each demo is played once per test process (`pbem demo`, some 10 s each); `clone_at` gives a player's clone of it
-at any of its commits: a bare repository holding the game up to that commit stands for the shared one (origin),
-and the clone is fresh from it, so it is neither behind nor ahead, as a player's clone is after `pbem pull`. The
-demo's keys sign for each seat (keys/<seat>_ed25519).
+Each demo is played once per run (conftest.DemoGames, the `demo_games` fixture); `clone_at` gives a player's clone
+of it at any of its commits: a bare repository holding the game up to that commit stands for the shared one
+(origin), and the clone is fresh from it, so it is neither behind nor ahead, as a player's clone is after `pbem
+pull`. The demo's keys sign for each seat (keys/<seat>_ed25519).
 """
 
 from __future__ import annotations
@@ -16,24 +16,15 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from conftest import PBEM, without_crosscheck
+from conftest import PBEM, DemoGames
 from gitutil import clean_env
 
 DEMOS = ("tactical-duel", "twirling-aces", "dow")
-_BUILT: dict[str, Path] = {}
 
 
-def demo(game: str, root: Path) -> Path:
-    """The folder of demo `game` (game/, keys/), played once per process under `root`."""
-    if game not in _BUILT:
-        folder = root / f"demo-{game}"
-        # played without the cross-checks: the demos' own tests run them (conftest.without_crosscheck)
-        done = subprocess.run([str(PBEM), "demo", str(folder), "--game", game], capture_output=True, text=True,
-                              env=without_crosscheck(root), check=False)
-        assert done.returncode == 0, done.stdout + done.stderr
-        (folder / "demo.out").write_text(done.stdout)  # what the demo printed (tests/test_readme.py reads it)
-        _BUILT[game] = folder
-    return _BUILT[game]
+def demo(game: str, games: DemoGames) -> Path:
+    """The folder of demo `game` (game/, keys/, demo.out: what the demo printed), played once per run; only read."""
+    return games.folder(game)
 
 
 def commit_of(folder: Path, subject: str) -> str:

@@ -20,7 +20,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from conftest import PBEM
+from conftest import PBEM, DemoGames
 from demo_games import DEMOS, Clone, clone_at, commits, demo, git
 from pbem.formats import yamlsafe
 
@@ -62,8 +62,8 @@ def _sample(game: str, folder: Path) -> Iterator[State]:
 
 
 @pytest.fixture(scope="module")
-def demos(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("demos")
+def demos(demo_games: DemoGames) -> DemoGames:
+    return demo_games
 
 
 def suggested(text: str) -> list[str]:
@@ -165,7 +165,7 @@ def read_and_follow(clone: Clone, who: str, scratch: Path, follow: bool = True) 
 
 
 @pytest.mark.parametrize("game", DEMOS)
-def test_every_suggested_command_is_real_and_the_first_does_what_it_says(game: str, demos: Path,
+def test_every_suggested_command_is_real_and_the_first_does_what_it_says(game: str, demos: DemoGames,
                                                                          tmp_path: Path) -> None:
     folder = demo(game, demos)
     problems = []

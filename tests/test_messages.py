@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PBEM, Table
+from conftest import PBEM, DemoGames, Table
 from demo_games import clone_at, commit_of, demo, git
 from gitutil import Sandbox, clean_env
 from pbem.protocol.model import Break, Status
@@ -32,8 +32,8 @@ POWERS = ("england", "france", "germany")
 
 
 @pytest.fixture(scope="module")
-def demos(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("demos")
+def demos(demo_games: DemoGames) -> DemoGames:
+    return demo_games
 
 
 def simultaneous(*players: str) -> Status:
@@ -212,7 +212,7 @@ def test_an_unclosed_brace_is_reported_at_its_own_line(started: Table, path: str
 
 # --- demo states ----------------------------------------------------------------------------------------------
 
-def test_a_sealed_allocation_says_its_speeds_open_at_the_turn_start(demos: Path, tmp_path: Path) -> None:
+def test_a_sealed_allocation_says_its_speeds_open_at_the_turn_start(demos: DemoGames, tmp_path: Path) -> None:
     """Before: "sealed secret rom-0001 (allocation); due at end" in a `speeds: sealed` game."""
     folder = demo("twirling-aces", demos)
     clone = clone_at(folder, commit_of(folder, "rom: my orders"), tmp_path / "rom")
@@ -224,7 +224,7 @@ def test_a_sealed_allocation_says_its_speeds_open_at_the_turn_start(demos: Path,
                                    "the battle: now `pbem yield`")
 
 
-def test_a_build_on_a_wrong_site_builds_nothing(demos: Path, tmp_path: Path) -> None:
+def test_a_build_on_a_wrong_site_builds_nothing(demos: DemoGames, tmp_path: Path) -> None:
     folder = demo("dow", demos)
     clone = clone_at(folder, commit_of(folder, "germany: orders for F1901R revealed"), tmp_path / "germany")
     (tmp_path / "orders.yaml").write_text('{orders: ["A PAR B", "F KIE B"]}\n')
@@ -236,7 +236,7 @@ def test_a_build_on_a_wrong_site_builds_nothing(demos: Path, tmp_path: Path) -> 
     assert "the unit holds" not in done.output
 
 
-def test_status_in_a_simultaneous_phase_says_nobody_holds_control(demos: Path, tmp_path: Path) -> None:
+def test_status_in_a_simultaneous_phase_says_nobody_holds_control(demos: DemoGames, tmp_path: Path) -> None:
     folder = demo("dow", demos)
     clone = clone_at(folder, commit_of(folder, "austria: orders for S1901M sealed"), tmp_path / "england")
     shown = clone.cli("status", "--plain", who="england").output
@@ -247,7 +247,7 @@ def test_status_in_a_simultaneous_phase_says_nobody_holds_control(demos: Path, t
     assert "nobody holds control: all at once, england, france, germany, italy, russia, turkey still to act" in summary
 
 
-def test_push_says_the_game_after_it_replayed_a_commit(demos: Path, tmp_path: Path) -> None:
+def test_push_says_the_game_after_it_replayed_a_commit(demos: DemoGames, tmp_path: Path) -> None:
     """Before: the status `pbem yield` (or `pbem orders`) printed on the clone as it was stood unanswered after
     `pbem push` replayed the commit onto another power's."""
     folder = demo("dow", demos)
@@ -265,7 +265,7 @@ def test_push_says_the_game_after_it_replayed_a_commit(demos: Path, tmp_path: Pa
                                           "act, in any order, firm: S1901M (`pbem status` for the rest)")
 
 
-def test_watch_says_the_game_is_over_and_stops(demos: Path, tmp_path: Path) -> None:
+def test_watch_says_the_game_is_over_and_stops(demos: DemoGames, tmp_path: Path) -> None:
     """Before: it never said so and polled forever."""
     folder = demo("tactical-duel", demos)
     clone = clone_at(folder, commit_of(folder, "kli: full speed for the map edge"), tmp_path / "fed")
@@ -278,7 +278,7 @@ def test_watch_says_the_game_is_over_and_stops(demos: Path, tmp_path: Path) -> N
 
 # --- a clone that may be behind -------------------------------------------------------------------------------
 
-def test_status_says_when_the_remote_moved_or_it_has_not_fetched_for_a_while(demos: Path, tmp_path: Path) -> None:
+def test_status_says_when_the_remote_moved_or_it_has_not_fetched_for_a_while(demos: DemoGames, tmp_path: Path) -> None:
     """Before: status never said it could be behind, so a newcomer was told to propose a start another player had
     proposed already."""
     folder = demo("tactical-duel", demos)
@@ -303,7 +303,7 @@ def test_status_says_when_the_remote_moved_or_it_has_not_fetched_for_a_while(dem
     assert "you (fed) owe: your clone may be behind: other was never fetched" in never
 
 
-def test_the_commands_that_act_on_the_shared_game_say_when_the_clone_is_behind(demos: Path, tmp_path: Path) -> None:
+def test_the_commands_that_act_on_the_shared_game_say_when_the_clone_is_behind(demos: DemoGames, tmp_path: Path) -> None:
     """Before: `pbem agree`, `pbem sign` and `pbem resign` committed on a clone that knew it was behind and said
     nothing, so the player took what they printed for the game that landed."""
     folder = demo("tactical-duel", demos)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PBEM
+from conftest import PBEM, DemoGames
 from gitutil import clean_env
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -76,6 +76,9 @@ def _walk(tmp_path: Path, shared: Path, homes: dict[str, Path], where: dict[str,
                                         ["PATH"], **github, **({"GH_TOKEN": f"t-{player}"} if github else {})})
         for name in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
             env.pop(name)  # a fresh machine: git knows no name yet
+        # nor the suite's PBEM_CROSSCHECK (tests/conftest.py: twice the work here): the players' commands and the
+        # hook run the code a player runs; the fresh clone's `pbem verify` at the end runs with the cross-checks
+        env.pop("PBEM_CROSSCHECK", None)
         state = tmp_path / f"{player}.pwd"
         done = subprocess.run(["bash", "-e", "-c", f"{body}\npwd > {state}"], cwd=where[player], env=env,
                               capture_output=True, text=True)
@@ -114,7 +117,8 @@ def _sentence(text: str) -> str:
     return " ".join(text.split())
 
 
-def test_the_demo_prints_its_log_and_the_report_at_a_commit_has_the_firm_marker(tmp_path: Path) -> None:
+def test_the_demo_prints_its_log_and_the_report_at_a_commit_has_the_firm_marker(demo_games: DemoGames,
+                                                                                tmp_path: Path) -> None:
     """README, Quick start: the demo "verifies it and prints the game's log …; `pbem log --at REV` in the demo's
     folder prints the game report as it stood at any of those commits, with its `<-- firm to here -->` marker"."""
     from demo_games import commit_of, demo
@@ -123,7 +127,7 @@ def test_the_demo_prints_its_log_and_the_report_at_a_commit_has_the_firm_marker(
     assert ("verifies it and prints the game's log: every commit, and who got control after it. `pbem log --at REV` "
             "in the demo's folder prints the game report as it stood at any of those commits, with its `<-- firm to "
             "here -->` marker") in said
-    folder = demo("tactical-duel", tmp_path)
+    folder = demo("tactical-duel", demo_games)
     printed = (folder / "demo.out").read_text()
     assert "ok: 43 commits verified" in printed and "fed: straight on -> kli (needs orders from 1.13.move)" in printed
     middle = commit_of(folder, "fed: in range 8")
@@ -132,12 +136,13 @@ def test_the_demo_prints_its_log_and_the_report_at_a_commit_has_the_firm_marker(
     assert report.returncode == 0 and "<-- firm to here -->" in report.stdout.splitlines(), report.stdout
 
 
-def test_the_pictures_doc_says_what_the_diplomacy_map_draws_of_relations_not_yet_in_force(tmp_path: Path) -> None:
+def test_the_pictures_doc_says_what_the_diplomacy_map_draws_of_relations_not_yet_in_force(
+        demo_games: DemoGames, tmp_path: Path) -> None:
     """docs/pictures.md says the map draws the changes recognised but not yet in force exactly when it does;
     where it says they are not drawn, `pbem relations` lists them."""
     from demo_games import clone_at, commit_of, demo
 
-    folder = demo("dow", tmp_path)
+    folder = demo("dow", demo_games)
     at = commit_of(folder, "france: press: france declares WAR on germany")  # recognised, realised at S1901M
 
     def pbem(*args: str) -> str:

@@ -356,15 +356,22 @@ def test_press_posted_before_the_phase_moved_on_is_dated_again_and_lands(tmp_pat
 
 # --- pbem pull ---------------------------------------------------------------------------------------------------
 
-@pytest.fixture
-def duel(tmp_path: Path) -> tuple[Seat, Seat, Path]:
-    """A started duel on a hub: fed's and kli's clones, fed in control."""
-    seats, hub = tactical(tmp_path, "tactical-duel", ("fed", "kli"))
+@pytest.fixture(scope="module")
+def base_duel(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Seat], Path]:
+    """Built once: a started duel on a hub, fed's and kli's clones up to date, fed in control."""
+    seats, hub = tactical(tmp_path_factory.mktemp("duel-hub"), "tactical-duel", ("fed", "kli"))
     fed, kli = seats["fed"], seats["kli"]
     start_game(fed.ws(), "fed", fed.me, [kli.me])
     assert fed.push().code == 0
     kli.pull()
-    return fed, kli, hub
+    return seats, hub
+
+
+@pytest.fixture
+def duel(base_duel: tuple[dict[str, Seat], Path], tmp_path: Path) -> tuple[Seat, Seat, Path]:
+    """A private copy of `base_duel`: fed's and kli's clones, and their hub."""
+    seats, hub = copy_seats(*base_duel, tmp_path / "duel")
+    return seats["fed"], seats["kli"], hub
 
 
 def fed_turn(fed: Seat) -> None:

@@ -21,7 +21,7 @@ import pytest
 
 from conftest import Table
 from pbem.services import watch
-from test_push import Race, base_race, race  # noqa: F401 (fixtures)
+from test_push import Race, base_race  # noqa: F401 (a fixture)
 from test_watch import Lines, lines, run_watch
 
 controller_module = pytest.importorskip("aiosmtpd.controller")
@@ -149,21 +149,40 @@ def test_a_mail_goes_through_with_starttls_and_login(tls_server: Server) -> None
     assert tls_server.received[0]["To"] == "me@pbem.test" and "orders owed" in tls_server.received[0].get_payload()
 
 
-def holder_told_afresh(race: Race) -> tuple[Table, str]:
-    """After every seat's watch ran once (dice settled), the seat holding control, with what his watch told
-    forgotten: his next round tells him again (test_watch.py's mail test does the same)."""
-    fed, kli, escrow, _server = race
+def copy_race(source: Path, root: Path) -> Race:
+    """A private copy of a race folder (as test_push's `race` fixture makes one), its clones pushing to its own
+    server."""
+    shutil.copytree(source, root, symlinks=True)  # the keys links point into base_race: read only
+    tables = [Table(root / name) for name in ("fed", "kli", "escrow")]
+    for table in tables:
+        table.git("remote", "set-url", "origin", root / "server.git")
+    return tables[0], tables[1], tables[2], root / "server.git"
+
+
+@pytest.fixture(scope="module")
+def base_told(base_race: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Built once: the race after every seat's watch ran once (dice settled), and what the watch of the seat
+    holding control told forgotten: his next round tells him again (test_watch.py's mail test does the same)."""
+    root = tmp_path_factory.mktemp("told") / "race"
+    fed, kli, escrow, _server = copy_race(base_race, root)
     for table, who in ((kli, "kli"), (escrow, "escrow"), (fed, "fed"), (kli, "kli")):
         assert run_watch(table, who, "--once").returncode == 0
-    who = fed.data("status.yaml")["control"]
-    holder = fed if who == "fed" else kli
+    holder = fed if fed.data("status.yaml")["control"] == "fed" else kli
     (holder.repo_dir / ".git" / watch.STATE_FILE).unlink(missing_ok=True)
-    return holder, who
+    return root
 
 
-def test_the_real_watch_mails_a_decision_with_starttls_and_login(race: Race, tls_server: Server) -> None:
+@pytest.fixture
+def told(base_told: Path, tmp_path: Path) -> tuple[Table, str]:
+    """A private copy of `base_told`: the seat holding control, and his seat."""
+    fed, kli, _escrow, _server = copy_race(base_told, tmp_path / "race")
+    who = fed.data("status.yaml")["control"]
+    return (fed if who == "fed" else kli), who
+
+
+def test_the_real_watch_mails_a_decision_with_starttls_and_login(told: tuple[Table, str], tls_server: Server) -> None:
     """The settings from the environment (PBEM_SMTP_*, PBEM_SMTP_CAFILE) as a player would set them."""
-    holder, who = holder_told_afresh(race)
+    holder, who = told
     done = run_watch(holder, who, "--once", extra=tls_server.env())
     assert done.returncode == 0, lines(done)
     assert "e-mail not sent" not in done.stdout
@@ -171,7 +190,7 @@ def test_the_real_watch_mails_a_decision_with_starttls_and_login(race: Race, tls
     assert tls_server.logins == [(USER, PASSWORD, True)]
 
 
-def test_a_wrong_password_is_one_line_and_the_watch_goes_on(race: Race, tls_server: Server) -> None:
+def test_a_wrong_password_is_one_line_and_the_watch_goes_on(told: tuple[Table, str], tls_server: Server) -> None:
     said = Lines()
     notifier = watch.Notifier(said, tls_server.config(password="wrong"), desktop=False)
     notifier.decision("g", "orders owed for S1901M")
@@ -181,7 +200,7 @@ def test_a_wrong_password_is_one_line_and_the_watch_goes_on(race: Race, tls_serv
     assert "535" in said.said[1] and "wrong" not in said.said[1]  # the password is never echoed
     assert tls_server.received == [] and tls_server.logins == [(USER, "wrong", True)]
     # the real command: the decision is told, the mail refused in one line, the round ends well (exit 0)
-    holder, who = holder_told_afresh(race)
+    holder, who = told
     done = run_watch(holder, who, "--once", extra=tls_server.env(password="wrong"))
     assert done.returncode == 0 and "Traceback" not in lines(done), lines(done)
     assert "your decision: you hold control" in done.stdout
@@ -189,11 +208,11 @@ def test_a_wrong_password_is_one_line_and_the_watch_goes_on(race: Race, tls_serv
     assert len(refused) == 1 and "refused the login" in refused[0]
 
 
-def test_the_loop_goes_on_after_a_refused_mail(race: Race, tls_server: Server) -> None:
+def test_the_loop_goes_on_after_a_refused_mail(told: tuple[Table, str], tls_server: Server) -> None:
     """The decision told in the first round cannot be mailed (wrong password): said, and the next round runs."""
     from test_push import identity
 
-    holder, who = holder_told_afresh(race)
+    holder, who = told
     said = Lines()
     notifier = watch.Notifier(said, tls_server.config(password="wrong"), desktop=False)
     waits: list[float] = []

@@ -19,19 +19,18 @@ from pathlib import Path
 import pytest
 
 import pbem
+from conftest import Dist
 
 ROOT = Path(__file__).resolve().parents[1]
 VERSION = pbem.__version__
 
 
 @pytest.fixture(scope="module")
-def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """`python -m build` of this tree: dist/ with the sdist and the wheel built from it."""
-    out = tmp_path_factory.mktemp("dist")
-    done = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)], capture_output=True,
-                          text=True)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    return out
+def dist(pbem_dist: Dist) -> Path:
+    """`python -m build` of this tree (once per run: conftest.pbem_dist): dist/ with the sdist and the wheel
+    built from it."""
+    assert not pbem_dist.failed, pbem_dist.failed
+    return pbem_dist.folder
 
 
 @pytest.fixture(scope="module")

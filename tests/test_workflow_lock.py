@@ -25,7 +25,7 @@ import pytest
 
 import pbem
 from actions_runner import FakeGitHub, Runner, load, push_event
-from conftest import Table
+from conftest import Dist, Table
 from pbem.errors import PbemError
 from pbem.services import gatelock
 
@@ -147,14 +147,14 @@ def test_init_with_an_index_writes_the_lock_into_the_workflow(tmp_path: Path, se
 # --- the install step, run as the runner runs it, from a real local index --------------------------------------
 
 @pytest.fixture(scope="session")
-def real_index_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """This pbem's wheel and its dependencies' files for the runner, or a skip saying why they cannot be had."""
+def real_index_files(tmp_path_factory: pytest.TempPathFactory, pbem_dist: Dist) -> Path:
+    """This pbem's wheel (conftest.pbem_dist: built once per run) and its dependencies' files for the runner, or a
+    skip saying why they cannot be had."""
     folder = tmp_path_factory.mktemp("index-files")
-    repo = Path(__file__).resolve().parents[1]
-    built = subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(folder), str(repo)],
-                           capture_output=True, text=True, timeout=600)
-    if built.returncode != 0:
-        pytest.skip(f"python -m build could not build the wheel: {built.stderr.strip()[-300:]}")
+    if pbem_dist.failed:
+        pytest.skip(f"python -m build could not build the wheel: {pbem_dist.failed.strip()[-300:]}")
+    (wheel,) = pbem_dist.folder.glob("pbem-*.whl")
+    shutil.copy(wheel, folder)
     pins = {n: v for n, v in gatelock.pinned_versions().items() if n != "pbem"}
     wheels = [f"{n}=={v}" for n, v in pins.items() if n != "diplomacy"]
     platform = ["--platform", "manylinux2014_x86_64", "--platform", "manylinux_2_28_x86_64",
