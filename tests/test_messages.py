@@ -328,7 +328,7 @@ def test_the_commands_that_act_on_the_shared_game_say_when_the_clone_is_behind(d
     assert stale.exit_code == 0 and "behind:" not in stale.output
 
 
-def test_every_command_that_commits_says_when_the_clone_is_behind(demos: Path, tmp_path: Path) -> None:
+def test_every_command_that_commits_says_when_the_clone_is_behind(demos: DemoGames, tmp_path: Path) -> None:
     """Before: press, whispers and the relationship commands committed on a clone that knew it was behind and said
     nothing. Now every command that commits says it last (cli/options.run), and one that commits nothing does not."""
     folder = demo("dow", demos)
