@@ -42,7 +42,7 @@ from pbem.protocol.game import Game
 from pbem.protocol.control import expected_after, takes_turn
 from pbem.protocol.model import OWED
 from pbem.protocol.verified import Verified
-from pbem.protocol.ways_out import agreement_effect, settled_now, settlement_parts
+from pbem.protocol.ways_out import agreement_effect, seated, settled_now, settlement_parts
 from pbem.verify.commit import judge
 
 SEATS = ("alice", "bob", "carol", "dave")  # seat id = key name (tests/gitutil.py SEEDS)
@@ -388,7 +388,8 @@ def sign_agreement(play: Play, player: str, kind: str, content: dict[str, Any]) 
             files["game.yaml"] = dump_mapping(effect).encode()
         settled = settled_now(play.head, play.game_of(files))
         if settled:
-            chance.withhold(files, play.head.game, settlement_parts(play.head, settled), settled)
+            seats = seated(play.game_of(files), settled)
+            chance.withhold(files, play.head.game, settlement_parts(play.head, settled, seats), settled)
 
     return play.commit(player, edit, f"{kind} {content} ({'signs' if open_one else 'proposes'})", settle=False)
 

@@ -80,7 +80,7 @@ def read_game(
         if kind.seated is not None:
             cache.get((oid, "report-players", path) + manifest.players,
                       lambda: known_players(value, manifest.players))
-    book = dice_book(found["batches"])
+    book = dice_book(found["batches"], found["agreements"])
     table = table_order(manifest, found["agreements"], book)
     inputs = Inputs(table or manifest.players, found["files"], found["per_player"], book,
                     sealed_book(found["secrets"]), press_book(found["press"]), target_book(found["secrets"]),
@@ -177,7 +177,7 @@ def _changed_game(base: Game, manifest: Manifest, status: Status | None, found: 
         return found[field] if field in found else _collection(base, field)
 
     old = base.inputs
-    book = dice_book(now("batches")) if "batches" in found else old.dice
+    book = dice_book(now("batches"), now("agreements")) if "batches" in found else old.dice
     if base.status is not None and not reseated:  # started: the table order was fixed at the start
         table, by_dice = old.players, old.ordered_by_dice
     else:

@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Mapping
 
 from pbem.protocol.agreements import Agreement
-from pbem.protocol.kinds import START
+from pbem.protocol.kinds import SEAT, START
 from pbem.protocol.dice import Batch
 from pbem.protocol.game import Game, Manifest
 from pbem.protocol.model import Message, PressFile, Rolled, SealedInput
@@ -17,9 +17,11 @@ from pbem.protocol.secrets import Secret
 from pbem.protocol.serving import order_refs, permutation, start_sides
 
 
-def dice_book(batches: Mapping[str, Batch]) -> dict[str, Rolled]:
-    """Every dice ref of the batches that stand (not voided), with its result once rolled (DESIGN §5)."""
+def dice_book(batches: Mapping[str, Batch], agreements: Mapping[str, Agreement] | None = None) -> dict[str, Rolled]:
+    """Every dice ref of the batches that stand (not voided), with its result once rolled (DESIGN §5); a lost
+    one says which agreement settled it (`agreements`: the game's, for the seat changes among them)."""
     book: dict[str, Rolled] = {}
+    seat_changes = {a.id for a in (agreements or {}).values() if a.kind == SEAT}
     for batch in sorted(batches.values(), key=lambda b: b.id):
         if batch.voided:
             continue
@@ -27,7 +29,7 @@ def dice_book(batches: Mapping[str, Batch]) -> dict[str, Rolled]:
         for j, purpose in enumerate(batch.raw["rolls"]):
             if "ref" in purpose:
                 book[purpose["ref"]] = Rolled(batch.id, batch.roller, results[j] if j < len(results) else None,
-                                               purpose.get("sides", batch.sides), batch.lost())
+                                               purpose.get("sides", batch.sides), batch.lost(seat_changes))
     return book
 
 

@@ -100,13 +100,15 @@ class Batch:
         """Player -> the agreement (nmr or resign) that settled the part he owed and never gave (DESIGN §4.8)."""
         return self.raw.get("withheld") or {}
 
-    def lost(self) -> Withheld | None:
-        """The roller's withheld reveal, if an agreement settled it: the batch's rolls are lost (never rolled)."""
+    def lost(self, seat_changes: Collection[str] = ()) -> Withheld | None:
+        """The roller's withheld reveal, if an agreement settled it: the batch's rolls are lost (never rolled).
+        `seat_changes`: the ids of the game's `seat` agreements (one of them settled it: his seat went to a new
+        key, which cannot open what the old one sealed)."""
         agreement = self.withheld.get(self.roller)
         if agreement is None:
             return None
         # a resign is its own player's agreement; an nmr is never signed, let alone proposed, by its subject
-        kind = "resign" if author_of(agreement) == self.roller else "nmr"
+        kind = "seat" if agreement in seat_changes else "resign" if author_of(agreement) == self.roller else "nmr"
         return Withheld(self.roller, agreement, kind)
 
     def contributors(self, players: Sequence[str]) -> list[str]:
@@ -224,9 +226,11 @@ def batch_findings(
     after: Mapping[str, Batch],
     committer: str,
     settled: Mapping[str, str] | None = None,
+    seats: Collection[str] = (),
 ) -> list[Finding]:
     """Every rule a commit's changes to dice/ must keep (DESIGN §5); `committer` is a player id or ESCROW.
-    `settled`: player -> the nmr or resign agreement this commit completes (DESIGN §4.8; `withheld`)."""
+    `settled`: player -> the nmr, resign or seat agreement this commit completes (DESIGN §4.8; `withheld`);
+    `seats`: the players of it whose seat it gives to a new key."""
     findings: list[Finding] = []
     for batch_id in sorted(set(before) | set(after)):
         old, new = before.get(batch_id), after.get(batch_id)
@@ -238,14 +242,15 @@ def batch_findings(
         try:
             findings.extend(f.at(line=new.line_of(RULE_FIELD.get(f.rule)))
                             for f in _changes(game_id, players, keys, escrow_key, old, new, committer,
-                                              settled or {}))
+                                              settled or {}, seats))
         except PbemError as exc:  # malformed hex or base64 that slipped past the schema
             findings.append(exc.finding.at(file=new.file))
     return findings
 
 
 def _changes(game_id: str, players: Sequence[str], keys: Mapping[str, PublicKey], escrow_key: PublicKey | None,
-             old: Batch | None, new: Batch, committer: str, settled: Mapping[str, str]) -> list[Finding]:
+             old: Batch | None, new: Batch, committer: str, settled: Mapping[str, str],
+             seats: Collection[str] = ()) -> list[Finding]:
     f = new.file
     raw = new.raw
     out: list[Finding] = []
@@ -280,7 +285,7 @@ def _changes(game_id: str, players: Sequence[str], keys: Mapping[str, PublicKey]
     for key in ("reveal", "escrow", "results"):
         if key in old.raw and old.raw.get(key) != raw.get(key):
             out.append(_f("dice.changed", f"batch {new.id}: {key} cannot change once written", f))
-    withheld = _withheld(players, old, new, settled)
+    withheld = _withheld(players, old, new, settled, seats)
     if withheld:
         return out + withheld
     out.extend(_contributions(players, old, new, committer))
@@ -302,7 +307,37 @@ def involved(players: Sequence[str], batch: Batch, player: str) -> bool:
     return player == batch.roller or (player in batch.others(players) and player not in batch.contributions)
 
 
-def _withheld(players: Sequence[str], old: Batch, new: Batch, settled: Mapping[str, str]) -> list[Finding]:
+def sealed(players: Sequence[str], batch: Batch, player: str) -> bool:
+    """Whether `player`'s key sealed a part of open `batch` that is not opened yet: his reveal as its roller, or
+    a contribution he committed to (at a table of three or more) and has not revealed. A seat given to a new key
+    settles these (the new key cannot open them); what he has not yet committed the new key gives itself."""
+    if batch.voided or batch.results is not None or batch.mode != "commit-reveal" or player in batch.withheld \
+            or batch.lost() is not None:
+        return False
+    return player == batch.roller or (player in batch.contribution_commits and player not in batch.contributions)
+
+
+NMR_SETTLES, RESIGN_SETTLES, SEAT_SETTLES = "nmr", "resign", "seat"
+
+
+def how_settled(player: str, agreement: str, seats: Collection[str] = ()) -> str:
+    """Which rule settles `player`'s parts: a seat given to a new key (`seats`, DESIGN §4.8), his own resign (the
+    agreement is his), else an nmr against him."""
+    if player in seats:
+        return SEAT_SETTLES
+    return RESIGN_SETTLES if author_of(agreement) == player else NMR_SETTLES
+
+
+def part_due(players: Sequence[str], batch: Batch, player: str, how: str) -> bool:
+    """Whether the agreement settling `player` in the way `how` (`how_settled`) settles his part of `batch`: an
+    nmr what he owes now, his resign every part he still had to give, a seat change what his old key sealed."""
+    if how == SEAT_SETTLES:
+        return sealed(players, batch, player)
+    return involved(players, batch, player) if how == RESIGN_SETTLES else owes(players, batch, player)
+
+
+def _withheld(players: Sequence[str], old: Batch, new: Batch, settled: Mapping[str, str],
+              seats: Collection[str] = ()) -> list[Finding]:
     """DESIGN §4.8: a `withheld` mark is written only by the commit that completes the nmr or resign agreement
     settling that player's part (`settled`), only where he had one, and never changes (dice.bad-withheld); what
     was withheld is never given afterwards, nor is the batch voided and rolled again (dice.withheld)."""
@@ -317,9 +352,9 @@ def _withheld(players: Sequence[str], old: Batch, new: Batch, settled: Mapping[s
             out.append(_f("dice.bad-withheld", f"batch {new.id} marks {player}'s part withheld by {agreement}, "
                           "which this commit does not complete (only the last signature of an nmr against him, "
                           "or his own resign, settles it)", new.file))
-        elif not (involved(players, old, player) if author_of(agreement) == player
-                  else owes(players, old, player)):
-            # a resign settles every part he still had to give; an nmr only what he owes now
+        elif not part_due(players, old, player, how_settled(player, agreement, seats)):
+            # a resign settles every part he still had to give; an nmr only what he owes now; a seat change
+            # what the old key sealed
             out.append(_f("dice.bad-withheld", f"batch {new.id}: {player} owes it nothing now to withhold",
                           new.file))
     for player in sorted(set(old.withheld) - set(new.withheld)):
@@ -339,14 +374,17 @@ def _withheld(players: Sequence[str], old: Batch, new: Batch, settled: Mapping[s
 
 
 def settlement_findings(players: Sequence[str], before: Mapping[str, Batch], after: Mapping[str, Batch],
-                        settled: Mapping[str, str], resigned: Collection[str]) -> list[Finding]:
+                        settled: Mapping[str, str], resigned: Collection[str],
+                        seats: Collection[str] = ()) -> list[Finding]:
     """DESIGN §4.8: the commit completing an nmr marks every part of its batches the absent player owes now as
     withheld by it; the one completing a resign, every part its player still had to give (he never will).
-    A part left unmarked would keep the game waiting for somebody the table let go (dice.bad-withheld)."""
+    A seat given to a new key (`seats`), every part its old key sealed and never opened (`sealed`). A part left
+    unmarked would keep the game waiting for somebody the table let go (dice.bad-withheld)."""
     out = []
     for player, agreement in sorted(settled.items()):
         for batch in sorted(before.values(), key=lambda b: b.id):
-            due = involved(players, batch, player) if player in resigned else owes(players, batch, player)
+            how = SEAT_SETTLES if player in seats else RESIGN_SETTLES if player in resigned else NMR_SETTLES
+            due = part_due(players, batch, player, how)
             now = after.get(batch.id)
             if due and (now is None or now.withheld.get(player) != agreement):
                 out.append(Finding("dice.bad-withheld", f"{agreement} settles what {player} owes, and batch "

@@ -11,7 +11,7 @@ from pbem.protocol import erratum
 from pbem.protocol import ids
 from pbem.protocol import kinds
 from dataclasses import replace
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Collection, Iterable, Mapping
 
 from pbem.protocol import agreements, dice, secrets
 from pbem.protocol.model import OWED, Status
@@ -194,19 +194,46 @@ def settled_now(prev: Verified, game: Game) -> dict[str, str]:
             mine = [a.id for a in game.agreements.values() if a.kind == kinds.RESIGN and a.by == player
                     and player in a.signatures]
             out[player] = max(mine)
+    for seat, agreement in seats_changed(prev, game).items():
+        out.setdefault(seat, agreement)
     return out
 
 
-def settlement_parts(prev: Verified, settled: Mapping[str, str]) -> dict[str, tuple[set[str], set[str]]]:
+def seats_changed(prev: Verified, game: Game) -> dict[str, str]:
+    """Seat -> the `seat` agreement this commit completes, which gives it to a new key (DESIGN §4.8, seed 000:
+    a replacement plays on from where the seat stands). What the old key sealed and never opened (his reveal of
+    a die he rolls, a contribution he committed to, a secret) nobody can open now: the same commit marks it
+    withheld by the seat agreement, as an nmr would (`seat_parts`), so the new holder owes nothing he cannot
+    give."""
+    if not game.agreements or game.agreements is prev.game.agreements:
+        return {}
+    table = consent_table(prev.game, True, prev.status)
+    out: dict[str, str] = {}
+    for new in completed(prev, game, kinds.SEAT, table):
+        seat = new.content.get("seat")
+        if isinstance(seat, str) and seat in prev.game.manifest.players:
+            out[seat] = new.id
+    return out
+
+
+def seated(game: Game, settled: Mapping[str, str]) -> frozenset[str]:
+    """The players of `settled` whose settling agreement is a `seat` change (what their old key sealed)."""
+    seats = {a.id for a in game.agreements.values() if a.kind == kinds.SEAT}
+    return frozenset(p for p, agreement in settled.items() if agreement in seats)
+
+
+def settlement_parts(prev: Verified, settled: Mapping[str, str],
+                     seats: Collection[str] = ()) -> dict[str, tuple[set[str], set[str]]]:
     """Player -> (the dice batches, the secrets) whose part he owed is settled by `settled`'s agreement: for an
-    nmr what he owes now, for his resign everything he still had to give."""
+    nmr what he owes now, for his resign everything he still had to give, for a seat given to a new key
+    (`seats`) what the old key sealed and never opened (every secret of his not revealed)."""
     players = prev.game.manifest.players
     out = {}
     for player, agreement in settled.items():
         resign = ids.author_of(agreement) == player
         batches = {b.id for b in prev.game.batches.values()
-                   if (dice.involved(players, b, player) if resign else dice.owes(players, b, player))}
-        out[player] = (batches, secrets_owed(prev, player, resign))
+                   if dice.part_due(players, b, player, dice.how_settled(player, agreement, seats))}
+        out[player] = (batches, secrets_owed(prev, player, resign or player in seats))
     return out
 
 

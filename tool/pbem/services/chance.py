@@ -20,7 +20,7 @@ from pbem.formats import schemas, yamlsafe
 from pbem.formats.canonical import dumps as canonical
 from pbem.formats.freetext import check_text
 from pbem.formats.writer import dump_mapping
-from pbem.protocol import dice, ids, secrets
+from pbem.protocol import dice, ids, kinds, secrets
 from pbem.protocol.dice import Batch
 from pbem.protocol.secrets import Secret
 from pbem.protocol.serving import START_REF, start_sides
@@ -324,10 +324,11 @@ def withhold(files: Files, game: Game, parts: Mapping[str, tuple[Collection[str]
 def withheld_listing(game: Game) -> list[str]:
     """One line per part settled as withheld (DESIGN §4.8), for `pbem status` and `pbem log`."""
     out = []
+    seat_changes = {a.id for a in game.agreements.values() if a.kind == kinds.SEAT}
     for batch in sorted(game.batches.values(), key=lambda b: b.id):
-        lost = batch.lost()
+        lost = batch.lost(seat_changes)
         for player, agreement in sorted(batch.withheld.items()):
-            how = f"{'resign' if agreement.rpartition('-')[0] == player else 'nmr'} {agreement}"
+            how = f"{dice.how_settled(player, agreement, {player} if agreement in seat_changes else ())} {agreement}"
             if lost is not None and player == batch.roller:
                 refs = ", ".join(batch.refs) or "its rolls"
                 out.append(f"dice {batch.id}: missed: {lost.text()} ({refs} lost: never rolled)")
@@ -335,7 +336,8 @@ def withheld_listing(game: Game) -> list[str]:
                 out.append(f"dice {batch.id}: {player}'s contribution withheld, {how}: left out of the seed")
     for secret in sorted(game.secrets.values(), key=lambda s: s.id):
         if secret.withheld:
-            how = "resign" if ids.author_of(secret.withheld) == secret.owner else "nmr"
+            how = dice.how_settled(secret.owner, secret.withheld,
+                                   {secret.owner} if secret.withheld in seat_changes else ())
             what = secret.raw["kind"] + (f", {secret.raw['concerns']}" if secret.raw.get("concerns") else "")
             out.append(f"secret {secret.id} ({what}): {secret.owner}'s reveal withheld, {how} {secret.withheld}: "
                        "what it hid is lost")

@@ -15,7 +15,7 @@ from typing import Any, Iterable
 from pbem.errors import Finding
 from pbem.protocol import agreements, dice, openings, secrets, upgrade
 from pbem.protocol.verified import Verified
-from pbem.protocol.ways_out import settlement_parts
+from pbem.protocol.ways_out import seated, settlement_parts
 from pbem.verify.change import Change
 from pbem.files.layout import GAME, STATUS, WORKFLOW
 from pbem.protocol.game import Game
@@ -59,12 +59,14 @@ def check(prev: Verified, game: Game, change: Change) -> list[Finding]:
 
 
 def _settlement(prev: Verified, game: Game, change: Change) -> list[Finding]:
-    """DESIGN §4.8: the commit completing an nmr (or a resign) marks what its player owed and never gave as
+    """DESIGN §4.8: the commit completing an nmr (or a resign, or a seat given to a new key) marks what its player
+    owed and never gave (the seat's old key: sealed and never opened) as
     withheld by it, in every dice batch and secret concerned, and changes nothing else there (agreement.mixed;
     dice.bad-withheld, secret.bad-withheld)."""
     assert prev.stop is not None
     manifest, settled, player = game.manifest, change.settled, change.player or ""
-    resigned = {p for p, a in settled.items() if author_ids.author_of(a) == p}
+    seats = seated(game, settled)
+    resigned = {p for p, a in settled.items() if author_ids.author_of(a) == p and p not in seats}
     findings = []
     for path in sorted(change.dice + change.secrets):
         old, new = change.before(path), change.after(path)
@@ -76,10 +78,10 @@ def _settlement(prev: Verified, game: Game, change: Change) -> list[Finding]:
         return findings
     if change.dice or prev.game.batches:
         findings.extend(dice.batch_findings(manifest.id, manifest.players, manifest.keys, manifest.escrow_key,
-                                            prev.game.batches, game.batches, player, settled))
+                                            prev.game.batches, game.batches, player, settled, seats))
         findings.extend(dice.settlement_findings(manifest.players, prev.game.batches, game.batches, settled,
-                                                 resigned))
-    owed = {p: ids for p, (_batches, ids) in settlement_parts(prev, settled).items()}
+                                                 resigned, seats))
+    owed = {p: ids for p, (_batches, ids) in settlement_parts(prev, settled, seats).items()}
     findings.extend(openings.opening_findings(prev.game.secrets, game.secrets, game.press))
     findings.extend(secrets.secret_findings(prev.game.secrets, game.secrets, player, manifest.players,
                                             manifest.ruleset.parse_time, settled, set().union(*owed.values())))

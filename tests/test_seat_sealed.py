@@ -1,0 +1,114 @@
+"""A seat given to a new key while its old key sealed something not opened yet (DESIGN §4.2, §4.8; docs/dice.md
+"A seat given to a new key"): the new key cannot open the old key's boxes, so the commit completing the `seat`
+agreement marks each such part withheld by it, as an nmr would, and nobody waits for a reveal nobody can make.
+
+Through the real CLI: the duel of tests/conftest.py (fed = alice's key, kli = bob's; carol's key takes a seat),
+where fed rolled, kli contributed, and fed's seat goes to carol before fed revealed; and the three-cornered melee,
+where kli committed to his contribution (sealed to his key) and then lost it."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+
+from conftest import KLI_TURN_1, Table, copy_table
+from pbem.crypto import dice as dice_crypto
+from pbem.crypto import seal
+from pbem.crypto.keys import load_private_key
+from test_agreement_kinds import carol_pub
+from test_seat_fair import newest
+from test_dice_flow import (base_announced, base_contributed, batch, cli, findings, pending, refused,  # noqa: F401
+                            sneak_as, write_batch)
+
+SEAT = "kli-0001"  # kli's first agreement: the seat he gives
+
+
+def seat_fed_to_carol(table: Table) -> str:
+    """kli, the only other active player of the duel, gives fed's seat to carol's key (fed lost his): the
+    proposal is the last signature it needs, so its commit takes effect. Returns what pbem said."""
+    return cli(table, "agree", "seat", "--seat", "fed", "--new-key", carol_pub(table), "--why", "lost-key",
+               who="kli")
+
+
+@pytest.fixture(scope="module")
+def base_reseated(base_contributed: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:  # noqa: F811
+    """fed owed the reveal of fed-0001 (kli contributed); fed's seat went to carol's key before he made it."""
+    table = copy_table(base_contributed, tmp_path_factory.mktemp("seat") / "reseated")
+    assert ("fed", "dice") in [(p, k) for p, k, _ in pending(table)]
+    assert "in effect" in seat_fed_to_carol(table)
+    assert "fed's part of dice fed-0001 withheld" in table.git("log", "-1", "--format=%B").stdout.decode()
+    return table
+
+
+@pytest.fixture
+def reseated(base_reseated: Table, tmp_path: Path) -> Table:
+    return copy_table(base_reseated, tmp_path / "table")
+
+
+def test_the_old_keys_unopened_reveal_is_withheld_and_the_new_holder_moves_on(reseated: Table) -> None:
+    """The seat's commit marks fed's reveal withheld by the seat agreement: its rolls are lost (the shots they
+    were for miss, never a re-roll); nobody owes fed-0001 anything now, carol's pbem does not try to open the old
+    key's box, and the game goes on with every commit verifying."""
+    assert batch(reseated)["withheld"] == {"fed": SEAT}
+    assert "reveal" not in batch(reseated) and "results" not in batch(reseated)
+    assert all(k != "dice" for _p, k, _ in pending(reseated)), pending(reseated)
+    status = cli(reseated, "status", "--plain", who="carol")
+    assert f"missed: fed's reveal withheld, seat {SEAT}" in status
+    assert pending(reseated) == [("kli", "horizon", "needs orders from 1.0.alloc")]  # as after a reveal
+    reseated.turn("kli", **{k: v for k, v in KLI_TURN_1.items() if k != "note"})
+    assert pending(reseated)[0][:2] == ("fed", "horizon")
+    reseated.edit("fed", through="1.12.damage")
+    cli(reseated, "yield", "-m", "carol plays fed", who="carol")
+    assert findings(reseated) == []
+
+
+def test_nobody_opens_the_old_keys_die_after_the_seat_change(reseated: Table) -> None:
+    """The verifier keeps the loss firm: even the true reveal, recovered with the old key from its owner box,
+    is refused once the seat changed, written by the new holder (dice.withheld) or by the old key, which holds no
+    seat any more (signature.unknown-key); so no one picks the die after seeing it."""
+    raw = batch(reseated)
+    old_key = load_private_key(reseated.key("fed"))
+    secret = seal.recover_key(base64.b64decode(raw["owner_box"]), old_key)
+    write_batch(reseated, {**raw, "reveal": secret.hex()})
+    line = refused(reseated, "yield", who="carol", rule="dice.withheld", where="dice/fed-0001.yaml")
+    assert "fed-0001" in line
+    head = reseated.head()
+    sneak_as(reseated, "carol", "the old key's reveal, written by hand")
+    assert "dice.withheld" in {f["rule"] for f in findings(reseated)}
+    reseated.git("reset", "-q", "--hard", head)
+    write_batch(reseated, {**raw, "reveal": secret.hex()})
+    reseated.sneak("fed", "the old key's reveal, signed by the old key", status="keep")
+    assert "signature.unknown-key" in {f["rule"] for f in findings(reseated)}
+
+
+def test_a_contribution_the_old_key_committed_to_is_left_out_and_the_batch_goes_on(tmp_path: Path) -> None:
+    """The melee (fed, kli, rom: contributions are committed first, each sealed to its contributor's key): kli
+    committed to his contribution to fed's die, then lost his key; fed and rom give his seat to carol's key.
+    His contribution is withheld by that seat agreement (left out of the seed: the die is made from rom's), carol's
+    pbem does not try to open kli's box, and the batch resolves with every commit verifying."""
+    from test_errata import _melee
+
+    table = _melee(tmp_path / "melee")
+    cli(table, "roll", "--for", "a table die", who="fed")
+    table.edit("fed", through="1.8.damage")
+    cli(table, "yield", "-m", "a die for the table", who="fed")
+    cli(table, "yield", who="kli")  # his commitment, sealed to bob's key
+    cli(table, "yield", who="rom")  # rom's, and then his contribution itself: every commitment is in
+    assert ("kli", "dice", "contribution owed to dice fed-0001 of fed") in pending(table)
+    cli(table, "agree", "seat", "--seat", "kli", "--new-key", carol_pub(table), "--why", "lost-key", who="fed")
+    seat = newest(table, "fed")
+    cli(table, "sign", seat, who="rom")
+    assert batch(table)["withheld"] == {"kli": seat}
+    assert "kli" not in batch(table)["contributions"]
+    assert ("fed", "dice", "reveal owed for dice fed-0001") in pending(table)
+    assert "kli's contribution withheld, seat " + seat + ": left out of the seed" in cli(table, "status", "--plain")
+    cli(table, "yield", who="fed")  # fed reveals: the die is made from rom's contribution alone
+    raw = batch(table)
+    others = [bytes.fromhex(raw["contributions"]["rom"])]
+    seed = dice_crypto.seed_commit_reveal("melee-e2e", "fed-0001", bytes.fromhex(raw["reveal"]), others)
+    assert raw["results"] == dice_crypto.rolls(seed, raw["sides"], len(raw["rolls"]))
+    table.edit("kli", through="1.8.damage")
+    cli(table, "yield", "-m", "carol plays kli", who="carol")  # she owes no box she cannot open
+    assert findings(table) == []
