@@ -6354,3 +6354,50 @@ def test_fair_launch__a_reply_launch_whose_target_waits_for_the_next_round(launc
     launch_auction.edit("fed", entries=[FED_REPLY])
     refused(launch_auction, "yield", who="fed", rule="secret.missing-target", where="report/turn-01.yaml:3",
             real=False)
+
+
+# --- seat-dice: a seat given to a new key while its old key sealed a die (docs/dice.md "A seat given to a new key")
+
+from test_agreement_kinds import carol_pub as _new_holder_pub  # noqa: E402
+from test_seat_fair import newest as _newest_agreement  # noqa: E402
+
+
+def _seat_changed_after_the_die(fire_owed: Table) -> str:
+    """fed rolls for his shot, kli contributes (fed can know his die now), and fed's seat goes to carol's key
+    by a lost-key seat that fed proposes himself and kli signs. Returns the seat agreement's id."""
+    cli(fire_owed, "roll", "--for", "CA ph1", "--ref", SHOT, who="fed")
+    cli(fire_owed, "yield", who="fed")
+    cli(fire_owed, "yield", who="kli")
+    assert ("fed", "dice", "reveal owed for dice fed-0001") in pending(fire_owed)
+    cli(fire_owed, "agree", "seat", "--seat", "fed", "--new-key", _new_holder_pub(fire_owed), "--why", "lost-key",
+        who="fed")
+    seat = _newest_agreement(fire_owed, "fed")
+    cli(fire_owed, "sign", seat, who="kli")
+    assert batch(fire_owed)["withheld"] == {"fed": seat}
+    return seat
+
+
+def test_seat_dice__a_seat_change_to_escape_a_bad_die_loses_the_shot(fire_owed: Table) -> None:
+    """Threat: fed sees his die will miss and arranges a seat change before he reveals, hoping the new key
+    rolls the shot again. Defence: the seat change withholds the old key's reveal: the rolls are lost, so the
+    shot misses (the worst his die could do); the lost batch still stands for its ref, so no second die is
+    rolled for it (dice.rebound-ref), and it is never voided (dice.withheld)."""
+    seat = _seat_changed_after_the_die(fire_owed)
+    assert f"missed: fed's reveal withheld, seat {seat}" in cli(fire_owed, "status", "--plain", who="carol")
+    refused(fire_owed, "roll", "--for", "CA ph1 again", "--ref", SHOT, who="carol", rule="dice.rebound-ref")
+    raw = batch(fire_owed)
+    write_batch(fire_owed, {**raw, "void": {"reason": "the old key is gone"}})
+    refused(fire_owed, "yield", who="carol", rule="dice.withheld", where=FED_DIE)
+    assert_clean(fire_owed)
+
+
+def test_seat_dice__the_new_holder_reveals_the_old_die_with_a_forged_value(fire_owed: Table) -> None:
+    """Threat: carol, who now holds fed's seat, cannot open the old key's box, so she writes a reveal and
+    results of her own choosing (a hit). Defence: the withheld reveal is firm (dice.withheld): `pbem yield`
+    refuses it at the batch, and the commit made by plain git is found by `pbem verify`."""
+    _seat_changed_after_the_die(fire_owed)
+    raw = batch(fire_owed)
+    write_batch(fire_owed, {**raw, "reveal": "ab" * 32, "results": [1]})
+    refused(fire_owed, "yield", who="carol", rule="dice.withheld", where=FED_DIE)
+    sneak_as(fire_owed, "carol", "carol: a reveal of her own for fed's die")
+    assert "dice.withheld" in {f["rule"] for f in verified_findings(fire_owed)}
