@@ -17,6 +17,8 @@ from conftest import KLI_TURN_1, Table, copy_table
 from pbem.crypto import dice as dice_crypto
 from pbem.crypto import seal
 from pbem.crypto.keys import load_private_key
+from pbem.protocol import dice as dice_protocol
+from pbem.protocol.dice import Batch
 from test_agreement_kinds import carol_pub
 from test_seat_fair import newest
 from test_dice_flow import (base_announced, base_contributed, batch, cli, findings, pending, refused,  # noqa: F401
@@ -112,3 +114,40 @@ def test_a_contribution_the_old_key_committed_to_is_left_out_and_the_batch_goes_
     table.edit("kli", through="1.8.damage")
     cli(table, "yield", "-m", "carol plays kli", who="carol")  # she owes no box she cannot open
     assert findings(table) == []
+
+
+def test_the_new_key_gives_what_the_old_one_never_committed_to(base_announced: Table,  # noqa: F811
+                                                                tmp_path: Path) -> None:
+    """fed announced a die and kli owes his contribution; kli's seat goes to carol's key before he gave it. The
+    old key sealed nothing there, so nothing is withheld: carol contributes with `pbem yield`, fed reveals, and
+    the die is made from both (a seat change is no way to leave a player out of a die)."""
+    table = copy_table(base_announced, tmp_path / "table")
+    cli(table, "agree", "seat", "--seat", "kli", "--new-key", carol_pub(table), "--why", "lost-key", who="fed")
+    assert "withheld" not in batch(table)
+    cli(table, "yield", who="carol")
+    assert "kli" in batch(table)["contributions"]
+    cli(table, "yield", who="fed")
+    assert batch(table)["results"]
+    assert findings(table) == []
+
+
+def test_a_seat_marks_exactly_what_the_old_key_sealed() -> None:
+    """The verifier's rule for the seat's marks (pure): the commit completing a seat may mark the old key's
+    reveal and a contribution he committed to, and must (dice.bad-withheld when left unmarked); it may not mark
+    a contribution he never committed to (the new key gives that one: dice.bad-withheld)."""
+    players = ["fed", "kli", "rom"]
+    announced = {"id": "fed-0001", "roller": "fed", "mode": "commit-reveal", "sides": 6, "rolls": [{"for": "x"}],
+                 "commit": "00" * 32, "owner_box": "AA=="}
+    before = Batch({**announced, "contribution_commits": {"kli": "11" * 32}}, "dice/fed-0001.yaml")
+    settled, seats = {"fed": "kli-0002", "kli": "fed-0003", "rom": "fed-0004"}, {"fed", "kli", "rom"}
+    assert dice_protocol.sealed(players, before, "fed") and dice_protocol.sealed(players, before, "kli")
+    assert not dice_protocol.sealed(players, before, "rom")
+    for marks, rules in (({"fed": "kli-0002", "kli": "fed-0003"}, set()),
+                         ({"fed": "kli-0002", "kli": "fed-0003", "rom": "fed-0004"}, {"dice.bad-withheld"})):
+        after = Batch({**before.raw, "withheld": marks}, before.file)
+        found = dice_protocol.batch_findings("g", players, {}, None, {"fed-0001": before}, {"fed-0001": after},
+                                             "fed", settled, seats)
+        assert {f.rule for f in found} == rules, found
+    unmarked = dice_protocol.settlement_findings(players, {"fed-0001": before}, {"fed-0001": before},
+                                                 {"kli": "fed-0003"}, set(), {"kli"})
+    assert [f.rule for f in unmarked] == ["dice.bad-withheld"]
