@@ -21,6 +21,8 @@ from pbem.protocol import dice as dice_protocol
 from pbem.protocol.dice import Batch
 from test_agreement_kinds import carol_pub
 from test_seat_fair import newest
+from test_tactical_cli_bad_input import base_game  # noqa: F401
+from test_tactical_cli_bad_input import seal as seal_allocation
 from test_dice_flow import (base_announced, base_contributed, batch, cli, findings, pending, refused,  # noqa: F401
                             sneak_as, write_batch)
 
@@ -151,3 +153,23 @@ def test_a_seat_marks_exactly_what_the_old_key_sealed() -> None:
     unmarked = dice_protocol.settlement_findings(players, {"fed-0001": before}, {"fed-0001": before},
                                                  {"kli": "fed-0003"}, set(), {"kli"})
     assert [f.rule for f in unmarked] == ["dice.bad-withheld"]
+
+
+def test_a_sealed_allocation_of_the_old_key_is_withheld_by_the_seat(base_game: Table,  # noqa: F811
+                                                                    tmp_path: Path) -> None:
+    """A duel with sealed allocations: kli sealed his turn's allocation (to bob's key), then lost his key, and
+    fed gives kli's seat to carol's key. The seat's commit marks the sealed allocation withheld by it, as a
+    withheld secret is: it counts as none (no energy allocated); fed seals his, and the game goes on with carol
+    owing nothing she cannot open."""
+    table = copy_table(base_game, tmp_path / "table")
+    table.turn("fed", through="1.3.damage")
+    table.turn("kli", through="1.32.final")
+    seal_allocation(table, "kli", {"turn": 1, "units": {"D7": {"speed": 0, "weapons": 1}}})
+    [secret] = [p.stem for p in (table.repo_dir / "secrets").glob("kli-*.yaml")]
+    cli(table, "agree", "seat", "--seat", "kli", "--new-key", carol_pub(table), "--why", "lost-key", who="fed")
+    seat = newest(table, "fed")
+    assert table.data(f"secrets/{secret}.yaml")["withheld"] == seat
+    assert f"kli's reveal withheld, seat {seat}" in cli(table, "status", "--plain", who="carol")
+    seal_allocation(table, "fed", {"turn": 1, "units": {"CA": {"speed": 0, "weapons": 2}}})
+    assert all(who != "kli" or kind != "secret" for who, kind, _ in pending(table)), pending(table)
+    assert findings(table) == []
