@@ -101,9 +101,8 @@ class Batch:
         return self.raw.get("withheld") or {}
 
     def lost(self, seat_changes: Collection[str] = ()) -> Withheld | None:
-        """The roller's withheld reveal, if an agreement settled it: the batch's rolls are lost (never rolled).
-        `seat_changes`: the ids of the game's `seat` agreements (one of them settled it: his seat went to a new
-        key, which cannot open what the old one sealed)."""
+        """The roller's withheld reveal, if an agreement settled it (an nmr, his resign, or one of `seat_changes`, the
+        ids of the game's `seat` agreements): the batch's rolls are lost (never rolled)."""
         agreement = self.withheld.get(self.roller)
         if agreement is None:
             return None
@@ -229,8 +228,7 @@ def batch_findings(
     seats: Collection[str] = (),
 ) -> list[Finding]:
     """Every rule a commit's changes to dice/ must keep (DESIGN §5); `committer` is a player id or ESCROW.
-    `settled`: player -> the nmr, resign or seat agreement this commit completes (DESIGN §4.8; `withheld`);
-    `seats`: the players of it whose seat it gives to a new key."""
+    `settled`: player -> the nmr, resign or seat (`seats`: those players) agreement this commit completes (§4.8)."""
     findings: list[Finding] = []
     for batch_id in sorted(set(before) | set(after)):
         old, new = before.get(batch_id), after.get(batch_id)
@@ -301,36 +299,35 @@ def owes(players: Sequence[str], batch: Batch, player: str) -> bool:
 
 def involved(players: Sequence[str], batch: Batch, player: str) -> bool:
     """Whether `player` still has a part to give in open `batch`, owed now or later: a resign settles these."""
-    if batch.voided or batch.results is not None or batch.mode != "commit-reveal" or player in batch.withheld \
-            or batch.lost() is not None:
-        return False
-    return player == batch.roller or (player in batch.others(players) and player not in batch.contributions)
+    return _open_to(batch, player) and (player == batch.roller or (player in batch.others(players)
+                                                                  and player not in batch.contributions))
 
 
 def sealed(players: Sequence[str], batch: Batch, player: str) -> bool:
-    """Whether `player`'s key sealed a part of open `batch` that is not opened yet: his reveal as its roller, or
-    a contribution he committed to (at a table of three or more) and has not revealed. A seat given to a new key
-    settles these (the new key cannot open them); what he has not yet committed the new key gives itself."""
-    if batch.voided or batch.results is not None or batch.mode != "commit-reveal" or player in batch.withheld \
-            or batch.lost() is not None:
-        return False
-    return player == batch.roller or (player in batch.contribution_commits and player not in batch.contributions)
+    """Whether `player`'s key sealed a part of open `batch` not opened yet (his reveal as its roller, a contribution
+    he committed to): a seat given to a new key settles these; what the old key never committed to, the new gives."""
+    return _open_to(batch, player) and (player == batch.roller or (player in batch.contribution_commits
+                                                                  and player not in batch.contributions))
+
+
+def _open_to(batch: Batch, player: str) -> bool:
+    """Whether commit-reveal `batch` still waits for parts and `player`'s was not settled by an agreement."""
+    return not (batch.voided or batch.results is not None or batch.mode != "commit-reveal"
+                or player in batch.withheld or batch.lost() is not None)
 
 
 NMR_SETTLES, RESIGN_SETTLES, SEAT_SETTLES = "nmr", "resign", "seat"
 
 
 def how_settled(player: str, agreement: str, seats: Collection[str] = ()) -> str:
-    """Which rule settles `player`'s parts: a seat given to a new key (`seats`, DESIGN §4.8), his own resign (the
-    agreement is his), else an nmr against him."""
+    """How `agreement` settles `player`'s parts: his seat given to a new key (`seats`), his resign, or an nmr."""
     if player in seats:
         return SEAT_SETTLES
     return RESIGN_SETTLES if author_of(agreement) == player else NMR_SETTLES
 
 
 def part_due(players: Sequence[str], batch: Batch, player: str, how: str) -> bool:
-    """Whether the agreement settling `player` in the way `how` (`how_settled`) settles his part of `batch`: an
-    nmr what he owes now, his resign every part he still had to give, a seat change what his old key sealed."""
+    """Whether an agreement settling `player` as `how` (`how_settled`) settles his part of `batch` (DESIGN §4.8)."""
     if how == SEAT_SETTLES:
         return sealed(players, batch, player)
     return involved(players, batch, player) if how == RESIGN_SETTLES else owes(players, batch, player)
