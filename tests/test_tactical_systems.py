@@ -564,3 +564,13 @@ def test_weapons_and_systems_lost_count_as_damage_taken() -> None:
     after, _ = damage.allocate(ready, point, {"1.4.damage/D7/1": 1, "1.4.damage/D7/2": 4, "1.4.damage/D7/3": 4})
     assert [h.hit for h in after.hits] == ["dr1", "tractor", "hull"]  # the raided cloak is not hit again
     assert outcome.damage_taken(after) == {"a": 0, "b": 4}
+
+
+@pytest.mark.parametrize("status, why", [("aboard", "it is aboard its carrier"), ("captured", "it has been captured")])
+def test_a_unit_gone_aboard_or_captured_says_why_not_that_it_is_not_on_the_map(status: str, why: str) -> None:
+    """Before: a tractor or raid aimed at a craft still aboard said "SH1 is not on the map (it is not on the
+    map)". Every status a unit leaves the map by has its reason."""
+    from pbem.rulesets.tactical import craft, state, transporters
+
+    assert {craft.ABOARD, transporters.CAPTURED} <= set(state.WHY_GONE)
+    assert state.WHY_GONE[status] == why

@@ -42,7 +42,8 @@ UNIT_KEYS = ("id", "owner", "hex", "facing", "speed", "turn_mode")
 UNIT_KINDS = ("ship", "shuttle", "fighter")
 SHIELDS = 6
 WHY_GONE = {DISENGAGED: "it has left the map", DESTROYED: "it has been destroyed", EXPENDED: "it has impacted",
-            DUMMY: "it was a dummy and has vanished", RESIGNED: "its owner has resigned"}
+            DUMMY: "it was a dummy and has vanished", RESIGNED: "its owner has resigned",
+            "aboard": "it is aboard its carrier", "captured": "it has been captured"}  # craft.ABOARD, transporters.CAPTURED
 
 
 class FrozenDict(Mapping[str, Any]):
