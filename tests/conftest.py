@@ -74,7 +74,7 @@ GAME_ID = "duel-e2e"
 # kept byte for byte so the base games, their commit subjects and their golden dumps stay as they are.
 TEACHING_DUEL = Path(__file__).resolve().parent / "templates" / "tactical-duel"
 
-# The first two turns of the duel (as in games/tactical-duel/demo.yaml).
+# The first two turns of the base duel (TEACHING_DUEL: speeds as public entries at 1.0.alloc).
 FED_TURN_1 = dict(through="1.8.damage", breaks=[{"range": 8}],
                   entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 12}}], note="speed 12, closing")
 KLI_TURN_1 = dict(through="1.12.damage", breaks=[{"range": 8}],
