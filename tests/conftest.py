@@ -70,8 +70,11 @@ ROOT = Path(__file__).resolve().parents[1]  # the source tree
 SEATS = {"fed": "alice", "kli": "bob"}  # seat -> key name (tests/gitutil.py SEEDS)
 STRANGER = "carol"  # a key that holds no seat
 GAME_ID = "duel-e2e"
+# The base games' template: the duel as it was before it sealed speeds (open allocations, speeds as public entries),
+# kept byte for byte so the base games, their commit subjects and their golden dumps stay as they are.
+TEACHING_DUEL = Path(__file__).resolve().parent / "templates" / "tactical-duel"
 
-# The first two turns of the duel (as in games/tactical-duel/demo.yaml).
+# The first two turns of the base duel (TEACHING_DUEL: speeds as public entries at 1.0.alloc).
 FED_TURN_1 = dict(through="1.8.damage", breaks=[{"range": 8}],
                   entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 12}}], note="speed 12, closing")
 KLI_TURN_1 = dict(through="1.12.damage", breaks=[{"range": 8}],
@@ -281,7 +284,7 @@ def copy_table(source: Table, dest: Path) -> Table:
     return Table(dest)
 
 
-def _build(root: Path, template: str = "tactical-duel", game_id: str = GAME_ID) -> Table:
+def _build(root: Path, template: str = str(TEACHING_DUEL), game_id: str = GAME_ID) -> Table:
     """init, join, join, then the start by consent through the real CLI (subprocesses), keys from
     tests/gitutil.py: fed proposes the start (`pbem start --first fed`), kli signs it, fed starts."""
     box = Sandbox(root)  # makes home/ (with an empty ~/.ssh)

@@ -3284,7 +3284,9 @@ from test_sync import Seat, fed_turn, hub_head, start_game, tactical  # noqa: E4
 @pytest.fixture(scope="module")
 def base_hub_duel(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Seat], Path]:
     """Built once: a started duel on a hooked hub; fed holds control, both clones up to date."""
-    seats, hub = tactical(tmp_path_factory.mktemp("hub-duel"), "tactical-duel", ("fed", "kli"))
+    from conftest import TEACHING_DUEL
+
+    seats, hub = tactical(tmp_path_factory.mktemp("hub-duel"), str(TEACHING_DUEL), ("fed", "kli"))  # speeds as entries
     start_game(seats["fed"].ws(), "fed", seats["fed"].me, [seats["kli"].me])
     assert seats["fed"].push().code == 0
     seats["kli"].pull()

@@ -2,7 +2,7 @@
 dice, secrets, and the map at each handoff — checked by parsing it, and by a real headless Chromium (Debian's
 `chromium`) taking a screenshot, kept in the test artifacts ($PBEM_TEST_ARTIFACTS, else the test's tmp folder).
 
-The game is the demo duel (games/tactical-duel/demo.yaml) seen at HEAD~14, mid-game: fed holds control, so the
+The game is the demo duel (games/tactical-duel/demo.yaml) seen at HEAD~20, mid-game: fed holds control, so the
 page has a firm marker, two dice batches and a revealed secret.
 """
 
@@ -24,7 +24,7 @@ from pbem.render.html_log import FIRM_MARKER
 from pbem.services.demo import run_demo
 from screens import decode_png
 
-AT = "HEAD~14"  # mid turn 2 (the demo plays on to the D7 disengaging in turn 3)
+AT = "HEAD~20"  # mid turn 2 (the demo plays on to the D7 disengaging in turn 3, then opens the allocations)
 BROWSERS = ("chromium", "chromium-browser")
 
 

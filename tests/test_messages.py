@@ -268,7 +268,7 @@ def test_push_says_the_game_after_it_replayed_a_commit(demos: DemoGames, tmp_pat
 def test_watch_says_the_game_is_over_and_stops(demos: DemoGames, tmp_path: Path) -> None:
     """Before: it never said so and polled forever."""
     folder = demo("tactical-duel", demos)
-    clone = clone_at(folder, commit_of(folder, "kli: full speed for the map edge"), tmp_path / "fed")
+    clone = clone_at(folder, commit_of(folder, "kli: my allocations opened, for the audit"), tmp_path / "fed")
     done = clone.pbem("watch", "--interval", "0.1", who="fed", timeout=60)  # no --once: it must stop by itself
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == (
@@ -282,7 +282,7 @@ def test_status_says_when_the_remote_moved_or_it_has_not_fetched_for_a_while(dem
     """Before: status never said it could be behind, so a newcomer was told to propose a start another player had
     proposed already."""
     folder = demo("tactical-duel", demos)
-    fed = clone_at(folder, commit_of(folder, "fed: speed 12, closing"), tmp_path / "fed")
+    fed = clone_at(folder, commit_of(folder, "fed: closing"), tmp_path / "fed")
     kli = fed.second("kli")
     assert "behind" not in kli.cli("status", "--plain", who="kli").output
     repo = GameRepo.open(kli.game)
@@ -307,7 +307,7 @@ def test_the_commands_that_act_on_the_shared_game_say_when_the_clone_is_behind(d
     """Before: `pbem agree`, `pbem sign` and `pbem resign` committed on a clone that knew it was behind and said
     nothing, so the player took what they printed for the game that landed."""
     folder = demo("tactical-duel", demos)
-    fed = clone_at(folder, commit_of(folder, "fed: speed 12, closing"), tmp_path / "fed")
+    fed = clone_at(folder, commit_of(folder, "fed: closing"), tmp_path / "fed")
     kli = fed.second("kli")
     assert kli.cli("yield", who="kli").exit_code == 0
     proposed = kli.cli("agree", "amend", "--deadline", "96h", who="kli").output

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Table
+from conftest import TEACHING_DUEL, Table
 from gitutil import Sandbox, clean_env
 from pbem.crypto import sshsig
 from pbem.formats import yamlsafe
@@ -52,7 +52,7 @@ def new_game(tmp_path: Path, escrow: bool) -> tuple[Table, Path]:
     box = Sandbox(fed.root)
     for name in ("alice", "bob", "escrow"):
         box.new_key(name)
-    ws = setup.init(fed.repo_dir, "tactical-duel", "race-1", identity(fed, "fed"))
+    ws = setup.init(fed.repo_dir, str(TEACHING_DUEL), "race-1", identity(fed, "fed"))  # speeds as entries
     if escrow:
         files = ws.head_files()
         text = files["game.yaml"].decode()

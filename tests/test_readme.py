@@ -129,7 +129,7 @@ def test_the_demo_prints_its_log_and_the_report_at_a_commit_has_the_firm_marker(
             "here -->` marker") in said
     folder = demo("tactical-duel", demo_games)
     printed = (folder / "demo.out").read_text()
-    assert "ok: 43 commits verified" in printed and "fed: straight on -> kli (needs orders from 1.13.move)" in printed
+    assert "ok: 57 commits verified" in printed and "fed: straight on -> kli (needs orders from 1.13.move)" in printed
     middle = commit_of(folder, "fed: in range 8")
     report = subprocess.run([str(PBEM), "log", "--at", middle], cwd=folder / "game", capture_output=True, text=True,
                             env=clean_env(tmp_path))

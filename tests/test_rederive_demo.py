@@ -130,16 +130,29 @@ def test_pbem_dice_show_prints_the_same_results(demo: Table) -> None:
 
 def test_the_demo_secrets_open_under_their_keys_and_match_their_commitments(demo: Table) -> None:
     """DESIGN §6, checked with nacl and hashlib directly: each revealed key opens its box, key || plaintext
-    hashes to the commitment sealed beforehand, and the plaintexts are the notes demo.yaml sealed."""
+    hashes to the commitment sealed beforehand, and the plaintexts are the notes and energy allocations demo.yaml
+    sealed. Each allocation's speeds part, opened at its turn start, is the speeds in its box, and its salt and
+    commitment are those docs/tactical.md gives (the salt from the box key, the part's canonical JSON)."""
     script = yaml.safe_load(DEMO_SCRIPT.read_text())
-    sealed = {turn["seal"]["text"] for turn in script["turns"] if "seal" in turn}
-    texts = set()
+    seals = [turn["seal"] for turn in script["turns"] if "seal" in turn]
+    sealed = sorted(json.dumps({"text": s["text"]} if s["kind"] == "note" else s["value"], sort_keys=True)
+                    for s in seals)
+    opened = []
     for raw in files_of(demo.repo_dir, "secrets").values():
         key = bytes.fromhex(raw["key"])
         plaintext = nacl.secret.SecretBox(key).decrypt(base64.b64decode(raw["box"]))
         assert hashlib.blake2b(key + plaintext, digest_size=32, key=b"pbem-seal-v1").hexdigest() == raw["commit"]
-        texts.add(json.loads(plaintext)["text"])
-    assert texts == sealed
+        value = json.loads(plaintext)
+        opened.append(json.dumps(value, sort_keys=True))
+        if raw["kind"] == "allocation":
+            assert raw["part"] == {"units": {u: {"speed": line["speed"]} for u, line in value["units"].items()}}
+            salt = hashlib.blake2b(key, digest_size=32, key=b"pbem-part-salt-v1").digest()
+            assert raw["part_salt"] == salt.hex()
+            canonical = json.dumps(raw["part"], sort_keys=True, separators=(",", ":")).encode()
+            part_commit = hashlib.blake2b(salt + canonical, digest_size=32, key=b"pbem-part-v1").hexdigest()
+            assert part_commit == raw["part_commit"]
+    assert sorted(opened) == sealed
+    assert sum(s["kind"] == "allocation" for s in seals) == 6  # three turns, two captains
 
 
 def test_the_script_names_a_batch_whose_result_was_changed(demo: Table, tmp_path: Path) -> None:

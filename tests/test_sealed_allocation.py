@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Table, _build
+from conftest import TEACHING_DUEL, Table, _build
 
-GAME = (Path(__file__).resolve().parents[1] / "games" / "tactical-duel" / "game.yaml").read_text()
+# the duel with open allocations and public speeds, made here to seal the allocations alone (speeds stay entries)
+GAME = (TEACHING_DUEL / "game.yaml").read_text()
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FED_TURN_1, KLI_TURN_1, Table, copy_table
+from conftest import FED_TURN_1, KLI_TURN_1, TEACHING_DUEL, Table, copy_table
 from gitutil import clean_env
 from pbem.crypto import seal
 from pbem.crypto.keys import PrivateKey, load_private_key
@@ -339,7 +339,8 @@ def test_schema_invalid__a_revealed_secret_that_is_not_of_its_kind(revealed: Tab
 # --- which kinds a game offers (`pbem seal` with no or a wrong KIND) ---------------------------------------------
 
 @pytest.mark.parametrize(("template", "kinds"), [
-    ("tactical-duel", ["note"]),  # allocations open, no seeking weapon
+    ("tactical-duel", ["note", "allocation"]),  # allocations sealed, no seeking weapon
+    ("teaching-duel", ["note"]),  # the same duel with allocations open (tests/templates/tactical-duel)
     ("twirling-aces", ["note", "allocation", "target"]),
     ("tactical-melee", ["note", "allocation", "target"]),
     ("dow-standard", ["note", "orders"]),
@@ -353,7 +354,9 @@ def test_seal_offers_the_kinds_the_game_s_rules_ask_for(template: str, kinds: li
     from pbem.services import secret_kinds
     from pbem.files.readers import read_manifest
 
-    path = Path(__file__).resolve().parents[1] / "games" / template / "game.yaml"
+    games = Path(__file__).resolve().parents[1] / "games"
+    folder = TEACHING_DUEL if template == "teaching-duel" else games / template
+    path = folder / "game.yaml"
     game = SimpleNamespace(manifest=read_manifest(path.read_bytes()))
     offered = secret_kinds.secret_kinds(game)  # type: ignore[arg-type]
     assert [k.name for k in offered] == kinds

@@ -43,7 +43,7 @@ def duel_site(demo_games: Any, tmp_path_factory: pytest.TempPathFactory) -> Path
     out = tmp_path_factory.mktemp("site") / "duel"
     done = pbem(demo_games("tactical-duel"), "site", str(out))
     assert done.exit_code == 0, done.output
-    assert done.output == f"wrote {out}/index.html: 43 commits; open it in a browser\n"
+    assert done.output == f"wrote {out}/index.html: 57 commits; open it in a browser\n"
     return out
 
 
@@ -64,10 +64,13 @@ def test_the_site_has_a_page_a_script_an_index_chunks_and_each_map_once(duel_sit
     assert shown == {n for n in names if n.startswith("maps/")}  # each map file is used, none is missing
     assert all((duel_site / m).read_text().lstrip().startswith(("<svg", "<?xml")) for m in shown)
     assert len(shown) < sum(1 for d in details if d["map"])  # a map drawn alike at two commits is one file
-    # the commit of fed's turn 1 wrote his speed, and says who holds control after it
-    fed = next(i for i, d in enumerate(details) if d["summary"].startswith("fed: speed 12"))
-    assert details[fed]["lines"] == ["1.0.alloc fed CA: speed 12"] and details[fed]["note"] == "speed 12, closing"
+    # fed's turn 1 writes no speed (it comes sealed, in his allocation) and says who holds control after it
+    fed = next(i for i, d in enumerate(details) if d["summary"].startswith("fed: closing"))
+    assert details[fed]["lines"] == [] and details[fed]["note"] == "closing; my speed comes sealed, in my allocation"
     assert rows[fed][1:] == ["fed", "turn-01 · 1.0.alloc", "turn-01", "kli"]
+    # a mid-turn speed change is a public entry: kli's commit shows its line
+    kli = next(i for i, d in enumerate(details) if d["summary"].startswith("kli: more speed"))
+    assert details[kli]["lines"] == ["1.25.activity kli D7: speed 16"] and rows[kli][1] == "kli"
     page = (duel_site / "index.html").read_text()
     assert '<script src="data/index.js"></script>' in page and "http" not in page  # nothing from elsewhere
     assert "Tactical duel: two cruisers close in" in page and "Federation (fed)" in page
@@ -164,7 +167,7 @@ def test_a_site_written_before_is_replaced_whole(demo_games: Any, tmp_path: Path
     assert pbem(repo, "site", str(out)).exit_code == 0
     assert not (out / "maps" / "stale.svg").exists()
     (index,) = call((out / "data/index.js").read_text(), "start")
-    assert len(index["commits"]) == 43
+    assert len(index["commits"]) == 57
     assert [p.name for p in tmp_path.iterdir()] == ["site"]  # no staging folder left beside it
 
 

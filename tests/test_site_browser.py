@@ -117,11 +117,11 @@ def commit_of(tab: Any, which: str, label: str) -> int:
 def test_a_known_game_point_shows_its_map_report_lines_and_who_holds_control(sites: Any, tab: Any,
                                                                              demo_games: Any) -> None:
     folder, repo = sites("tactical-duel"), demo_games("tactical-duel")
-    count = int(subprocess.run(["git", "rev-list", "--count", "--first-parent", "HEAD~14"], cwd=repo, text=True,
+    count = int(subprocess.run(["git", "rev-list", "--count", "--first-parent", "HEAD~20"], cwd=repo, text=True,
                                capture_output=True, check=True).stdout)
     open_at(tab, folder, count)
     now = shown(tab)
-    assert now["commit"] == now["slider"] == count and now["position"] == f"commit {count} of 43"
+    assert now["commit"] == now["slider"] == count and now["position"] == f"commit {count} of 57"
     assert now["control"] == "→ fed holds control; firm to 2.7.move" and now["period"] == "turn-02"
     assert now["map"].startswith("maps/") and tab.locator("#map-img").evaluate("img => img.naturalWidth") > 100
     assert tab.locator("#heading").text_content().startswith(f"{count}. ")
@@ -133,7 +133,7 @@ def test_a_known_game_point_shows_its_map_report_lines_and_who_holds_control(sit
 def test_the_slider_and_the_keys_step_through_every_commit_and_the_map_changes(sites: Any, tab: Any) -> None:
     open_at(tab, sites("tactical-duel"))
     end = shown(tab)
-    assert end["commit"] == 43 and end["control"] == "→ the game is over"
+    assert end["commit"] == 57 and end["control"] == "→ the game is over"
     tab.locator("#slider").fill("20")  # the slider as a player drags it
     tab.wait_for_selector(READY)
     at20 = shown(tab)
@@ -147,15 +147,15 @@ def test_the_slider_and_the_keys_step_through_every_commit_and_the_map_changes(s
     assert turn["period"] == "turn-01" and turn["map"] and turn["commit"] > 1
     later = step(tab, "PageDown")
     assert later["period"] == "turn-02" and later["map"] != turn["map"]
-    assert step(tab, "End")["commit"] == 43
-    assert tab.evaluate("location.hash") == "#43"
+    assert step(tab, "End")["commit"] == 57
+    assert tab.evaluate("location.hash") == "#57"
 
 
 def test_a_commit_that_does_not_exist_says_so_and_shows_the_last(sites: Any, tab: Any) -> None:
     open_at(tab, sites("tactical-duel"), 9999)
-    assert tab.locator("#problem").text_content() == ("There is no commit 9999 in this game: it has 43 commits. "
+    assert tab.locator("#problem").text_content() == ("There is no commit 9999 in this game: it has 57 commits. "
                                                        "Showing the last.")
-    assert shown(tab)["commit"] == 43
+    assert shown(tab)["commit"] == 57
 
 
 def test_markup_from_players_is_shown_as_text_and_never_runs(tab: Any, tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FED_TURN_1, GAME_ID, KLI_TURN_1, Table
+from conftest import FED_TURN_1, GAME_ID, KLI_TURN_1, TEACHING_DUEL, Table
 from gitutil import Sandbox, clean_env
 from test_hook import refused
 
@@ -171,7 +171,7 @@ def test_two_players_set_up_start_and_play_a_game_over_ssh(sshd: SshServer, tmp_
     url = sshd.url(server_repo)
     alice, bob = player(tmp_path, sshd, "alice", "alice"), player(tmp_path, sshd, "bob", "bob")
 
-    alice.pbem("init", str(alice.table.repo_dir), "--template", "tactical-duel", "--id", GAME_ID, who="fed",
+    alice.pbem("init", str(alice.table.repo_dir), "--template", str(TEACHING_DUEL), "--id", GAME_ID, who="fed",
                cwd=alice.table.root)
     alice.pbem("join", "--as", "fed", who="fed")
     alice.ok("remote", "add", "origin", url)

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from conftest import PBEM, Table
+from conftest import PBEM, TEACHING_DUEL, Table
 from gitutil import clean_env
 from pbem.crypto.keys import PrivateKey, write_keypair
 from pbem.errors import PbemError
@@ -156,11 +156,12 @@ def all_push(seats: list[Seat]) -> list[str]:
 
 
 def tactical(root: Path, template: str, seats: tuple[str, ...]) -> tuple[dict[str, Seat], Path]:
-    """init from games/TEMPLATE, every seat joins, pushed to a hub; each seat has his own clone."""
+    """init from games/TEMPLATE (or the folder TEMPLATE), every seat joins, pushed to a hub; each seat has his own
+    clone."""
     keys = {seat: make_key(root / "keys", seat, 0x20 + i) for i, seat in enumerate(seats)}
     founder = Seat(root / seats[0], keys[seats[0]])
     founder.home.mkdir(parents=True)
-    ws = setup.init(founder.repo_dir, str(ROOT / "games" / template), f"{template}-sync", keys[seats[0]])
+    ws = setup.init(founder.repo_dir, str(ROOT / "games" / template), f"{Path(template).name}-sync", keys[seats[0]])
     for seat, me in keys.items():
         setup.join(ws, seat, me)
     hub = hub_for(founder, root)
@@ -359,7 +360,7 @@ def test_press_posted_before_the_phase_moved_on_is_dated_again_and_lands(tmp_pat
 @pytest.fixture(scope="module")
 def base_duel(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Seat], Path]:
     """Built once: a started duel on a hub, fed's and kli's clones up to date, fed in control."""
-    seats, hub = tactical(tmp_path_factory.mktemp("duel-hub"), "tactical-duel", ("fed", "kli"))
+    seats, hub = tactical(tmp_path_factory.mktemp("duel-hub"), str(TEACHING_DUEL), ("fed", "kli"))  # speeds as entries
     fed, kli = seats["fed"], seats["kli"]
     start_game(fed.ws(), "fed", fed.me, [kli.me])
     assert fed.push().code == 0
@@ -495,18 +496,21 @@ def test_keygen_configure_makes_pbem_and_git_find_the_key(tmp_path: Path) -> Non
 
 
 def test_the_founder_commits_setup_edits_with_yield(tmp_path: Path) -> None:
-    """Before the start the docs invite setup edits (e.g. `allocation: sealed`): the founder commits them with
+    """Before the start the docs invite setup edits (e.g. `allocation: open`): the founder commits them with
     `pbem yield`, `pbem check` shows it beforehand, and the game verifies."""
     keys = {s: make_key(tmp_path / "keys", s, 0x60 + i) for i, s in enumerate(("fed", "kli"))}
     founder = Seat(tmp_path / "fed", keys["fed"])
     founder.home.mkdir(parents=True)
     setup.init(founder.repo_dir, "tactical-duel", "setup-1", keys["fed"])
     game = founder.repo_dir / "game.yaml"
-    game.write_text(game.read_text().replace("setup:\n", "setup:\n  allocation: sealed\n", 1))
+    text = game.read_text()
+    assert "  speeds: sealed " in text and "  allocation: sealed " in text
+    game.write_text(text.replace("  speeds: sealed ", "  speeds: open ", 1)
+                    .replace("  allocation: sealed ", "  allocation: open ", 1))
     checked = founder.pbem("check")
     assert checked.returncode == 0 and "commit 1: founder: setup: game.yaml" in checked.stdout, checked.stdout
     done = founder.pbem("yield")
     assert done.returncode == 0 and "setup edits" in done.stdout, done.stderr
     assert founder.git("status", "--porcelain").stdout == ""
-    assert "allocation: sealed" in founder.git("show", "HEAD:game.yaml").stdout
+    assert "allocation: open" in founder.git("show", "HEAD:game.yaml").stdout
     assert founder.pbem("verify").returncode == 0

@@ -388,7 +388,7 @@ DOCS = Path(__file__).resolve().parents[1] / "docs" / "pictures"
 DOC_PICTURES = {  # file -> (demo, commit, title)
     "board-twirling-aces-fire.svg": ("demo-twirling-aces", "50b88be", "twirling-aces: after 2.14.fire"),
     "board-twirling-aces-drones.svg": ("demo-twirling-aces", "1c94d10", "twirling-aces: drones in flight"),
-    "board-duel-end.svg": ("demo-duel", "90796bd", "the duel: the D7 disengages"),
+    "board-duel-end.svg": ("demo-duel", "45d0538", "the duel: the D7 disengages"),
 }
 
 
