@@ -347,7 +347,7 @@ class Status:
 
     def derived(self) -> dict[str, Any]:
         """The fields replay decides, for comparing a written status with the computed one."""
-        data = {
+        data: dict[str, Any] = {
             "control": self.control,
             "firm": self.firm,
             "pending": [b.as_dict() for b in self.pending],

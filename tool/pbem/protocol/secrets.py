@@ -295,22 +295,22 @@ def _target_findings(before: Mapping[str, Secret], new: Sequence[Secret], after:
         return []
     taken = {s.raw.get("concerns") for s in before.values() if s.raw["kind"] == target_kind}
     for secret in (s for s in new if s.raw["kind"] == target_kind):
-        unit, where = secret.raw.get("concerns"), {"file": secret.file, "line": secret.line_of("concerns")}
+        unit, file, line = secret.raw.get("concerns"), secret.file, secret.line_of("concerns")
         if unit not in launches:
             by = next((e.by for e in entries() if launched(e.do) == unit), None) if unit else None
             if by is not None and by != player:
                 out.append(Finding("secret.foreign-target", f"secret {secret.id}: {unit} is {by}'s seeking weapon; "
-                                   f"only {by} seals its target", **where))
+                                   f"only {by} seals its target", file, line))
             elif by is not None:
                 out.append(Finding("secret.late-target", f"secret {secret.id}: {unit}'s target is sealed in the "
-                                   f"commit that launches it, not after", **where))
+                                   f"commit that launches it, not after", file, line))
             else:
                 out.append(Finding("secret.bad-target", f"secret {secret.id}: a target's `concerns` names the "
                                    f"seeking weapon launched in the same commit ({{launch: {{weapon, as}}}}), got "
-                                   f"{unit!r}", **(where if unit else {"file": secret.file})))
+                                   f"{unit!r}", file, line if unit else None))
         elif unit in taken:
             out.append(Finding("secret.duplicate-target", f"secret {secret.id}: {unit} has its target sealed "
-                               "already; one target per seeking weapon", **where))
+                               "already; one target per seeking weapon", file, line))
         taken.add(unit)
     mine = {s.raw.get("concerns") for s in after.values() if s.raw["kind"] == target_kind and s.owner == player}
     for name, entry in sorted(launches.items()):
