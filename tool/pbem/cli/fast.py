@@ -15,8 +15,9 @@ import errno
 import gc
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence
 
 STDOUT = "standard output"  # what a failed write to it names, where the error names no file
 FORMATS = ("text", "json", "github")  # `pbem verify --format` (cli/options.py OutputFormat)
@@ -76,11 +77,12 @@ def verify_arguments(args: Sequence[str]) -> Optional[tuple[Optional[str], str]]
 def verify(revisions: Optional[str], output: str) -> int:
     """`pbem verify [RANGE] --format FORMAT`: the findings of the range's commits (DESIGN §3, §8); exit 1 when
     there are any."""
-    from pbem.errors import ILLEGAL
-    from pbem.services import clonelock, gitstate
-    from pbem.services.ranges import verify_range
-    from pbem.services.report import findings_github, findings_json, findings_text
-    from pbem.store.repo import GameRepo
+    with _importing():
+        from pbem.errors import ILLEGAL
+        from pbem.services import clonelock, gitstate
+        from pbem.services.ranges import verify_range
+        from pbem.services.report import findings_github, findings_json, findings_text
+        from pbem.store.repo import GameRepo
 
     repo = GameRepo.open(Path.cwd())
     gitstate.guard(repo)  # as every command's workspace (services/workspace.py Workspace.open)
@@ -93,10 +95,25 @@ def verify(revisions: Optional[str], output: str) -> int:
 
 
 def _hook(stage: str) -> int:
-    from pbem.services import hook
+    with _importing():
+        from pbem.services import hook
 
     run = hook.pre_receive if stage == "pre-receive" else hook.post_receive
     return run(sys.stdin, sys.stderr)
+
+
+@contextmanager
+def _importing() -> Iterator[None]:
+    """Import without the garbage collector, and leave what was imported out of its later passes: importing makes
+    some hundred thousand objects, none of them garbage (cli/application.py does the same)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        frozen()
+        if collecting:
+            gc.enable()
 
 
 def _run(action: Callable[[], int]) -> int:
