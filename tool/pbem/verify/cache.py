@@ -33,8 +33,9 @@ def _fingerprint() -> str:
     commit)."""
     digest = hashlib.sha256(pbem.__version__.encode())
     for folder, suffix in ((resources.schemas_dir(), ".json"), (Path(pbem.__file__).parent, ".py")):
+        top = len(str(folder)) + 1  # the path below the folder: where it is installed does not count
         for path, stat in sorted(_files(str(folder), suffix)):
-            digest.update(f"{os.path.relpath(path, folder)}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
+            digest.update(f"{path[top:]}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
     return digest.hexdigest()[:20]
 
 
