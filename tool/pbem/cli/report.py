@@ -11,7 +11,6 @@ import typer
 from pbem.cli import fast
 from pbem.cli.options import (KeyOption, OutputFormat, ReadFormat, emit_json, findings_records, json_option, my_seat,
                               run, status_record, workspace, write_out)
-from pbem.errors import ILLEGAL
 
 commands = typer.Typer()
 
