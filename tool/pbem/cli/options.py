@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar
 
 import typer
 
+from pbem.cli.fast import STDOUT, write_out  # noqa: F401 - shared by the command groups
 from pbem.errors import PbemError
 
 if TYPE_CHECKING:
@@ -25,21 +26,6 @@ class OutputFormat(str, Enum):
     text = "text"
     json = "json"
     github = "github"
-
-
-STDOUT = "standard output"  # what a failed write to it names, where the error names no file
-
-
-def write_out(text: str) -> None:
-    """Print a command's output; an error of the standard output (a full disk, a closed pipe) says that it was
-    the standard output that failed (cli/__init__.py turns it into one line, exit 2)."""
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except OSError as exc:
-        if exc.filename is None:
-            exc.filename = STDOUT
-        raise
 
 
 def emit_json(data: "dict[str, object]") -> None:

@@ -8,9 +8,9 @@ from typing import Any, Optional
 
 import typer
 
+from pbem.cli import fast
 from pbem.cli.options import (KeyOption, OutputFormat, ReadFormat, emit_json, findings_records, json_option, my_seat,
                               run, status_record, workspace, write_out)
-from pbem.errors import ILLEGAL
 
 commands = typer.Typer()
 
@@ -22,17 +22,7 @@ def verify(revisions: Optional[str] = typer.Argument(None, help="a revision rang
 
     Example: pbem verify --format github    or    pbem verify origin/main..HEAD
     """
-    from pbem.services import report
-    from pbem.services.ranges import verify_range
-
-    def go() -> int:
-        findings, count = verify_range(workspace(), revisions)
-        render = {OutputFormat.text: report.findings_text, OutputFormat.json: report.findings_json,
-                  OutputFormat.github: report.findings_github}[output]
-        write_out(render(findings, count))
-        return ILLEGAL if findings else 0
-
-    raise typer.Exit(run(go))
+    raise typer.Exit(run(lambda: fast.verify(revisions, output.value)))
 
 
 @commands.command("allowed-signers")

@@ -15,8 +15,6 @@ from __future__ import annotations
 import hashlib
 from typing import Mapping, Sequence
 
-from Crypto.Protocol.SecretSharing import Shamir
-
 from pbem.crypto.keys import PublicKey
 from pbem.crypto.seal import KEY_SIZE, seal_to
 
@@ -37,6 +35,8 @@ def split(key: bytes, recipients: Sequence[str], threshold: int) -> dict[str, tu
     n = len(recipients)
     if n == 1:  # Shamir needs two shares at least; one recipient holds the key itself
         return {recipients[0]: (1, bytes(key))}
+    from Crypto.Protocol.SecretSharing import Shamir  # pycryptodome: only where shares are dealt or used
+
     low = Shamir.split(threshold, n, bytes(key[:HALF]))
     high = Shamir.split(threshold, n, bytes(key[HALF:]))
     return {who: (i, a + b) for who, (i, a), (_j, b) in zip(recipients, low, high)}
@@ -46,6 +46,8 @@ def combine(shares: Sequence[tuple[int, bytes]], total: int) -> bytes:
     """The key rebuilt from (index, share) pairs (as many as the threshold); `total` the number dealt."""
     if total == 1:
         return bytes(shares[0][1])
+    from Crypto.Protocol.SecretSharing import Shamir
+
     low = Shamir.combine([(i, s[:HALF]) for i, s in shares])
     high = Shamir.combine([(i, s[HALF:]) for i, s in shares])
     return low + high

@@ -14,11 +14,14 @@ import json
 import math
 import os
 import re
-from typing import Any, Union
-
-import yaml
+from typing import TYPE_CHECKING, Any, Union
 
 from pbem.errors import ILLEGAL, PbemError
+
+if TYPE_CHECKING:
+    import yaml
+else:
+    yaml = None  # PyYAML, imported by the strict builder's first use (`_strict`): the fast reader needs none of it
 
 MAX_BYTES = 1024 * 1024
 MAX_DEPTH = 32
@@ -27,8 +30,8 @@ MAX_NUMBER_CHARS = 300
 
 JsonPath = tuple[Union[str, int], ...]
 
-# libyaml is ~10x faster; the pure-Python parser emits the same events.
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# libyaml is ~10x faster; the pure-Python parser emits the same events. Set with PyYAML's import (`_strict`).
+_Loader: Any = None
 
 _INT = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")
 _FLOAT = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?\Z")
@@ -100,6 +103,23 @@ def load(data: bytes, file: str) -> Document:
     return _Builder(file).build(text)
 
 
+def _strict() -> None:
+    """Import PyYAML for the strict builder, once: a game file pbem wrote itself is read without it (`_fast`),
+    and importing it costs more than judging one new commit."""
+    global yaml, _Loader
+    if yaml is not None and _Builder._handlers and _Loader is not None:
+        return
+    import yaml as module
+
+    yaml = module
+    if _Loader is None:
+        _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    b = _Builder
+    _Builder._handlers = {yaml.DocumentStartEvent: b._document, yaml.AliasEvent: b._alias, yaml.MappingEndEvent: b._end,
+                          yaml.SequenceEndEvent: b._end, yaml.ScalarEvent: b._node, yaml.MappingStartEvent: b._node,
+                          yaml.SequenceStartEvent: b._node}
+
+
 def _fail(rule: str, message: str, file: str, line: int) -> PbemError:
     return PbemError(rule, message, file=file, line=line, exit_code=ILLEGAL)
 
@@ -152,6 +172,7 @@ class _Builder:
         self.documents = 0
 
     def build(self, text: str) -> Document:
+        _strict()
         root: list[Any] = []  # [value, lines] once the single document's root node is seen
         stack: list[_Frame] = []
         loader = _Loader(text)
@@ -240,15 +261,7 @@ class _Builder:
         if child is not None:
             stack.append(_Frame(value, child, kind is yaml.MappingStartEvent))
 
-    _handlers: dict[type, Any] = {
-        yaml.DocumentStartEvent: _document,
-        yaml.AliasEvent: _alias,
-        yaml.MappingEndEvent: _end,
-        yaml.SequenceEndEvent: _end,
-        yaml.ScalarEvent: _node,
-        yaml.MappingStartEvent: _node,
-        yaml.SequenceStartEvent: _node,
-    }
+    _handlers: dict[type, Any] = {}  # event type -> method, once PyYAML is imported (`_strict`)
 
     def _check_node(self, event: yaml.NodeEvent, line: int, depth: int) -> None:
         self.nodes += 1

@@ -2,8 +2,8 @@
 long game costs one commit, not the whole history (DESIGN §11).
 
 Only a state reached by a history with no finding is kept, keyed by its commit id, and the key folds in
-everything that could change a verdict: the pbem version, and the bytes of every shipped schema and of pbem's
-own code (so a changed checkout never trusts an old verdict). Anything
+everything that could change a verdict: the pbem version, and the size and modification time of every shipped
+schema and of pbem's own code (so a changed checkout never trusts an old verdict). Anything
 unreadable, from another version, or not matching is ignored, and the verifier falls back to the full walk.
 The folder holds at most a few entries; a new one pushes the oldest out. verify.history renews the kept state
 only once judging on top of it took longer than keeping one (SAVE_AFTER_SECONDS).
@@ -28,11 +28,28 @@ FREEZE_BYTES = 1 << 20  # a kept state this large (a game of some thousand commi
 
 @lru_cache(maxsize=1)
 def _fingerprint() -> str:
+    """pbem's version, and the name, size and modification time of every shipped schema and of pbem's own code:
+    any checkout or install that changes one of them rewrites it (a stat each, not a read: some 8 ms of one new
+    commit)."""
     digest = hashlib.sha256(pbem.__version__.encode())
-    code = Path(pbem.__file__).parent
-    for path in sorted(resources.schemas_dir().glob("*.json")) + sorted(code.rglob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    for folder, suffix in ((resources.schemas_dir(), ".json"), (Path(pbem.__file__).parent, ".py")):
+        top = len(str(folder)) + 1  # the path below the folder: where it is installed does not count
+        for path, stat in sorted(_files(str(folder), suffix)):
+            digest.update(f"{path[top:]}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
     return digest.hexdigest()[:20]
+
+
+def _files(folder: str, suffix: str) -> list[tuple[str, os.stat_result]]:
+    """(path, stat) of every file under `folder` whose name ends in `suffix`."""
+    found = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name != "__pycache__":
+                    found.extend(_files(entry.path, suffix))
+            elif entry.name.endswith(suffix):
+                found.append((entry.path, entry.stat()))
+    return found
 
 
 def _folder(git_dir: str | os.PathLike[str]) -> Path:

@@ -15,6 +15,8 @@ BAD_CODE = "setup.bad-invite-code"
 def join_findings(manifest: Manifest, seat_id: str) -> list[Finding]:
     """What is wrong with the invite of the seat `seat_id` claims in `manifest` (the game.yaml after the join)."""
     invite_hash = manifest.setup.get("invite_hash")
+    if invite_hash is None:  # no invite: nothing to check, and no Diplomacy ruleset to import for it
+        return []
     from pbem.rulesets.dow import invite
 
     if not invite.checkable(invite_hash):

@@ -1,0 +1,67 @@
+"""`pbem verify` and the pre-receive hook run as a fresh process at every checkout, CI run and push: they import
+only what they need (cli/fast.py), never typer and the other command groups, the rendering, or a ruleset the
+game does not name. Each case runs the real command once in a subprocess and reads which modules it loaded."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import Table
+
+# Prints the loaded modules' names to the file named first, then runs `pbem ARGS...` as the console script does.
+LOADED = ("import atexit, sys; out = sys.argv.pop(1); "
+          "atexit.register(lambda: open(out, 'w').write('\\n'.join(sorted(sys.modules)))); "
+          "from pbem.cli import main; sys.argv[0] = 'pbem'; main()")
+
+# Never needed to judge a tactical game, nor to print its findings.
+NEVER = ("typer", "click", "rich", "diplomacy", "pbem.render", "pbem.rulesets.dow", "pbem.services.dow",
+         "pbem.services.workspace", "pbem.cli.application", "pbem.cli.options")
+
+
+def loaded(table: Table, tmp_path: Path, args: list[str], cwd: Path, stdin: str = "",
+           env: dict[str, str] | None = None) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    out = tmp_path / "modules.txt"
+    done = subprocess.run([sys.executable, "-c", LOADED, str(out), *args], cwd=cwd, input=stdin,
+                          env={**table.env("fed"), **(env or {})}, capture_output=True, text=True, check=False)
+    return done, set(out.read_text().split("\n"))
+
+
+def unwanted(modules: set[str]) -> set[str]:
+    cli_groups = {m for m in modules if m.startswith("pbem.cli.") and m != "pbem.cli.fast"}
+    return cli_groups | {m for m in modules if any(m == n or m.startswith(n + ".") for n in NEVER)}
+
+
+@pytest.mark.parametrize("args", [["verify"], ["verify", "--format", "json"], ["verify", "HEAD~1..HEAD"]],
+                         ids=" ".join)
+def test_verify_of_a_tactical_game_imports_only_what_it_needs(base_played: Table, tmp_path: Path,
+                                                              args: list[str]) -> None:
+    done, modules = loaded(base_played, tmp_path, args, base_played.repo_dir)
+    assert done.returncode == 0, done.stderr
+    assert "pbem.rulesets.tactical.ruleset" in modules and "pbem.verify.history" in modules  # it did judge
+    assert unwanted(modules) == set()
+
+
+def test_the_pre_receive_hook_imports_only_what_it_needs(base_played: Table, tmp_path: Path) -> None:
+    bare = tmp_path / "shared.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(base_played.repo_dir), str(bare)], check=True,
+                   env=base_played.env())
+    head = base_played.git("rev-parse", "HEAD").stdout.decode().strip()
+    for ref in subprocess.run(["git", "-C", str(bare), "for-each-ref", "--format=%(refname)"], check=True,
+                              capture_output=True, text=True).stdout.split():
+        subprocess.run(["git", "-C", str(bare), "update-ref", "-d", ref], check=True)  # the objects, as pushed
+    done, modules = loaded(base_played, tmp_path, ["hook", "pre-receive"], bare,
+                           f"{'0' * 40} {head} refs/heads/main\n", {"GIT_DIR": str(bare)})
+    assert done.returncode == 0, done.stderr
+    assert "pbem.rulesets.tactical.ruleset" in modules  # the whole pushed history was judged
+    assert unwanted(modules) == set()
+
+
+def test_the_guard_sees_a_command_group_imported(base_played: Table, tmp_path: Path) -> None:
+    """Anything beyond the plain forms goes to the full app, which the guard above would catch."""
+    done, modules = loaded(base_played, tmp_path, ["verify", "--help"], base_played.repo_dir)
+    assert done.returncode == 0, done.stderr
+    assert {"typer", "pbem.cli.application", "pbem.cli.report"} <= unwanted(modules)
