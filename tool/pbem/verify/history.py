@@ -294,9 +294,9 @@ def verify_history(repo: GameRepo, tip: str | None = None, on_commit: Callable[[
 
 def _latest_kept(repo: GameRepo, sequence: list[str]) -> tuple[tuple | None, int]:
     """The state kept for the latest turn of `sequence` that has one, and the index after that turn."""
-    kept = verified_cache.kept(repo.git_dir)  # listed once, not once per turn
+    listed = verified_cache.kept(repo.git_dir)  # listed once, not once per turn
     for i in range(len(sequence) - 1, -1, -1):
-        if sequence[i] in kept:
+        if sequence[i] in listed:
             kept = verified_cache.load(repo.git_dir, sequence[i])
             return (kept, i + 1) if kept is not None else (None, 0)
     return None, 0
