@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 CEILING = {
-    "cli": 0, "formats": 6, "protocol": 8, "render": 4, "rulesets": 7, "services": 18, "store": 1, "verify": 0,
+    "cli": 0, "formats": 0, "protocol": 8, "render": 0, "rulesets": 2, "services": 0, "store": 0, "verify": 0,
 }
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Table
+from pbem.errors import PbemError
 from pbem.services import watch
 from pbem.services.workspace import Workspace
 from test_push import Race, base_race, identity, race, server_main, signer_of  # noqa: F401 (fixtures)
@@ -306,6 +307,16 @@ def test_smtp_settings_come_from_a_file_and_the_environment(tmp_path: Path) -> N
     config = watch.smtp_config({"PBEM_SMTP_PASSWORD": "secret", "PBEM_SMTP_TO": "c@d"}, path)
     assert config == watch.SmtpConfig("mail.example.org", "c@d", 587, "me", "secret", None, True)
     assert watch.smtp_config({}, tmp_path / "absent.toml") is None
+
+
+@pytest.mark.parametrize("port", ["inf", "-inf", "nan", '"smtp"', "[587]", "{n = 1}", "1979-05-27"])
+def test_an_smtp_port_that_is_no_number_is_one_clear_error(tmp_path: Path, port: str) -> None:
+    """Whatever TOML value stands for the port (an infinity once escaped as OverflowError), one message."""
+    path = tmp_path / "watch.toml"
+    path.write_text(f'[smtp]\nhost = "mail.example.org"\nto = "a@b"\nport = {port}\n')
+    with pytest.raises(PbemError) as caught:
+        watch.smtp_config({}, path)
+    assert caught.value.finding.rule == "watch.config" and "is not a number" in caught.value.finding.message
 
 
 def test_an_unreachable_mail_server_is_one_line_not_a_failure() -> None:

@@ -46,6 +46,8 @@ _BAD_VALUE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 # Per-node line bookkeeping, parallel to the data: (line, children) where children is a dict (mapping), a list
 # (sequence) or None (scalar). For a mapping member the line is the key's line.
 _Lines = tuple[int, Union[dict[str, "_Lines"], list["_Lines"], None]]
+# The events that make a value (`_Builder._node`): a scalar or the start of a mapping or sequence, each with a tag.
+_NodeEvent = Union["yaml.ScalarEvent", "yaml.CollectionStartEvent"]
 
 
 class Document:
@@ -118,6 +120,12 @@ def _strict() -> None:
     _Builder._handlers = {yaml.DocumentStartEvent: b._document, yaml.AliasEvent: b._alias, yaml.MappingEndEvent: b._end,
                           yaml.SequenceEndEvent: b._end, yaml.ScalarEvent: b._node, yaml.MappingStartEvent: b._node,
                           yaml.SequenceStartEvent: b._node}
+
+
+def _line_of(event: yaml.Event) -> int:
+    """The 1-based line an event starts on: the parser marks every event it emits (the stubs allow none)."""
+    assert event.start_mark is not None
+    return event.start_mark.line + 1
 
 
 def _fail(rule: str, message: str, file: str, line: int) -> PbemError:
@@ -220,17 +228,17 @@ class _Builder:
         self.documents += 1
         if self.documents > 1:
             raise _fail("yaml.syntax", "more than one YAML document (a second '---'); one file is one document",
-                        self.file, event.start_mark.line + 1)
+                        self.file, _line_of(event))
 
     def _alias(self, event: yaml.AliasEvent, stack: list[_Frame], root: list[Any]) -> None:
         raise _fail("yaml.alias", f"alias '*{event.anchor}' is not allowed; write the value out", self.file,
-                    event.start_mark.line + 1)
+                    _line_of(event))
 
     def _end(self, event: yaml.Event, stack: list[_Frame], root: list[Any]) -> None:
         stack.pop()
 
-    def _node(self, event: yaml.NodeEvent, stack: list[_Frame], root: list[Any]) -> None:
-        line = event.start_mark.line + 1
+    def _node(self, event: _NodeEvent, stack: list[_Frame], root: list[Any]) -> None:
+        line = _line_of(event)
         self._check_node(event, line, len(stack))
         parent = stack[-1] if stack else None
 
@@ -239,7 +247,7 @@ class _Builder:
             return
 
         kind = type(event)
-        if kind is yaml.ScalarEvent:
+        if isinstance(event, yaml.ScalarEvent):  # no subclasses: the same test as `kind is`, and mypy narrows it
             value: Any = self._scalar(event, line)
             child: Any = None
         elif kind is yaml.MappingStartEvent:
@@ -263,7 +271,7 @@ class _Builder:
 
     _handlers: dict[type, Any] = {}  # event type -> method, once PyYAML is imported (`_strict`)
 
-    def _check_node(self, event: yaml.NodeEvent, line: int, depth: int) -> None:
+    def _check_node(self, event: _NodeEvent, line: int, depth: int) -> None:
         self.nodes += 1
         if self.nodes > MAX_NODES:
             raise _fail("yaml.too-many-nodes", f"more than {MAX_NODES} values in one file", self.file, line)
@@ -275,7 +283,7 @@ class _Builder:
         if depth >= MAX_DEPTH and not isinstance(event, yaml.ScalarEvent):
             raise _fail("yaml.too-deep", f"nested more than {MAX_DEPTH} levels deep", self.file, line)
 
-    def _key(self, event: yaml.NodeEvent, parent: _Frame, line: int) -> None:
+    def _key(self, event: _NodeEvent, parent: _Frame, line: int) -> None:
         if not isinstance(event, yaml.ScalarEvent):
             raise _fail("yaml.bad-key", "a mapping key must be a plain string, not a list or mapping",
                         self.file, line)

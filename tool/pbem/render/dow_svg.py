@@ -280,8 +280,8 @@ def _panel(state: DowState, orders: Mapping[str, Sequence[str]], phase: str, vie
     for power in sorted(orders):
         if not orders[power]:
             continue
-        col = 0 if columns[0] <= columns[1] else 1
-        x, cy = x0 + col * 262, columns[col] + 28
+        side = 0 if columns[0] <= columns[1] else 1
+        x, cy = x0 + side * 262, columns[side] + 28
         ink = dow_orders.colour_of(power)
         out.append(f'<line x1="{x:.0f}" y1="{cy - 7:.0f}" x2="{x + 22:.0f}" y2="{cy - 7:.0f}" stroke="{ink}" '
                    f'stroke-width="5"/><text x="{x + 30:.0f}" y="{cy:.0f}" font-size="19" font-weight="bold" '
@@ -302,7 +302,7 @@ def _panel(state: DowState, orders: Mapping[str, Sequence[str]], phase: str, vie
                        f'data-power="{escape(power)}" data-verdict="{verdict}" data-result="'
                        f'{escape(" ".join(result))}" data-failed="{"true" if bad else "false"}" fill="{colour}"'
                        f'{style}>{escape(text)}{mark}{said}</text>')
-        columns[col] = cy + 6
+        columns[side] = cy + 6
     return out + ["</g>"], max(columns) + 30
 
 

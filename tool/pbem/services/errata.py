@@ -67,10 +67,12 @@ def propose(ws: Workspace, me: Identity, reason: str) -> Done:
         raise PbemError("usage.erratum", "the report files are as at HEAD: edit them as the correction should read "
                         "(only entries before the firm marker), then run `pbem erratum propose --reason TEXT`")
     firm = head.stop.checkpoint.point if head.stop is not None else None
+    status = head.status
+    assert status is not None  # `_seat` refused a head without a status
     for entry in (*removed, *added):
         if firm is not None and entry.at >= firm:
             raise PbemError("erratum.not-firm", f"{entry.by}'s {dict(entry.do)} at {entry.at_text} is not firm yet "
-                            f"(firm to {head.status.firm}): its owner changes it in his turn; an erratum corrects "
+                            f"(firm to {status.firm}): its owner changes it in his turn; an erratum corrects "
                             "only what lies before the firm marker", file=entry.file, line=entry.line,
                             exit_code=ILLEGAL, hint="keep only the correction of firm entries in the working tree")
     content = {"reason": reason, "removed": [entry_data(e) for e in removed],

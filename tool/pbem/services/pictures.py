@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, TypedDict
 
 from pbem.errors import PbemError
 from pbem.render import html_log, tactical_svg
@@ -397,7 +397,15 @@ def _sides(ruleset: Any, status: Any) -> int:
         return 6
 
 
-def _commands(ruleset: str) -> dict[str, str]:
+class _Commands(TypedDict, total=False):
+    """The ruleset's own spelling of the status screen's commands (`StatusView` has the defaults)."""
+
+    sealed_command: str
+    reveal_command: str
+    sealed_what: str
+
+
+def _commands(ruleset: str) -> _Commands:
     if ruleset not in COMMANDS:
         return {}
     sealed, reveal, what = COMMANDS[ruleset]

@@ -250,9 +250,9 @@ def rebase(ws: Workspace, me: Identity, local: str, onto: str, where: str) -> tu
                           f"then `pbem status` says what you owe now (your files: `git checkout {saved} -- "
                           f"{' '.join(sorted(_changed(old_parent, old)))}`)")
         raw = parse_commit(repo.raw_commit(oid))
-        author = raw.author_ident
+        ident = raw.author_ident
         message = _with_effect(raw.message.decode("utf-8", "replace"), effect)
-        planned.append((files, _message(message, status), (author.name, author.email)))
+        planned.append((files, _message(message, status), (ident.name, ident.email)))
         parent_files = files
     now = int(time.time())
     for files, message, author in planned:

@@ -29,9 +29,10 @@ def verify_range(repo: GameRepo, spec: str | None) -> tuple[list[Finding], int]:
     if spec:
         tip, only = commits_in_range(repo, spec)
     else:
-        tip, only = repo.head_oid(), None
-        if tip is None:
+        head = repo.head_oid()
+        if head is None:
             raise PbemError("repo.empty", "this repository has no commits yet")
+        tip, only = head, None
     from pbem.verify.history import verify_history
 
     result = verify_history(repo, tip, cached=True, whole_sequence=only is not None, statuses=False)

@@ -62,13 +62,13 @@ def log_text(result: HistoryResult) -> str:
     if status is None:
         out.append("Status: setting up (seats are being claimed)")
     elif status.over:
-        from pbem.services.agreements import result
+        from pbem.services.agreements import result as game_result
 
-        ended = result(last.game)
+        ended = game_result(last.game)
         out.append("Status: the game is over" + (f" — {ended}" if ended else ""))
     else:
-        firm = status.firm or "the end of play (what is owed is settled last)"
-        out.append(f"Status: {status.control} in control; firm to {firm}")
+        firm_to = status.firm or "the end of play (what is owed is settled last)"
+        out.append(f"Status: {status.control} in control; firm to {firm_to}")
         for b in status.pending:
             out.append(f"  break for {b.player}" + (f" at {b.at}" if b.at else "") + f": {b.why}")
         if status.note:

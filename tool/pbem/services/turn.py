@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 from pbem.errors import ILLEGAL, Finding, PbemError
 from pbem.text import first_control, terminal
@@ -274,9 +274,11 @@ def plan_yield(ws: Workspace, me: Identity, note: str = "") -> YieldPlan:
                   and not edited & settled):
                 # only a turn's own files (his players file, his entries) can wait for his turn: anything else
                 # that is refused here is refused whole, with what the one commit would have been refused for
-                held = first.status.pending[0] if first.status.pending else None
+                after = first.status
+                assert after is not None  # `_plan_turn` computes the status of every commit after the start
+                held = after.pending[0] if after.pending else None
                 plan.commits, plan.kept = [first], sorted(edited)
-                plan.waiting = (f"after it {first.status.control} acts first ({held.why})" if held is not None
+                plan.waiting = (f"after it {after.control} acts first ({held.why})" if held is not None
                                 else "the game waits for others first")
             else:
                 plan.findings = one.findings
@@ -301,11 +303,12 @@ def _plan_setup(ws: Workspace, head: Verified, files: dict[str, bytes], me: Iden
     plan = YieldPlan(who_, worktree=dict(files))
     files = dict(files)
     done: list[str] = []
-    for _ in range(4 if player is not None else 0):  # a commitment may make the contribution due at once
-        step = chance.settle_dice(files, ws.game_of(files), me, player)
-        if not step:
-            break
-        done += step
+    if player is not None:  # the founder without a seat owes no dice
+        for _ in range(4):  # a commitment may make the contribution due at once
+            step = chance.settle_dice(files, ws.game_of(files), me, player)
+            if not step:
+                break
+            done += step
     if not _edited(ws.head_files(), files):
         raise PbemError("setup.not-started", "the game has not started yet (pbem start --first ID) and you have "
                         "nothing to commit: no dice owed, no edits")
@@ -366,7 +369,7 @@ def write_yield(ws: Workspace, plan: YieldPlan) -> tuple[str, Status | None]:
     return oid, plan.status
 
 
-def _edited(base: dict[str, bytes], files: dict[str, bytes]) -> set[str]:
+def _edited(base: Mapping[str, bytes], files: Mapping[str, bytes]) -> set[str]:
     """Paths whose content differs (status.yaml aside: it is computed)."""
     return {p for p in set(base) | set(files) if p != STATUS and base.get(p) != files.get(p)}
 
@@ -382,7 +385,7 @@ class _Plan:
     settled: list[str] = field(default_factory=list)  # what it settles (dice, reveals)
 
 
-def _plan_turn(ws: Workspace, prev: Verified, prev_files: dict[str, bytes], files: dict[str, bytes],
+def _plan_turn(ws: Workspace, prev: Verified, prev_files: Mapping[str, bytes], files: Mapping[str, bytes],
                me: Identity, player: str, note: str) -> _Plan:
     """Settle what `player` owes in `files`, write the computed status, judge the result against `prev`."""
     files = dict(files)

@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from pbem.errors import PbemError
 from pbem.protocol.dice import ESCROW
@@ -61,7 +61,7 @@ def settleable(status: Status | None, me: str | None) -> bool:
     return any(b.player == me and (b.kind in AUTOMATIC or me == ESCROW) for b in status.pending)
 
 
-def decisions(status: Status | None, me: str | None, waiting_signatures: list[str] = (),
+def decisions(status: Status | None, me: str | None, waiting_signatures: Sequence[str] = (),
               sealed_command: str | None = None) -> list[Decision]:
     """What only `me` may decide now: each sealed input he owes (given with `sealed_command`, the ruleset's way),
     holding control for a turn, each signature asked of him (`waiting_signatures`, lines naming him). Pure."""
@@ -115,10 +115,13 @@ def smtp_config(environ: Mapping[str, str], path: Path | None = None) -> SmtpCon
     if not values.get("host") or not values.get("to"):
         return None
     flag = values.get("starttls", False)
-    try:
-        port = int(values.get("port", 25))  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise PbemError("watch.config", f"SMTP port {values.get('port')!r} is not a number") from None
+    given = values.get("port", 25)
+    try:  # a TOML array, table or date is no number either; `inf` overflows
+        port = int(given) if isinstance(given, (str, int, float)) else None
+    except (ValueError, OverflowError):
+        port = None
+    if port is None:
+        raise PbemError("watch.config", f"SMTP port {given!r} is not a number")
     return SmtpConfig(str(values["host"]), str(values["to"]), port,
                       str(values["user"]) if values.get("user") else None,
                       str(values["password"]) if values.get("password") else None,

@@ -65,7 +65,7 @@ class PlannedCommit:
 
     files: Mapping[str, bytes]
     message: str
-    me: "Identity | None" = None
+    me: Identity  # who signs it
 
 
 class Workspace:

@@ -246,6 +246,7 @@ class GameRepo:
         raw = self._read(tree_oid, ObjectType.TREE)  # repo.wrong-type / repo.object-missing, not an assertion
         try:
             tree = self.repo[tree_oid]
+            assert isinstance(tree, pygit2.Tree)  # `_read` refused any other type of object
             listing = [((entry.raw_name or b"").decode("utf-8", errors="surrogateescape"), entry.filemode,
                         str(entry.id)) for entry in tree]
         except (pygit2.GitError, ValueError) as exc:

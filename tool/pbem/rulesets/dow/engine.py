@@ -209,7 +209,7 @@ def _game(board: Board, phase: str, victory: int | None = None) -> Any:
 def _check_names(board: Board, info: MapInfo) -> None:
     if set(board.powers) != set(info.powers):
         raise EngineError(f"a position needs exactly the powers {', '.join(info.powers)}")
-    for _, unit, *rest in (*board.units, *board.dislodged):
+    for unit in (*(u for _, u in board.units), *(u for _, u, _ in board.dislodged)):
         if not re.fullmatch(r"[AF] [A-Z]{3}(/[NESW]C)?", unit) or unit_province(unit) not in info.provinces:
             raise EngineError(f"unknown unit {unit!r}")
     for _, places in (*board.centres, *board.influence):

@@ -182,10 +182,10 @@ def _gather(
         problem = action_problem(state, action)
         given = orders_of(action)
         if problem is not None or given is None or action.by in by_power:
-            reason = problem or f"{action.by} already gave orders at {when}"
+            why = problem or f"{action.by} already gave orders at {when}"
             if action.by in state.powers:
                 for order in given or ():
-                    events.append(Event("void", action.by, None, {"phase": when, "order": order, "reason": reason}))
+                    events.append(Event("void", action.by, None, {"phase": when, "order": order, "reason": why}))
             continue
         by_power[action.by] = given
     orders: dict[str, tuple[str, ...]] = {}

@@ -75,12 +75,13 @@ def _best(moves: Sequence[str], score: Callable[[str], tuple[Any, ...]]) -> tupl
 
 def pursue_choices(state: TacticalState, unit: Unit, target: Unit, impulse: int) -> tuple[str, ...]:
     """The equally good pursuit moves of `unit` after `target` in `impulse` (one, or several when tied)."""
-    assert unit.hex is not None and target.hex is not None
+    goal = target.hex
+    assert unit.hex is not None and goal is not None
 
     def score(how: str) -> tuple[bool, int, tuple[int, int]]:
         to = movement.landing(state, unit, how)
         off = not hexmap.on_map(to, state.columns, state.rows)
-        return off, hexmap.distance(to, target.hex), arcs.off_centre(to, movement.facing_after(unit, how), target.hex)
+        return off, hexmap.distance(to, goal), arcs.off_centre(to, movement.facing_after(unit, how), goal)
 
     return _best(legal_moves(unit, impulse), score)
 
