@@ -1244,9 +1244,11 @@ def test_press_order__the_declaration_in_a_file_of_one_s_own_naming(dow_allied: 
 
 # === Dice bound to the rules (DESIGN §5 "Binding"; docs/dice.md, docs/threats.md "Dice bound to the rules") ======
 # The tactical game of tests/test_tactical_cli_bad_input.py: fed's CA and kli's D7 three hexes apart. In `armed`
-# fed holds control at 1.4.move and nobody has declared a shot; in `fire_owed` both declared ph1 at 1.4.fire, the
-# auction is over and each firer owes the die for his shot (ref 1.4.fire/UNIT/ph1, a d6); in `shot_resolved`
-# both dice were rolled and 1.4.fire is resolved (fed holds control at 1.9.move).
+# fed holds control at 1.4.move and nobody has declared a shot; in `both_owed` both declared ph1 at 1.4.fire, the
+# auction is over (fed's pass closed it: kli, who added last, is not asked again) and each firer owes the die for
+# his shot (ref 1.4.fire/UNIT/ph1, a d6), kli first (served after fed's pass); in `fire_owed` kli's die is in
+# (rolled, contributed, revealed) and fed holds control, owing his own; in `shot_resolved` both dice were rolled
+# and 1.4.fire is resolved (fed holds control at 1.9.move).
 
 from test_dice_bad_input import honest_reveal  # noqa: E402
 from test_tactical_cli_bad_input import base_armed, base_auction, base_game, base_resolved  # noqa: E402,F401
@@ -1262,8 +1264,26 @@ def armed(base_armed: Table, tmp_path: Path) -> Table:
     return private(base_armed, tmp_path)
 
 
+@pytest.fixture(scope="module")
+def base_fed_roll_owed(base_auction: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
+    """`base_auction` once kli's die is in: kli, served first, rolls for his shot, fed contributes, kli reveals;
+    fed holds control and owes the die of his own shot."""
+    table = copy_table(base_auction, tmp_path_factory.mktemp("fed-roll-owed") / "table")
+    cli(table, "roll", "--for", "D7 ph1", "--ref", "1.4.fire/D7/ph1", who="kli")
+    cli(table, "yield", who="kli")
+    cli(table, "yield", who="fed")  # his contribution to kli's die
+    cli(table, "yield", who="kli")  # the reveal
+    assert [(who, kind) for who, kind, _ in pending(table)] == [("fed", "roll")], pending(table)
+    return table
+
+
 @pytest.fixture
-def fire_owed(base_auction: Table, tmp_path: Path) -> Table:
+def fire_owed(base_fed_roll_owed: Table, tmp_path: Path) -> Table:
+    return private(base_fed_roll_owed, tmp_path)
+
+
+@pytest.fixture
+def both_owed(base_auction: Table, tmp_path: Path) -> Table:
     return private(base_auction, tmp_path)
 
 
@@ -3036,10 +3056,8 @@ def test_auction_open__the_initiator_rolls_with_his_declaration(armed: Table) ->
 def test_auction_open__the_closing_pass_may_roll(auction_open: Table) -> None:
     """Not a threat: the player whose pass ends the auction may roll in that commit; the auction is over."""
     auction_open.turn("kli", entries=[KLI_SHOT])
-    auction_open.turn("fed")  # passes; round 2 asks kli
-    assert asked(auction_open) == [("kli", "auction")]
-    cli(auction_open, "roll", "--for", "D7 ph1", "--ref", "1.4.fire/D7/ph1", who="kli")
-    cli(auction_open, "yield", who="kli")
+    cli(auction_open, "roll", "--for", "CA ph1", "--ref", "1.4.fire/CA/ph1", who="fed")
+    cli(auction_open, "yield", who="fed")  # passes: kli added last, nothing came since: the auction is over
     assert {kind for _, kind in asked(auction_open)} <= {"roll", "dice"}
 
 
@@ -3904,6 +3922,9 @@ def base_reveal_withheld(tmp_path_factory: pytest.TempPathFactory) -> Table:
     _to_reveal(table)
     cli(table, "agree", "nmr", "--player", "fed", who="kli")
     _resolve_fire(table)
+    # kli, served first after the closing pass of the auction, gives his orders for turn 2: fed holds control
+    assert dice_pending(table)[0][:2] == ("kli", "horizon"), dice_pending(table)
+    table.turn("kli", through="2.32.final")
     return table
 
 
@@ -4757,32 +4778,35 @@ def test_github_flow__a_refused_push_leaves_no_false_local_state(race: Any) -> N
     assert done.returncode == 1 and "closed for maintenance" in done.stderr and "tell the host" in done.stderr
     assert kli.head() == again
 # === fair-tactical: who rolls, secret allocations, sealed pursuit, advice (DESIGN §5 "Who rolls", §4.7, §7.1) =====
-# The tactical duel of tests/test_tactical_cli_bad_input.py at `fire_owed`: fed's CA and kli's D7 both declared ph1
-# at 1.4.fire, the auction is over, and each firer owes the die for his own shot (fed holds control).
+# The tactical duel of tests/test_tactical_cli_bad_input.py at `both_owed`: fed's CA and kli's D7 both declared ph1
+# at 1.4.fire, the auction is over, and each firer owes the die for his own shot (kli, served first after fed's
+# closing pass, holds control); at `fire_owed` kli's die is in and fed holds control for his.
 
 KLI_REF = "1.4.fire/D7/ph1"  # the ref of kli's shot
 
 
-def test_who_rolls__the_target_announces_the_firer_s_die_through_pbem(fire_owed: Table) -> None:
+def test_who_rolls__the_target_announces_the_firer_s_die_through_pbem(both_owed: Table) -> None:
     """Threat: kli, the target, announces the die of fed's shot: once fed contributes kli knows it, withholds
     the reveal, and under an nmr fed's shot misses. Defence: only the firer rolls for his shot
-    (dice.wrong-roller): `pbem roll` refuses it for the player out of control (kli, for fed's shot) and for
-    the one in control (fed, for kli's), and nothing is written."""
-    assert fire_owed.data("status.yaml")["control"] == "fed"
+    (dice.wrong-roller): `pbem roll` refuses it for the player in control (kli, for fed's shot) and for the one
+    out of control (fed, for kli's), and nothing is written."""
+    fire_owed = both_owed
+    assert fire_owed.data("status.yaml")["control"] == "kli"
     line = refused(fire_owed, "roll", "--for", "CA ph1", "--ref", SHOT, who="kli", rule="dice.wrong-roller")
     assert "fed" in line
     refused(fire_owed, "roll", "--for", "D7 ph1", "--ref", KLI_REF, who="fed", rule="dice.wrong-roller")
-    cli(fire_owed, "roll", "--for", "CA ph1", "--ref", SHOT, who="fed")  # his own: fine
-    cli(fire_owed, "yield", who="fed")
+    cli(fire_owed, "roll", "--for", "D7 ph1", "--ref", KLI_REF, who="kli")  # his own: fine
+    cli(fire_owed, "yield", who="kli")
 
 
-@pytest.mark.parametrize("roller, ref, first", [("kli", SHOT, "signature.not-in-control"),
-                                                 ("fed", KLI_REF, "dice.wrong-roller")])
+@pytest.mark.parametrize("roller, ref, first", [("kli", SHOT, "dice.wrong-roller"),
+                                                 ("fed", KLI_REF, "signature.not-in-control")])
 def test_who_rolls__another_s_die_written_by_hand_is_refused_by_yield_verify_and_the_hook(
-        fire_owed: Table, roller: str, ref: str, first: str) -> None:
-    """Threat: the same by plain git, by kli out of control or by fed in control: a batch in his own name for
-    the other's shot. Defence: `pbem yield` refuses it (kli's first for acting out of turn), `pbem verify`
+        both_owed: Table, roller: str, ref: str, first: str) -> None:
+    """Threat: the same by plain git, by kli in control or by fed out of control: a batch in his own name for
+    the other's shot. Defence: `pbem yield` refuses it (fed's first for acting out of turn), `pbem verify`
     finds dice.wrong-roller in the batch, the hook refuses the push, and the game goes on."""
+    fire_owed = both_owed
     server = serve(fire_owed)
     before = server_ref(server)
     path = f"dice/{roller}-0001.yaml"
@@ -4795,26 +4819,28 @@ def test_who_rolls__another_s_die_written_by_hand_is_refused_by_yield_verify_and
     assert server_ref(server) == before
 
 
-def test_advice__a_player_who_owes_a_contribution_and_must_roll_pastes_what_status_says(fire_owed: Table) -> None:
-    """Right advice: kli owes his contribution to fed's die and must roll for his own shot; `pbem status` tells
-    him to paste `pbem roll … && pbem yield`, and pasted it works: the yield commits his contribution and keeps
-    his batch in the working tree until his turn (after fed's reveal), when his next `pbem yield` announces it."""
+def test_advice__a_player_who_owes_a_contribution_and_must_roll_pastes_what_status_says(both_owed: Table) -> None:
+    """Right advice: fed owes his contribution to kli's die (kli, served first, rolled) and must roll for his
+    own shot; `pbem status` tells him to paste `pbem roll … && pbem yield`, and pasted it works: the yield
+    commits his contribution and keeps his batch in the working tree until his turn (after kli's reveal), when
+    his next `pbem yield` announces it."""
     import shlex
 
-    cli(fire_owed, "roll", "--for", "CA ph1", "--ref", SHOT, who="fed")
-    cli(fire_owed, "yield", who="fed")
-    said = cli(fire_owed, "status", who="kli")
+    fire_owed = both_owed
+    cli(fire_owed, "roll", "--for", "D7 ph1", "--ref", KLI_REF, who="kli")
+    cli(fire_owed, "yield", who="kli")
+    said = cli(fire_owed, "status", who="fed")
     pasted = next(line.strip()[2:] for line in said.splitlines() if line.strip().startswith("$ pbem roll"))
     for command in pasted.split(" && "):
-        out = cli(fire_owed, *shlex.split(command)[1:], who="kli")
+        out = cli(fire_owed, *shlex.split(command)[1:], who="fed")
     assert "kept in your working tree" in out, out
-    kept = fire_owed.repo_dir / "dice/kli-0001.yaml"
-    aside = fire_owed.root / "kli-0001.yaml"
-    kept.rename(aside)  # one working tree for both seats here: fed's clone would not have kli's file
-    cli(fire_owed, "yield", who="fed")  # fed reveals: his shot is rolled
+    kept = fire_owed.repo_dir / FED_DIE
+    aside = fire_owed.root / "fed-0001.yaml"
+    kept.rename(aside)  # one working tree for both seats here: kli's clone would not have fed's file
+    cli(fire_owed, "yield", who="kli")  # kli reveals: his shot is rolled
     aside.rename(kept)
-    cli(fire_owed, "yield", who="kli")  # kli's turn: his batch is announced now
-    assert "dice/kli-0001.yaml" in fire_owed.git("ls-files", "dice/").stdout.decode()
+    cli(fire_owed, "yield", who="fed")  # fed's turn: his batch is announced now
+    assert FED_DIE in fire_owed.git("ls-files", "dice/").stdout.decode()
     assert_clean(fire_owed)
 
 
@@ -6382,11 +6408,12 @@ def _seat_changed_after_the_die(fire_owed: Table) -> str:
 def test_seat_dice__a_seat_change_to_escape_a_bad_die_loses_the_shot(fire_owed: Table) -> None:
     """Threat: fed sees his die will miss and arranges a seat change before he reveals, hoping the new key
     rolls the shot again. Defence: the seat change withholds the old key's reveal: the rolls are lost, so the
-    shot misses (the worst his die could do); the lost batch still stands for its ref, so no second die is
-    rolled for it (dice.rebound-ref), and it is never voided (dice.withheld)."""
+    shot misses (the worst his die could do); with kli's die in before (he was served first), the lost batch
+    resolves the step, so no second die is rolled for the shot (dice.unbound-ref: nothing owes one), and the
+    batch is never voided (dice.withheld)."""
     seat = _seat_changed_after_the_die(fire_owed)
     assert f"missed: fed's reveal withheld, seat {seat}" in cli(fire_owed, "status", "--plain", who="carol")
-    refused(fire_owed, "roll", "--for", "CA ph1 again", "--ref", SHOT, who="carol", rule="dice.rebound-ref")
+    refused(fire_owed, "roll", "--for", "CA ph1 again", "--ref", SHOT, who="carol", rule="dice.unbound-ref")
     raw = batch(fire_owed)
     write_batch(fire_owed, {**raw, "void": {"reason": "the old key is gone"}})
     refused(fire_owed, "yield", who="carol", rule="dice.withheld", where=FED_DIE)
