@@ -6430,3 +6430,125 @@ def test_seat_dice__the_new_holder_reveals_the_old_die_with_a_forged_value(fire_
     refused(fire_owed, "yield", who="carol", rule="dice.withheld", where=FED_DIE)
     sneak_as(fire_owed, "carol", "carol: a reveal of her own for fed's die")
     assert "dice.withheld" in {f["rule"] for f in verified_findings(fire_owed)}
+
+
+# === fair-20: asked once, contributors still playing (docs/tactical.md "Commits per fire step: nobody is asked
+# again for nothing"; docs/dice.md "Who contributes"; docs/threats.md "fair-20") =====================================
+# `both_owed`: fed's pass closed the auction at 1.4.fire (kli, who added last, is not asked again). `f20_melee`:
+# the three-player melee (tests/test_errata.py) in which rom resigned before fed announced a table die.
+
+
+def test_fair20_reask__the_last_adder_not_asked_again_slips_in_a_second_shot(both_owed: Table) -> None:
+    """Threat: kli added last and is no longer asked at 1.4.fire; holding control for his roll, he adds a second
+    shot there, as if he were asked again. Defence: the auction is over for everybody (rules.auction at the
+    entry); by plain git the commit is found, and the game goes on with his roll."""
+    assert pending(both_owed)[0][:2] == ("kli", "roll")
+    both_owed.edit("kli", entries=[{"at": "1.4.fire", "unit": "D7", "do": {"fire": {"weapon": "dr1", "target": "CA"}}}])
+    refused(both_owed, "yield", who="kli", rule="rules.auction", where=ANY_LINE("report/turn-01.yaml"))
+    bad = sneak_as(both_owed, "kli", "kli: one more at 1.4.fire")
+    assert "rules.auction" in rejected(both_owed, bad, "rules.auction", "report/turn-01.yaml")
+    both_owed.git("reset", "-q", "--hard", "HEAD~1")
+    cli(both_owed, "roll", "--for", "D7 ph1", "--ref", "1.4.fire/D7/ph1", who="kli")
+    cli(both_owed, "yield", who="kli")
+    assert_clean(both_owed)
+
+
+def test_fair20_reask__a_status_that_asks_the_last_adder_again_is_found(armed: Table) -> None:
+    """Threat: fed, whose pass closes the auction, writes a status that asks kli again (one more round trip for
+    kli, and time for fed to see his roll owed first). Defence: the status is what replay says (status.mismatch)."""
+    armed.turn("fed", through="1.8.damage",
+               entries=[{"at": "1.4.fire", "unit": "CA", "do": {"fire": {"weapon": "ph1", "target": "D7"}}}])
+    armed.turn("kli", entries=[{"at": "1.4.fire", "unit": "D7", "do": {"fire": {"weapon": "ph1", "target": "CA"}}}])
+    from pbem.formats.writer import dump_mapping
+
+    armed.write_status("fed", "fed: I pass")
+    data = json.loads(json.dumps(armed.data("status.yaml")))
+    assert data["control"] == "kli" and data["pending"][0]["kind"] == "roll"
+    data["pending"] = [{"player": "kli", "at": "1.4.fire", "kind": "auction",
+                        "why": "simultaneous actions declared at 1.4.fire: add yours at 1.4.fire or pass (auction "
+                               "round 2, seed §7)"}]
+    armed.write("status.yaml", dump_mapping(data))
+    bad = armed.sneak("fed", "fed: I pass", status="keep")
+    assert "status.mismatch" in rejected(armed, bad, "status.mismatch", "status.yaml")
+
+
+@pytest.fixture(scope="module")
+def base_f20_melee(tmp_path_factory: pytest.TempPathFactory) -> Table:
+    from test_errata import _melee
+
+    table = _melee(tmp_path_factory.mktemp("f20") / "melee")
+    cli(table, "resign", who="rom")
+    table.edit("fed", through="1.8.damage", entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 12}}])
+    cli(table, "roll", "--for", "boarding party", who="fed")
+    cli(table, "yield", who="fed")
+    return table
+
+
+@pytest.fixture
+def f20_melee(base_f20_melee: Table, tmp_path: Path) -> Table:
+    return private(base_f20_melee, tmp_path)
+
+
+def test_fair20_resign__a_die_announced_after_a_resign_asks_only_the_seats_still_playing(f20_melee: Table) -> None:
+    """Not a threat: rom resigned before fed's die, so `pbem roll` names kli alone as its contributor; nobody
+    waits on rom (no nmr needed); kli contributes in the clear (one contributor commits nothing first), fed
+    reveals, and the die is made of kli's part and fed's secret."""
+    raw = batch(f20_melee)
+    assert raw["contributors"] == ["kli"]
+    assert [(b["player"], b["why"]) for b in f20_melee.data("status.yaml")["pending"]][:1] == [
+        ("kli", "contribution owed to dice fed-0001 of fed")]
+    assert all(b["player"] != "rom" for b in f20_melee.data("status.yaml")["pending"])
+    cli(f20_melee, "yield", who="kli")
+    cli(f20_melee, "yield", who="fed")
+    raw = batch(f20_melee)
+    assert sorted(raw["contributions"]) == ["kli"] and raw["results"] == derived(raw, "melee-e2e", ["fed", "kli"])
+    assert_clean(f20_melee)
+
+
+def test_fair20_resign__a_resigned_player_s_late_contribution_is_refused(f20_melee: Table) -> None:
+    """Threat: rom, gone, still writes a contribution into fed's die (chosen with kli's, to steer it). Defence: he
+    holds no turn (signature.not-in-control), and a batch announced after his resign is none of his to contribute
+    to (dice.bad-contribution, whoever commits it: tests/test_dice_contributors.py); `pbem yield` gives nothing
+    of his to it."""
+    before = batch(f20_melee)
+    write_batch(f20_melee, {**before, "contributions": {"rom": "42" * 32}})
+    bad = sneak_as(f20_melee, "rom", "rom: my part after all")
+    assert "signature.not-in-control" in rejected(f20_melee, bad, "signature.not-in-control", "status.yaml")
+    f20_melee.git("reset", "-q", "--hard", "HEAD~1")
+    f20_melee.pbem("yield", who="rom")  # whatever it says, it writes no part of rom's
+    assert batch(f20_melee) == before
+
+
+def test_fair20_resign__the_roller_names_fewer_contributors_to_choose_his_die(f20_melee: Table) -> None:
+    """Threat: fed, seeing a contributor leave, announces his next die naming nobody (or leaving kli out): his own
+    secret, chosen at leisure, would make the die alone. Defence: the contributors are exactly the seats still
+    playing (dice.bad-batch at the batch's `contributors` line); leaving the field out, so that the die waits on
+    rom, is refused the same way."""
+    f20_melee.git("reset", "-q", "--hard", "HEAD~1")  # back before fed's die: fed in control again
+    f20_melee.edit("fed", through="1.8.damage", entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 12}}])
+    for named in ([], None):
+        raw = {**hand_batch(f20_melee, "fed", "fed-0001", []), "rolls": [{"for": "boarding party"}]}
+        write_batch(f20_melee, raw if named is None else {**raw, "contributors": named})
+        bad = sneak_as(f20_melee, "fed", "fed: my die, my contributors")
+        assert "dice.bad-batch" in rejected(f20_melee, bad, "dice.bad-batch", "dice/fed-0001.yaml"), named
+        f20_melee.git("reset", "-q", "--hard", "HEAD~1")
+
+
+def test_fair20_resign__a_player_resigns_to_dodge_contributing(melee_dice: Table) -> None:
+    """Threat: kli resigns rather than contribute to fed's die (hoping the table waits, or re-rolls without
+    him). Defence: his resign withholds his part at once; rom alone contributes, fed reveals, nobody waits on kli,
+    and his part is never given later (dice.withheld)."""
+    cli(melee_dice, "resign", who="kli")
+    assert set(batch(melee_dice)["withheld"]) == {"kli"}
+    assert all(b["player"] != "kli" for b in melee_dice.data("status.yaml")["pending"])
+    for _ in range(4):
+        owed = melee_dice.data("status.yaml")["pending"]
+        if not owed or owed[0]["kind"] != "dice":
+            break
+        cli(melee_dice, "yield", who=owed[0]["player"])
+    assert batch(melee_dice)["results"]
+    write_batch(melee_dice, {**batch(melee_dice), "contributions": {**batch(melee_dice)["contributions"],
+                                                                     "kli": "42" * 32}})
+    bad = sneak_as(melee_dice, "kli", "kli: my part after all")
+    assert rejected(melee_dice, bad, "dice.withheld", "dice/fed-0001.yaml") & {"dice.withheld", "dice.changed",
+                                                                                "dice.bad-contribution"}

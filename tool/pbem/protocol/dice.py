@@ -6,7 +6,7 @@ once every commitment is in, so that no coalition can choose its contribution kn
 once all are in the roller owes his reveal; in escrow mode the escrow owes its signature. While anything is owed
 the game waits: those obligations come before the game's own breaks.
 
-A batch is bound to the rules (DESIGN §5 "Binding", `binding_findings`): it rolls only for refs owed now, with
+A batch is bound to the rules (DESIGN §5 "Binding", protocol.dice_binding): it rolls only for refs owed now, with
 the ruleset's die for each, one standing batch per ref, and a scored batch is never voided.
 
 A part owed and never given is settled by the agreement that found its player absent (nmr) or let him go
@@ -26,7 +26,7 @@ import base64
 import binascii
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Collection, Mapping, Sequence
+from typing import Any, Collection, Mapping, Sequence
 
 import nacl.exceptions
 import nacl.signing
@@ -42,7 +42,7 @@ from pbem.rulesets.base import Withheld
 
 ESCROW = "escrow"  # the pseudo-seat that owes escrow signatures; no player may take this id
 DICE = "dice"
-ANNOUNCED = ("id", "roller", "mode", "sides", "rolls", "at", "replaces", "commit", "owner_box")
+ANNOUNCED = ("id", "roller", "mode", "sides", "rolls", "at", "replaces", "contributors", "commit", "owner_box")
 VOID_NAMESPACE = "pbem"
 # the field of a batch file each rule is about: the line a finding names (DESIGN §11: file, line and rule)
 RULE_FIELD = {"dice.bad-results": "results", "dice.bad-reveal": "reveal", "dice.bad-contribution": "contributions",
@@ -140,12 +140,15 @@ class Batch:
 
     def announcement(self) -> bytes:
         """The canonical announced content (what a void's co-signatures cover)."""
-        return canonical({k: self.raw[k] for k in ("id", "roller", "mode", "sides", "rolls", "at", "replaces")
-                          if k in self.raw})
+        return canonical({k: self.raw[k] for k in ("id", "roller", "mode", "sides", "rolls", "at", "replaces",
+                                                   "contributors") if k in self.raw})
 
     def others(self, players: Sequence[str]) -> list[str]:
-        """The players other than the roller, in table order (the order contributions enter the seed)."""
-        return [p for p in players if p != self.roller]
+        """The players other than the roller, in table order (the order contributions enter the seed): those the
+        batch names as its `contributors` (the seats still playing when it was announced, written where a seat
+        had resigned: protocol.dice_contributors), else all."""
+        named = self.raw.get("contributors")
+        return [p for p in players if p != self.roller and (named is None or p in named)]
 
     def fixed(self, players: Sequence[str]) -> bool:
         """Whether the results are fixed, so that some players together could know them before the others: once
@@ -201,7 +204,8 @@ def owed(players: Sequence[str], batches: Sequence[Batch], at: str | None) -> li
         seats = list(players)
         start = seats.index(batch.roller) + 1 if batch.roller in seats else 0
         around = seats[start:] + seats[:start]
-        around = [p for p in around if p not in batch.withheld]  # settled by an agreement: owes nothing more
+        # settled by an agreement, or not playing when it was announced: owes nothing
+        around = [p for p in around if p not in batch.withheld and (p == batch.roller or p in batch.others(players))]
         uncommitted = [p for p in around if p != batch.roller and p not in batch.contribution_commits]
         if batch.committed_first(players) and uncommitted:
             for player in uncommitted:
@@ -431,6 +435,9 @@ def _contributions(players: Sequence[str], old: Batch, new: Batch, committer: st
             out.append(_f("dice.bad-contribution", f"{committer} wrote a contribution in {player}'s name", new.file))
         elif player == new.roller or player not in players or new.mode == "escrow":
             out.append(_f("dice.bad-contribution", f"{player} owes no contribution to {new.id}", new.file))
+        elif player not in new.others(players):
+            out.append(_f("dice.bad-contribution", f"{player} is no contributor of {new.id}: he had left the game "
+                          f"when it was announced (its contributors: {', '.join(new.others(players))})", new.file))
         elif old.voided or old.results is not None:
             out.append(_f("dice.bad-contribution", f"batch {new.id} is closed", new.file))
         elif sum(1 for v in new.contributions.values() if v == value) > 1 or value == new.raw.get("commit"):
@@ -510,84 +517,6 @@ def _void(game_id: str, players: Sequence[str], keys: Mapping[str, PublicKey], o
         if signer is None or player not in keys or not signer.same_key(keys[player]):
             out.append(_f("dice.bad-void", f"{player}'s co-signature of the void of {new.id} does not verify",
                           new.file))
-    return out
-
-
-def binding_findings(before: Mapping[str, Batch], after: Mapping[str, Batch], owed_refs: Collection[str],
-                     sides_of: Callable[[str], int | None], resolved: Callable[[str], bool],
-                     rollers_of: Callable[[str], Collection[str] | None] = lambda ref: None) -> list[Finding]:
-    """DESIGN §5 "Binding": a batch announced (or re-announced) by this commit rolls only for refs owed now
-    (`owed_refs`: the declared, unresolved actions of the step being resolved, or "start" before the start;
-    `dice.unbound-ref`), with the die the rules name for each (`sides_of`; `dice.bad-sides`), and no ref is
-    rolled by two batches that stand (`dice.rebound-ref`): a batch is replaced only through a void.
-    `resolved(ref)` says whether the ref's step is already behind the firm point (only for the message).
-
-    DESIGN §5 "Who rolls": only the player whose action a die resolves announces it (`rollers_of(ref)`: the
-    players who may, None where the rules do not say; `dice.wrong-roller`). Anybody else could announce the
-    firer's die, learn it once the firer contributed, and withhold the reveal so that the shot is lost."""
-    live: dict[str, list[str]] = {}
-    for batch in sorted(after.values(), key=lambda b: b.id):
-        if not batch.voided:
-            for ref in batch.refs:
-                live.setdefault(ref, []).append(batch.id)
-    out: list[Finding] = []
-    for batch_id in sorted(after):
-        batch, old = after[batch_id], before.get(batch_id)
-        if old is not None and old.raw["rolls"] == batch.raw["rolls"] and old.sides == batch.sides:
-            continue  # announced before: judged then
-        if batch.voided:
-            continue
-        for ref in dict.fromkeys(batch.refs):
-            allowed = rollers_of(ref)
-            if allowed is not None and batch.roller not in allowed:
-                out.append(Finding("dice.wrong-roller", f"batch {batch.id} rolls for {ref}, which is "
-                                   f"{' or '.join(sorted(allowed)) or 'nobody'}'s to roll, not {batch.roller}'s: "
-                                   "only the player whose action a die resolves announces it (the firer; for the "
-                                   "start, who proposed to roll for it)", file=batch.file,
-                                   line=batch.line_of("roller")))
-            wanted, rolled = sides_of(ref), batch.sides_of(ref)
-            if wanted is not None and rolled != wanted:
-                out.append(Finding("dice.bad-sides", f"batch {batch.id} rolls a d{rolled} for {ref}, which "
-                                   f"the rules roll with a d{wanted}", file=batch.file,
-                                   line=batch.line_of("sides")))
-            if ref not in owed_refs:
-                why = ("its step is resolved already: a resolved shot keeps the die it was scored with"
-                       if resolved(ref) else
-                       "nothing owes a die for it now: dice are rolled for a declared action at the step being "
-                       "resolved, never before it is declared")
-                out.append(Finding("dice.unbound-ref", f"batch {batch.id} rolls for {ref}: {why}"
-                                   + (f" (owed now: {', '.join(owed_refs)})" if owed_refs else ""),
-                                   file=batch.file, line=batch.line_of("rolls")))
-            else:
-                # the batch that stood first keeps the ref: one announced before this commit, else the lowest id
-                first = [b for b in live.get(ref, ()) if b != batch.id and (b in before or b < batch.id)]
-                if first or batch.refs.count(ref) > 1:
-                    out.append(Finding("dice.rebound-ref", f"batch {batch.id} rolls for {ref}, which "
-                                       f"{', '.join(first) or batch.id} already rolls: one batch per ref; to "
-                                       "re-roll, void the first whole (pbem dice void, co-signed once its results "
-                                       "are knowable)", file=batch.file, line=batch.line_of("rolls")))
-    return out
-
-
-def only(player: str | None) -> tuple[str, ...] | None:
-    """The rollers `binding_findings` allows for a ref whose rules name one player (None: not said)."""
-    return None if player is None else (player,)
-
-
-def void_binding_findings(before: Mapping[str, Batch], after: Mapping[str, Batch],
-                          owed_refs: Collection[str]) -> list[Finding]:
-    """DESIGN §5: a batch is replaced only through a void, never for a step already resolved: a batch whose
-    refs were scored may not be voided (or an erratum's replay would find the shot without its die)."""
-    out = []
-    for batch_id in sorted(after):
-        batch, old = after[batch_id], before.get(batch_id)
-        if not batch.voided or old is None or old.voided:
-            continue
-        done = [ref for ref in batch.refs if ref not in owed_refs]
-        if done:
-            out.append(Finding("dice.bad-void", f"batch {batch.id} cannot be voided: {', '.join(done)} "
-                               "owe no die now (resolved, or not declared)", file=batch.file,
-                               line=batch.line_of("void")))
     return out
 
 
