@@ -230,9 +230,11 @@ def batch_findings(
     committer: str,
     settled: Mapping[str, str] | None = None,
     seats: Collection[str] = (),
+    absent: Collection[str] = (),
 ) -> list[Finding]:
     """Every rule a commit's changes to dice/ must keep (DESIGN §5); `committer` is a player id or ESCROW.
-    `settled`: player -> the nmr, resign or seat (`seats`: those players) agreement this commit completes (§4.8)."""
+    `settled`: player -> the nmr, resign or seat (`seats`: those players) agreement this commit completes (§4.8);
+    `absent`: the player an nmr this commit completes found absent (with his seat: `how_settled`)."""
     findings: list[Finding] = []
     for batch_id in sorted(set(before) | set(after)):
         old, new = before.get(batch_id), after.get(batch_id)
@@ -244,7 +246,7 @@ def batch_findings(
         try:
             findings.extend(f.at(line=new.line_of(RULE_FIELD.get(f.rule)))
                             for f in _changes(game_id, players, keys, escrow_key, old, new, committer,
-                                              settled or {}, seats))
+                                              settled or {}, seats, absent))
         except PbemError as exc:  # malformed hex or base64 that slipped past the schema
             findings.append(exc.finding.at(file=new.file))
     return findings
@@ -252,7 +254,7 @@ def batch_findings(
 
 def _changes(game_id: str, players: Sequence[str], keys: Mapping[str, PublicKey], escrow_key: PublicKey | None,
              old: Batch | None, new: Batch, committer: str, settled: Mapping[str, str],
-             seats: Collection[str] = ()) -> list[Finding]:
+             seats: Collection[str] = (), absent: Collection[str] = ()) -> list[Finding]:
     f = new.file
     raw = new.raw
     out: list[Finding] = []
@@ -287,7 +289,7 @@ def _changes(game_id: str, players: Sequence[str], keys: Mapping[str, PublicKey]
     for key in ("reveal", "escrow", "results"):
         if key in old.raw and old.raw.get(key) != raw.get(key):
             out.append(_f("dice.changed", f"batch {new.id}: {key} cannot change once written", f))
-    withheld = _withheld(players, old, new, settled, seats)
+    withheld = _withheld(players, old, new, settled, seats, absent)
     if withheld:
         return out + withheld
     out.extend(_contributions(players, old, new, committer))
@@ -320,25 +322,28 @@ def _open_to(batch: Batch, player: str) -> bool:
                 or player in batch.withheld or batch.lost() is not None)
 
 
-NMR_SETTLES, RESIGN_SETTLES, SEAT_SETTLES = "nmr", "resign", "seat"
+NMR_SETTLES, RESIGN_SETTLES, SEAT_SETTLES, SEAT_AND_NMR = "nmr", "resign", "seat", "seat+nmr"
 
 
-def how_settled(player: str, agreement: str, seats: Collection[str] = ()) -> str:
-    """How `agreement` settles `player`'s parts: his seat given to a new key (`seats`), his resign, or an nmr."""
+def how_settled(player: str, agreement: str, seats: Collection[str] = (), absent: Collection[str] = ()) -> str:
+    """How `agreement` settles `player`'s parts: his seat given to a new key (`seats`), his resign, or an nmr.
+    An nmr against him completed in the same commit as his seat (`absent`) yields to the seat (its id marks the
+    parts), and both settle: what the old key sealed and what he owes now (SEAT_AND_NMR), so nothing of the old
+    key is waited on and the nmr's effect is not lost."""
     if player in seats:
-        return SEAT_SETTLES
+        return SEAT_AND_NMR if player in absent else SEAT_SETTLES
     return RESIGN_SETTLES if author_of(agreement) == player else NMR_SETTLES
 
 
 def part_due(players: Sequence[str], batch: Batch, player: str, how: str) -> bool:
     """Whether an agreement settling `player` as `how` (`how_settled`) settles his part of `batch` (DESIGN §4.8)."""
-    if how == SEAT_SETTLES:
-        return sealed(players, batch, player)
+    if how in (SEAT_SETTLES, SEAT_AND_NMR):
+        return sealed(players, batch, player) or (how == SEAT_AND_NMR and owes(players, batch, player))
     return involved(players, batch, player) if how == RESIGN_SETTLES else owes(players, batch, player)
 
 
 def _withheld(players: Sequence[str], old: Batch, new: Batch, settled: Mapping[str, str],
-              seats: Collection[str] = ()) -> list[Finding]:
+              seats: Collection[str] = (), absent: Collection[str] = ()) -> list[Finding]:
     """DESIGN §4.8: a `withheld` mark is written only by the commit that completes the nmr or resign agreement
     settling that player's part (`settled`), only where he had one, and never changes (dice.bad-withheld); what
     was withheld is never given afterwards, nor is the batch voided and rolled again (dice.withheld)."""
@@ -353,7 +358,7 @@ def _withheld(players: Sequence[str], old: Batch, new: Batch, settled: Mapping[s
             out.append(_f("dice.bad-withheld", f"batch {new.id} marks {player}'s part withheld by {agreement}, "
                           "which this commit does not complete (only the last signature of an nmr against him, "
                           "or his own resign, settles it)", new.file))
-        elif not part_due(players, old, player, how_settled(player, agreement, seats)):
+        elif not part_due(players, old, player, how_settled(player, agreement, seats, absent)):
             # a resign settles every part he still had to give; an nmr only what he owes now; a seat change
             # what the old key sealed
             out.append(_f("dice.bad-withheld", f"batch {new.id}: {player} owes it nothing now to withhold",
@@ -376,7 +381,7 @@ def _withheld(players: Sequence[str], old: Batch, new: Batch, settled: Mapping[s
 
 def settlement_findings(players: Sequence[str], before: Mapping[str, Batch], after: Mapping[str, Batch],
                         settled: Mapping[str, str], resigned: Collection[str],
-                        seats: Collection[str] = ()) -> list[Finding]:
+                        seats: Collection[str] = (), absent: Collection[str] = ()) -> list[Finding]:
     """DESIGN §4.8: the commit completing an nmr marks every part of its batches the absent player owes now as
     withheld by it; the one completing a resign, every part its player still had to give (he never will).
     A seat given to a new key (`seats`), every part its old key sealed and never opened (`sealed`). A part left
@@ -384,7 +389,8 @@ def settlement_findings(players: Sequence[str], before: Mapping[str, Batch], aft
     out = []
     for player, agreement in sorted(settled.items()):
         for batch in sorted(before.values(), key=lambda b: b.id):
-            how = SEAT_SETTLES if player in seats else RESIGN_SETTLES if player in resigned else NMR_SETTLES
+            how = how_settled(player, agreement, seats, absent) if player in seats \
+                else RESIGN_SETTLES if player in resigned else NMR_SETTLES
             due = part_due(players, batch, player, how)
             now = after.get(batch.id)
             if due and (now is None or now.withheld.get(player) != agreement):
