@@ -6552,3 +6552,49 @@ def test_fair20_resign__a_player_resigns_to_dodge_contributing(melee_dice: Table
     bad = sneak_as(melee_dice, "kli", "kli: my part after all")
     assert rejected(melee_dice, bad, "dice.withheld", "dice/fed-0001.yaml") & {"dice.withheld", "dice.changed",
                                                                                 "dice.bad-contribution"}
+
+
+def _f20_seat_and_nmr(table: Table) -> tuple[str, str]:
+    """From `both_owed`: kli rolls (fed owes his contribution now), fed proposes a lost-key seat for his own seat
+    (carol's key), then kli signs the nmr against fed and the seat; the two commits squashed into one that
+    completes both, as two last signatures landing together would. Returns (the seat's id, the nmr's id)."""
+    cli(table, "roll", "--for", "D7 ph1", "--ref", "1.4.fire/D7/ph1", who="kli")
+    cli(table, "yield", who="kli")
+    assert ("fed", "dice") in {(who, kind) for who, kind, _ in pending(table)}
+    cli(table, "agree", "seat", "--seat", "fed", "--new-key", _new_holder_pub(table), "--why", "lost-key", who="fed")
+    seat = _newest_agreement(table, "fed")
+    cli(table, "agree", "nmr", "--player", "fed", who="kli")
+    nmr = _newest_agreement(table, "kli")
+    cli(table, "sign", seat, who="kli")
+    table.git("reset", "-q", "--soft", "HEAD~2")
+    return seat, nmr
+
+
+def _f20_marks(table: Table) -> dict[str, Any]:
+    marks: dict[str, Any] = {}
+    for path in sorted((table.repo_dir / "dice").glob("*.yaml")) + sorted((table.repo_dir / "secrets").glob("*.yaml")):
+        withheld = table.data(f"{path.parent.name}/{path.name}").get("withheld")
+        if withheld:
+            marks[f"{path.parent.name}/{path.name}"] = withheld
+    return marks
+
+
+def test_fair20_seat_and_nmr__one_commit_completing_both_marks_everything_with_the_seat(both_owed: Table) -> None:
+    """Threat: kli completes an nmr against fed and fed's seat change in one commit, marking only what one of them
+    settles (the nmr's: fed's contribution owed now; or the seat's: what the old key sealed), so that a part of
+    the old key's stays waited on, or the new holder must give what the nmr took. Defence: the seat takes
+    precedence and both settle: every part is marked with the seat's id (dice.bad-withheld otherwise); marked
+    so, the commit verifies and nothing of fed's old key is waited on."""
+    seat, nmr = _f20_seat_and_nmr(both_owed)
+    marks = _f20_marks(both_owed)
+    assert nmr in str(marks) and seat in str(marks), marks  # the two pbem commits marked one part each
+    bad = sneak_as(both_owed, "kli", "kli: nmr and seat at once, each marking its own")
+    assert "dice.bad-withheld" in rejected(both_owed, bad, "dice.bad-withheld", ANY)
+    both_owed.git("reset", "-q", "--soft", "HEAD~1")
+    for path, mark in marks.items():
+        raw = dict(both_owed.data(path))
+        raw["withheld"] = {p: seat for p in mark} if isinstance(mark, dict) else seat
+        both_owed.write(path, dump_mapping(raw))
+    sneak_as(both_owed, "kli", "kli: nmr and seat at once")
+    assert_clean(both_owed)
+    assert not any(who == "fed" and kind in ("dice", "secret") for who, kind, _ in pending(both_owed))
