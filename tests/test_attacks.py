@@ -6598,3 +6598,14 @@ def test_fair20_seat_and_nmr__one_commit_completing_both_marks_everything_with_t
     sneak_as(both_owed, "kli", "kli: nmr and seat at once")
     assert_clean(both_owed)
     assert not any(who == "fed" and kind in ("dice", "secret") for who, kind, _ in pending(both_owed))
+
+
+def test_fair20_withheld_header__the_log_names_the_seat_change_that_withheld_a_part(fire_owed: Table) -> None:
+    """Not a threat: a part withheld by a seat change is listed under a header that names seat changes, as its
+    line names the seat agreement (pbem log; pbem status lists the same line)."""
+    seat = _seat_changed_after_the_die(fire_owed)
+    log = cli(fire_owed, "log", who="carol")
+    header = "Withheld (owed, never given, settled by an nmr, a resign or a seat change: what it hid is lost):"
+    assert header in log, log
+    assert f"seat {seat}" in log.split(header, 1)[1], log
+    assert f"fed's reveal withheld, seat {seat}" in cli(fire_owed, "status", "--plain", who="carol")

@@ -97,7 +97,7 @@ class Batch:
 
     @property
     def withheld(self) -> Mapping[str, str]:
-        """Player -> the agreement (nmr or resign) that settled the part he owed and never gave (DESIGN §4.8)."""
+        """Player -> the agreement (nmr, resign or seat) that settled the part he owed and never gave (DESIGN §4.8)."""
         return self.raw.get("withheld") or {}
 
     def lost(self, seat_changes: Collection[str] = ()) -> Withheld | None:
