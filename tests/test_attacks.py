@@ -6609,3 +6609,68 @@ def test_fair20_withheld_header__the_log_names_the_seat_change_that_withheld_a_p
     assert header in log, log
     assert f"seat {seat}" in log.split(header, 1)[1], log
     assert f"fed's reveal withheld, seat {seat}" in cli(fire_owed, "status", "--plain", who="carol")
+
+
+# --- fair-20: craft launches declared at activity (docs/tactical.md "Launches are simultaneous within their step")
+
+F20_BAY = "hull: 50, systems: [bay], craft: [{id: %s, type: shuttle}], weapons"
+F20_CRAFT_GAME = (RACE_GAME.replace("id: launch-race", "id: f20-craft").replace("turns: 1", "turns: 2")
+                  .replace("hull: 50, weapons", F20_BAY % "SH1", 1).replace("hull: 50, weapons", F20_BAY % "SH2", 1)
+                  .replace("  weapons:\n    drone:", "  craft:\n    shuttle: {kind: shuttle, speed: 6, turn_mode: 1, "
+                           "hull: 6, weapons: []}\n  weapons:\n    drone:"))
+F20_KLI_CRAFT = {"at": "1.5.activity", "unit": "D7", "do": {"launch": {"craft": "SH2"}}}
+F20_FED_CRAFT = {"at": "1.5.activity", "unit": "CA", "do": {"launch": {"craft": "SH1"}}}
+
+
+@pytest.fixture(scope="module")
+def base_f20_craft(tmp_path_factory: pytest.TempPathFactory) -> Table:
+    """fed and kli each break on an enemy craft launch; kli launches his shuttle SH2 at 1.5.activity: fed is asked
+    in the action auction there, nothing of the step resolved."""
+    root = tmp_path_factory.mktemp("f20-craft")
+    (root / "template").mkdir()
+    (root / "template" / "game.yaml").write_text(F20_CRAFT_GAME)
+    table = build_launch_table(root / "table", str(root / "template"), "f20-craft")
+    table.turn("fed", through="1.32.final", breaks=[{"system": {"kind": "launch"}}])
+    table.turn("kli", through="1.32.final", breaks=[{"system": {"kind": "launch"}}], entries=[F20_KLI_CRAFT])
+    assert asked(table) == [("fed", "auction")] and table.data("status.yaml")["firm"] == "1.5.activity"
+    return table
+
+
+@pytest.fixture
+def f20_craft(base_f20_craft: Table, tmp_path: Path) -> Table:
+    return private(base_f20_craft, tmp_path)
+
+
+def test_fair20_craft__the_reply_shuttle_lands_at_the_same_impulse(f20_craft: Table) -> None:
+    """Not a threat: fed, asked, launches his own shuttle in reply at 1.5.activity; it wakes kli, who passes; both
+    shuttles come out together at that impulse and the history verifies."""
+    f20_craft.turn("fed", entries=[F20_FED_CRAFT], note="my shuttle too")
+    assert asked(f20_craft) == [("kli", "auction")]
+    f20_craft.turn("kli", note="I pass")
+    assert f20_craft.data("status.yaml")["firm"] != "1.5.activity"
+    assert "1.5.activity CA launches shuttle SH1" in cli(f20_craft, "log", who="fed")
+    assert "1.5.activity D7 launches shuttle SH2" in cli(f20_craft, "log", who="fed")
+    assert_clean(f20_craft)
+
+
+def test_fair20_craft__the_launcher_takes_his_launch_back_once_the_auction_opened(f20_craft: Table) -> None:
+    """Threat: kli sees fed asked about his shuttle launch and withdraws it by plain git (to see fed's answer
+    first and launch later). Defence: the entries that opened the auction are committed (DESIGN §4.4); kli holds
+    no turn; the commit is refused."""
+    f20_craft.edit("kli", entries=[])
+    bad = sneak_as(f20_craft, "kli", "kli: no shuttle after all")
+    found = rejected(f20_craft, bad, "signature.not-in-control", ANY)
+    assert found & {"signature.not-in-control", "firm.changed"}, found
+
+
+def test_fair20_craft__a_reply_shuttle_after_passing_is_refused(f20_craft: Table) -> None:
+    """Threat: fed passes (the step resolves, he sees kli's shuttle out), then adds his own launch at 1.5.activity
+    as if made at the same impulse. Defence: the step is resolved and firm: no entry is added before the firm
+    point."""
+    f20_craft.turn("fed", note="I pass")
+    assert f20_craft.data("status.yaml")["firm"] != "1.5.activity"
+    f20_craft.turn("kli", through="2.32.final")  # turn 2's orders: kli is served first, then fed holds control
+    assert asked(f20_craft)[0] == ("fed", "horizon")
+    f20_craft.edit("fed", entries=[F20_FED_CRAFT])
+    bad = sneak_as(f20_craft, "fed", "fed: my shuttle at 1.5 after all")
+    assert "firm.changed" in rejected(f20_craft, bad, "firm.changed", ANY)
