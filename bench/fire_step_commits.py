@@ -2,8 +2,8 @@
 "Round trips per fire step"). Each game is tests/test_tactical_cli_bad_input.py's small battle (allocations
 sealed, the ships a few hexes apart, a `{fire: {}}` break in everyone's orders); with three players a third ship
 (rom's KR, with an all-round phaser) joins it. Every player fires his ph1 at the same step 1.4.fire: the first
-declares, each other adds his shot in the action auction, everyone passes, then each firer rolls his own die
-(`pbem roll`), the others contribute, the firer reveals. By hand every handoff is a `pbem yield`; with the
+declares, each other adds his shot in the action auction, everyone asked after the last addition passes, then
+each firer rolls his own die (`pbem roll`), the others contribute, the firer reveals. By hand every handoff is a `pbem yield`; with the
 watches, each seat's `pbem watch` settles what needs no decision (contributions, reveals) the moment it is owed
 (its own settle step, on one shared clone: nothing to pull or push). Prints one table; run once:
 

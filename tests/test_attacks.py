@@ -1244,9 +1244,11 @@ def test_press_order__the_declaration_in_a_file_of_one_s_own_naming(dow_allied: 
 
 # === Dice bound to the rules (DESIGN §5 "Binding"; docs/dice.md, docs/threats.md "Dice bound to the rules") ======
 # The tactical game of tests/test_tactical_cli_bad_input.py: fed's CA and kli's D7 three hexes apart. In `armed`
-# fed holds control at 1.4.move and nobody has declared a shot; in `fire_owed` both declared ph1 at 1.4.fire, the
-# auction is over and each firer owes the die for his shot (ref 1.4.fire/UNIT/ph1, a d6); in `shot_resolved`
-# both dice were rolled and 1.4.fire is resolved (fed holds control at 1.9.move).
+# fed holds control at 1.4.move and nobody has declared a shot; in `both_owed` both declared ph1 at 1.4.fire, the
+# auction is over (fed's pass closed it: kli, who added last, is not asked again) and each firer owes the die for
+# his shot (ref 1.4.fire/UNIT/ph1, a d6), kli first (served after fed's pass); in `fire_owed` kli's die is in
+# (rolled, contributed, revealed) and fed holds control, owing his own; in `shot_resolved` both dice were rolled
+# and 1.4.fire is resolved (fed holds control at 1.9.move).
 
 from test_dice_bad_input import honest_reveal  # noqa: E402
 from test_tactical_cli_bad_input import base_armed, base_auction, base_game, base_resolved  # noqa: E402,F401
@@ -1262,8 +1264,26 @@ def armed(base_armed: Table, tmp_path: Path) -> Table:
     return private(base_armed, tmp_path)
 
 
+@pytest.fixture(scope="module")
+def base_fed_roll_owed(base_auction: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
+    """`base_auction` once kli's die is in: kli, served first, rolls for his shot, fed contributes, kli reveals;
+    fed holds control and owes the die of his own shot."""
+    table = copy_table(base_auction, tmp_path_factory.mktemp("fed-roll-owed") / "table")
+    cli(table, "roll", "--for", "D7 ph1", "--ref", "1.4.fire/D7/ph1", who="kli")
+    cli(table, "yield", who="kli")
+    cli(table, "yield", who="fed")  # his contribution to kli's die
+    cli(table, "yield", who="kli")  # the reveal
+    assert [(who, kind) for who, kind, _ in pending(table)] == [("fed", "roll")], pending(table)
+    return table
+
+
 @pytest.fixture
-def fire_owed(base_auction: Table, tmp_path: Path) -> Table:
+def fire_owed(base_fed_roll_owed: Table, tmp_path: Path) -> Table:
+    return private(base_fed_roll_owed, tmp_path)
+
+
+@pytest.fixture
+def both_owed(base_auction: Table, tmp_path: Path) -> Table:
     return private(base_auction, tmp_path)
 
 
@@ -3036,10 +3056,8 @@ def test_auction_open__the_initiator_rolls_with_his_declaration(armed: Table) ->
 def test_auction_open__the_closing_pass_may_roll(auction_open: Table) -> None:
     """Not a threat: the player whose pass ends the auction may roll in that commit; the auction is over."""
     auction_open.turn("kli", entries=[KLI_SHOT])
-    auction_open.turn("fed")  # passes; round 2 asks kli
-    assert asked(auction_open) == [("kli", "auction")]
-    cli(auction_open, "roll", "--for", "D7 ph1", "--ref", "1.4.fire/D7/ph1", who="kli")
-    cli(auction_open, "yield", who="kli")
+    cli(auction_open, "roll", "--for", "CA ph1", "--ref", "1.4.fire/CA/ph1", who="fed")
+    cli(auction_open, "yield", who="fed")  # passes: kli added last, nothing came since: the auction is over
     assert {kind for _, kind in asked(auction_open)} <= {"roll", "dice"}
 
 
@@ -3904,6 +3922,9 @@ def base_reveal_withheld(tmp_path_factory: pytest.TempPathFactory) -> Table:
     _to_reveal(table)
     cli(table, "agree", "nmr", "--player", "fed", who="kli")
     _resolve_fire(table)
+    # kli, served first after the closing pass of the auction, gives his orders for turn 2: fed holds control
+    assert dice_pending(table)[0][:2] == ("kli", "horizon"), dice_pending(table)
+    table.turn("kli", through="2.32.final")
     return table
 
 
@@ -4757,32 +4778,35 @@ def test_github_flow__a_refused_push_leaves_no_false_local_state(race: Any) -> N
     assert done.returncode == 1 and "closed for maintenance" in done.stderr and "tell the host" in done.stderr
     assert kli.head() == again
 # === fair-tactical: who rolls, secret allocations, sealed pursuit, advice (DESIGN §5 "Who rolls", §4.7, §7.1) =====
-# The tactical duel of tests/test_tactical_cli_bad_input.py at `fire_owed`: fed's CA and kli's D7 both declared ph1
-# at 1.4.fire, the auction is over, and each firer owes the die for his own shot (fed holds control).
+# The tactical duel of tests/test_tactical_cli_bad_input.py at `both_owed`: fed's CA and kli's D7 both declared ph1
+# at 1.4.fire, the auction is over, and each firer owes the die for his own shot (kli, served first after fed's
+# closing pass, holds control); at `fire_owed` kli's die is in and fed holds control for his.
 
 KLI_REF = "1.4.fire/D7/ph1"  # the ref of kli's shot
 
 
-def test_who_rolls__the_target_announces_the_firer_s_die_through_pbem(fire_owed: Table) -> None:
+def test_who_rolls__the_target_announces_the_firer_s_die_through_pbem(both_owed: Table) -> None:
     """Threat: kli, the target, announces the die of fed's shot: once fed contributes kli knows it, withholds
     the reveal, and under an nmr fed's shot misses. Defence: only the firer rolls for his shot
-    (dice.wrong-roller): `pbem roll` refuses it for the player out of control (kli, for fed's shot) and for
-    the one in control (fed, for kli's), and nothing is written."""
-    assert fire_owed.data("status.yaml")["control"] == "fed"
+    (dice.wrong-roller): `pbem roll` refuses it for the player in control (kli, for fed's shot) and for the one
+    out of control (fed, for kli's), and nothing is written."""
+    fire_owed = both_owed
+    assert fire_owed.data("status.yaml")["control"] == "kli"
     line = refused(fire_owed, "roll", "--for", "CA ph1", "--ref", SHOT, who="kli", rule="dice.wrong-roller")
     assert "fed" in line
     refused(fire_owed, "roll", "--for", "D7 ph1", "--ref", KLI_REF, who="fed", rule="dice.wrong-roller")
-    cli(fire_owed, "roll", "--for", "CA ph1", "--ref", SHOT, who="fed")  # his own: fine
-    cli(fire_owed, "yield", who="fed")
+    cli(fire_owed, "roll", "--for", "D7 ph1", "--ref", KLI_REF, who="kli")  # his own: fine
+    cli(fire_owed, "yield", who="kli")
 
 
-@pytest.mark.parametrize("roller, ref, first", [("kli", SHOT, "signature.not-in-control"),
-                                                 ("fed", KLI_REF, "dice.wrong-roller")])
+@pytest.mark.parametrize("roller, ref, first", [("kli", SHOT, "dice.wrong-roller"),
+                                                 ("fed", KLI_REF, "signature.not-in-control")])
 def test_who_rolls__another_s_die_written_by_hand_is_refused_by_yield_verify_and_the_hook(
-        fire_owed: Table, roller: str, ref: str, first: str) -> None:
-    """Threat: the same by plain git, by kli out of control or by fed in control: a batch in his own name for
-    the other's shot. Defence: `pbem yield` refuses it (kli's first for acting out of turn), `pbem verify`
+        both_owed: Table, roller: str, ref: str, first: str) -> None:
+    """Threat: the same by plain git, by kli in control or by fed out of control: a batch in his own name for
+    the other's shot. Defence: `pbem yield` refuses it (fed's first for acting out of turn), `pbem verify`
     finds dice.wrong-roller in the batch, the hook refuses the push, and the game goes on."""
+    fire_owed = both_owed
     server = serve(fire_owed)
     before = server_ref(server)
     path = f"dice/{roller}-0001.yaml"
@@ -4795,26 +4819,28 @@ def test_who_rolls__another_s_die_written_by_hand_is_refused_by_yield_verify_and
     assert server_ref(server) == before
 
 
-def test_advice__a_player_who_owes_a_contribution_and_must_roll_pastes_what_status_says(fire_owed: Table) -> None:
-    """Right advice: kli owes his contribution to fed's die and must roll for his own shot; `pbem status` tells
-    him to paste `pbem roll … && pbem yield`, and pasted it works: the yield commits his contribution and keeps
-    his batch in the working tree until his turn (after fed's reveal), when his next `pbem yield` announces it."""
+def test_advice__a_player_who_owes_a_contribution_and_must_roll_pastes_what_status_says(both_owed: Table) -> None:
+    """Right advice: fed owes his contribution to kli's die (kli, served first, rolled) and must roll for his
+    own shot; `pbem status` tells him to paste `pbem roll … && pbem yield`, and pasted it works: the yield
+    commits his contribution and keeps his batch in the working tree until his turn (after kli's reveal), when
+    his next `pbem yield` announces it."""
     import shlex
 
-    cli(fire_owed, "roll", "--for", "CA ph1", "--ref", SHOT, who="fed")
-    cli(fire_owed, "yield", who="fed")
-    said = cli(fire_owed, "status", who="kli")
+    fire_owed = both_owed
+    cli(fire_owed, "roll", "--for", "D7 ph1", "--ref", KLI_REF, who="kli")
+    cli(fire_owed, "yield", who="kli")
+    said = cli(fire_owed, "status", who="fed")
     pasted = next(line.strip()[2:] for line in said.splitlines() if line.strip().startswith("$ pbem roll"))
     for command in pasted.split(" && "):
-        out = cli(fire_owed, *shlex.split(command)[1:], who="kli")
+        out = cli(fire_owed, *shlex.split(command)[1:], who="fed")
     assert "kept in your working tree" in out, out
-    kept = fire_owed.repo_dir / "dice/kli-0001.yaml"
-    aside = fire_owed.root / "kli-0001.yaml"
-    kept.rename(aside)  # one working tree for both seats here: fed's clone would not have kli's file
-    cli(fire_owed, "yield", who="fed")  # fed reveals: his shot is rolled
+    kept = fire_owed.repo_dir / FED_DIE
+    aside = fire_owed.root / "fed-0001.yaml"
+    kept.rename(aside)  # one working tree for both seats here: kli's clone would not have fed's file
+    cli(fire_owed, "yield", who="kli")  # kli reveals: his shot is rolled
     aside.rename(kept)
-    cli(fire_owed, "yield", who="kli")  # kli's turn: his batch is announced now
-    assert "dice/kli-0001.yaml" in fire_owed.git("ls-files", "dice/").stdout.decode()
+    cli(fire_owed, "yield", who="fed")  # fed's turn: his batch is announced now
+    assert FED_DIE in fire_owed.git("ls-files", "dice/").stdout.decode()
     assert_clean(fire_owed)
 
 
@@ -6382,11 +6408,12 @@ def _seat_changed_after_the_die(fire_owed: Table) -> str:
 def test_seat_dice__a_seat_change_to_escape_a_bad_die_loses_the_shot(fire_owed: Table) -> None:
     """Threat: fed sees his die will miss and arranges a seat change before he reveals, hoping the new key
     rolls the shot again. Defence: the seat change withholds the old key's reveal: the rolls are lost, so the
-    shot misses (the worst his die could do); the lost batch still stands for its ref, so no second die is
-    rolled for it (dice.rebound-ref), and it is never voided (dice.withheld)."""
+    shot misses (the worst his die could do); with kli's die in before (he was served first), the lost batch
+    resolves the step, so no second die is rolled for the shot (dice.unbound-ref: nothing owes one), and the
+    batch is never voided (dice.withheld)."""
     seat = _seat_changed_after_the_die(fire_owed)
     assert f"missed: fed's reveal withheld, seat {seat}" in cli(fire_owed, "status", "--plain", who="carol")
-    refused(fire_owed, "roll", "--for", "CA ph1 again", "--ref", SHOT, who="carol", rule="dice.rebound-ref")
+    refused(fire_owed, "roll", "--for", "CA ph1 again", "--ref", SHOT, who="carol", rule="dice.unbound-ref")
     raw = batch(fire_owed)
     write_batch(fire_owed, {**raw, "void": {"reason": "the old key is gone"}})
     refused(fire_owed, "yield", who="carol", rule="dice.withheld", where=FED_DIE)
@@ -6403,3 +6430,247 @@ def test_seat_dice__the_new_holder_reveals_the_old_die_with_a_forged_value(fire_
     refused(fire_owed, "yield", who="carol", rule="dice.withheld", where=FED_DIE)
     sneak_as(fire_owed, "carol", "carol: a reveal of her own for fed's die")
     assert "dice.withheld" in {f["rule"] for f in verified_findings(fire_owed)}
+
+
+# === fair-20: asked once, contributors still playing (docs/tactical.md "Commits per fire step: nobody is asked
+# again for nothing"; docs/dice.md "Who contributes"; docs/threats.md "fair-20") =====================================
+# `both_owed`: fed's pass closed the auction at 1.4.fire (kli, who added last, is not asked again). `f20_melee`:
+# the three-player melee (tests/test_errata.py) in which rom resigned before fed announced a table die.
+
+
+def test_fair20_reask__the_last_adder_not_asked_again_slips_in_a_second_shot(both_owed: Table) -> None:
+    """Threat: kli added last and is no longer asked at 1.4.fire; holding control for his roll, he adds a second
+    shot there, as if he were asked again. Defence: the auction is over for everybody (rules.auction at the
+    entry); by plain git the commit is found, and the game goes on with his roll."""
+    assert pending(both_owed)[0][:2] == ("kli", "roll")
+    both_owed.edit("kli", entries=[{"at": "1.4.fire", "unit": "D7", "do": {"fire": {"weapon": "dr1", "target": "CA"}}}])
+    refused(both_owed, "yield", who="kli", rule="rules.auction", where=ANY_LINE("report/turn-01.yaml"))
+    bad = sneak_as(both_owed, "kli", "kli: one more at 1.4.fire")
+    assert "rules.auction" in rejected(both_owed, bad, "rules.auction", "report/turn-01.yaml")
+    both_owed.git("reset", "-q", "--hard", "HEAD~1")
+    cli(both_owed, "roll", "--for", "D7 ph1", "--ref", "1.4.fire/D7/ph1", who="kli")
+    cli(both_owed, "yield", who="kli")
+    assert_clean(both_owed)
+
+
+def test_fair20_reask__a_status_that_asks_the_last_adder_again_is_found(armed: Table) -> None:
+    """Threat: fed, whose pass closes the auction, writes a status that asks kli again (one more round trip for
+    kli, and time for fed to see his roll owed first). Defence: the status is what replay says (status.mismatch)."""
+    armed.turn("fed", through="1.8.damage",
+               entries=[{"at": "1.4.fire", "unit": "CA", "do": {"fire": {"weapon": "ph1", "target": "D7"}}}])
+    armed.turn("kli", entries=[{"at": "1.4.fire", "unit": "D7", "do": {"fire": {"weapon": "ph1", "target": "CA"}}}])
+    from pbem.formats.writer import dump_mapping
+
+    armed.write_status("fed", "fed: I pass")
+    data = json.loads(json.dumps(armed.data("status.yaml")))
+    assert data["control"] == "kli" and data["pending"][0]["kind"] == "roll"
+    data["pending"] = [{"player": "kli", "at": "1.4.fire", "kind": "auction",
+                        "why": "simultaneous actions declared at 1.4.fire: add yours at 1.4.fire or pass (auction "
+                               "round 2, seed §7)"}]
+    armed.write("status.yaml", dump_mapping(data))
+    bad = armed.sneak("fed", "fed: I pass", status="keep")
+    assert "status.mismatch" in rejected(armed, bad, "status.mismatch", "status.yaml")
+
+
+@pytest.fixture(scope="module")
+def base_f20_melee(tmp_path_factory: pytest.TempPathFactory) -> Table:
+    from test_errata import _melee
+
+    table = _melee(tmp_path_factory.mktemp("f20") / "melee")
+    cli(table, "resign", who="rom")
+    table.edit("fed", through="1.8.damage", entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 12}}])
+    cli(table, "roll", "--for", "boarding party", who="fed")
+    cli(table, "yield", who="fed")
+    return table
+
+
+@pytest.fixture
+def f20_melee(base_f20_melee: Table, tmp_path: Path) -> Table:
+    return private(base_f20_melee, tmp_path)
+
+
+def test_fair20_resign__a_die_announced_after_a_resign_asks_only_the_seats_still_playing(f20_melee: Table) -> None:
+    """Not a threat: rom resigned before fed's die, so `pbem roll` names kli alone as its contributor; nobody
+    waits on rom (no nmr needed); kli contributes in the clear (one contributor commits nothing first), fed
+    reveals, and the die is made of kli's part and fed's secret."""
+    raw = batch(f20_melee)
+    assert raw["contributors"] == ["kli"]
+    assert [(b["player"], b["why"]) for b in f20_melee.data("status.yaml")["pending"]][:1] == [
+        ("kli", "contribution owed to dice fed-0001 of fed")]
+    assert all(b["player"] != "rom" for b in f20_melee.data("status.yaml")["pending"])
+    cli(f20_melee, "yield", who="kli")
+    cli(f20_melee, "yield", who="fed")
+    raw = batch(f20_melee)
+    assert sorted(raw["contributions"]) == ["kli"] and raw["results"] == derived(raw, "melee-e2e", ["fed", "kli"])
+    assert_clean(f20_melee)
+
+
+def test_fair20_resign__a_resigned_player_s_late_contribution_is_refused(f20_melee: Table) -> None:
+    """Threat: rom, gone, still writes a contribution into fed's die (chosen with kli's, to steer it). Defence: he
+    holds no turn (signature.not-in-control), and a batch announced after his resign is none of his to contribute
+    to (dice.bad-contribution, whoever commits it: tests/test_dice_contributors.py); `pbem yield` gives nothing
+    of his to it."""
+    before = batch(f20_melee)
+    write_batch(f20_melee, {**before, "contributions": {"rom": "42" * 32}})
+    bad = sneak_as(f20_melee, "rom", "rom: my part after all")
+    assert "signature.not-in-control" in rejected(f20_melee, bad, "signature.not-in-control", "status.yaml")
+    f20_melee.git("reset", "-q", "--hard", "HEAD~1")
+    f20_melee.pbem("yield", who="rom")  # whatever it says, it writes no part of rom's
+    assert batch(f20_melee) == before
+
+
+def test_fair20_resign__the_roller_names_fewer_contributors_to_choose_his_die(f20_melee: Table) -> None:
+    """Threat: fed, seeing a contributor leave, announces his next die naming nobody (or leaving kli out): his own
+    secret, chosen at leisure, would make the die alone. Defence: the contributors are exactly the seats still
+    playing (dice.bad-batch at the batch's `contributors` line); leaving the field out, so that the die waits on
+    rom, is refused the same way."""
+    f20_melee.git("reset", "-q", "--hard", "HEAD~1")  # back before fed's die: fed in control again
+    f20_melee.edit("fed", through="1.8.damage", entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 12}}])
+    for named in ([], None):
+        raw = {**hand_batch(f20_melee, "fed", "fed-0001", []), "rolls": [{"for": "boarding party"}]}
+        write_batch(f20_melee, raw if named is None else {**raw, "contributors": named})
+        bad = sneak_as(f20_melee, "fed", "fed: my die, my contributors")
+        assert "dice.bad-batch" in rejected(f20_melee, bad, "dice.bad-batch", "dice/fed-0001.yaml"), named
+        f20_melee.git("reset", "-q", "--hard", "HEAD~1")
+
+
+def test_fair20_resign__a_player_resigns_to_dodge_contributing(melee_dice: Table) -> None:
+    """Threat: kli resigns rather than contribute to fed's die (hoping the table waits, or re-rolls without
+    him). Defence: his resign withholds his part at once; rom alone contributes, fed reveals, nobody waits on kli,
+    and his part is never given later (dice.withheld)."""
+    cli(melee_dice, "resign", who="kli")
+    assert set(batch(melee_dice)["withheld"]) == {"kli"}
+    assert all(b["player"] != "kli" for b in melee_dice.data("status.yaml")["pending"])
+    for _ in range(4):
+        owed = melee_dice.data("status.yaml")["pending"]
+        if not owed or owed[0]["kind"] != "dice":
+            break
+        cli(melee_dice, "yield", who=owed[0]["player"])
+    assert batch(melee_dice)["results"]
+    write_batch(melee_dice, {**batch(melee_dice), "contributions": {**batch(melee_dice)["contributions"],
+                                                                     "kli": "42" * 32}})
+    bad = sneak_as(melee_dice, "kli", "kli: my part after all")
+    assert rejected(melee_dice, bad, "dice.withheld", "dice/fed-0001.yaml") & {"dice.withheld", "dice.changed",
+                                                                                "dice.bad-contribution"}
+
+
+def _f20_seat_and_nmr(table: Table) -> tuple[str, str]:
+    """From `both_owed`: kli rolls (fed owes his contribution now), fed proposes a lost-key seat for his own seat
+    (carol's key), then kli signs the nmr against fed and the seat; the two commits squashed into one that
+    completes both, as two last signatures landing together would. Returns (the seat's id, the nmr's id)."""
+    cli(table, "roll", "--for", "D7 ph1", "--ref", "1.4.fire/D7/ph1", who="kli")
+    cli(table, "yield", who="kli")
+    assert ("fed", "dice") in {(who, kind) for who, kind, _ in pending(table)}
+    cli(table, "agree", "seat", "--seat", "fed", "--new-key", _new_holder_pub(table), "--why", "lost-key", who="fed")
+    seat = _newest_agreement(table, "fed")
+    cli(table, "agree", "nmr", "--player", "fed", who="kli")
+    nmr = _newest_agreement(table, "kli")
+    cli(table, "sign", seat, who="kli")
+    table.git("reset", "-q", "--soft", "HEAD~2")
+    return seat, nmr
+
+
+def _f20_marks(table: Table) -> dict[str, Any]:
+    marks: dict[str, Any] = {}
+    for path in sorted((table.repo_dir / "dice").glob("*.yaml")) + sorted((table.repo_dir / "secrets").glob("*.yaml")):
+        withheld = table.data(f"{path.parent.name}/{path.name}").get("withheld")
+        if withheld:
+            marks[f"{path.parent.name}/{path.name}"] = withheld
+    return marks
+
+
+def test_fair20_seat_and_nmr__one_commit_completing_both_marks_everything_with_the_seat(both_owed: Table) -> None:
+    """Threat: kli completes an nmr against fed and fed's seat change in one commit, marking only what one of them
+    settles (the nmr's: fed's contribution owed now; or the seat's: what the old key sealed), so that a part of
+    the old key's stays waited on, or the new holder must give what the nmr took. Defence: the seat takes
+    precedence and both settle: every part is marked with the seat's id (dice.bad-withheld otherwise); marked
+    so, the commit verifies and nothing of fed's old key is waited on."""
+    seat, nmr = _f20_seat_and_nmr(both_owed)
+    marks = _f20_marks(both_owed)
+    assert nmr in str(marks) and seat in str(marks), marks  # the two pbem commits marked one part each
+    bad = sneak_as(both_owed, "kli", "kli: nmr and seat at once, each marking its own")
+    assert "dice.bad-withheld" in rejected(both_owed, bad, "dice.bad-withheld", ANY)
+    both_owed.git("reset", "-q", "--soft", "HEAD~1")
+    for path, mark in marks.items():
+        raw = dict(both_owed.data(path))
+        raw["withheld"] = {p: seat for p in mark} if isinstance(mark, dict) else seat
+        both_owed.write(path, dump_mapping(raw))
+    sneak_as(both_owed, "kli", "kli: nmr and seat at once")
+    assert_clean(both_owed)
+    assert not any(who == "fed" and kind in ("dice", "secret") for who, kind, _ in pending(both_owed))
+
+
+def test_fair20_withheld_header__the_log_names_the_seat_change_that_withheld_a_part(fire_owed: Table) -> None:
+    """Not a threat: a part withheld by a seat change is listed under a header that names seat changes, as its
+    line names the seat agreement (pbem log; pbem status lists the same line)."""
+    seat = _seat_changed_after_the_die(fire_owed)
+    log = cli(fire_owed, "log", who="carol")
+    header = "Withheld (owed, never given, settled by an nmr, a resign or a seat change: what it hid is lost):"
+    assert header in log, log
+    assert f"seat {seat}" in log.split(header, 1)[1], log
+    assert f"fed's reveal withheld, seat {seat}" in cli(fire_owed, "status", "--plain", who="carol")
+
+
+# --- fair-20: craft launches declared at activity (docs/tactical.md "Launches are simultaneous within their step")
+
+F20_BAY = "hull: 50, systems: [bay], craft: [{id: %s, type: shuttle}], weapons"
+F20_CRAFT_GAME = (RACE_GAME.replace("id: launch-race", "id: f20-craft").replace("turns: 1", "turns: 2")
+                  .replace("hull: 50, weapons", F20_BAY % "SH1", 1).replace("hull: 50, weapons", F20_BAY % "SH2", 1)
+                  .replace("  weapons:\n    drone:", "  craft:\n    shuttle: {kind: shuttle, speed: 6, turn_mode: 1, "
+                           "hull: 6, weapons: []}\n  weapons:\n    drone:"))
+F20_KLI_CRAFT = {"at": "1.5.activity", "unit": "D7", "do": {"launch": {"craft": "SH2"}}}
+F20_FED_CRAFT = {"at": "1.5.activity", "unit": "CA", "do": {"launch": {"craft": "SH1"}}}
+
+
+@pytest.fixture(scope="module")
+def base_f20_craft(tmp_path_factory: pytest.TempPathFactory) -> Table:
+    """fed and kli each break on an enemy craft launch; kli launches his shuttle SH2 at 1.5.activity: fed is asked
+    in the action auction there, nothing of the step resolved."""
+    root = tmp_path_factory.mktemp("f20-craft")
+    (root / "template").mkdir()
+    (root / "template" / "game.yaml").write_text(F20_CRAFT_GAME)
+    table = build_launch_table(root / "table", str(root / "template"), "f20-craft")
+    table.turn("fed", through="1.32.final", breaks=[{"system": {"kind": "launch"}}])
+    table.turn("kli", through="1.32.final", breaks=[{"system": {"kind": "launch"}}], entries=[F20_KLI_CRAFT])
+    assert asked(table) == [("fed", "auction")] and table.data("status.yaml")["firm"] == "1.5.activity"
+    return table
+
+
+@pytest.fixture
+def f20_craft(base_f20_craft: Table, tmp_path: Path) -> Table:
+    return private(base_f20_craft, tmp_path)
+
+
+def test_fair20_craft__the_reply_shuttle_lands_at_the_same_impulse(f20_craft: Table) -> None:
+    """Not a threat: fed, asked, launches his own shuttle in reply at 1.5.activity; it wakes kli, who passes; both
+    shuttles come out together at that impulse and the history verifies."""
+    f20_craft.turn("fed", entries=[F20_FED_CRAFT], note="my shuttle too")
+    assert asked(f20_craft) == [("kli", "auction")]
+    f20_craft.turn("kli", note="I pass")
+    assert f20_craft.data("status.yaml")["firm"] != "1.5.activity"
+    assert "1.5.activity CA launches shuttle SH1" in cli(f20_craft, "log", who="fed")
+    assert "1.5.activity D7 launches shuttle SH2" in cli(f20_craft, "log", who="fed")
+    assert_clean(f20_craft)
+
+
+def test_fair20_craft__the_launcher_takes_his_launch_back_once_the_auction_opened(f20_craft: Table) -> None:
+    """Threat: kli sees fed asked about his shuttle launch and withdraws it by plain git (to see fed's answer
+    first and launch later). Defence: the entries that opened the auction are committed (DESIGN §4.4); kli holds
+    no turn; the commit is refused."""
+    f20_craft.edit("kli", entries=[])
+    bad = sneak_as(f20_craft, "kli", "kli: no shuttle after all")
+    found = rejected(f20_craft, bad, "signature.not-in-control", ANY)
+    assert found & {"signature.not-in-control", "firm.changed"}, found
+
+
+def test_fair20_craft__a_reply_shuttle_after_passing_is_refused(f20_craft: Table) -> None:
+    """Threat: fed passes (the step resolves, he sees kli's shuttle out), then adds his own launch at 1.5.activity
+    as if made at the same impulse. Defence: the step is resolved and firm: no entry is added before the firm
+    point."""
+    f20_craft.turn("fed", note="I pass")
+    assert f20_craft.data("status.yaml")["firm"] != "1.5.activity"
+    f20_craft.turn("kli", through="2.32.final")  # turn 2's orders: kli is served first, then fed holds control
+    assert asked(f20_craft)[0] == ("fed", "horizon")
+    f20_craft.edit("fed", entries=[F20_FED_CRAFT])
+    bad = sneak_as(f20_craft, "fed", "fed: my shuttle at 1.5 after all")
+    assert "firm.changed" in rejected(f20_craft, bad, "firm.changed", ANY)

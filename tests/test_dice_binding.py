@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pbem.crypto import dice as dice_crypto
-from pbem.protocol import dice
+from pbem.protocol import dice, dice_binding
 from pbem.protocol.dice import Batch
 
 SHOT = "1.4.fire/CA/ph1"
@@ -27,7 +27,7 @@ def batch(batch_id: str = "fed-0001", refs: tuple[str, ...] = (SHOT,), sides: in
 
 
 def binding(before: list[Batch], after: list[Batch], owed: set[str], resolved: bool = False) -> list[str]:
-    found = dice.binding_findings({b.id: b for b in before}, {b.id: b for b in after}, owed,
+    found = dice_binding.binding_findings({b.id: b for b in before}, {b.id: b for b in after}, owed,
                                   lambda ref: 6 if ref != "start" else 2, lambda ref: resolved)
     return [f"{f.rule}@{f.file}:{f.line}" for f in found]
 
@@ -44,9 +44,9 @@ def test_the_die_must_be_the_one_the_rules_give_the_ref() -> None:
 
 def test_a_ref_not_owed_now_is_unbound_and_says_whether_its_step_is_resolved() -> None:
     assert binding([], [batch()], set()) == ["dice.unbound-ref@dice/fed-0001.yaml:5"]
-    found = dice.binding_findings({}, {"fed-0001": batch()}, set(), lambda ref: 6, lambda ref: True)
+    found = dice_binding.binding_findings({}, {"fed-0001": batch()}, set(), lambda ref: 6, lambda ref: True)
     assert "resolved already" in found[0].message
-    found = dice.binding_findings({}, {"fed-0001": batch()}, set(), lambda ref: 6, lambda ref: False)
+    found = dice_binding.binding_findings({}, {"fed-0001": batch()}, set(), lambda ref: 6, lambda ref: False)
     assert "never before it is declared" in found[0].message
 
 
@@ -70,9 +70,9 @@ def test_a_batch_announced_before_is_not_judged_again_and_a_table_die_is_free() 
 
 def test_a_scored_batch_cannot_be_voided() -> None:
     voided = batch(void={"reason": "again"})
-    assert [f.rule for f in dice.void_binding_findings({"fed-0001": batch()}, {"fed-0001": voided}, set())] == [
+    assert [f.rule for f in dice_binding.void_binding_findings({"fed-0001": batch()}, {"fed-0001": voided}, set())] == [
         "dice.bad-void"]
-    assert dice.void_binding_findings({"fed-0001": batch()}, {"fed-0001": voided}, {SHOT}) == []
+    assert dice_binding.void_binding_findings({"fed-0001": batch()}, {"fed-0001": voided}, {SHOT}) == []
 
 
 def test_an_id_names_its_roller() -> None:

@@ -98,7 +98,7 @@ def test_a_page_and_a_single_game_point_see_the_same_step(demos: dict[str, Demo]
         verified, view = duel.points[oid]
         assert tactical_board.step_view(verified) == view, oid
     aces = demos["demo-twirling-aces"]
-    for prefix in ("1c94d10", "1f84a8c", "50b88be", "4009758", "35b9485"):
+    for prefix in ("ad47287", "78db119", "9b217da", "4967b25", "e99b5a3"):
         verified, view = aces.at(prefix)
         assert tactical_board.step_view(verified) == view, prefix
 
@@ -124,7 +124,7 @@ def test_every_trail_moves_hex_by_hex_and_ends_where_the_unit_is(demos: dict[str
 def test_the_fire_of_the_step_is_the_state_s_own_shots_between_where_the_ships_stood(demos: dict[str, Demo]) -> None:
     """At 2.14.fire of twirling-aces CA and D7 exchange six shots at range 1; the view has each of them with its
     weapon, die and damage, from the attacker's hex to the target's at that step."""
-    verified, view = demos["demo-twirling-aces"].at("50b88be")
+    verified, view = demos["demo-twirling-aces"].at("9b217da")
     state = verified.stop.checkpoint.state  # type: ignore[union-attr]
     shots = [h for h in state.hits if h.at == (2, 14, 3)]
     assert len(shots) == 6
@@ -138,7 +138,7 @@ def test_the_fire_of_the_step_is_the_state_s_own_shots_between_where_the_ships_s
 
 def test_a_board_whose_replay_disagrees_with_the_verifier_draws_no_trails_rather_than_wrong_ones(
         demos: dict[str, Demo]) -> None:
-    verified, view = demos["demo-twirling-aces"].at("50b88be")
+    verified, view = demos["demo-twirling-aces"].at("9b217da")
     stop = verified.stop
     assert stop is not None and view.trails and view.fire
     moved = replace(stop.checkpoint.state, units=tuple(replace(u, hex=(1, 1)) if u.id == "CA" else u
@@ -152,7 +152,7 @@ def test_a_board_whose_replay_disagrees_with_the_verifier_draws_no_trails_rather
 
 def test_each_ship_has_facing_speed_hull_and_a_ring_of_six_shields_with_the_damaged_ones_valued(
         demos: dict[str, Demo]) -> None:
-    verified, view = demos["demo-twirling-aces"].at("50b88be")
+    verified, view = demos["demo-twirling-aces"].at("9b217da")
     state = verified.stop.checkpoint.state  # type: ignore[union-attr]
     root = drawn(verified, view)
     units = {g.get("data-unit"): g for g in groups(root, "pbem-unit")}
@@ -188,14 +188,14 @@ def _arc_ends(d: str) -> tuple[tuple[float, float], tuple[float, float]]:
 
 
 def test_fire_lines_trails_and_the_disengaged_are_drawn(demos: dict[str, Demo]) -> None:
-    verified, view = demos["demo-twirling-aces"].at("50b88be")
+    verified, view = demos["demo-twirling-aces"].at("9b217da")
     state = verified.stop.checkpoint.state  # type: ignore[union-attr]
     root = drawn(verified, view)
     lines = groups(root, "fire-line")
     assert [(g.get("data-attacker"), g.get("data-weapon"), g.get("data-die"), g.get("data-damage"))
             for g in lines] == [(f.attacker, f.weapon, str(f.die), str(f.damage)) for f in view.fire]
     labels = [t.text for t in groups(root, "fire-label")]
-    assert "CA ph1 die 6: 3" in labels and "D7 ds1 die 1: 5" in labels and len(labels) == 6
+    assert "CA ph1 die 3: 5" in labels and "D7 ds1 die 4: 4" in labels and len(labels) == 6
     trails = {g.get("data-unit"): g for g in groups(root, "trail")}
     assert set(trails) == {"CA", "D7", "KR", "P1"}
     last = trails["CA"].find(f"{SVG}polyline").get("points").split()[-1]
@@ -208,12 +208,12 @@ def test_fire_lines_trails_and_the_disengaged_are_drawn(demos: dict[str, Demo]) 
 def test_seeking_weapons_show_their_path_and_their_target_only_once_revealed(demos: dict[str, Demo]) -> None:
     """In flight (1.21.move) the drones' targets are sealed: paths, no target. After the impact (2.0.alloc) the
     drone that hit shows where and whom (its target revealed at contact); the dummy shows that it vanished."""
-    verified, view = demos["demo-twirling-aces"].at("1c94d10")
+    verified, view = demos["demo-twirling-aces"].at("ad47287")
     root = drawn(verified, view)
     paths = {g.get("data-unit") for g in groups(root, "seeking-path")}
     assert paths == {"S1", "S2"}
     assert view.targets == () and groups(root, "seeking-target") == []
-    verified, view = demos["demo-twirling-aces"].at("1f84a8c")
+    verified, view = demos["demo-twirling-aces"].at("78db119")
     root = drawn(verified, view)
     (hit,) = groups(root, "expended")
     assert hit.get("data-unit") == "S1" and "S1 impacted KR: 6" in [t.text for t in hit.iter(f"{SVG}text")]
@@ -238,7 +238,7 @@ def test_the_duel_ends_with_the_d7_marked_where_it_left_the_map(demos: dict[str,
 def test_the_legend_has_its_own_area_under_the_title_band(demos: dict[str, Demo]) -> None:
     """The title band spans the picture; the legend and the map sit under it side by side; a long title widens
     the picture instead of running under the legend."""
-    verified, view = demos["demo-twirling-aces"].at("50b88be")
+    verified, view = demos["demo-twirling-aces"].at("9b217da")
     state = verified.stop.checkpoint.state  # type: ignore[union-attr]
     title = "twirling-aces: " + "a very long title for a game point " * 4
     root = parse(tactical_svg.render(state, (), view, title=title))
@@ -368,15 +368,15 @@ def test_an_open_fire_step_shows_the_shots_declared_there_and_their_dice_once_re
     """At 1.12.fire of twirling-aces the shots are declared before any die (an action auction, seed §7.B), then
     the dice are revealed and the hits are known but not yet scored (seed §6.C.1): dashed lines, then dice."""
     aces = demos["demo-twirling-aces"]
-    verified, view = aces.at("0576291")  # fed has declared phaser and photon
+    verified, view = aces.at("525d0fd")  # fed has declared phaser and photon
     assert [(f.attacker, f.weapon, f.target, f.die, f.scored) for f in view.fire] == \
         [("CA", "ph1", "D7", None, False), ("CA", "tp1", "D7", None, False)]
-    verified, view = aces.at("0ce06b6")  # every die revealed; kli may still reinforce before the hits score
+    verified, view = aces.at("8b2c6c6")  # every die revealed; kli may still reinforce before the hits score
     root = drawn(verified, view)
     lines = [g for g in groups(root, "fire-line") if g.get("data-declared") == "yes"]
     assert len(lines) == 3 and all(g.get("data-die") for g in lines)
-    assert "CA ph1 die 6, not yet scored" in [t.text for t in groups(root, "fire-label")]
-    scored, _ = aces.at("92e20c8")  # the reply given: 1.12.fire resolves, the same shots scored
+    assert "CA ph1 die 2, not yet scored" in [t.text for t in groups(root, "fire-label")]
+    scored, _ = aces.at("b3a2f2b")  # the reply given: 1.12.fire resolves, the same shots scored
     state = scored.stop.checkpoint.state  # type: ignore[union-attr]
     assert [(h.attacker, h.weapon, h.roll) for h in state.hits] == \
         [(f.attacker, f.weapon, f.die) for f in view.fire]
@@ -386,8 +386,8 @@ def test_an_open_fire_step_shows_the_shots_declared_there_and_their_dice_once_re
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "pictures"
 DOC_PICTURES = {  # file -> (demo, commit, title)
-    "board-twirling-aces-fire.svg": ("demo-twirling-aces", "50b88be", "twirling-aces: after 2.14.fire"),
-    "board-twirling-aces-drones.svg": ("demo-twirling-aces", "1c94d10", "twirling-aces: drones in flight"),
+    "board-twirling-aces-fire.svg": ("demo-twirling-aces", "9b217da", "twirling-aces: after 2.14.fire"),
+    "board-twirling-aces-drones.svg": ("demo-twirling-aces", "ad47287", "twirling-aces: drones in flight"),
     "board-duel-end.svg": ("demo-duel", "45d0538", "the duel: the D7 disengages"),
 }
 

@@ -111,9 +111,7 @@ def declare_both(table: Table) -> Table:
     assert pending(table) == [("kli", "auction")]
     table.turn("kli", entries=[{"at": "1.4.fire", "unit": "D7", "do": {"fire": {"weapon": "ph1", "target": "CA"}}}])
     assert pending(table) == [("fed", "auction")]  # woken by kli's shot
-    table.turn("fed")  # passes
-    assert pending(table) == [("kli", "auction")]  # round 2: kli added in round 1
-    table.turn("kli")  # passes: the auction is over
+    table.turn("fed")  # passes: kli added last and nothing came since, so he is not asked again: it is over
     assert {kind for _, kind in pending(table)} == {"roll"}, pending(table)
     return table
 
@@ -214,9 +212,9 @@ def test_rules_illegal_action__a_weapon_fired_twice_in_a_turn(resolved: Table) -
 def test_dice_bad_results__a_roller_writes_other_results_for_his_shot(auction: Table) -> None:
     """Damage is what the dice say: a roller who writes other results than the derivation (for a bigger hit) is
     refused by `pbem yield`, and found by `pbem verify` when committed with plain git."""
-    for _ in range(6):  # up to fed's reveal: his roll announced, kli's contribution in
+    for _ in range(12):  # up to fed's reveal: his roll announced, kli's contribution in (kli's die first)
         (who, kind), *_ = pending(auction)
-        if who == "fed" and kind == "dice":
+        if who == "fed" and kind == "dice" and auction.data("status.yaml")["pending"][0]["why"].startswith("reveal"):
             break
         if kind == "roll":
             unit = "CA" if who == "fed" else "D7"
@@ -245,8 +243,15 @@ def test_schema_invalid__damage_written_as_an_entry_is_refused(resolved: Table) 
 # --- an auction action by a player who passed (seed §7.D) ------------------------------------------------------
 
 def test_rules_auction__a_player_who_passed_adds_a_shot_at_the_auction_step(auction: Table) -> None:
-    """Seed §7.D: fed passed in round 1 and kli added nothing in round 2, so fed was not re-triggered: the
-    auction at 1.4.fire is over for him. Holding control for his roll, he slips in a second shot there."""
+    """Seed §7.D: fed passed in round 1 after kli's shot, and nothing came after: the auction at 1.4.fire is
+    over. Holding control for his roll (kli's die comes first), he slips in a second shot there."""
+    for _ in range(6):
+        (who, kind), *_ = pending(auction)
+        if (who, kind) == ("fed", "roll"):
+            break
+        if kind == "roll":
+            cli(auction, "roll", "--for", "D7 ph1", "--ref", "1.4.fire/D7/ph1", who=who)
+        cli(auction, "yield", who=who)
     assert pending(auction)[0] == ("fed", "roll")
     auction.edit("fed", entries=[fired("fed", "CA", "1.4.fire", "ph2", "D7")])
     line = line_of(auction, REPORT, "weapon: ph2")

@@ -11,7 +11,7 @@ from typing import Any, Mapping
 import pytest
 from pbem.errors import PbemError
 from pbem.files.readers import read_manifest
-from pbem.protocol import dice
+from pbem.protocol import dice, dice_binding
 from pbem.protocol.model import Entry, Inputs, PlayerInputs, ROLL, Rolled
 from pbem.protocol.replay import replay, start_checkpoint
 from pbem.rulesets.base import Action, SetupError, Withheld
@@ -194,8 +194,8 @@ def test_a_damage_die_announced_by_the_wrong_player_is_refused(roller: str, foun
     batch = dice.Batch({"id": f"{roller}-0002", "roller": roller, "mode": "commit-reveal", "sides": 6,
                         "rolls": [{"ref": ref} for ref in refs], "at": "1.4.damage"}, f"dice/{roller}-0002.yaml",
                        {"roller": 4})
-    findings = dice.binding_findings({}, {batch.id: batch}, set(refs), lambda ref: 6, lambda ref: False,
-                                     lambda ref: dice.only(RULES.dice_roller(state, ref)))
+    findings = dice_binding.binding_findings({}, {batch.id: batch}, set(refs), lambda ref: 6, lambda ref: False,
+                                     lambda ref: dice_binding.only(RULES.dice_roller(state, ref)))
     assert sorted({f.rule for f in findings}) == found
     assert all((f.file, f.line) == (batch.file, 4) for f in findings)
 

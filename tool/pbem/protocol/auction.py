@@ -4,7 +4,9 @@ When actions declared at a simultaneous step (e.g. fire) meet a break condition 
 in that same step, the step is not resolved: the actions are committed, and each triggered player in turn adds
 actions at that step or passes. A player who passes is out for that trigger, but joins again when a new action
 meets one of his conditions. Rounds go on while anyone other than the player who was in control added an action
-in the round just ended. When all have passed, the step's actions are resolved together.
+in the round just ended; a new round asks only those who have not passed and for whom something was added since
+their last answer (docs/tactical.md "Commits per fire step"). When all have passed, the step's actions are
+resolved together.
 
 The auction's course depends on who added what in which commit, so it lives in the checkpoint the verifier
 carries from commit to commit (and in status.yaml's pending breaks), never in the files alone.
@@ -36,6 +38,8 @@ class Auction:
     passed: frozenset[str] = frozenset()
     seen: frozenset[bytes] = frozenset()
     closed: bool = False
+    # who has seen every action added since his last answer: another round does not ask him again for nothing
+    current: frozenset[str] = frozenset()
 
 
 Triggered = Callable[[Sequence[Entry]], list[str]]  # the players whose conditions these new entries meet
@@ -77,18 +81,22 @@ def open_or_go_on(previous: Auction | None, at: Point, entries: Sequence[Entry],
     queue = list(auction.queue[1:])
     queue += [p for p in order(sorted(woken)) if p not in queue]
     members = auction.members | woken
+    # his answer is up to date; an addition is news to everybody else
+    current = frozenset({served}) if mine else auction.current | {served}
     if queue:
         return replace(auction, queue=tuple(queue), added=frozenset(added), passed=frozenset(passed),
-                       members=frozenset(members), seen=every)
-    return _round_over(auction, set(added), set(passed), set(members), every, order)
+                       members=frozenset(members), seen=every, current=current)
+    return _round_over(replace(auction, current=current), set(added), set(passed), set(members), every, order)
 
 
 def _round_over(auction: Auction, added: set[str], passed: set[str], members: set[str], every: frozenset[bytes],
                 order: Callable[[Sequence[str]], list[str]]) -> Auction:
     """The auction once its round's queue is empty: another round while anyone but the initiator added, else
-    closed (DESIGN §4.6)."""
+    closed (DESIGN §4.6). The new round asks only those who have not passed and for whom something was added
+    since their last answer: the one who added last has nothing new to see, and asking him again would only
+    cost a commit (he could add all he wanted in his answer)."""
     if added - {auction.initiator}:
-        again = [p for p in order(sorted(members)) if p not in passed]
+        again = [p for p in order(sorted(members)) if p not in passed and p not in auction.current]
         if again:
             return replace(auction, round=auction.round + 1, queue=tuple(again), added=frozenset(),
                            passed=frozenset(passed), members=frozenset(members), seen=every)

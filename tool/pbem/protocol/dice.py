@@ -6,7 +6,7 @@ once every commitment is in, so that no coalition can choose its contribution kn
 once all are in the roller owes his reveal; in escrow mode the escrow owes its signature. While anything is owed
 the game waits: those obligations come before the game's own breaks.
 
-A batch is bound to the rules (DESIGN §5 "Binding", `binding_findings`): it rolls only for refs owed now, with
+A batch is bound to the rules (DESIGN §5 "Binding", protocol.dice_binding): it rolls only for refs owed now, with
 the ruleset's die for each, one standing batch per ref, and a scored batch is never voided.
 
 A part owed and never given is settled by the agreement that found its player absent (nmr) or let him go
@@ -26,7 +26,7 @@ import base64
 import binascii
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Collection, Mapping, Sequence
+from typing import Any, Collection, Mapping, Sequence
 
 import nacl.exceptions
 import nacl.signing
@@ -42,7 +42,7 @@ from pbem.rulesets.base import Withheld
 
 ESCROW = "escrow"  # the pseudo-seat that owes escrow signatures; no player may take this id
 DICE = "dice"
-ANNOUNCED = ("id", "roller", "mode", "sides", "rolls", "at", "replaces", "commit", "owner_box")
+ANNOUNCED = ("id", "roller", "mode", "sides", "rolls", "at", "replaces", "contributors", "commit", "owner_box")
 VOID_NAMESPACE = "pbem"
 # the field of a batch file each rule is about: the line a finding names (DESIGN §11: file, line and rule)
 RULE_FIELD = {"dice.bad-results": "results", "dice.bad-reveal": "reveal", "dice.bad-contribution": "contributions",
@@ -97,7 +97,7 @@ class Batch:
 
     @property
     def withheld(self) -> Mapping[str, str]:
-        """Player -> the agreement (nmr or resign) that settled the part he owed and never gave (DESIGN §4.8)."""
+        """Player -> the agreement (nmr, resign or seat) that settled the part he owed and never gave (DESIGN §4.8)."""
         return self.raw.get("withheld") or {}
 
     def lost(self, seat_changes: Collection[str] = ()) -> Withheld | None:
@@ -140,12 +140,15 @@ class Batch:
 
     def announcement(self) -> bytes:
         """The canonical announced content (what a void's co-signatures cover)."""
-        return canonical({k: self.raw[k] for k in ("id", "roller", "mode", "sides", "rolls", "at", "replaces")
-                          if k in self.raw})
+        return canonical({k: self.raw[k] for k in ("id", "roller", "mode", "sides", "rolls", "at", "replaces",
+                                                   "contributors") if k in self.raw})
 
     def others(self, players: Sequence[str]) -> list[str]:
-        """The players other than the roller, in table order (the order contributions enter the seed)."""
-        return [p for p in players if p != self.roller]
+        """The players other than the roller, in table order (the order contributions enter the seed): those the
+        batch names as its `contributors` (the seats still playing when it was announced, written where a seat
+        had resigned: protocol.dice_contributors), else all."""
+        named = self.raw.get("contributors")
+        return [p for p in players if p != self.roller and (named is None or p in named)]
 
     def fixed(self, players: Sequence[str]) -> bool:
         """Whether the results are fixed, so that some players together could know them before the others: once
@@ -201,7 +204,8 @@ def owed(players: Sequence[str], batches: Sequence[Batch], at: str | None) -> li
         seats = list(players)
         start = seats.index(batch.roller) + 1 if batch.roller in seats else 0
         around = seats[start:] + seats[:start]
-        around = [p for p in around if p not in batch.withheld]  # settled by an agreement: owes nothing more
+        # settled by an agreement, or not playing when it was announced: owes nothing
+        around = [p for p in around if p not in batch.withheld and (p == batch.roller or p in batch.others(players))]
         uncommitted = [p for p in around if p != batch.roller and p not in batch.contribution_commits]
         if batch.committed_first(players) and uncommitted:
             for player in uncommitted:
@@ -226,9 +230,11 @@ def batch_findings(
     committer: str,
     settled: Mapping[str, str] | None = None,
     seats: Collection[str] = (),
+    absent: Collection[str] = (),
 ) -> list[Finding]:
     """Every rule a commit's changes to dice/ must keep (DESIGN §5); `committer` is a player id or ESCROW.
-    `settled`: player -> the nmr, resign or seat (`seats`: those players) agreement this commit completes (§4.8)."""
+    `settled`: player -> the nmr, resign or seat (`seats`: those players) agreement this commit completes (§4.8);
+    `absent`: the player an nmr this commit completes found absent (with his seat: `how_settled`)."""
     findings: list[Finding] = []
     for batch_id in sorted(set(before) | set(after)):
         old, new = before.get(batch_id), after.get(batch_id)
@@ -240,7 +246,7 @@ def batch_findings(
         try:
             findings.extend(f.at(line=new.line_of(RULE_FIELD.get(f.rule)))
                             for f in _changes(game_id, players, keys, escrow_key, old, new, committer,
-                                              settled or {}, seats))
+                                              settled or {}, seats, absent))
         except PbemError as exc:  # malformed hex or base64 that slipped past the schema
             findings.append(exc.finding.at(file=new.file))
     return findings
@@ -248,7 +254,7 @@ def batch_findings(
 
 def _changes(game_id: str, players: Sequence[str], keys: Mapping[str, PublicKey], escrow_key: PublicKey | None,
              old: Batch | None, new: Batch, committer: str, settled: Mapping[str, str],
-             seats: Collection[str] = ()) -> list[Finding]:
+             seats: Collection[str] = (), absent: Collection[str] = ()) -> list[Finding]:
     f = new.file
     raw = new.raw
     out: list[Finding] = []
@@ -283,7 +289,7 @@ def _changes(game_id: str, players: Sequence[str], keys: Mapping[str, PublicKey]
     for key in ("reveal", "escrow", "results"):
         if key in old.raw and old.raw.get(key) != raw.get(key):
             out.append(_f("dice.changed", f"batch {new.id}: {key} cannot change once written", f))
-    withheld = _withheld(players, old, new, settled, seats)
+    withheld = _withheld(players, old, new, settled, seats, absent)
     if withheld:
         return out + withheld
     out.extend(_contributions(players, old, new, committer))
@@ -316,25 +322,28 @@ def _open_to(batch: Batch, player: str) -> bool:
                 or player in batch.withheld or batch.lost() is not None)
 
 
-NMR_SETTLES, RESIGN_SETTLES, SEAT_SETTLES = "nmr", "resign", "seat"
+NMR_SETTLES, RESIGN_SETTLES, SEAT_SETTLES, SEAT_AND_NMR = "nmr", "resign", "seat", "seat+nmr"
 
 
-def how_settled(player: str, agreement: str, seats: Collection[str] = ()) -> str:
-    """How `agreement` settles `player`'s parts: his seat given to a new key (`seats`), his resign, or an nmr."""
+def how_settled(player: str, agreement: str, seats: Collection[str] = (), absent: Collection[str] = ()) -> str:
+    """How `agreement` settles `player`'s parts: his seat given to a new key (`seats`), his resign, or an nmr.
+    An nmr against him completed in the same commit as his seat (`absent`) yields to the seat (its id marks the
+    parts), and both settle: what the old key sealed and what he owes now (SEAT_AND_NMR), so nothing of the old
+    key is waited on and the nmr's effect is not lost."""
     if player in seats:
-        return SEAT_SETTLES
+        return SEAT_AND_NMR if player in absent else SEAT_SETTLES
     return RESIGN_SETTLES if author_of(agreement) == player else NMR_SETTLES
 
 
 def part_due(players: Sequence[str], batch: Batch, player: str, how: str) -> bool:
     """Whether an agreement settling `player` as `how` (`how_settled`) settles his part of `batch` (DESIGN §4.8)."""
-    if how == SEAT_SETTLES:
-        return sealed(players, batch, player)
+    if how in (SEAT_SETTLES, SEAT_AND_NMR):
+        return sealed(players, batch, player) or (how == SEAT_AND_NMR and owes(players, batch, player))
     return involved(players, batch, player) if how == RESIGN_SETTLES else owes(players, batch, player)
 
 
 def _withheld(players: Sequence[str], old: Batch, new: Batch, settled: Mapping[str, str],
-              seats: Collection[str] = ()) -> list[Finding]:
+              seats: Collection[str] = (), absent: Collection[str] = ()) -> list[Finding]:
     """DESIGN §4.8: a `withheld` mark is written only by the commit that completes the nmr or resign agreement
     settling that player's part (`settled`), only where he had one, and never changes (dice.bad-withheld); what
     was withheld is never given afterwards, nor is the batch voided and rolled again (dice.withheld)."""
@@ -349,7 +358,7 @@ def _withheld(players: Sequence[str], old: Batch, new: Batch, settled: Mapping[s
             out.append(_f("dice.bad-withheld", f"batch {new.id} marks {player}'s part withheld by {agreement}, "
                           "which this commit does not complete (only the last signature of an nmr against him, "
                           "or his own resign, settles it)", new.file))
-        elif not part_due(players, old, player, how_settled(player, agreement, seats)):
+        elif not part_due(players, old, player, how_settled(player, agreement, seats, absent)):
             # a resign settles every part he still had to give; an nmr only what he owes now; a seat change
             # what the old key sealed
             out.append(_f("dice.bad-withheld", f"batch {new.id}: {player} owes it nothing now to withhold",
@@ -372,7 +381,7 @@ def _withheld(players: Sequence[str], old: Batch, new: Batch, settled: Mapping[s
 
 def settlement_findings(players: Sequence[str], before: Mapping[str, Batch], after: Mapping[str, Batch],
                         settled: Mapping[str, str], resigned: Collection[str],
-                        seats: Collection[str] = ()) -> list[Finding]:
+                        seats: Collection[str] = (), absent: Collection[str] = ()) -> list[Finding]:
     """DESIGN §4.8: the commit completing an nmr marks every part of its batches the absent player owes now as
     withheld by it; the one completing a resign, every part its player still had to give (he never will).
     A seat given to a new key (`seats`), every part its old key sealed and never opened (`sealed`). A part left
@@ -380,7 +389,8 @@ def settlement_findings(players: Sequence[str], before: Mapping[str, Batch], aft
     out = []
     for player, agreement in sorted(settled.items()):
         for batch in sorted(before.values(), key=lambda b: b.id):
-            how = SEAT_SETTLES if player in seats else RESIGN_SETTLES if player in resigned else NMR_SETTLES
+            how = how_settled(player, agreement, seats, absent) if player in seats \
+                else RESIGN_SETTLES if player in resigned else NMR_SETTLES
             due = part_due(players, batch, player, how)
             now = after.get(batch.id)
             if due and (now is None or now.withheld.get(player) != agreement):
@@ -431,6 +441,9 @@ def _contributions(players: Sequence[str], old: Batch, new: Batch, committer: st
             out.append(_f("dice.bad-contribution", f"{committer} wrote a contribution in {player}'s name", new.file))
         elif player == new.roller or player not in players or new.mode == "escrow":
             out.append(_f("dice.bad-contribution", f"{player} owes no contribution to {new.id}", new.file))
+        elif player not in new.others(players):
+            out.append(_f("dice.bad-contribution", f"{player} is no contributor of {new.id}: he had left the game "
+                          f"when it was announced (its contributors: {', '.join(new.others(players))})", new.file))
         elif old.voided or old.results is not None:
             out.append(_f("dice.bad-contribution", f"batch {new.id} is closed", new.file))
         elif sum(1 for v in new.contributions.values() if v == value) > 1 or value == new.raw.get("commit"):
@@ -510,84 +523,6 @@ def _void(game_id: str, players: Sequence[str], keys: Mapping[str, PublicKey], o
         if signer is None or player not in keys or not signer.same_key(keys[player]):
             out.append(_f("dice.bad-void", f"{player}'s co-signature of the void of {new.id} does not verify",
                           new.file))
-    return out
-
-
-def binding_findings(before: Mapping[str, Batch], after: Mapping[str, Batch], owed_refs: Collection[str],
-                     sides_of: Callable[[str], int | None], resolved: Callable[[str], bool],
-                     rollers_of: Callable[[str], Collection[str] | None] = lambda ref: None) -> list[Finding]:
-    """DESIGN §5 "Binding": a batch announced (or re-announced) by this commit rolls only for refs owed now
-    (`owed_refs`: the declared, unresolved actions of the step being resolved, or "start" before the start;
-    `dice.unbound-ref`), with the die the rules name for each (`sides_of`; `dice.bad-sides`), and no ref is
-    rolled by two batches that stand (`dice.rebound-ref`): a batch is replaced only through a void.
-    `resolved(ref)` says whether the ref's step is already behind the firm point (only for the message).
-
-    DESIGN §5 "Who rolls": only the player whose action a die resolves announces it (`rollers_of(ref)`: the
-    players who may, None where the rules do not say; `dice.wrong-roller`). Anybody else could announce the
-    firer's die, learn it once the firer contributed, and withhold the reveal so that the shot is lost."""
-    live: dict[str, list[str]] = {}
-    for batch in sorted(after.values(), key=lambda b: b.id):
-        if not batch.voided:
-            for ref in batch.refs:
-                live.setdefault(ref, []).append(batch.id)
-    out: list[Finding] = []
-    for batch_id in sorted(after):
-        batch, old = after[batch_id], before.get(batch_id)
-        if old is not None and old.raw["rolls"] == batch.raw["rolls"] and old.sides == batch.sides:
-            continue  # announced before: judged then
-        if batch.voided:
-            continue
-        for ref in dict.fromkeys(batch.refs):
-            allowed = rollers_of(ref)
-            if allowed is not None and batch.roller not in allowed:
-                out.append(Finding("dice.wrong-roller", f"batch {batch.id} rolls for {ref}, which is "
-                                   f"{' or '.join(sorted(allowed)) or 'nobody'}'s to roll, not {batch.roller}'s: "
-                                   "only the player whose action a die resolves announces it (the firer; for the "
-                                   "start, who proposed to roll for it)", file=batch.file,
-                                   line=batch.line_of("roller")))
-            wanted, rolled = sides_of(ref), batch.sides_of(ref)
-            if wanted is not None and rolled != wanted:
-                out.append(Finding("dice.bad-sides", f"batch {batch.id} rolls a d{rolled} for {ref}, which "
-                                   f"the rules roll with a d{wanted}", file=batch.file,
-                                   line=batch.line_of("sides")))
-            if ref not in owed_refs:
-                why = ("its step is resolved already: a resolved shot keeps the die it was scored with"
-                       if resolved(ref) else
-                       "nothing owes a die for it now: dice are rolled for a declared action at the step being "
-                       "resolved, never before it is declared")
-                out.append(Finding("dice.unbound-ref", f"batch {batch.id} rolls for {ref}: {why}"
-                                   + (f" (owed now: {', '.join(owed_refs)})" if owed_refs else ""),
-                                   file=batch.file, line=batch.line_of("rolls")))
-            else:
-                # the batch that stood first keeps the ref: one announced before this commit, else the lowest id
-                first = [b for b in live.get(ref, ()) if b != batch.id and (b in before or b < batch.id)]
-                if first or batch.refs.count(ref) > 1:
-                    out.append(Finding("dice.rebound-ref", f"batch {batch.id} rolls for {ref}, which "
-                                       f"{', '.join(first) or batch.id} already rolls: one batch per ref; to "
-                                       "re-roll, void the first whole (pbem dice void, co-signed once its results "
-                                       "are knowable)", file=batch.file, line=batch.line_of("rolls")))
-    return out
-
-
-def only(player: str | None) -> tuple[str, ...] | None:
-    """The rollers `binding_findings` allows for a ref whose rules name one player (None: not said)."""
-    return None if player is None else (player,)
-
-
-def void_binding_findings(before: Mapping[str, Batch], after: Mapping[str, Batch],
-                          owed_refs: Collection[str]) -> list[Finding]:
-    """DESIGN §5: a batch is replaced only through a void, never for a step already resolved: a batch whose
-    refs were scored may not be voided (or an erratum's replay would find the shot without its die)."""
-    out = []
-    for batch_id in sorted(after):
-        batch, old = after[batch_id], before.get(batch_id)
-        if not batch.voided or old is None or old.voided:
-            continue
-        done = [ref for ref in batch.refs if ref not in owed_refs]
-        if done:
-            out.append(Finding("dice.bad-void", f"batch {batch.id} cannot be voided: {', '.join(done)} "
-                               "owe no die now (resolved, or not declared)", file=batch.file,
-                               line=batch.line_of("void")))
     return out
 
 

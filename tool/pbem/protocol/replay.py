@@ -167,7 +167,9 @@ def replay(
         new_state, events = (ruleset.apply(state, point, actions, rolls) if rolls
                              else ruleset.apply(state, point, actions))
         if declared:  # checked when declared (the auction); resolution must not trigger them twice
-            events = [e for e in events if e.kind not in (declaring.declared_kinds if declaring is not None else ())]
+            at_declaring = declaring.declared_events(state, point, actions) if declaring is not None else []
+            events = [e for e in events if e.kind not in (declaring.declared_kinds if declaring is not None else ())
+                      and e not in at_declaring]
         if declared and not settled:
             # seed §6.C.1: at a simultaneous step the damage is known but not yet scored; whoever it meets may
             # still act in this step, so the step is held (resolved again once each has answered or passed)

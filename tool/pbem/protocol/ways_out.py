@@ -195,8 +195,16 @@ def settled_now(prev: Verified, game: Game) -> dict[str, str]:
                     and player in a.signatures]
             out[player] = max(mine)
     for seat, agreement in seats_changed(prev, game).items():
-        out.setdefault(seat, agreement)
+        # an nmr against him completed by the same commit yields to his seat: the seat's id marks the parts,
+        # and they are both what the old key sealed and what the nmr settles (dice.how_settled, absent_now)
+        out[seat] = agreement
     return out
+
+
+def absent_now(prev: Verified, game: Game) -> frozenset[str]:
+    """The player an nmr this commit completes found absent, if any (with his seat: dice.SEAT_AND_NMR)."""
+    found = nmr_completed(prev, game)
+    return frozenset({found[0]}) if found is not None else frozenset()
 
 
 def seats_changed(prev: Verified, game: Game) -> dict[str, str]:
@@ -222,8 +230,8 @@ def seated(game: Game, settled: Mapping[str, str]) -> frozenset[str]:
     return frozenset(p for p, agreement in settled.items() if agreement in seats)
 
 
-def settlement_parts(prev: Verified, settled: Mapping[str, str],
-                     seats: Collection[str] = ()) -> dict[str, tuple[set[str], set[str]]]:
+def settlement_parts(prev: Verified, settled: Mapping[str, str], seats: Collection[str] = (),
+                     absent: Collection[str] = ()) -> dict[str, tuple[set[str], set[str]]]:
     """Player -> (the dice batches, the secrets) whose part he owed is settled by `settled`'s agreement: for an
     nmr what he owes now, for his resign everything he still had to give, for a seat given to a new key
     (`seats`) what the old key sealed and never opened (every secret of his not revealed)."""
@@ -232,7 +240,7 @@ def settlement_parts(prev: Verified, settled: Mapping[str, str],
     for player, agreement in settled.items():
         resign = ids.author_of(agreement) == player
         batches = {b.id for b in prev.game.batches.values()
-                   if dice.part_due(players, b, player, dice.how_settled(player, agreement, seats))}
+                   if dice.part_due(players, b, player, dice.how_settled(player, agreement, seats, absent))}
         out[player] = (batches, secrets_owed(prev, player, resign or player in seats))
     return out
 

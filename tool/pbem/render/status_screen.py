@@ -65,7 +65,7 @@ class StatusView:
     setup_todo: tuple[str, str] | None = None  # before the start: my next step towards it and its command
     agreements: tuple[tuple[str, str], ...] = ()  # agreements my signature is missing from: (id, terms) (§4.8)
     waits: tuple[str, ...] = ()  # how long each owed item has waited, who is overdue (services.deadlines)
-    withheld: tuple[str, ...] = ()  # parts owed and never given, settled by an nmr or a resign (§4.8)
+    withheld: tuple[str, ...] = ()  # parts owed and never given, settled by an nmr, a resign or a seat change (§4.8)
 
 
 def todos(view: StatusView) -> list[Todo]:

@@ -56,7 +56,7 @@ class Withheld:
     the roller (tactical: the shot misses), never as a re-roll (DESIGN §4.8, §5)."""
 
     player: str
-    agreement: str  # the id of the nmr or resign agreement
+    agreement: str  # the id of the nmr, resign or seat agreement
     kind: str = "nmr"
 
     def text(self) -> str:

@@ -24,7 +24,7 @@ from pbem.protocol.game import Game
 from pbem.services import chance
 from pbem.protocol.control import expected_after, who
 from pbem.protocol.verified import Verified
-from pbem.protocol.ways_out import (agreement_effect, consent_table, errata_agreed, seated, settled_now,
+from pbem.protocol.ways_out import (absent_now, agreement_effect, consent_table, errata_agreed, seated, settled_now,
                                     settlement_parts)
 
 ORDER = ("id", "kind", "by", "content", "signatures")
@@ -197,7 +197,8 @@ def completion(ws: Workspace, head: Verified, files: dict[str, bytes], player: s
     settled = settled_now(head, ws.game_of(files))
     if settled:  # an nmr's last signature, or a resign: what its player owed and never gave is withheld
         seats = seated(ws.game_of(files), settled)
-        marks = chance.withhold(files, head.game, settlement_parts(head, settled, seats), settled)
+        absent = absent_now(head, ws.game_of(files))  # an nmr with his seat in one commit: both settle
+        marks = chance.withhold(files, head.game, settlement_parts(head, settled, seats, absent), settled)
         if head.game.manifest.ruleset.press is not None:  # Diplomacy: a withheld set the shares open
             from pbem.services.dow.openings import opened_marks
 

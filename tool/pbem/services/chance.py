@@ -20,7 +20,7 @@ from pbem.formats import schemas, yamlsafe
 from pbem.formats.canonical import dumps as canonical
 from pbem.formats.freetext import check_text
 from pbem.formats.writer import dump_mapping
-from pbem.protocol import dice, ids, kinds, secrets
+from pbem.protocol import dice, dice_contributors, ids, kinds, secrets
 from pbem.protocol.dice import Batch
 from pbem.protocol.secrets import Secret
 from pbem.protocol.serving import START_REF, start_sides
@@ -68,6 +68,13 @@ def announce(files: Files, game: Game, me: Identity, roller: str, purposes: list
     if replaces:
         raw["replaces"] = replaces
     if mode == "commit-reveal":
+        gone = kinds.resigned(game.agreements, game.manifest.keys) if game.agreements else frozenset()
+        if not dice_contributors.playing(game.manifest.players, roller, gone):
+            raise PbemError("dice.bad-batch", "nobody but you is still playing: nobody could contribute to a die",
+                            exit_code=ILLEGAL)
+        contributors = dice_contributors.to_write(game.manifest.players, roller, gone)
+        if contributors is not None:  # the seats still playing (docs/dice.md "Who contributes")
+            raw["contributors"] = contributors
         secret = dice_crypto.fresh_secret()
         raw["commit"] = dice_crypto.commitment(secret).hex()
         raw["owner_box"] = base64.b64encode(seal.seal_to(secret, me.public)).decode()
@@ -111,8 +118,8 @@ def settle_dice(files: Files, game: Game, me: Identity, player: str) -> list[str
             raw["reveal"] = secret.hex()
             raw["results"] = dice.derive(game.manifest.id, players, Batch(raw))
             done.append(f"revealed {batch.id}: {raw['results']}")
-        elif player not in players or player in batch.contributions:
-            continue
+        elif player not in batch.others(players) or player in batch.contributions:
+            continue  # not a contributor (he had resigned when it was announced), or given
         elif not batch.committed_first(players):
             raw["contributions"] = {**batch.contributions, player: dice_crypto.fresh_secret().hex()}
             done.append(f"contributed to {batch.id}")
@@ -394,7 +401,7 @@ def _batch(game: Game, batch_id: str) -> Batch:
 
 def _ordered(raw: Mapping[str, Any]) -> dict[str, Any]:
     """The batch fields in DESIGN §5's order, for a file players can read."""
-    order = ["id", "roller", "mode", "sides", "rolls", "at", "replaces", "commit", "owner_box",
+    order = ["id", "roller", "mode", "sides", "rolls", "at", "replaces", "contributors", "commit", "owner_box",
              "contribution_commits", "contribution_boxes", "contributions", "withheld", "reveal", "escrow", "results",
              "void"]
     return {k: raw[k] for k in order if k in raw} | {k: v for k, v in raw.items() if k not in order}

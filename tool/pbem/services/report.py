@@ -89,7 +89,7 @@ def log_text(result: HistoryResult) -> str:
     withheld = withheld_listing(last.game)
     if withheld:
         out.append("")
-        out.append("Withheld (owed, never given, settled by an nmr or a resign: what it hid is lost):")
+        out.append("Withheld (owed, never given, settled by an nmr, a resign or a seat change: what it hid is lost):")
         out.extend(f"  {line}" for line in withheld)
     fired = results.shots(last)
     if fired:

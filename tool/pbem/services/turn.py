@@ -180,7 +180,7 @@ def void_lines(view: Outlook) -> list[str]:
 
 
 def withheld_lines(ws: Workspace) -> list[str]:
-    """`pbem status` lines for what an nmr or a resign settled (DESIGN §4.8): each withheld dice part and secret,
+    """`pbem status` lines for what an nmr, a resign or a seat change settled (DESIGN §4.8): each withheld dice part and secret,
     what became of it and the agreement that settled it."""
     head = ws.head()
     return [] if head is None else chance.withheld_listing(head.game)

@@ -392,13 +392,15 @@ def by_weapon(picked: Chosen, kind: str) -> dict[tuple[str, str], Mapping[str, A
 
 
 def declared(state: TacticalState, point: Point, actions: Sequence[Action]) -> list[Event]:
-    """The `fire` (at fire steps) and `launch` (at activity) events of the legal actions, before resolution."""
+    """The `fire` (at fire steps) and `launch` (at activity: a seeking weapon's `launch`, a craft's `system`)
+    events of the legal actions, before resolution."""
     picked = chosen(state, point, actions)
     if point[2] == FIRE:
         return ([fire.fire_event(s, point) for s in fire.shots(state, point, by_weapon(picked, "fire"))]
                 + system_steps.declared(state, point, picked))
     if point[2] == ACTIVITY:
-        return [seeking.launch_event(x, point) for x in seeking.launches(state, by_weapon(picked, "launch"))]
+        return ([seeking.launch_event(x, point) for x in seeking.launches(state, by_weapon(picked, "launch"))]
+                + system_steps.declared_launches(state, point, picked))
     return []
 
 

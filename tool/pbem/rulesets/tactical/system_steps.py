@@ -71,6 +71,17 @@ def declared(state: TacticalState, point: Point, picked: Picked) -> list[Event]:
             + probes.declared(state, point, probes.uses(picked)))
 
 
+def declared_launches(state: TacticalState, point: Point, picked: Picked) -> list[Event]:
+    """The `system` events of the activity step's craft launches (shuttles, fighters, PFs), known when declared:
+    launches are simultaneous within their step, a craft's as a seeking weapon's (docs/tactical.md)."""
+    out = []
+    for (unit_id, slot), do in picked.items():
+        carrier = state.unit(unit_id)
+        if slot == ("launch", "craft") and carrier is not None:
+            out.append(craft.launch(state, carrier, do["launch"]["craft"], point)[2])
+    return out
+
+
 def dice_needed(state: TacticalState, point: Point, picked: Picked) -> list[str]:
     """The dice refs of the fire step's transporters, then its weapon probes."""
     return ([transporters.ref(point, u.id) for u, _ in transporters.ordered(state, transporters.uses(picked))]

@@ -15,7 +15,7 @@ from typing import Any, Iterable
 from pbem.errors import Finding
 from pbem.protocol import agreements, dice, openings, secrets, upgrade
 from pbem.protocol.verified import Verified
-from pbem.protocol.ways_out import seated, settlement_parts
+from pbem.protocol.ways_out import absent_now, seated, settlement_parts
 from pbem.verify.change import Change
 from pbem.files.layout import GAME, STATUS, WORKFLOW
 from pbem.protocol.game import Game
@@ -66,6 +66,7 @@ def _settlement(prev: Verified, game: Game, change: Change) -> list[Finding]:
     assert prev.stop is not None
     manifest, settled, player = game.manifest, change.settled, change.player or ""
     seats = seated(game, settled)
+    absent = absent_now(prev, game)  # an nmr completed with his seat: both settle (dice.how_settled)
     resigned = {p for p, a in settled.items() if author_ids.author_of(a) == p and p not in seats}
     findings = []
     for path in sorted(change.dice + change.secrets):
@@ -78,10 +79,10 @@ def _settlement(prev: Verified, game: Game, change: Change) -> list[Finding]:
         return findings
     if change.dice or prev.game.batches:
         findings.extend(dice.batch_findings(manifest.id, manifest.players, manifest.keys, manifest.escrow_key,
-                                            prev.game.batches, game.batches, player, settled, seats))
+                                            prev.game.batches, game.batches, player, settled, seats, absent))
         findings.extend(dice.settlement_findings(manifest.players, prev.game.batches, game.batches, settled,
-                                                 resigned, seats))
-    owed = {p: ids for p, (_batches, ids) in settlement_parts(prev, settled, seats).items()}
+                                                 resigned, seats, absent))
+    owed = {p: ids for p, (_batches, ids) in settlement_parts(prev, settled, seats, absent).items()}
     findings.extend(openings.opening_findings(prev.game.secrets, game.secrets, game.press))
     findings.extend(secrets.secret_findings(prev.game.secrets, game.secrets, player, manifest.players,
                                             manifest.ruleset.parse_time, settled, set().union(*owed.values())))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pbem.errors import Finding
 from pbem.protocol import auction as auctions
-from pbem.protocol import dice
+from pbem.protocol import dice, dice_binding, dice_contributors, kinds
 from pbem.protocol.serving import START_REF
 from pbem.protocol.verified import Verified
 from pbem.protocol.ways_out import secrets_owed
@@ -17,12 +17,15 @@ from pbem.protocol.game import Game
 
 
 def batches(prev: Verified, game: Game, change: Change) -> list[Finding]:
-    """The batches it changed, by the dice protocol; a new batch only in one's own turn (dice.bad-batch)."""
+    """The batches it changed, by the dice protocol; a new batch only in one's own turn, naming as contributors
+    the seats still playing (dice.bad-batch)."""
     if not change.dice:
         return []
     manifest = game.manifest
     findings = dice.batch_findings(manifest.id, manifest.players, manifest.keys, manifest.escrow_key,
                                    prev.game.batches, game.batches, change.player or "")
+    gone = kinds.resigned(game.agreements, manifest.keys) if game.agreements else frozenset()
+    findings += dice_contributors.findings(manifest.players, gone, prev.game.batches, game.batches)
     if change.kind != TURN and set(game.batches) - set(prev.game.batches):
         findings.append(Finding("dice.bad-batch", "dice are announced in one's own turn", file=STATUS))
     return findings
@@ -93,8 +96,8 @@ def binding(prev: Verified, game: Game, change: Change) -> list[Finding]:
 
     owed = set(stop.dice_refs)
     roller = ruleset.dice.dice_roller if ruleset.dice is not None else None  # DESIGN §5 "Who rolls": the firer
-    found = dice.binding_findings(prev.game.batches, game.batches, owed,
+    found = dice_binding.binding_findings(prev.game.batches, game.batches, owed,
                                   lambda ref: sides(ref) if sides is not None and ref != START_REF else None,
-                                  resolved, lambda ref: dice.only(roller(stop.checkpoint.state, ref))
+                                  resolved, lambda ref: dice_binding.only(roller(stop.checkpoint.state, ref))
                                   if roller is not None and ref in owed else None)
-    return found + dice.void_binding_findings(prev.game.batches, game.batches, owed | set(prev.stop.dice_refs))
+    return found + dice_binding.void_binding_findings(prev.game.batches, game.batches, owed | set(prev.stop.dice_refs))

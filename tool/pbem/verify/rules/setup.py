@@ -9,7 +9,7 @@ from pbem.protocol import agreement_rules
 from typing import Any, Mapping
 
 from pbem.errors import Finding
-from pbem.protocol import agreements, dice
+from pbem.protocol import agreements, dice, dice_binding
 from pbem.protocol.serving import START_REF, order_refs, start_sides
 from pbem.protocol.verified import Verified
 from pbem.protocol.ways_out import consent_table
@@ -69,9 +69,9 @@ def start_dice(prev: Verified, game: Game, change: Change) -> list[Finding]:
                                    game.batches, change.actor or "")
     seats = len(new.players)
     owed_refs = {START_REF, *order_refs(seats)}
-    findings.extend(dice.binding_findings(prev.game.batches, game.batches, owed_refs,
+    findings.extend(dice_binding.binding_findings(prev.game.batches, game.batches, owed_refs,
                                           lambda ref: start_sides(ref, seats), lambda ref: False))
-    findings.extend(dice.void_binding_findings(prev.game.batches, game.batches, owed_refs))
+    findings.extend(dice_binding.void_binding_findings(prev.game.batches, game.batches, owed_refs))
     return findings
 
 
