@@ -76,15 +76,15 @@ def open_or_go_on(previous: Auction | None, at: Point, entries: Sequence[Entry],
     mine = [e for e in new if e.by == served]
     added = auction.added | ({served} if mine else set())
     passed = auction.passed | (set() if mine else {served})
-    woken = set(triggered(mine)) - {served} - gone if mine else set()
-    passed -= woken
-    queue = list(auction.queue[1:])
-    queue += [p for p in order(sorted(woken)) if p not in queue]
-    members = auction.members | woken
+    replying = set(triggered(mine)) - {served} - gone if mine else set()
+    passed -= replying
+    waiting = list(auction.queue[1:])
+    waiting += [p for p in order(sorted(replying)) if p not in waiting]
+    members = auction.members | replying
     # his answer is up to date; an addition is news to everybody else
     current = frozenset({served}) if mine else auction.current | {served}
-    if queue:
-        return replace(auction, queue=tuple(queue), added=frozenset(added), passed=frozenset(passed),
+    if waiting:
+        return replace(auction, queue=tuple(waiting), added=frozenset(added), passed=frozenset(passed),
                        members=frozenset(members), seen=every, current=current)
     return _round_over(replace(auction, current=current), set(added), set(passed), set(members), every, order)
 

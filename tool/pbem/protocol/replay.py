@@ -133,9 +133,9 @@ def replay(
                                       "without control)") for p in unready)
                 return Stop(checkpoint(point, state), serving_order(pending, inputs.players, after),
                             over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps - 1)
-        sealed_actions, waiting = _sealed(ruleset, state, point, when, inputs)
-        if waiting is not None:
-            return Stop(checkpoint(point, state), serving_order(waiting, inputs.players, after),
+        sealed_actions, unopened = _sealed(ruleset, state, point, when, inputs)
+        if unopened is not None:
+            return Stop(checkpoint(point, state), serving_order(unopened, inputs.players, after),
                         over=False, problems=tuple(problems), voids=tuple(voids[known:]), steps=steps - 1)
         step_voids: list[Void] = []  # kept once the step resolves: a replay stopping before it meets them again
         actions, unclear = _gather(ruleset, state, point, inputs, inputs.at(point), step_voids)
@@ -352,7 +352,8 @@ def _impacts(ruleset: Ruleset, state: Any, contacts: Sequence[tuple[str, tuple[s
 
 def _target(ruleset: Ruleset, state: Any, inputs: Inputs, unit: str) -> Any:
     """The sealed target of seeking weapon `unit`: its owner's, found by (owner, weapon), never by name alone."""
-    return inputs.targets.get((ruleset.owner_of(state, unit), unit))
+    owner = ruleset.owner_of(state, unit)
+    return inputs.targets.get((owner, unit)) if owner is not None else None
 
 
 def _reveals_owed(waiting: Sequence[tuple[str, tuple[str, ...]]], inputs: Inputs, point: Point | None,

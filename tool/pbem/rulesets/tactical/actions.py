@@ -498,7 +498,7 @@ def sealed_speeds(state: TacticalState, point: Point, actions: Sequence[Action])
             continue
         speed = lines.get(unit.id, {}).get("speed")
         legal_speed = isinstance(speed, int) and not isinstance(speed, bool) and 0 <= speed <= state.max_speed
-        out[unit.id] = speed if legal_speed else 0
+        out[unit.id] = speed if legal_speed and isinstance(speed, int) else 0
     for unit, _why in _over_power(state, lines):
         out[unit.id] = 0  # a speed its power cannot pay is void: the ship does not move
     return out
