@@ -284,6 +284,13 @@ def copy_table(source: Table, dest: Path) -> Table:
     return Table(dest)
 
 
+def built_from(factory: pytest.TempPathFactory, name: str, source: Table, build: Callable[[Table], object]) -> Table:
+    """A base game made from another once for the whole run (`built_once`): `build` takes a copy of `source` on
+    from there. For a session fixture that several modules import, or that both xdist workers ask for: only read
+    it, and give each test its own `copy_table`."""
+    return Table(built_once(factory, name, lambda into: build(copy_table(source, into))))
+
+
 def _build(root: Path, template: str = str(TEACHING_DUEL), game_id: str = GAME_ID) -> Table:
     """init, join, join, then the start by consent through the real CLI (subprocesses), keys from
     tests/gitutil.py: fed proposes the start (`pbem start --first fed`), kli signs it, fed starts."""
