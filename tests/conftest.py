@@ -337,6 +337,15 @@ def base_played(base_opened: Table, tmp_path_factory: pytest.TempPathFactory) ->
                             lambda into: copy_table(base_opened, into).turn("kli", **KLI_TURN_1)))
 
 
+@pytest.fixture(scope="session")
+def base_three(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Built once per run: a started game of three seats (alice, bob, carol; tests/stuck_game.py `build`), the
+    table folder (game/, keys/, home/); only read: copy it (`copy_table`) to commit to it."""
+    from stuck_game import build
+
+    return built_once(tmp_path_factory, "three-seats", lambda into: build(into, 3))
+
+
 @pytest.fixture
 def started(base_started: Table, tmp_path: Path) -> Table:
     """A private copy of the started duel: fed holds control at 1.0.alloc."""

@@ -91,13 +91,10 @@ def test_nmr_at_the_end__an_nmr_against_a_reveal_owed_after_the_last_step(base_a
 
 
 @pytest.fixture(scope="session")
-def three(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def three(base_three: Path) -> Path:
     """A started game of three seats (alice, bob, carol; tests/stuck_game.py), built once per run through the CLI
-    (`built_once`: the workers that run these tests share it) and only read."""
-    from conftest import built_once
-    from stuck_game import build
-
-    return built_once(tmp_path_factory, "three-seats", lambda into: build(into, 3))
+    (conftest `base_three`) and only read."""
+    return base_three
 
 
 def _to_auction(three: Path) -> Any:
