@@ -284,6 +284,13 @@ def copy_table(source: Table, dest: Path) -> Table:
     return Table(dest)
 
 
+def built_from(factory: pytest.TempPathFactory, name: str, source: Table, build: Callable[[Table], object]) -> Table:
+    """A base game made from another once for the whole run (`built_once`): `build` takes a copy of `source` on
+    from there. For a session fixture that several modules import, or that both xdist workers ask for: only read
+    it, and give each test its own `copy_table`."""
+    return Table(built_once(factory, name, lambda into: build(copy_table(source, into))))
+
+
 def _build(root: Path, template: str = str(TEACHING_DUEL), game_id: str = GAME_ID) -> Table:
     """init, join, join, then the start by consent through the real CLI (subprocesses), keys from
     tests/gitutil.py: fed proposes the start (`pbem start --first fed`), kli signs it, fed starts."""
@@ -328,6 +335,15 @@ def base_played(base_opened: Table, tmp_path_factory: pytest.TempPathFactory) ->
     """Built once per run: after fed's and kli's first turns, fed holds control at 1.9.move (his horizon ended)."""
     return Table(built_once(tmp_path_factory, "base-played",
                             lambda into: copy_table(base_opened, into).turn("kli", **KLI_TURN_1)))
+
+
+@pytest.fixture(scope="session")
+def base_three(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Built once per run: a started game of three seats (alice, bob, carol; tests/stuck_game.py `build`), the
+    table folder (game/, keys/, home/); only read: copy it (`copy_table`) to commit to it."""
+    from stuck_game import build
+
+    return built_once(tmp_path_factory, "three-seats", lambda into: build(into, 3))
 
 
 @pytest.fixture

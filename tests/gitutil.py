@@ -26,8 +26,17 @@ from pbem.store.repo import GameRepo
 SEEDS = {name: bytes([i + 1]) * 32 for i, name in enumerate(["alice", "bob", "carol", "dave", "escrow"])}
 
 
+# The suite's cross-checks (PBEM_CROSSCHECK, tests/conftest.py: every fast path against the plain one) run in the
+# suite's own process, where every command's code runs through typer's runner; the processes it starts (`pbem`
+# commands, the hooks behind every push, the watches) run without them, as on a player's machine: they cost some
+# quarter of a pushing test's CPU, checking again code paths the suite's own process checks. The hook's own tests
+# (tests/test_hook.py) keep them in the hook: with CHILDREN_CROSSCHECK=1 the started processes cross-check too.
+CHILDREN_CROSSCHECK = "PBEM_TEST_CHILDREN_CROSSCHECK"
+
+
 def clean_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """os.environ without git/ssh settings, HOME=`home`, fixed author and dates-independent locale."""
+    """os.environ without git/ssh settings (and without the cross-checks, see CHILDREN_CROSSCHECK), HOME=`home`,
+    fixed author and dates-independent locale."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "SSH_"))}
     env.update(
         HOME=str(home),
@@ -40,6 +49,8 @@ def clean_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, s
         GIT_COMMITTER_EMAIL="player@example.org",
         LC_ALL="C",
     )
+    if os.environ.get(CHILDREN_CROSSCHECK) != "1":
+        env.pop("PBEM_CROSSCHECK", None)
     env.update(extra or {})
     return env
 

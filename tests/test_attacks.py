@@ -34,7 +34,7 @@ import pygit2
 import pytest
 from pygit2.enums import ObjectType
 
-from conftest import SEATS, Table, copy_table
+from conftest import SEATS, Table, built_from, built_once, copy_table
 from gitutil import clean_env, fixed_key, run
 from pbem.crypto import dice as dice_crypto
 from pbem.crypto import seal, sshsig, wire
@@ -517,27 +517,32 @@ def test_merge__a_second_root_merged_in_transparently(played: Table) -> None:
 
 # === 3. Dice (DESIGN §5, seed 000 §2.D) =========================================================================
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_dice_owed(base_played: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
     """fed announced fed-0001 in a turn that left control with himself: kli owes his contribution out of turn."""
-    return announce_out_of_turn(base_played, tmp_path_factory.mktemp("attacks") / "dice-owed")
+    return Table(built_once(tmp_path_factory, "attacks-base_dice_owed",
+                            lambda into: announce_out_of_turn(base_played, into)))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_reveal_owed(base_dice_owed: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
     """kli contributed: fed owes the reveal; the results are knowable to fed (his secret is his)."""
-    table = copy_table(base_dice_owed, tmp_path_factory.mktemp("attacks") / "reveal-owed")
-    cli(table, "yield", who="kli")
-    return table
+
+    def build(table: Table) -> None:
+        cli(table, "yield", who="kli")
+
+    return built_from(tmp_path_factory, "attacks-base_reveal_owed", base_dice_owed, build)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_rolled(base_reveal_owed: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
     """fed revealed; fed-0001 has its result; fed holds control for a turn."""
-    table = copy_table(base_reveal_owed, tmp_path_factory.mktemp("attacks") / "rolled")
-    cli(table, "yield", who="fed")
-    assert batch(table)["results"]
-    return table
+
+    def build(table: Table) -> None:
+        cli(table, "yield", who="fed")
+        assert batch(table)["results"]
+
+    return built_from(tmp_path_factory, "attacks-base_rolled", base_reveal_owed, build)
 
 
 @pytest.fixture
@@ -1893,28 +1898,31 @@ def seal_file(table: Table, who: str, kind: str, value: Mapping[str, Any], *opti
     return cli(table, "seal", kind, str(source), *options, who=who)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_sealed_duel(tmp_path_factory: pytest.TempPathFactory) -> Table:
     from conftest import GAME_ID, _build
 
-    root = tmp_path_factory.mktemp("secrets-attacks")
-    (root / "template").mkdir()
-    (root / "template" / "game.yaml").write_text(SEALED_DUEL)
-    table = _build(root / "started", str(root / "template"), GAME_ID)
-    table.turn("fed", through="1.32.final", entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 4}}])
-    return table
+    def build(root: Path) -> None:
+        (root / "template").mkdir(parents=True)
+        (root / "template" / "game.yaml").write_text(SEALED_DUEL)
+        table = _build(root / "started", str(root / "template"), GAME_ID)
+        table.turn("fed", through="1.32.final", entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 4}}])
+
+    return Table(built_once(tmp_path_factory, "attacks-base_sealed_duel", build) / "started")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_drone_out(base_sealed_duel: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
     """kli launched S1 at 1.1.activity with its target (the CA) sealed in the same commit, as pbem does it; both
     now owe their sealed allocations."""
-    table = copy_table(base_sealed_duel, tmp_path_factory.mktemp("secrets-attacks") / "drone")
-    table.edit("kli", through="1.32.final", entries=[S1_LAUNCH])
-    assert "kli-0001" in seal_file(table, "kli", "target", {"unit": "S1", "target": "CA"}, "--concerns", "S1")
-    table.turn("kli", note="a drone, its target sealed")
-    assert {(p, k) for p, k, _ in pending(table)} == {("fed", "sealed"), ("kli", "sealed")}
-    return table
+
+    def build(table: Table) -> None:
+        table.edit("kli", through="1.32.final", entries=[S1_LAUNCH])
+        assert "kli-0001" in seal_file(table, "kli", "target", {"unit": "S1", "target": "CA"}, "--concerns", "S1")
+        table.turn("kli", note="a drone, its target sealed")
+        assert {(p, k) for p, k, _ in pending(table)} == {("fed", "sealed"), ("kli", "sealed")}
+
+    return built_from(tmp_path_factory, "attacks-base_drone_out", base_sealed_duel, build)
 
 
 def test_energy_audit_dodged__an_allocation_that_says_turn_999(base_sealed_duel: Table, tmp_path: Path) -> None:

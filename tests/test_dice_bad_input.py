@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 import pytest
 
-from conftest import Table, copy_table
+from conftest import Table, built_from, built_once, copy_table
 from gitutil import fixed_key
 from pbem.crypto import seal
 from pbem.crypto.keys import load_private_key
@@ -35,27 +35,30 @@ B0001_LINE = B0001 + A_LINE  # the batch file and the line of the field the find
 FED_GOES_ON = dict(through="1.16.damage")  # fed's turn in `rolled`: progress past 1.11.move
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_reveal_owed(base_played: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    table = announce_out_of_turn(base_played, tmp_path_factory.mktemp("bad") / "reveal-owed")
-    cli(table, "yield", who="kli")
-    return table
+    return Table(built_once(tmp_path_factory, "dice_bad_input-base_reveal_owed",
+                            lambda into: cli(announce_out_of_turn(base_played, into), "yield", who="kli")))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_rolled(base_reveal_owed: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    table = copy_table(base_reveal_owed, tmp_path_factory.mktemp("bad") / "rolled")
-    cli(table, "yield", who="fed")
-    assert table.data("status.yaml")["pending"][0]["kind"] == "horizon" and batch(table)["results"]
-    return table
+
+    def build(table: Table) -> None:
+        cli(table, "yield", who="fed")
+        assert table.data("status.yaml")["pending"][0]["kind"] == "horizon" and batch(table)["results"]
+
+    return built_from(tmp_path_factory, "dice_bad_input-base_rolled", base_reveal_owed, build)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_kli_turn(base_rolled: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    table = copy_table(base_rolled, tmp_path_factory.mktemp("bad") / "kli-turn")
-    table.turn("fed", note="straight on", **FED_GOES_ON)
-    assert table.data("status.yaml")["control"] == "kli"
-    return table
+
+    def build(table: Table) -> None:
+        table.turn("fed", note="straight on", **FED_GOES_ON)
+        assert table.data("status.yaml")["control"] == "kli"
+
+    return built_from(tmp_path_factory, "dice_bad_input-base_kli_turn", base_rolled, build)
 
 
 @pytest.fixture(scope="module")

@@ -28,7 +28,7 @@ from typing import Any, Mapping
 import nacl.signing
 import pytest
 
-from conftest import FED_TURN_1, GAME_ID, Table, copy_table
+from conftest import FED_TURN_1, GAME_ID, Table, built_from, built_once, copy_table
 from gitutil import clean_env, fixed_key
 from pbem.crypto import dice as dice_crypto
 from pbem.crypto import seal
@@ -230,31 +230,37 @@ def escrow_message(raw: Mapping[str, Any], game_id: str = GAME_ID) -> bytes:
 
 # --- module bases -------------------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_announced(base_started: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
     """Flow A: fed's first turn announces fed-0001 (two d6 for his phasers); kli owes his contribution."""
-    table = copy_table(base_started, tmp_path_factory.mktemp("dice") / "announced")
-    table.edit("fed", **{k: v for k, v in FED_TURN_1.items() if k != "note"})
-    out = ok(table, "roll", *TWO_ROLLS, who="fed", real=True)
-    assert "announced dice fed-0001 (d6 x2)" in out
-    ok(table, "yield", "-m", "firing at the D7", who="fed", real=True)
-    return table
+
+    def build(table: Table) -> None:
+        table.edit("fed", **{k: v for k, v in FED_TURN_1.items() if k != "note"})
+        out = ok(table, "roll", *TWO_ROLLS, who="fed", real=True)
+        assert "announced dice fed-0001 (d6 x2)" in out
+        ok(table, "yield", "-m", "firing at the D7", who="fed", real=True)
+
+    return built_from(tmp_path_factory, "dice_flow-base_announced", base_started, build)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_contributed(base_announced: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
     """Flow A: kli contributed with `pbem yield`; fed owes the reveal."""
-    table = copy_table(base_announced, tmp_path_factory.mktemp("dice") / "contributed")
-    cli(table, "yield", who="kli")
-    return table
+
+    def build(table: Table) -> None:
+        cli(table, "yield", who="kli")
+
+    return built_from(tmp_path_factory, "dice_flow-base_contributed", base_announced, build)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_revealed(base_contributed: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
     """Flow A: fed revealed with `pbem yield`; pbem wrote the results; kli holds control for his turn."""
-    table = copy_table(base_contributed, tmp_path_factory.mktemp("dice") / "revealed")
-    cli(table, "yield", who="fed")
-    return table
+
+    def build(table: Table) -> None:
+        cli(table, "yield", who="fed")
+
+    return built_from(tmp_path_factory, "dice_flow-base_revealed", base_contributed, build)
 
 
 def announce_out_of_turn(base_played: Table, dest: Path) -> Table:
@@ -289,18 +295,20 @@ def base_rolled(base_played: Table, tmp_path_factory: pytest.TempPathFactory) ->
     return roll_to_results(base_played, tmp_path_factory.mktemp("dice") / "rolled")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_joined(base_started: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
     """The duel before its start (seats claimed), commit-reveal dice."""
-    return joined(base_started, tmp_path_factory.mktemp("dice") / "joined")
+    return Table(built_once(tmp_path_factory, "dice_flow-base_joined", lambda into: joined(base_started, into)))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_joined_escrow(base_joined: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
     """The duel before its start with a dice escrow key and escrow mode as the game's default."""
-    table = copy_table(base_joined, tmp_path_factory.mktemp("dice") / "joined-escrow")
-    add_escrow(table)
-    return table
+
+    def build(table: Table) -> None:
+        add_escrow(table)
+
+    return built_from(tmp_path_factory, "dice_flow-base_joined_escrow", base_joined, build)
 
 
 def private(base: Table, tmp_path: Path) -> Table:
@@ -520,17 +528,19 @@ def test_what_fed_owes_is_committed_first_then_his_turn_follows(base_owed_out_of
 
 # --- 3. escrow mode --------------------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_escrow_owed(base_joined_escrow: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
     """The escrow duel started with fed in control; fed announces three d20 (escrow mode, the game's default);
     the escrow owes its signature."""
-    table = copy_table(base_joined_escrow, tmp_path_factory.mktemp("dice") / "escrow-owed")
-    start_by_consent(table, "--first", "fed")
-    table.edit("fed", **{k: v for k, v in FED_TURN_1.items() if k != "note"})
-    cli(table, "roll", "--for", "boarding party 1", "--for", "boarding party 2", "--for", "boarding party 3",
-        "--sides", "20", who="fed")
-    cli(table, "yield", "-m", "boarding", who="fed")
-    return table
+
+    def build(table: Table) -> None:
+        start_by_consent(table, "--first", "fed")
+        table.edit("fed", **{k: v for k, v in FED_TURN_1.items() if k != "note"})
+        cli(table, "roll", "--for", "boarding party 1", "--for", "boarding party 2", "--for", "boarding party 3",
+            "--sides", "20", who="fed")
+        cli(table, "yield", "-m", "boarding", who="fed")
+
+    return built_from(tmp_path_factory, "dice_flow-base_escrow_owed", base_joined_escrow, build)
 
 
 def test_escrow_mode_the_escrow_owes_its_signature_and_blocks_the_game(base_escrow_owed: Table,

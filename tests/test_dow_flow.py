@@ -27,6 +27,7 @@ from typing import Any, Mapping, Sequence
 import pytest
 from typer.testing import CliRunner
 
+from conftest import built_once
 from gitutil import clean_env
 from pbem.crypto.keys import PrivateKey, write_keypair
 from pbem.formats import yamlsafe
@@ -191,17 +192,22 @@ def new_dow(root: Path, director: str | None = DIRECTOR, join: bool = True, star
     return dow
 
 
-@pytest.fixture(scope="module")
+# Built once per run (`built_once`: eight modules import them, on either worker) and only read: each test plays in
+# its own copy (`copy_dow`).
+@pytest.fixture(scope="session")
 def base_first_half(tmp_path_factory: pytest.TempPathFactory) -> Dow:
-    return new_dow(tmp_path_factory.mktemp("dow") / "first")
+    return Dow(built_once(tmp_path_factory, "dow-first-half", new_dow))
 
 
-@pytest.fixture(scope="module")
-def base_second_half(base_first_half: Dow, tmp_path_factory: pytest.TempPathFactory) -> Dow:
-    dow = copy_dow(base_first_half, tmp_path_factory.mktemp("dow") / "second")
+def _second_half(dow: Dow) -> None:
     dow.phase()
     assert dow.status()["firm"] == "S1901M"
-    return dow
+
+
+@pytest.fixture(scope="session")
+def base_second_half(base_first_half: Dow, tmp_path_factory: pytest.TempPathFactory) -> Dow:
+    return Dow(built_once(tmp_path_factory, "dow-second-half",
+                          lambda into: _second_half(copy_dow(base_first_half, into))))
 
 
 @pytest.fixture

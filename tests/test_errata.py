@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from conftest import Table, copy_table
+from conftest import Table, built_from, copy_table
 from gitutil import Sandbox, clean_env, fixed_key
 from pbem.crypto import sshsig
 from pbem.crypto.keys import write_keypair
@@ -74,13 +74,15 @@ def head_rules(table: Table) -> set[str]:
 
 # --- bases -----------------------------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_agreed(base_played: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
     """In `played` (fed holds control at 1.9.move), fed proposes that CA's speed at 1.0.alloc was 10, not 12."""
-    table = copy_table(base_played, tmp_path_factory.mktemp("errata") / "agreed")
-    out = propose(table, "fed", CA_SPEED, "unit: CA, do: {speed: 10}", "CA was allocated speed 10")
-    assert "to sign: kli" in out
-    return table
+
+    def build(table: Table) -> None:
+        out = propose(table, "fed", CA_SPEED, "unit: CA, do: {speed: 10}", "CA was allocated speed 10")
+        assert "to sign: kli" in out
+
+    return built_from(tmp_path_factory, "errata-base_agreed", base_played, build)
 
 
 @pytest.fixture
@@ -88,29 +90,33 @@ def agreed(base_agreed: Table, tmp_path: Path) -> Table:
     return copy_table(base_agreed, tmp_path / "table")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_close(base_played: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
     """Both go straight on until range 8 meets both their break conditions at 1.14.move (firm 1.14.activity)."""
-    table = copy_table(base_played, tmp_path_factory.mktemp("errata") / "close")
-    table.turn("fed", through="1.16.damage", note="straight on")
-    table.turn("kli", through="1.24.damage", note="straight on")
-    assert status(table)["firm"] == "1.14.activity"
-    assert [(b["player"], b["at"]) for b in status(table)["pending"]] == [("fed", "1.14.move"), ("kli", "1.14.move")]
-    return table
+
+    def build(table: Table) -> None:
+        table.turn("fed", through="1.16.damage", note="straight on")
+        table.turn("kli", through="1.24.damage", note="straight on")
+        assert status(table)["firm"] == "1.14.activity"
+        assert [(b["player"], b["at"]) for b in status(table)["pending"]] == [("fed", "1.14.move"), ("kli", "1.14.move")]
+
+    return built_from(tmp_path_factory, "errata-base_close", base_played, build)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_turned(base_close: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
     """Both served their range-8 break by turning at 1.16.move (keeping that condition: it would meet 1.14.move
     again); kli holds control for the turn breaks there."""
-    table = copy_table(base_close, tmp_path_factory.mktemp("errata") / "turned")
-    table.turn("fed", through="1.20.damage", breaks=[{"range": 8}, {"range": 4}, {"turn": {"within": 10}}],
-               entries=[{"at": "1.16.move", "unit": "CA", "do": {"move": "TR"}}])
-    table.turn("kli", breaks=[{"range": 8}, {"range": 4}, {"turn": {"within": 10}}],
-               entries=[{"at": "1.16.move", "unit": "D7", "do": {"move": "TL"}}])
-    table.turn("fed", through="1.24.damage")
-    assert status(table)["firm"] == "1.16.activity"
-    return table
+
+    def build(table: Table) -> None:
+        table.turn("fed", through="1.20.damage", breaks=[{"range": 8}, {"range": 4}, {"turn": {"within": 10}}],
+                   entries=[{"at": "1.16.move", "unit": "CA", "do": {"move": "TR"}}])
+        table.turn("kli", breaks=[{"range": 8}, {"range": 4}, {"turn": {"within": 10}}],
+                   entries=[{"at": "1.16.move", "unit": "D7", "do": {"move": "TL"}}])
+        table.turn("fed", through="1.24.damage")
+        assert status(table)["firm"] == "1.16.activity"
+
+    return built_from(tmp_path_factory, "errata-base_turned", base_close, build)
 
 
 # --- the whole flow --------------------------------------------------------------------------------------------

@@ -17,13 +17,19 @@ from typing import Callable
 import pytest
 
 from conftest import KLI_TURN_1, Table
-from gitutil import clean_env
+from gitutil import CHILDREN_CROSSCHECK, clean_env
 from pbem.services import gateclock, hook
 
 ZERO = "0" * 40
 
 
 # --- helpers ---------------------------------------------------------------------------------------------------
+
+@pytest.fixture(autouse=True)
+def _hook_cross_checks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hook's own tests keep the suite's cross-checks in the hook's process (tests/gitutil.py)."""
+    monkeypatch.setenv(CHILDREN_CROSSCHECK, "1")
+
 
 def serve(table: Table) -> Path:
     """A bare repository with the hook installed (through the CLI), holding the table's game as `origin`."""

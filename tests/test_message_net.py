@@ -177,14 +177,15 @@ def test_every_suggested_command_is_real_and_the_first_does_what_it_says(game: s
     assert not problems, "\n".join(problems)
 
 
-def test_the_states_of_a_random_honest_battle_suggest_real_commands(tmp_path: Path) -> None:
+def test_the_states_of_a_random_honest_battle_suggest_real_commands(base_three: Path, tmp_path: Path) -> None:
     """A few states the stuck-game search reaches (tests/stuck_game.py), each committed as the judge accepted it,
     read as at the demos' states."""
-    from stuck_game import Figures, Play, build, play_step
+    from conftest import Table, copy_table
+    from stuck_game import Figures, Play, play_step
 
     from pbem.store.repo import GameRepo
 
-    root = build(tmp_path / "battle", 3)
+    root = copy_table(Table(base_three), tmp_path / "battle").root  # the started game of three seats
     play = Play.open(root)
     made: list[tuple[str, dict[str, bytes]]] = []
     commit = play.commit

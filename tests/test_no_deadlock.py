@@ -90,12 +90,11 @@ def test_nmr_at_the_end__an_nmr_against_a_reveal_owed_after_the_last_step(base_a
     assert play.over
 
 
-@pytest.fixture(scope="module")
-def three(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A started game of three seats (alice, bob, carol; tests/stuck_game.py), built once through the CLI."""
-    from stuck_game import build
-
-    return build(tmp_path_factory.mktemp("three") / "table", 3)
+@pytest.fixture(scope="session")
+def three(base_three: Path) -> Path:
+    """A started game of three seats (alice, bob, carol; tests/stuck_game.py), built once per run through the CLI
+    (conftest `base_three`) and only read."""
+    return base_three
 
 
 def _to_auction(three: Path) -> Any:

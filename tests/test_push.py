@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TEACHING_DUEL, Table
+from conftest import TEACHING_DUEL, Table, built_once
 from gitutil import Sandbox, clean_env
 from pbem.crypto import sshsig
 from pbem.formats import yamlsafe
@@ -92,12 +92,15 @@ def build_race(tmp_path: Path) -> Race:
     return fed, clone_for(fed, server, "kli"), clone_for(fed, server, "escrow"), server
 
 
-@pytest.fixture(scope="module")
-def base_race(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Built once; each test gets a copy (`race`)."""
-    root = tmp_path_factory.mktemp("race")
+def _build_race_in(root: Path) -> None:
+    root.mkdir(parents=True)
     build_race(root)
-    return root
+
+
+@pytest.fixture(scope="session")
+def base_race(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Built once per run (`built_once`: six modules use it), only read; each test gets a copy (`race`)."""
+    return built_once(tmp_path_factory, "base-race", _build_race_in)
 
 
 @pytest.fixture

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TEACHING_DUEL, Table, _build
+from conftest import TEACHING_DUEL, Table, _build, copy_table
+from test_tactical_cli_bad_input import base_game  # noqa: F401 (a fixture)
 
 # the duel with open allocations and public speeds, made here to seal the allocations alone (speeds stay entries)
 GAME = (TEACHING_DUEL / "game.yaml").read_text()
@@ -59,17 +60,14 @@ def test_the_allocation_step_waits_for_every_sealed_allocation(sealed_game: Tabl
         assert 'step: "1.0.alloc"' in text or "step: 1.0.alloc" in text
 
 
-def test_players_sealing_at_the_same_moment_write_their_own_files_and_both_land(tmp_path: Path) -> None:
+def test_players_sealing_at_the_same_moment_write_their_own_files_and_both_land(base_game: Table,
+                                                                              tmp_path: Path) -> None:
     """DESIGN §4.9: each player seals into secrets/<his id>-NNNN.yaml, so two players sealing their allocations on
     the same tip, each in his own clone of a hooked server, never write the same path: the first push lands, the
     second `pbem push` rebases, re-signs and lands too, and the server's history verifies."""
     from test_hook import clone_for, serve, server_ref
-    from test_tactical_cli_bad_input import TEMPLATE
 
-    template = tmp_path / "template"
-    template.mkdir()
-    (template / "game.yaml").write_text(TEMPLATE)
-    fed = _build(tmp_path / "table", str(template), "sealed-race")
+    fed = copy_table(base_game, tmp_path / "table")  # test_tactical_cli_bad_input's TEMPLATE, started
     fed.turn("fed", through="1.32.final")
     fed.turn("kli", through="1.32.final")
     assert [(b["player"], b["kind"]) for b in status(fed)["pending"]] == [("fed", "sealed"), ("kli", "sealed")]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import KLI_TURN_1, Table, copy_table
+from conftest import KLI_TURN_1, Table, built_from, copy_table
 from pbem.crypto import dice as dice_crypto
 from pbem.crypto import seal
 from pbem.crypto.keys import load_private_key
@@ -36,14 +36,16 @@ def seat_fed_to_carol(table: Table) -> str:
                who="kli")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_reseated(base_contributed: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:  # noqa: F811
     """fed owed the reveal of fed-0001 (kli contributed); fed's seat went to carol's key before he made it."""
-    table = copy_table(base_contributed, tmp_path_factory.mktemp("seat") / "reseated")
-    assert ("fed", "dice") in [(p, k) for p, k, _ in pending(table)]
-    assert "in effect" in seat_fed_to_carol(table)
-    assert "fed's part of dice fed-0001 withheld" in table.git("log", "-1", "--format=%B").stdout.decode()
-    return table
+
+    def build(table: Table) -> None:
+        assert ("fed", "dice") in [(p, k) for p, k, _ in pending(table)]
+        assert "in effect" in seat_fed_to_carol(table)
+        assert "fed's part of dice fed-0001 withheld" in table.git("log", "-1", "--format=%B").stdout.decode()
+
+    return built_from(tmp_path_factory, "seat_sealed-base_reseated", base_contributed, build)
 
 
 @pytest.fixture

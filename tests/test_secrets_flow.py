@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from conftest import FED_TURN_1, KLI_TURN_1, TEACHING_DUEL, Table, copy_table
+from conftest import FED_TURN_1, KLI_TURN_1, TEACHING_DUEL, Table, built_from, copy_table
 from gitutil import clean_env
 from pbem.crypto import seal
 from pbem.crypto.keys import PrivateKey, load_private_key
@@ -68,54 +68,62 @@ def opened(raw: dict[str, Any], key: bytes) -> bytes:
 
 # --- module bases -------------------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_sealed(base_started: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    table = copy_table(base_started, tmp_path_factory.mktemp("secrets") / "sealed")
-    plan = table.root / "plan.yaml"
-    plan.write_text(f"text: {PLAN}\n")
-    out = ok(table, "seal", "note", str(plan), "--reveal", "1.4.move", "--concerns", CONCERNS, who="fed", real=True)
-    assert out.strip() == "sealed secret fed-0001 (note); due at 1.4.move: now `pbem yield`"
-    # fed-0002: sealed by pbem, then its commitment swapped for that of another plaintext (the box still opens)
-    other = table.root / "other.yaml"
-    other.write_text("text: I hold my course\n")
-    ok(table, "seal", "note", str(other), who="fed")
-    s2 = secret(table, S2)
-    s2["commit"] = seal.seal_commitment(recovered(table, s2), b'{"text":"I turn to port"}').hex()
-    write_secret(table, S2, s2)
-    # fed-0009: a box that is no note (`pbem seal` would refuse it: it checks the kind's schema first)
-    bogus = seal.seal(b'{"orders":"fire everything"}', key_of(table, "fed").public)
-    write_secret(table, S3, {"id": "fed-0009", "owner": "fed", "kind": "note", "end": "end",
-                             "box": base64.b64encode(bogus.box).decode(), "commit": bogus.commit.hex(),
-                             "owner_box": base64.b64encode(bogus.owner_box).decode()})
-    table.edit("fed", **{k: v for k, v in FED_TURN_1.items() if k != "note"})
-    cli(table, "yield", "-m", "speed 12, and my plan sealed", who="fed")
-    return table
+
+    def build(table: Table) -> None:
+        plan = table.root / "plan.yaml"
+        plan.write_text(f"text: {PLAN}\n")
+        out = ok(table, "seal", "note", str(plan), "--reveal", "1.4.move", "--concerns", CONCERNS, who="fed", real=True)
+        assert out.strip() == "sealed secret fed-0001 (note); due at 1.4.move: now `pbem yield`"
+        # fed-0002: sealed by pbem, then its commitment swapped for that of another plaintext (the box still opens)
+        other = table.root / "other.yaml"
+        other.write_text("text: I hold my course\n")
+        ok(table, "seal", "note", str(other), who="fed")
+        s2 = secret(table, S2)
+        s2["commit"] = seal.seal_commitment(recovered(table, s2), b'{"text":"I turn to port"}').hex()
+        write_secret(table, S2, s2)
+        # fed-0009: a box that is no note (`pbem seal` would refuse it: it checks the kind's schema first)
+        bogus = seal.seal(b'{"orders":"fire everything"}', key_of(table, "fed").public)
+        write_secret(table, S3, {"id": "fed-0009", "owner": "fed", "kind": "note", "end": "end",
+                                 "box": base64.b64encode(bogus.box).decode(), "commit": bogus.commit.hex(),
+                                 "owner_box": base64.b64encode(bogus.owner_box).decode()})
+        table.edit("fed", **{k: v for k, v in FED_TURN_1.items() if k != "note"})
+        cli(table, "yield", "-m", "speed 12, and my plan sealed", who="fed")
+
+    return built_from(tmp_path_factory, "secrets_flow-base_sealed", base_started, build)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_due(base_sealed: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    table = copy_table(base_sealed, tmp_path_factory.mktemp("secrets") / "due")
-    table.turn("kli", **KLI_TURN_1)
-    return table
+
+    def build(table: Table) -> None:
+        table.turn("kli", **KLI_TURN_1)
+
+    return built_from(tmp_path_factory, "secrets_flow-base_due", base_sealed, build)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_revealed(base_due: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    table = copy_table(base_due, tmp_path_factory.mktemp("secrets") / "revealed")
-    cli(table, "yield", who="fed")
-    assert pending(table) == [("fed", "horizon", "needs orders from 1.9.move")]
-    return table
+
+    def build(table: Table) -> None:
+        cli(table, "yield", who="fed")
+        assert pending(table) == [("fed", "horizon", "needs orders from 1.9.move")]
+
+    return built_from(tmp_path_factory, "secrets_flow-base_revealed", base_due, build)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_ending(base_started: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    table = copy_table(base_started, tmp_path_factory.mktemp("secrets") / "ending")
-    note = table.root / "note.yaml"
-    note.write_text("text: the D7 never saw my second torpedo\n")
-    cli(table, "seal", "note", str(note), "--reveal", "end", who="fed")
-    table.turn("fed", through="4.32.final")
-    table.turn("kli", through="4.32.final")
-    return table
+
+    def build(table: Table) -> None:
+        note = table.root / "note.yaml"
+        note.write_text("text: the D7 never saw my second torpedo\n")
+        cli(table, "seal", "note", str(note), "--reveal", "end", who="fed")
+        table.turn("fed", through="4.32.final")
+        table.turn("kli", through="4.32.final")
+
+    return built_from(tmp_path_factory, "secrets_flow-base_ending", base_started, build)
 
 
 @pytest.fixture

@@ -82,9 +82,10 @@ def search(examples: int, steps: int, seed: int | None = None, machine: type = S
     return FIGURES
 
 
-def test_no_stuck_state_in_random_honest_games(tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_no_stuck_state_in_random_honest_games(base_three: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     ROOT[:] = [tmp_path_factory.mktemp("stuck-search")]
     BUILT.clear()
+    BUILT[3] = base_three  # the suite's started game of three seats (conftest), the same `build(root, 3)`
     figures = search(examples=4, steps=25)
     print(figures.line())
     assert figures.games >= 4 and figures.commits > 0 and not figures.stuck

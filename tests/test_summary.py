@@ -13,27 +13,29 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Table, copy_table
+from conftest import Table, built_from, copy_table
 from gitutil import clean_env
 
 FIRING = "firing | <b>bold</b> [link](x)"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_summary(base_played: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    table = copy_table(base_played, tmp_path_factory.mktemp("summary") / "game")
-    plan = table.root / "plan.yaml"
-    plan.write_text("text: turn to starboard at range 8\n")
-    assert table.cli("roll", "--for", "CA ph1 at D7", "--for", "CA ph2 at D7", who="fed").exit_code == 0
-    assert table.cli("seal", "note", str(plan), "--reveal", "end", "--concerns", "fed's plan", who="fed").exit_code == 0
-    table.turn("fed", through="1.12.damage", entries=[{"at": "1.11.move", "unit": "CA", "do": {"move": "F"}}],
-               note=FIRING)
-    assert table.cli("yield", who="kli").exit_code == 0  # kli's contribution
-    assert table.cli("yield", who="fed").exit_code == 0  # fed's reveal: the results
-    table.turn("kli", through="1.16.damage", note="on")
-    assert table.cli("reveal", "fed-0001", who="fed").exit_code == 0
-    table.turn("fed", through="1.20.damage", note="showing my plan")
-    return table
+
+    def build(table: Table) -> None:
+        plan = table.root / "plan.yaml"
+        plan.write_text("text: turn to starboard at range 8\n")
+        assert table.cli("roll", "--for", "CA ph1 at D7", "--for", "CA ph2 at D7", who="fed").exit_code == 0
+        assert table.cli("seal", "note", str(plan), "--reveal", "end", "--concerns", "fed's plan", who="fed").exit_code == 0
+        table.turn("fed", through="1.12.damage", entries=[{"at": "1.11.move", "unit": "CA", "do": {"move": "F"}}],
+                   note=FIRING)
+        assert table.cli("yield", who="kli").exit_code == 0  # kli's contribution
+        assert table.cli("yield", who="fed").exit_code == 0  # fed's reveal: the results
+        table.turn("kli", through="1.16.damage", note="on")
+        assert table.cli("reveal", "fed-0001", who="fed").exit_code == 0
+        table.turn("fed", through="1.20.damage", note="showing my plan")
+
+    return built_from(tmp_path_factory, "summary-base_summary", base_played, build)
 
 
 @pytest.fixture

@@ -33,7 +33,7 @@ from typing import Any
 
 import pytest
 
-from conftest import GAME_ID, Table, _build, copy_table
+from conftest import GAME_ID, Table, _build, built_from, built_once, copy_table
 from test_dice_bad_input import honest_reveal
 from test_dice_flow import batch, cli, findings, refused, sneak_as, write_batch
 
@@ -84,13 +84,19 @@ def private(base: Table, tmp_path: Path) -> Table:
     return copy_table(base, tmp_path / "table")
 
 
-@pytest.fixture(scope="module")
-def base_game(tmp_path_factory: pytest.TempPathFactory) -> Table:
-    root = tmp_path_factory.mktemp("tactical-bad")
-    (root / "template").mkdir()
+# The base games below are built once per run (`built_once`: five modules use them, on either worker) and only
+# read; each test takes a private copy (`private`).
+
+def _build_game(root: Path) -> None:
+    (root / "template").mkdir(parents=True)
     (root / "template" / "game.yaml").write_text(TEMPLATE)
     # the conftest game id: test_dice_bad_input.honest_reveal re-derives dice for that id
-    return _build(root / "started", str(root / "template"), GAME_ID)
+    _build(root / "started", str(root / "template"), GAME_ID)
+
+
+@pytest.fixture(scope="session")
+def base_game(tmp_path_factory: pytest.TempPathFactory) -> Table:
+    return Table(built_once(tmp_path_factory, "tactical-bad", _build_game) / "started")
 
 
 def arm(table: Table) -> Table:
@@ -116,19 +122,25 @@ def declare_both(table: Table) -> Table:
     return table
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_armed(base_game: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    return arm(copy_table(base_game, tmp_path_factory.mktemp("bad") / "armed"))
+    return Table(built_once(tmp_path_factory, "tactical-bad-armed", lambda into: arm(copy_table(base_game, into))))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_auction(base_armed: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    return declare_both(copy_table(base_armed, tmp_path_factory.mktemp("bad") / "auction"))
+    return Table(built_once(tmp_path_factory, "tactical-bad-auction",
+                            lambda into: declare_both(copy_table(base_armed, into))))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_resolved(base_auction: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    table = copy_table(base_auction, tmp_path_factory.mktemp("bad") / "resolved")
+    return Table(built_once(tmp_path_factory, "tactical-bad-resolved",
+                            lambda into: resolve(copy_table(base_auction, into))))
+
+
+def resolve(table: Table) -> Table:
+    """`resolved` from `auction`: the dice of 1.4.fire rolled, contributed and revealed; fed holds control."""
     for _ in range(12):  # each firer rolls for his shot, the other contributes, the roller reveals
         (who, kind), *_ = pending(table)
         if kind == "roll":
@@ -263,20 +275,22 @@ def test_rules_auction__a_player_who_passed_adds_a_shot_at_the_auction_step(auct
 
 # --- a special-break answer that is not among its options (seed §5.C) -----------------------------------------
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_clarify(base_game: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    table = copy_table(base_game, tmp_path_factory.mktemp("bad") / "clarify")
-    plan = {"unit": "CA", "from": "1.1.move", "until": "1.32.move", "do": {"pursue": "D7"}}
-    table.edit("fed", through="1.32.final", entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 16}}])
-    table.write("players/fed.yaml", table.read("players/fed.yaml") + f"plans: [{json.dumps(plan)}]\n")
-    table.turn("fed", note="pursuing the D7")
-    table.turn("kli", through="1.32.final")
-    seal(table, "fed", {"turn": 1, "units": {"CA": {"speed": 10}}})  # within its power (pbem seal checks it)
-    seal(table, "kli", {"turn": 1, "units": {"D7": {"speed": 0}}})
-    held = table.data("status.yaml")["pending"][0]
-    assert (held["player"], held["kind"], held["at"]) == ("fed", "clarify", "1.2.move"), held
-    assert held["options"] == [{"move": "TR"}, {"move": "SR"}]
-    return table
+
+    def build(table: Table) -> None:
+        plan = {"unit": "CA", "from": "1.1.move", "until": "1.32.move", "do": {"pursue": "D7"}}
+        table.edit("fed", through="1.32.final", entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 16}}])
+        table.write("players/fed.yaml", table.read("players/fed.yaml") + f"plans: [{json.dumps(plan)}]\n")
+        table.turn("fed", note="pursuing the D7")
+        table.turn("kli", through="1.32.final")
+        seal(table, "fed", {"turn": 1, "units": {"CA": {"speed": 10}}})  # within its power (pbem seal checks it)
+        seal(table, "kli", {"turn": 1, "units": {"D7": {"speed": 0}}})
+        held = table.data("status.yaml")["pending"][0]
+        assert (held["player"], held["kind"], held["at"]) == ("fed", "clarify", "1.2.move"), held
+        assert held["options"] == [{"move": "TR"}, {"move": "SR"}]
+
+    return built_from(tmp_path_factory, "tactical_cli_bad_input-base_clarify", base_game, build)
 
 
 def test_rules_bad_clarify__an_answer_not_among_the_options(base_clarify: Table, tmp_path: Path) -> None:
@@ -292,15 +306,17 @@ def test_rules_bad_clarify__an_answer_not_among_the_options(base_clarify: Table,
 
 # --- an allocation that does not pay for what was done (seed §2.C) --------------------------------------------
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_ending(base_game: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    table = copy_table(base_game, tmp_path_factory.mktemp("bad") / "ending")
-    table.turn("fed", through="1.32.final", entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 4}}])
-    table.turn("kli", through="1.32.final")
-    seal(table, "kli", {"turn": 1, "units": {"D7": {"speed": 0}}})
-    seal(table, "fed", {"turn": 1, "units": {"CA": {"speed": 2, "reserve": 1}}})  # short by one: reserve 1 of 2
-    assert pending(table) == [("fed", "secret"), ("kli", "secret")]  # the turn is over: the reveals are owed (by id)
-    return table
+
+    def build(table: Table) -> None:
+        table.turn("fed", through="1.32.final", entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 4}}])
+        table.turn("kli", through="1.32.final")
+        seal(table, "kli", {"turn": 1, "units": {"D7": {"speed": 0}}})
+        seal(table, "fed", {"turn": 1, "units": {"CA": {"speed": 2, "reserve": 1}}})  # short by one: reserve 1 of 2
+        assert pending(table) == [("fed", "secret"), ("kli", "secret")]  # the turn is over: the reveals are owed (by id)
+
+    return built_from(tmp_path_factory, "tactical_cli_bad_input-base_ending", base_game, build)
 
 
 def test_rules_allocation__a_revealed_allocation_that_does_not_pay(base_ending: Table, tmp_path: Path) -> None:
@@ -331,30 +347,32 @@ def test_secret_bad_secret__an_allocation_sealed_for_a_step_not_owed(base_ending
 
 # --- a seeking weapon that did not pursue its revealed target (seed §2.C) --------------------------------------
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_contact(base_game: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
-    table = copy_table(base_game, tmp_path_factory.mktemp("bad") / "contact")
-    table.turn("fed", through="1.32.final")
-    plan = {"unit": "S1", "from": "1.3.move", "until": "1.32.move", "do": {"pursue": "CA"}}
-    table.edit("kli", through="1.32.final",
-               entries=[{"at": "1.1.activity", "unit": "D7", "do": {"launch": {"weapon": "dr1", "as": "S1"}}},
-                        {"at": "1.2.move", "unit": "S1", "do": {"move": "SL"}}])
-    table.write("players/kli.yaml", table.read("players/kli.yaml") + f"plans: [{json.dumps(plan)}]\n")
-    target = table.root / "target.yaml"
-    target.write_text('{"unit": "S1", "target": "CA"}')
-    cli(table, "seal", "target", str(target), "--concerns", "S1", who="kli")
-    table.turn("kli", note="a drone, its target sealed")
-    # kli first: fed's seal completes the step, and replay runs on until S1 meets the CA
-    seal(table, "kli", {"turn": 1, "units": {"D7": {"speed": 0}}})
-    seal(table, "fed", {"turn": 1, "units": {"CA": {"speed": 0}}})
-    for _ in range(6):  # answer any tie of the drone's pursuit with its first option, until it meets the CA
+
+    def build(table: Table) -> None:
+        table.turn("fed", through="1.32.final")
+        plan = {"unit": "S1", "from": "1.3.move", "until": "1.32.move", "do": {"pursue": "CA"}}
+        table.edit("kli", through="1.32.final",
+                   entries=[{"at": "1.1.activity", "unit": "D7", "do": {"launch": {"weapon": "dr1", "as": "S1"}}},
+                            {"at": "1.2.move", "unit": "S1", "do": {"move": "SL"}}])
+        table.write("players/kli.yaml", table.read("players/kli.yaml") + f"plans: [{json.dumps(plan)}]\n")
+        target = table.root / "target.yaml"
+        target.write_text('{"unit": "S1", "target": "CA"}')
+        cli(table, "seal", "target", str(target), "--concerns", "S1", who="kli")
+        table.turn("kli", note="a drone, its target sealed")
+        # kli first: fed's seal completes the step, and replay runs on until S1 meets the CA
+        seal(table, "kli", {"turn": 1, "units": {"D7": {"speed": 0}}})
+        seal(table, "fed", {"turn": 1, "units": {"CA": {"speed": 0}}})
+        for _ in range(6):  # answer any tie of the drone's pursuit with its first option, until it meets the CA
+            held = table.data("status.yaml")["pending"][0]
+            if held["kind"] != "clarify":
+                break
+            table.turn("kli", entries=[{"at": held["at"], "unit": held["unit"], "do": held["options"][0]}])
         held = table.data("status.yaml")["pending"][0]
-        if held["kind"] != "clarify":
-            break
-        table.turn("kli", entries=[{"at": held["at"], "unit": held["unit"], "do": held["options"][0]}])
-    held = table.data("status.yaml")["pending"][0]
-    assert (held["player"], held["kind"]) == ("kli", "secret") and "S1" in held["why"], held
-    return table
+        assert (held["player"], held["kind"]) == ("kli", "secret") and "S1" in held["why"], held
+
+    return built_from(tmp_path_factory, "tactical_cli_bad_input-base_contact", base_game, build)
 
 
 def test_rules_pursuit__a_seeking_weapon_that_slipped_away_from_its_target(base_contact: Table,

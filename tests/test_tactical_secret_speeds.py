@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from conftest import GAME_ID, Table, _build, copy_table
+from conftest import GAME_ID, Table, _build, built_from, built_once, copy_table
 from test_dice_flow import cli, findings, refused, sneak_as
 from test_tactical_cli_bad_input import REPORT, TEMPLATE, line_of, pending, seal
 
@@ -34,23 +34,28 @@ def speeds(table: Table) -> dict[str, Any]:
     return {u.id: u.speed for u in last.stop.checkpoint.state.units}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_started(tmp_path_factory: pytest.TempPathFactory) -> Table:
     assert "speeds: sealed" in SECRET_SPEEDS
-    root = tmp_path_factory.mktemp("secret-speeds")
-    (root / "template").mkdir()
-    (root / "template" / "game.yaml").write_text(SECRET_SPEEDS)
-    return _build(root / "started", str(root / "template"), GAME_ID)
+
+    def build(root: Path) -> None:
+        (root / "template").mkdir(parents=True)
+        (root / "template" / "game.yaml").write_text(SECRET_SPEEDS)
+        _build(root / "started", str(root / "template"), GAME_ID)
+
+    return Table(built_once(tmp_path_factory, "secret-speeds", build) / "started")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_ordered(base_started: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
     """Both players' orders reach the end of turn 1 (no speed entries): both owe a sealed allocation."""
-    table = copy_table(base_started, tmp_path_factory.mktemp("secret-speeds") / "ordered")
-    table.turn("fed", through="1.32.final")
-    table.turn("kli", through="1.32.final", breaks=[{"at": "1.2.move"}])  # so the turn is not over at once
-    assert pending(table) == [("fed", "sealed"), ("kli", "sealed")]
-    return table
+
+    def build(table: Table) -> None:
+        table.turn("fed", through="1.32.final")
+        table.turn("kli", through="1.32.final", breaks=[{"at": "1.2.move"}])  # so the turn is not over at once
+        assert pending(table) == [("fed", "sealed"), ("kli", "sealed")]
+
+    return built_from(tmp_path_factory, "tactical_secret_speeds-base_ordered", base_started, build)
 
 
 @pytest.fixture

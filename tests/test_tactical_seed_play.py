@@ -14,28 +14,30 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Table, copy_table
+from conftest import Table, built_from, copy_table
 from test_dice_flow import cli, refused, sneak_as
 from test_tactical_cli_bad_input import base_game, pending, private, seal  # noqa: F401
 
 PURSUE = {"unit": "CA", "from": "1.1.move", "until": "1.32.move", "do": {"pursue": "D7"}}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_own_clarify(base_game: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
     """fed's own turn runs into his own plan's tie: he took the turn before the special break."""
-    table = copy_table(base_game, tmp_path_factory.mktemp("seed") / "own-clarify")
-    table.turn("fed", through="1.0.alloc", entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 16}}])
-    table.turn("kli", through="1.32.final", breaks=[{"at": "1.5.move"}])
-    seal(table, "fed", {"turn": 1, "units": {"CA": {"speed": 10}}})  # within its power (pbem seal checks it)
-    seal(table, "kli", {"turn": 1, "units": {"D7": {"speed": 0}}})
-    assert pending(table) == [("fed", "horizon")]
-    table.edit("fed", through="1.32.final", breaks=[{"at": "1.5.move"}])
-    table.write("players/fed.yaml", table.read("players/fed.yaml") + f"plans: [{json.dumps(PURSUE)}]\n")
-    table.turn("fed", note="pursuing the D7")
-    held = table.data("status.yaml")["pending"][0]
-    assert (held["player"], held["kind"], held["at"]) == ("fed", "clarify", "1.2.move"), held
-    return table
+
+    def build(table: Table) -> None:
+        table.turn("fed", through="1.0.alloc", entries=[{"at": "1.0.alloc", "unit": "CA", "do": {"speed": 16}}])
+        table.turn("kli", through="1.32.final", breaks=[{"at": "1.5.move"}])
+        seal(table, "fed", {"turn": 1, "units": {"CA": {"speed": 10}}})  # within its power (pbem seal checks it)
+        seal(table, "kli", {"turn": 1, "units": {"D7": {"speed": 0}}})
+        assert pending(table) == [("fed", "horizon")]
+        table.edit("fed", through="1.32.final", breaks=[{"at": "1.5.move"}])
+        table.write("players/fed.yaml", table.read("players/fed.yaml") + f"plans: [{json.dumps(PURSUE)}]\n")
+        table.turn("fed", note="pursuing the D7")
+        held = table.data("status.yaml")["pending"][0]
+        assert (held["player"], held["kind"], held["at"]) == ("fed", "clarify", "1.2.move"), held
+
+    return built_from(tmp_path_factory, "tactical_seed_play-base_own_clarify", base_game, build)
 
 
 def test_special_break_then_back__control_returns_to_the_player_who_was_in_control(
@@ -79,20 +81,22 @@ def settle(table: Table, until: str) -> None:
     raise AssertionError(pending(table))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_damaged(base_game: Table, tmp_path_factory: pytest.TempPathFactory) -> Table:
     """fed fires at 1.4.fire; kli watches only for damage ({damage: {}}): no auction, fed rolls, and when the
     step resolves kli's D7 is hit: kli gets a `reply` break AT 1.4.fire (firm stays there)."""
-    table = copy_table(base_game, tmp_path_factory.mktemp("seed") / "damaged")
-    table.turn("fed", through="1.3.damage")
-    table.turn("kli", through="1.32.final", breaks=[{"damage": {}}])
-    seal(table, "kli", {"turn": 1, "units": {"D7": {"speed": 0, "weapons": 1, "reinforce": 4}}})
-    seal(table, "fed", {"turn": 1, "units": {"CA": {"speed": 0, "weapons": 2}}})
-    table.turn("fed", through="1.8.damage", entries=[FED_FIRES])
-    settle(table, "reply")
-    status = table.data("status.yaml")
-    assert pending(table) == [("kli", "reply")] and status["firm"] == "1.4.fire", status
-    return table
+
+    def build(table: Table) -> None:
+        table.turn("fed", through="1.3.damage")
+        table.turn("kli", through="1.32.final", breaks=[{"damage": {}}])
+        seal(table, "kli", {"turn": 1, "units": {"D7": {"speed": 0, "weapons": 1, "reinforce": 4}}})
+        seal(table, "fed", {"turn": 1, "units": {"CA": {"speed": 0, "weapons": 2}}})
+        table.turn("fed", through="1.8.damage", entries=[FED_FIRES])
+        settle(table, "reply")
+        status = table.data("status.yaml")
+        assert pending(table) == [("kli", "reply")] and status["firm"] == "1.4.fire", status
+
+    return built_from(tmp_path_factory, "tactical_seed_play-base_damaged", base_game, build)
 
 
 def shields(table: Table, unit: str) -> list[int]:
