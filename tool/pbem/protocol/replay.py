@@ -163,7 +163,8 @@ def replay(
         if recognised is not state:  # press changed the state (dow/1): ask again
             state, needed = recognised, _needed(ruleset, recognised, point, actions)
         # a lost die (its roller's reveal withheld, settled by an agreement) goes to the ruleset as a Withheld
-        rolls = {ref: inputs.dice[ref].lost or inputs.dice[ref].result for ref in needed}
+        # (a die neither rolled nor lost is left out: the ruleset refuses a missing die as it refused a None)
+        rolls = {ref: roll for ref in needed if (roll := inputs.dice[ref].lost or inputs.dice[ref].result) is not None}
         new_state, events = (ruleset.apply(state, point, actions, rolls) if rolls
                              else ruleset.apply(state, point, actions))
         if declared:  # checked when declared (the auction); resolution must not trigger them twice

@@ -16,7 +16,7 @@ correctly with `<`. The protocol only compares, hashes and formats points.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Any, Mapping, Protocol, Sequence, Union, runtime_checkable
 
 Point = tuple[Any, ...]
 State = Any  # opaque to the protocol; rulesets must never mutate a state they were given
@@ -62,6 +62,9 @@ class Withheld:
     def text(self) -> str:
         """E.g. "kli's reveal withheld, nmr fed-0003"."""
         return f"{self.player}'s reveal withheld, {self.kind} {self.agreement}"
+
+
+Roll = Union[int, Withheld]  # what `Ruleset.apply` gets for each dice ref: the die, or a lost die
 
 
 @dataclass(frozen=True)
@@ -112,7 +115,7 @@ class Ruleset(Protocol):
         """None if `action` is legal in `state` at its step, else the reason (quoting the action)."""
 
     def apply(self, state: State, point: Point, actions: Sequence[Action],
-              rolls: Mapping[str, int] | None = None) -> tuple[State, list[Event]]:
+              rolls: Mapping[str, Roll] | None = None) -> tuple[State, list[Event]]:
         """Resolve all actions of one step together; return the new state and what happened. `rolls` maps each
         dice ref that `dice.dice_needed` named to its die result (DESIGN §5), or to a `Withheld` for a die whose
         roller never revealed (the roll is lost: the ruleset scores it as a miss)."""

@@ -41,7 +41,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
-from pbem.rulesets.base import Action, Capabilities, Event, Orders, Point, Positions, Press, Refusal, Sealed, Seats
+from pbem.rulesets.base import Action, Capabilities, Event, Orders, Point, Positions, Press, Refusal, Roll, Sealed, Seats
 from pbem.rulesets.dow import conditions, engine, phases, press, resolve, state
 from pbem.rulesets.dow.board import Board
 from pbem.rulesets.dow.relations import Relations
@@ -155,7 +155,7 @@ class DowRuleset(Capabilities):
         return resolve.judge(game, action.by, given)
 
     def apply(
-        self, game: state.DowState, point: Point, actions: Sequence[Action], rolls: Mapping[str, int] | None = None
+        self, game: state.DowState, point: Point, actions: Sequence[Action], rolls: Mapping[str, Roll] | None = None
     ) -> tuple[state.DowState, list[Event]]:
         """Resolve one phase (see pbem.rulesets.dow.resolve), then the secret draw vote sealed with its orders;
         Diplomacy rolls no dice, so `rolls` is unused."""

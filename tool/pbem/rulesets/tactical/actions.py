@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
-from pbem.rulesets.base import Action, Event, Point, Refusal
+from pbem.rulesets.base import Action, Event, Point, Refusal, Roll
 from pbem.rulesets.tactical import damage, energy, fire, hexmap, movement, reinforce, seeking, systems
 from pbem.rulesets.tactical import craft, probes, system_steps, tractors, transporters
 from pbem.rulesets.tactical.gametime import ACTIVITY, ALLOC, DAMAGE, FIRE, MOVE, STEPS, format_time
@@ -417,7 +417,7 @@ def dice_needed(state: TacticalState, point: Point, actions: Sequence[Action]) -
 
 
 def resolve(state: TacticalState, point: Point, actions: Sequence[Action],
-            rolls: Mapping[str, int] | None = None) -> tuple[TacticalState, list[Event]]:
+            rolls: Mapping[str, Roll] | None = None) -> tuple[TacticalState, list[Event]]:
     """Apply one step's actions together: all units move at once from where they stood before the step; all
     shots of a fire step are scored together (fire.py); launches at activity add units (seeking.py)."""
     if point[2] == DAMAGE and any(u.pending for u in state.units):

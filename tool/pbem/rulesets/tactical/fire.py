@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
-from pbem.rulesets.base import Event, Point, Refusal, Withheld
+from pbem.rulesets.base import Event, Point, Refusal, Roll, Withheld
 from pbem.rulesets.tactical import arcs, damage, hexmap, reinforce, weapons
 from pbem.rulesets.tactical.damage import destroy
 from pbem.rulesets.tactical.gametime import format_time
@@ -212,7 +212,7 @@ def damage_event(by: str, target: Unit, shield: int, on_shield: int, internal: i
                                            **more})
 
 
-def resolve(state: TacticalState, point: Point, given: Sequence[Shot], rolls: Mapping[str, int] | None,
+def resolve(state: TacticalState, point: Point, given: Sequence[Shot], rolls: Mapping[str, Roll] | None,
             reinforced: Mapping[tuple[str, int], int] | None = None, general: Mapping[str, int] | None = None
             ) -> tuple[TacticalState, list[Event]]:
     """Score all shots of a fire step together (see the module docstring); ValueError if a die is missing.

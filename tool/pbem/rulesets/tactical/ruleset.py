@@ -24,7 +24,7 @@ from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 from pbem.rulesets.base import (Action, Ambiguous, Armed, Audit, Capabilities, Declared, Dice, Event, Foresight, Plans,
-                                Point, Sealed, Seats, Seeking, Summary, Uses)
+                                Point, Roll, Sealed, Seats, Seeking, Summary, Uses)
 from pbem.rulesets.tactical import (actions, audit_battle, conditions, craft, damage, energy, foresight, gametime,
                                     outcome, plans, reinforce, seeking, state)
 from pbem.rulesets.tactical.weapons import DIE_SIDES
@@ -161,7 +161,7 @@ class TacticalRuleset(Capabilities):
 
     def apply(
         self, game: state.TacticalState, point: Point, given: Sequence[Action],
-        rolls: Mapping[str, int] | None = None,
+        rolls: Mapping[str, Roll] | None = None,
     ) -> tuple[state.TacticalState, list[Event]]:
         """Resolve one step: all units act at once; illegal actions are ignored, missing moves are F; a fire step
         needs `rolls[ref]` (1..6) for every ref of `dice_needed`, else ValueError."""
