@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 CEILING = {
-    "cli": 0, "formats": 0, "protocol": 0, "render": 0, "rulesets": 1, "services": 0, "store": 0, "verify": 0,
+    "cli": 0, "formats": 0, "protocol": 0, "render": 0, "rulesets": 0, "services": 0, "store": 0, "verify": 0,
 }
 
 

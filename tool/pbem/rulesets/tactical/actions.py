@@ -377,8 +377,9 @@ def spend(state: TacticalState, action: Action) -> TacticalState:
         unit = replace(unit, lost=(*unit.lost, (at, value, -1)))
     elif kind == reinforce.VERB and isinstance(value, Mapping) and type(value.get(reinforce.GENERAL)) is int:
         unit = replace(unit, reinforced=(*unit.reinforced, (at, 0, value[reinforce.GENERAL])))
-    elif kind == reinforce.VERB and isinstance(value, Mapping) and type(value.get("points")) is int:
-        unit = replace(unit, reinforced=(*unit.reinforced, (at, value.get("shield"), value["points"])))
+    elif (kind == reinforce.VERB and isinstance(value, Mapping) and type(value.get("points")) is int
+          and type(value.get("shield")) is int):  # both, as reinforce.legal accepted them
+        unit = replace(unit, reinforced=(*unit.reinforced, (at, value["shield"], value["points"])))
     elif (paid := system_steps.spend(unit, kind, value, at, state)) is not None:
         unit = paid
     else:
