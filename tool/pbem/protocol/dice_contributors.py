@@ -26,7 +26,7 @@ def playing(players: Sequence[str], roller: str, gone: Collection[str]) -> list[
 def to_write(players: Sequence[str], roller: str, gone: Collection[str]) -> list[str] | None:
     """The `contributors` a new batch writes, or None where every other seat plays (the field is left out)."""
     them = playing(players, roller, gone)
-    return None if them == [p for p in players if p != roller] else them
+    return None if them == playing(players, roller, ()) else them
 
 
 def findings(players: Sequence[str], gone: Collection[str], before: Mapping[str, Batch],

@@ -9,6 +9,7 @@ from typing import Any, Mapping
 from pbem.crypto.keys import PublicKey
 from pbem.protocol.agreements import Agreement
 from pbem.protocol.dice import Batch
+from pbem.protocol.kinds import resigned as resigned_seats
 from pbem.protocol.model import Inputs, PressFile, Status
 from pbem.protocol.secrets import Secret
 from pbem.rulesets import get as get_ruleset
@@ -79,3 +80,7 @@ class Game:
     press: Mapping[str, PressFile] = field(default_factory=dict)  # file -> its messages
     agreements: Mapping[str, Agreement] = field(default_factory=dict)  # file -> agreement (DESIGN §4.8)
     workflow: str | None = None  # the git blob id of WORKFLOW, which only an upgrade agreement changes
+
+    def resigned(self) -> frozenset[str]:
+        """The seats left vacant by a resign (protocol.kinds.resigned), none where no agreement was ever made."""
+        return resigned_seats(self.agreements, self.manifest.keys) if self.agreements else frozenset()

@@ -28,8 +28,7 @@ def without_orders(game: Game, absent: Mapping[str, Point | None]) -> Game:
     reaches the end of the game with no new entries and no break conditions (his side does what the ruleset
     does for a player without orders: nothing, or its civil-disorder rules), and an absent player found by an
     nmr is covered through the step he was awaited at (`absent`: player -> that point), with no new orders."""
-    resigned = kinds.resigned(game.agreements, game.manifest.keys) \
-        if any(a.kind == kinds.RESIGN for a in game.agreements.values()) else frozenset()
+    resigned = game.resigned()
     if not resigned and not absent:
         return game
     per_player = dict(game.inputs.per_player)
@@ -172,9 +171,7 @@ def completed(prev: Verified, game: Game, kind: str, table: kinds.Table) -> list
 def _resigned_now_and_before(prev: Verified, game: Game) -> tuple[frozenset[str], frozenset[str]]:
     """(the seats left by a resign after this commit, and before it): a seat in the first only resigned with
     it, one in the second only was given to a replacement with it."""
-    before = kinds.resigned(prev.game.agreements, prev.game.manifest.keys) if prev.game.agreements \
-        else frozenset()
-    return kinds.resigned(game.agreements, game.manifest.keys), before
+    return game.resigned(), prev.game.resigned()
 
 
 def settled_now(prev: Verified, game: Game) -> dict[str, str]:
@@ -282,7 +279,7 @@ def consent_table(game: Game, started: bool, status: Status | None = None) -> ki
     seats = tuple(s.id for s in manifest.seats)
     if not started:
         return kinds.Table(manifest.id, seats, manifest.keys, manifest.digest, False, game=manifest.raw)
-    resigned = kinds.resigned(game.agreements, manifest.keys) if game.agreements else frozenset()
+    resigned = game.resigned()
     # who owes something now: the player in control, and everybody who owes a contribution or a reveal
     owing = frozenset(b.player for i, b in enumerate(status.pending) if i == 0 or b.kind in OWED) \
         if status is not None else frozenset()

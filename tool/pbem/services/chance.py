@@ -68,7 +68,7 @@ def announce(files: Files, game: Game, me: Identity, roller: str, purposes: list
     if replaces:
         raw["replaces"] = replaces
     if mode == "commit-reveal":
-        gone = kinds.resigned(game.agreements, game.manifest.keys) if game.agreements else frozenset()
+        gone = game.resigned()
         if not dice_contributors.playing(game.manifest.players, roller, gone):
             raise PbemError("dice.bad-batch", "nobody but you is still playing: nobody could contribute to a die",
                             exit_code=ILLEGAL)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pbem.errors import Finding
 from pbem.protocol import auction as auctions
-from pbem.protocol import dice, dice_binding, dice_contributors, kinds
+from pbem.protocol import dice, dice_binding, dice_contributors
 from pbem.protocol.serving import START_REF
 from pbem.protocol.verified import Verified
 from pbem.protocol.ways_out import secrets_owed
@@ -24,7 +24,7 @@ def batches(prev: Verified, game: Game, change: Change) -> list[Finding]:
     manifest = game.manifest
     findings = dice.batch_findings(manifest.id, manifest.players, manifest.keys, manifest.escrow_key,
                                    prev.game.batches, game.batches, change.player or "")
-    gone = kinds.resigned(game.agreements, manifest.keys) if game.agreements else frozenset()
+    gone = game.resigned()
     findings += dice_contributors.findings(manifest.players, gone, prev.game.batches, game.batches)
     if change.kind != TURN and set(game.batches) - set(prev.game.batches):
         findings.append(Finding("dice.bad-batch", "dice are announced in one's own turn", file=STATUS))
