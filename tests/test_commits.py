@@ -184,3 +184,27 @@ def test_write_then_read_round_trips(parents: list[str], name: str, when: int, m
     commit = parse_commit(with_signature(payload, sshsig.sign(KEY, payload)))
     assert (commit.parents, commit.author, commit.message) == (tuple(parents), ident, message)
     assert commit.signed_payload() == payload
+
+
+def _reading(parse, raw: bytes) -> object:  # type: ignore[no-untyped-def]
+    try:
+        return parse(raw)
+    except PbemError as exc:
+        return exc.finding.rule, exc.finding.message
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.sampled_from(_header_lines + [b"encoding x", b" cont", b" ", b"", b"parent", b"author \xff <a> 1 +0000"]),
+             max_size=12),
+    st.binary(max_size=40),
+    st.integers(0, 400), st.integers(0, 255),
+)
+def test_the_pattern_reads_what_the_line_reader_reads(lines: list[bytes], message: bytes, at: int, byte: int) -> None:
+    """A commit of the one layout is read by one pattern (`_LAYOUT`); any bytes get the same commit, or the same
+    finding, as read line by line."""
+    from pbem.store import commits
+
+    for raw in (b"\n".join(lines) + b"\n\n" + message, _valid, _valid[:at] + bytes([byte]) + _valid[at + 1:]):
+        assert _reading(commits._parse, raw) == _reading(commits._parse_lines, raw)
+    assert commits._LAYOUT.match(_valid) is not None

@@ -213,3 +213,27 @@ def test_one_character_changed_never_verifies(position: int, char: str) -> None:
         return
     with pytest.raises(PbemError):
         sshsig.verify(variant, MESSAGE)
+
+
+def outcome(armored: str, namespace: str = "git") -> tuple[str, str, str | None]:
+    """What `verify` says: the key's raw bytes or the finding's rule, message and hint."""
+    try:
+        return "key", sshsig.verify(armored, MESSAGE, namespace).raw.hex(), None
+    except PbemError as exc:
+        return exc.finding.rule, exc.finding.message, exc.finding.hint
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 200), st.integers(0, 255), st.sampled_from(["git", "file", "pbem-agreement"]))
+def test_sliced_reading_says_what_the_field_by_field_reading_says(position: int, value: int, namespace: str) -> None:
+    """A signature of the one accepted shape is read by slicing (`_canonical`); any blob, changed in one byte
+    or not, gets the same key or the same finding as when read field by field (`decode`)."""
+    assert sshsig._canonical(GOOD, "git") is not None
+    blob = wire.unarmor_strict(GOOD, "SSH SIGNATURE")
+    if position < len(blob):
+        blob = blob[:position] + bytes([value]) + blob[position + 1:]
+    armored = wire.armor("SSH SIGNATURE", blob)
+    sliced = outcome(armored, namespace)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sshsig, "_canonical", lambda *_args: None)
+        assert outcome(armored, namespace) == sliced

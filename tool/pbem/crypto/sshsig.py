@@ -95,6 +95,41 @@ def decode(armored: str) -> Sshsig:
     return Sshsig(key_type, key_blob, namespace, reserved, hash_algorithm, sig_type, sig)
 
 
+# Every byte of a signature `verify` accepts is fixed but for the key and the signature, so a blob of that
+# shape is read by slicing; anything else goes through `decode`, whose findings word what is wrong.
+_KEY_HEAD = wire.string(KEY_TYPE.encode())
+_HEAD = MAGIC + wire.u32(VERSION) + wire.u32(len(_KEY_HEAD) + 4 + 32) + _KEY_HEAD + wire.u32(32)
+_SIG_HEAD = wire.u32(len(_KEY_HEAD) + 4 + 64) + _KEY_HEAD + wire.u32(64)
+
+
+def _middle(namespace: str) -> bytes:
+    """The bytes between the key and the signature: namespace, empty reserved field, hash name, sig header."""
+    return wire.string(namespace.encode("ascii")) + wire.string(b"") + wire.string(HASH.encode()) + _SIG_HEAD
+
+
+_MIDDLE: dict[str, bytes] = {}  # by namespace: the callers' few constants
+
+
+def _canonical(armored: str, namespace: str) -> tuple[bytes, bytes] | None:
+    """The raw key and signature of a blob in the one accepted shape for `namespace`, else None."""
+    middle = _MIDDLE.get(namespace)
+    if middle is None:
+        if not namespace.isascii() or len(_MIDDLE) >= 16:
+            return None
+        middle = _MIDDLE[namespace] = _middle(namespace)
+    if not isinstance(armored, str):
+        return None
+    try:
+        blob = wire.unarmor_strict(armored, LABEL)
+    except wire.WireError:
+        return None
+    key_end = len(_HEAD) + 32
+    if len(blob) != key_end + len(middle) + 64 or not blob.startswith(_HEAD) or \
+            blob[key_end:key_end + len(middle)] != middle:
+        return None
+    return blob[len(_HEAD):key_end], blob[-64:]
+
+
 def verify(armored: str, message: bytes, namespace: str = NAMESPACE) -> PublicKey:
     """Check `armored` over `message`; return the signer's key. Cryptographically valid is not yet trusted:
     whether that key may act is the verifier's question (DESIGN §3).
@@ -102,6 +137,12 @@ def verify(armored: str, message: bytes, namespace: str = NAMESPACE) -> PublicKe
     Rules: `signature.malformed`, `signature.key-type`, `signature.namespace`, `signature.hash`,
     `signature.invalid`.
     """
+    canonical = _canonical(armored, namespace)
+    if canonical is not None:
+        raw, sig = canonical
+        key = PublicKey(raw)
+        _check(key, namespace, message, sig)
+        return key
     parsed = decode(armored)
     for what, got in (("key", parsed.key_type), ("signature", parsed.sig_type)):
         if got != KEY_TYPE:
@@ -116,12 +157,16 @@ def verify(armored: str, message: bytes, namespace: str = NAMESPACE) -> PublicKe
         raise _fail("signature.hash", f"hash algorithm is {parsed.hash_algorithm!r}, expected {HASH!r}")
     if len(parsed.sig) != 64:
         raise _fail("signature.malformed", f"Ed25519 signature must be 64 bytes, got {len(parsed.sig)}")
+    _check(key, namespace, message, parsed.sig)
+    return key
+
+
+def _check(key: PublicKey, namespace: str, message: bytes, sig: bytes) -> None:
     try:
-        nacl.signing.VerifyKey(key.raw).verify(_signed_data(namespace, message), parsed.sig)
+        nacl.signing.VerifyKey(key.raw).verify(_signed_data(namespace, message), sig)
     except (nacl.exceptions.BadSignatureError, nacl.exceptions.CryptoError, ValueError):
         raise _fail(
             "signature.invalid",
             f"signature by {key.fingerprint()} does not match the signed data",
             hint="the commit or the signature was changed after signing",
         ) from None
-    return key

@@ -29,6 +29,11 @@ _IDENT = re.compile(
 )
 _NAME_FORBIDDEN = re.compile(r"[<>\n\x00]")
 _SIG_HEADER = b"gpgsig"
+# The layout below as one pattern: a commit that matches it (and whose idents are git's) is read by its groups;
+# anything else goes line by line through `_parse_lines`, whose findings say what is wrong.
+_LAYOUT = re.compile(
+    rb"tree ([0-9a-f]{40})\n((?:parent [0-9a-f]{40}\n)*)author ([^\n]*)\ncommitter ([^\n]*)\n"
+    rb"gpgsig ([^\n]*(?:\n [^\n]*)*)\n\n")
 
 
 @dataclass(frozen=True)
@@ -114,6 +119,21 @@ def parse_commit(raw: bytes, oid: str | None = None) -> RawCommit:
 
 
 def _parse(raw: bytes) -> RawCommit:
+    match = _LAYOUT.match(raw)
+    if match is None or not _ident_match(match[3]) or not _ident_match(match[4]) or not match[5].isascii():
+        return _parse_lines(raw)
+    try:
+        author, committer = match[3].decode("utf-8"), match[4].decode("utf-8")
+    except UnicodeDecodeError:
+        return _parse_lines(raw)
+    parents = tuple(line[7:].decode() for line in match[2].split(b"\n")[:-1])
+    message = raw[match.end():]
+    payload = raw[:match.start(5) - len(_SIG_HEADER) - 2] + b"\n\n" + message
+    return RawCommit(match[1].decode(), parents, author, committer, match[5].replace(b"\n ", b"\n").decode("ascii"),
+                     message, payload)
+
+
+def _parse_lines(raw: bytes) -> RawCommit:
     end = raw.find(b"\n\n")
     if end < 0:
         raise _malformed("no blank line between headers and message")
