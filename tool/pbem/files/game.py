@@ -119,6 +119,7 @@ def read_changes(
         status = _status(files[STATUS][0], blob, cache, statuses or {}) if STATUS in files else None
     lines = cache.lines if cache else None
     found: dict[str, dict[str, Any]] = {}  # the collections a change touched, copied on first touch
+    unsorted: set[str] = set()  # those of them kept in path order that gained a path
     for path in sorted(changed):
         of = kind_of(path)
         if of is None:
@@ -131,8 +132,10 @@ def read_changes(
         before = None
         if not kind.by_path:  # keyed by the value's own id: whatever this file held goes
             found[kind.field] = held = {k: v for k, v in held.items() if v.file != path}
-        elif kind.order == IN_PLACE and new is not None:
-            before = held.get(kind.key(match, None))
+        elif (kind.order == IN_PLACE or kind.order == PATH_ORDER) and new is not None:
+            before = held.get(kind.key(match, None))  # a path read again keeps its place: no sorting again
+            if before is None and kind.order == PATH_ORDER:
+                unsorted.add(kind.field)
         else:
             before = held.pop(kind.key(match, None), None)
         if new is None:
@@ -144,7 +147,7 @@ def read_changes(
             kind.seated(value, before, manifest.players, not reseated)
         held[kind.key(match, value)] = value
     for kind in KINDS:
-        if kind.order == PATH_ORDER and kind.field in found:
+        if kind.order == PATH_ORDER and kind.field in unsorted:
             found[kind.field] = dict(sorted(found[kind.field].items()))  # in path order, as read_game gives them
     return _changed_game(base, manifest, status, found, reseated, files)
 

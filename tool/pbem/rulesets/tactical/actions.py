@@ -221,6 +221,10 @@ def quote(value: Any) -> str:
 
 def kind_of(do: Any) -> tuple[str | None, str | None]:
     """(the action kind of a `do` mapping, None) or (None, why it has no single kind)."""
+    if type(do) is dict and len(do) == 1:  # nearly every action: {move: F}, {pass: true}
+        for key in do:
+            if key in KINDS or key in REFUSED:
+                return key, None
     if not (type(do) is dict or isinstance(do, Mapping)) or not do:
         return None, "an action must be a mapping with one key such as {move: F}"
     known = [k for k in do if k in KINDS or k in REFUSED]

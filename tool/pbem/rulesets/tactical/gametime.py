@@ -38,7 +38,8 @@ def parse_time(text: str) -> Point:
 
 def format_time(point: Point) -> str:
     """The canonical "T.I.step" of a point; ValueError for a tuple that is no point of this ruleset."""
-    if type(point) is tuple and len(point) == 3 and all(type(p) is int for p in point):  # exact: True == 1
+    if type(point) is tuple and len(point) == 3 and type(point[0]) is int and type(point[1]) is int \
+            and type(point[2]) is int:  # exact: True == 1 would share a cached spelling
         return _format_cached(point)
     return _format(point)
 
