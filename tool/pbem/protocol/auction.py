@@ -14,7 +14,8 @@ carries from commit to commit (and in status.yaml's pending breaks), never in th
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from pbem.formats.records import evolve
 from typing import Callable, Sequence
 
 from pbem.errors import Finding
@@ -66,7 +67,7 @@ def open_or_go_on(previous: Auction | None, at: Point, entries: Sequence[Entry],
     auction = previous
     left = gone & (set(auction.queue) | (auction.members - auction.passed))
     if left:
-        auction = replace(auction, queue=tuple(p for p in auction.queue if p not in left),
+        auction = evolve(auction, queue=tuple(p for p in auction.queue if p not in left),
                           passed=auction.passed | left)
         if not auction.queue:
             return _round_over(auction, set(auction.added), set(auction.passed), set(auction.members), every,
@@ -84,9 +85,9 @@ def open_or_go_on(previous: Auction | None, at: Point, entries: Sequence[Entry],
     # his answer is up to date; an addition is news to everybody else
     current = frozenset({served}) if mine else auction.current | {served}
     if waiting:
-        return replace(auction, queue=tuple(waiting), added=frozenset(added), passed=frozenset(passed),
+        return evolve(auction, queue=tuple(waiting), added=frozenset(added), passed=frozenset(passed),
                        members=frozenset(members), seen=every, current=current)
-    return _round_over(replace(auction, current=current), set(added), set(passed), set(members), every, order)
+    return _round_over(evolve(auction, current=current), set(added), set(passed), set(members), every, order)
 
 
 def _round_over(auction: Auction, added: set[str], passed: set[str], members: set[str], every: frozenset[bytes],
@@ -98,9 +99,9 @@ def _round_over(auction: Auction, added: set[str], passed: set[str], members: se
     if added - {auction.initiator}:
         again = [p for p in order(sorted(members)) if p not in passed and p not in auction.current]
         if again:
-            return replace(auction, round=auction.round + 1, queue=tuple(again), added=frozenset(),
+            return evolve(auction, round=auction.round + 1, queue=tuple(again), added=frozenset(),
                            passed=frozenset(passed), members=frozenset(members), seen=every)
-    return replace(auction, queue=(), added=frozenset(added), passed=frozenset(passed), members=frozenset(members),
+    return evolve(auction, queue=(), added=frozenset(added), passed=frozenset(passed), members=frozenset(members),
                    seen=every, closed=True)
 
 

@@ -4,7 +4,7 @@ holds control, who starts, where replay stops after a commit and the status.yaml
 from __future__ import annotations
 
 from pbem.protocol import kinds
-from dataclasses import replace
+from pbem.formats.records import evolve
 from typing import Any, Mapping
 
 from pbem.crypto.keys import PublicKey
@@ -45,7 +45,7 @@ def resume_from(stop: Stop, served: str | None) -> Checkpoint:
     carried = tuple(b for b in stop.pending if b.player != served and b.kind in (CONDITION, AT, REPLY))
     if carried == stop.checkpoint.carried:
         return stop.checkpoint  # the usual turn: nothing carried before or after (a copy would equal it)
-    return replace(stop.checkpoint, carried=carried)
+    return evolve(stop.checkpoint, carried=carried)
 
 
 def progress_error(ruleset: Ruleset, firm: Point | None, committer: str, after: Inputs) -> str | None:
@@ -77,18 +77,18 @@ def full_status(game: Game, stop: Stop, yielded_by: str | None, note: str = "") 
     ruleset = game.manifest.ruleset
     base = status_of(ruleset, stop, yielded_by, note)
     if game.inputs.ordered_by_dice:  # seed §2.A: the order the start dice gave, shown with every status
-        base = replace(base, table=game.inputs.players)
+        base = evolve(base, table=game.inputs.players)
     if any(a.kind == kinds.END for a in game.agreements.values()) and ended(game) is not None:
         # DESIGN §4.8: an end agreement takes effect with its last signature; what anybody still owed is moot
-        return replace(base, control=None, pending=(), over=True)
+        return evolve(base, control=None, pending=(), over=True)
     if ruleset.positions is not None:
-        base = replace(base, position=ruleset.positions.position(stop.checkpoint.state))
+        base = evolve(base, position=ruleset.positions.position(stop.checkpoint.state))
     owed = dice.owed(game.manifest.players, list(game.batches.values()), base.firm)
     owed += secrets.owed_reveals(game.secrets, ruleset.parse_time, stop.checkpoint.point, stop.over, base.firm)
     if not owed:
         return base
     pending = tuple(owed) + base.pending
-    return replace(base, control=pending[0].player, pending=pending, over=False)
+    return evolve(base, control=pending[0].player, pending=pending, over=False)
 
 
 def start_choice(batch: dice.Batch, players: tuple[str, ...] | list[str]) -> str | None:

@@ -11,7 +11,7 @@ of the game, in turn").
 
 from __future__ import annotations
 
-from dataclasses import replace
+from pbem.formats.records import evolve
 
 from typing import Any, Callable, Mapping, Sequence
 
@@ -70,9 +70,9 @@ def replay(
     order, before its breaks are looked for; it may end the replay by raising."""
     if start.carried and inputs.gone & {b.player for b in start.carried}:
         # a seat that left (a resign) or whose turn an nmr settles is served at once: his breaks go (DESIGN §4.8)
-        start = replace(start, carried=tuple(b for b in start.carried if b.player not in inputs.gone))
+        start = evolve(start, carried=tuple(b for b in start.carried if b.player not in inputs.gone))
     if start.carried:
-        kept = replace(start, armed=tuple(sorted(_arm(ruleset, inputs, start, fresh)))) if fresh else start
+        kept = evolve(start, armed=tuple(sorted(_arm(ruleset, inputs, start, fresh)))) if fresh else start
         return Stop(kept, serving_order(start.carried, inputs.players, after), over=False)
     point, state = start.point, start.state
     auction = start.auction
@@ -95,7 +95,7 @@ def replay(
     if start.contacts:
         state, waiting, more = _impacts(ruleset, state, start.contacts, inputs)
         if waiting:
-            return Stop(replace(start, carried=(), state=state, contacts=waiting, tracks=dict(tracks),
+            return Stop(evolve(start, carried=(), state=state, contacts=waiting, tracks=dict(tracks),
                                 voids=tuple(voids), armed=tuple(sorted(armed))),
                         serving_order(_reveals_owed(waiting, inputs, start.point, ruleset, state), inputs.players,
                                       after),

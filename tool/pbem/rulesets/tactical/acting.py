@@ -11,7 +11,7 @@ is audited at the end (energy.py); a unit without `power` is never refused for e
 
 from __future__ import annotations
 
-from dataclasses import replace
+from pbem.formats.records import evolve
 from typing import Any, Mapping
 
 from pbem.rulesets.base import Point, Refusal
@@ -124,7 +124,7 @@ def why_no_energy(state: TacticalState, unit: Unit, at: Point, amount: float, wh
 
 def pay(unit: Unit, at: Point, system: str, times: int = 1) -> Unit:
     """`unit` with `times` uses of `system` on record at `at` (each costs costs.<system> in the audit)."""
-    return replace(unit, used=(*unit.used, *((at, "use", system),) * times)) if times > 0 else unit
+    return evolve(unit, used=(*unit.used, *((at, "use", system),) * times)) if times > 0 else unit
 
 
 def value_of(do: Mapping[str, Any], kind: str, keys: set[str], optional: set[str] = set()) -> Mapping[str, Any] | None:

@@ -26,7 +26,8 @@ Choices where the design is silent:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from pbem.formats.records import evolve
 from typing import Any, Callable, Mapping, Sequence
 
 from pbem.rulesets.base import Action, Event, Point, Refusal, Roll
@@ -374,21 +375,21 @@ def spend(state: TacticalState, action: Action) -> TacticalState:
     kind, value = next(iter(do.items()))
     at = action.at
     if kind in ("fire", "launch") and isinstance(value, Mapping) and isinstance(value.get("weapon"), str):
-        unit = replace(unit, fired=(*unit.fired, (at, value["weapon"])))
+        unit = evolve(unit, fired=(*unit.fired, (at, value["weapon"])))
     elif kind == "use" and isinstance(value, str):
-        unit = replace(unit, used=(*unit.used, (at, "use", value)))
+        unit = evolve(unit, used=(*unit.used, (at, "use", value)))
     elif kind == damage.REPAIR and isinstance(value, str):
-        unit = replace(unit, lost=(*unit.lost, (at, value, -1)))
+        unit = evolve(unit, lost=(*unit.lost, (at, value, -1)))
     elif kind == reinforce.VERB and isinstance(value, Mapping) and type(value.get(reinforce.GENERAL)) is int:
-        unit = replace(unit, reinforced=(*unit.reinforced, (at, 0, value[reinforce.GENERAL])))
+        unit = evolve(unit, reinforced=(*unit.reinforced, (at, 0, value[reinforce.GENERAL])))
     elif (kind == reinforce.VERB and isinstance(value, Mapping) and type(value.get("points")) is int
           and type(value.get("shield")) is int):  # both, as reinforce.legal accepted them
-        unit = replace(unit, reinforced=(*unit.reinforced, (at, value["shield"], value["points"])))
+        unit = evolve(unit, reinforced=(*unit.reinforced, (at, value["shield"], value["points"])))
     elif (paid := system_steps.spend(unit, kind, value, at, state)) is not None:
         unit = paid
     else:
         return state
-    return replace(state, units=tuple(unit if u.id == unit.id else u for u in state.units))
+    return evolve(state, units=tuple(unit if u.id == unit.id else u for u in state.units))
 
 
 def by_weapon(picked: Chosen, kind: str) -> dict[tuple[str, str], Mapping[str, Any]]:
@@ -454,7 +455,7 @@ def resolve(state: TacticalState, point: Point, actions: Sequence[Action],
             how = picked.get((unit.id, ("move",)), {}).get("move", "F")
             unit = _move(state, unit, how, point, events)
         if (unit.id, ("speed",)) in picked and EMERGENCY in picked[(unit.id, ("speed",))]:
-            unit = replace(_speed(unit, 0, point, events), used=(*unit.used, (point, EMERGENCY, "speed")))
+            unit = evolve(_speed(unit, 0, point, events), used=(*unit.used, (point, EMERGENCY, "speed")))
             events.append(Event(EMERGENCY, unit.owner, unit.id, {"at": format_time(point)}))
         elif (unit.id, ("speed",)) in picked:
             unit = _speed(unit, picked[(unit.id, ("speed",))]["speed"], point, events)
@@ -559,7 +560,7 @@ def _move(state: TacticalState, unit: Unit, how: str, point: Point, events: list
     }
     if step.to is None:
         events.append(Event("disengaged", unit.owner, unit.id, {"from": hexmap.format_hex(step.start), **facings}))
-        return replace(step.unit, status=DISENGAGED, left_at=point)
+        return evolve(step.unit, status=DISENGAGED, left_at=point)
     where = {"from": hexmap.format_hex(step.start), "to": hexmap.format_hex(step.to)}
     events.append(Event("moved", unit.owner, unit.id, {**where, **facings}))
     return step.unit
@@ -574,4 +575,4 @@ def _speed(unit: Unit, new: int, point: Point, events: list[Event]) -> Unit:
     if new == unit.speed:
         return unit
     events.append(Event("speed", unit.owner, unit.id, {"old": unit.speed, "new": new}))
-    return replace(unit, speed=new, speeds=(*unit.speeds, (point, new)))
+    return evolve(unit, speed=new, speeds=(*unit.speeds, (point, new)))

@@ -10,7 +10,7 @@ T.0.alloc it is carried into. Both give the usual `system` event.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from pbem.formats.records import evolve
 
 from pbem.rulesets.base import Point
 from pbem.rulesets.tactical import acting
@@ -34,9 +34,9 @@ def why_not(state: TacticalState, unit: Unit, verb: str, at: Point) -> str | Non
 def switch(unit: Unit, verb: str, point: Point) -> Unit:
     """The unit with its cloak raised (`use`) or dropped (`cease`) at `point`."""
     if verb == "use":
-        return replace(unit, gear=replace(unit.gear, cloaked_at=point, uncloaked_at=None))
+        return evolve(unit, gear=evolve(unit.gear, cloaked_at=point, uncloaked_at=None))
     if verb == "cease":
-        return replace(unit, gear=replace(unit.gear, cloaked_at=None, uncloaked_at=point))
+        return evolve(unit, gear=evolve(unit.gear, cloaked_at=None, uncloaked_at=point))
     return unit
 
 

@@ -17,7 +17,8 @@ Both give a `system` event {kind: launch|land, system: KIND, craft} for `{system
 
 from __future__ import annotations
 
-from dataclasses import fields, replace
+from dataclasses import fields
+from pbem.formats.records import evolve
 from typing import Any, Mapping
 
 from pbem.rulesets.base import Event, Point, Refusal
@@ -51,7 +52,7 @@ def aboard(setup: Mapping[str, Any], state: TacticalState) -> TacticalState:
                 raise ValueError(f"{where}: unit id {carried['id']!r} is used twice")
             seen.add(carried["id"])
             added.append(_craft(carried["id"], raw["owner"], kind, state, where))
-    return replace(state, units=(*state.units, *added)) if added else state
+    return evolve(state, units=(*state.units, *added)) if added else state
 
 
 def _craft(unit_id: str, owner: str, kind: Mapping[str, Any], state: TacticalState, where: str) -> Unit:
@@ -95,9 +96,9 @@ def launch(state: TacticalState, carrier: Unit, craft_id: str, point: Point) -> 
     """(the carrier, the launched craft, its `system` event, its log line)."""
     craft = state.unit(craft_id)
     assert craft is not None
-    out = replace(craft, status="active", hex=carrier.hex, facing=carrier.facing, left_at=None, came_from=None,
+    out = evolve(craft, status="active", hex=carrier.hex, facing=carrier.facing, left_at=None, came_from=None,
                   since_turn=craft.turn_mode, since_slip=1)
-    carrier = replace(carrier, gear=replace(carrier.gear, bays=tuple(b for b in carrier.gear.bays if b != craft_id)))
+    carrier = evolve(carrier, gear=evolve(carrier.gear, bays=tuple(b for b in carrier.gear.bays if b != craft_id)))
     event = Event("system", carrier.owner, carrier.id, {"kind": "launch", "system": craft.kind, "craft": craft_id,
                                                         "at": format_time(point)})
     return carrier, out, event, f"{format_time(point)} {carrier.id} launches {craft.kind} {craft_id}"
@@ -121,8 +122,8 @@ def why_not_land(state: TacticalState, unit: Unit, value: Any, at: Point) -> str
 
 def land(carrier: Unit, craft: Unit, point: Point) -> tuple[Unit, Unit, Event, str]:
     """(the carrier with the craft aboard, the craft off the map, its `system` event, its log line)."""
-    carrier = replace(carrier, gear=replace(carrier.gear, bays=(*carrier.gear.bays, craft.id)))
-    craft = replace(craft, status=ABOARD, hex=None, left_at=point)
+    carrier = evolve(carrier, gear=evolve(carrier.gear, bays=(*carrier.gear.bays, craft.id)))
+    craft = evolve(craft, status=ABOARD, hex=None, left_at=point)
     event = Event("system", craft.owner, craft.id, {"kind": "land", "system": craft.kind, "craft": craft.id,
                                                     "on": carrier.id, "at": format_time(point)})
     return carrier, craft, event, f"{format_time(point)} {craft.id} lands on {carrier.id}"
@@ -143,6 +144,6 @@ def lost_with_carriers(state: TacticalState) -> TacticalState:
     """`state` with the craft aboard a carrier that was destroyed or captured lost with it (status destroyed; a
     carrier that left the map or resigned takes its craft along, still aboard)."""
     gone = {b: u for u in state.units if u.status in ("destroyed", "captured") for b in u.gear.bays}
-    lost = {c.id: replace(c, status="destroyed", left_at=gone[c.id].left_at)
+    lost = {c.id: evolve(c, status="destroyed", left_at=gone[c.id].left_at)
             for c in state.units if c.id in gone and c.status == ABOARD}
     return state.with_units(lost, state.at) if lost else state

@@ -27,7 +27,8 @@ the hull, never as no damage (a damaged player must not gain by leaving his own 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from pbem.formats.records import evolve
 from typing import Any, Mapping, Sequence
 
 from pbem.rulesets.base import Event, Point, SetupError, Withheld
@@ -269,15 +270,15 @@ def allocate(state: TacticalState, point: Point, rolls: Mapping[str, Any] | None
                     break
             if unit.status != ACTIVE:
                 break
-        changed[unit.id] = replace(unit, pending=())
+        changed[unit.id] = evolve(unit, pending=())
     after = state.with_units(changed, point)
-    return replace(after, hits=(*state.hits, *scored)), events
+    return evolve(after, hits=(*state.hits, *scored)), events
 
 
 def destroy(unit: Unit, point: Point | None, by: str) -> tuple[Unit, Event]:
     """The unit taken out of play as destroyed, and its `destroyed` event (by: whose attack finished it)."""
     where = hexmap.format_hex(unit.hex) if unit.hex is not None else None
-    return replace(unit, status=DESTROYED, hex=None, left_at=point), Event("destroyed", by, unit.id, {"hex": where})
+    return evolve(unit, status=DESTROYED, hex=None, left_at=point), Event("destroyed", by, unit.id, {"hex": where})
 
 
 def equip(game: TacticalState, setup: Mapping[str, Any]) -> TacticalState:
@@ -285,7 +286,7 @@ def equip(game: TacticalState, setup: Mapping[str, Any]) -> TacticalState:
     boxes = check_setup(setup, game.weapon_types)
     if not boxes:
         return game
-    return replace(game, units=tuple(replace(u, boxes=boxes.get(u.id, ())) for u in game.units))
+    return evolve(game, units=tuple(evolve(u, boxes=boxes.get(u.id, ())) for u in game.units))
 
 
 def _hit(unit: Unit, hit: str, point: Point, by: str, roll: Any) -> tuple[Unit, list[Event]]:
@@ -294,9 +295,9 @@ def _hit(unit: Unit, hit: str, point: Point, by: str, roll: Any) -> tuple[Unit, 
         if unit.hull == 0:
             gone, event = destroy(unit, point, by)
             return gone, [Event("internal", by, unit.id, {**data, "left": 0}), event]
-        unit = replace(unit, hull=unit.hull - 1)
+        unit = evolve(unit, hull=unit.hull - 1)
         return unit, [Event("internal", by, unit.id, {**data, "left": unit.hull})]
-    unit = replace(unit, lost=(*unit.lost, (point, hit, 1)))
+    unit = evolve(unit, lost=(*unit.lost, (point, hit, 1)))
     return unit, [Event("internal", by, unit.id, {**data, "left": boxes_left(unit, hit)})]
 
 
@@ -326,6 +327,6 @@ def why_not_repair(tables: Mapping[str, Any], unit: Any, name: Any, turn: int) -
 
 def repair(unit: Unit, name: str, point: Point) -> tuple[Unit, Event]:
     """The unit with one box of `name` back, and its `repaired` event."""
-    unit = replace(unit, lost=(*unit.lost, (point, name, -1)))
+    unit = evolve(unit, lost=(*unit.lost, (point, name, -1)))
     return unit, Event("repaired", unit.owner, unit.id, {"box": name, "left": boxes_left(unit, name),
                                                          "at": format_time(point)})

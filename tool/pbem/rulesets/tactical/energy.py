@@ -36,7 +36,8 @@ returns the reasons, empty when the allocation pays for everything.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from pbem.formats.records import evolve
 from typing import Any, Mapping
 
 from pbem.rulesets.base import Point
@@ -98,7 +99,7 @@ def _unit_turn(state: TacticalState, unit: Unit, turn: int) -> UnitTurn:
         hets=sum(1 for p in unit.hets if p[0] == turn),
         fired=tuple(w for p, w in unit.fired if p[0] == turn),
         systems=tuple(name for p, verb, name in unit.used if p[0] == turn and verb == "use"),
-        power=power if power != damage.power_of(replace(unit, lost=())) else None,
+        power=power if power != damage.power_of(evolve(unit, lost=())) else None,
         arming=arming.needs(state, unit, turn),
         repairs=damage.repaired_in(unit, turn),
         destroyed=_destroyed_in(unit, turn),

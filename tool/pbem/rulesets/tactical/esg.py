@@ -10,7 +10,7 @@ shields or hull, is destroyed). Each unit is struck once per field. `{cease: esg
 
 from __future__ import annotations
 
-from dataclasses import replace
+from pbem.formats.records import evolve
 
 from pbem.rulesets.base import Event, Point
 from pbem.rulesets.tactical import acting, fire, hexmap
@@ -43,8 +43,8 @@ def up(state: TacticalState, unit: Unit, at: Point | None) -> bool:
 def switch(unit: Unit, verb: str, point: Point) -> Unit:
     """The unit with its field raised (`use`) or dropped (`cease`)."""
     if verb == "use":
-        return replace(unit, gear=replace(unit.gear, esg_at=point, hit_by_esg=()))
-    return replace(unit, gear=replace(unit.gear, esg_at=None, hit_by_esg=()))
+        return evolve(unit, gear=evolve(unit.gear, esg_at=point, hit_by_esg=()))
+    return evolve(unit, gear=evolve(unit.gear, esg_at=None, hit_by_esg=()))
 
 
 def _damage(state: TacticalState) -> int:
@@ -72,7 +72,7 @@ def strikes(after: TacticalState, point: Point) -> tuple[TacticalState, list[Eve
             lines.append(f"{format_time(point)} {field.id} ESG strikes {hit.id}: {_damage(after)} damage: shield "
                          f"#{shield} took {on_shield}, internals {internal}")
             holder = units[field.id]
-            units[field.id] = replace(holder, gear=replace(holder.gear, hit_by_esg=(*holder.gear.hit_by_esg, hit.id)))
+            units[field.id] = evolve(holder, gear=evolve(holder.gear, hit_by_esg=(*holder.gear.hit_by_esg, hit.id)))
             if internal > 0 and hit.hull == 0:
                 units[hit.id], destroyed = fire.destroy(hit, point, field.owner)
                 events.append(destroyed)

@@ -30,7 +30,8 @@ silent:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from pbem.formats.records import evolve
 from typing import Any, Mapping, Sequence
 
 from pbem.rulesets.base import Event, Point, Refusal, Roll, Withheld
@@ -202,8 +203,8 @@ def strike(target: Unit, shield: int, amount: int, deferred_by: str | None = Non
     internal = amount - on_shield
     if deferred_by is not None:
         waiting = (*target.pending, (deferred_by, internal)) if internal else target.pending
-        return replace(target, shields=tuple(strengths), pending=waiting), on_shield, internal
-    return replace(target, shields=tuple(strengths), hull=max(0, target.hull - internal)), on_shield, internal
+        return evolve(target, shields=tuple(strengths), pending=waiting), on_shield, internal
+    return evolve(target, shields=tuple(strengths), hull=max(0, target.hull - internal)), on_shield, internal
 
 
 def damage_event(by: str, target: Unit, shield: int, on_shield: int, internal: int, **more: Any) -> Event:
@@ -233,16 +234,16 @@ def resolve(state: TacticalState, point: Point, given: Sequence[Shot], rolls: Ma
     deferred = damage.table_of(state.tables) is not None  # internals wait for the damage step
     for (unit_id, shield), points in sorted(left.items()):
         unit = units[unit_id]
-        units[unit_id] = replace(unit, reinforced=(*unit.reinforced, (point, shield, points)))
+        units[unit_id] = evolve(unit, reinforced=(*unit.reinforced, (point, shield, points)))
         events.append(Event("reinforced", unit.owner, unit_id, {"shield": shield, "points": points}))
     behind = {(unit_id, n): points for unit_id, points in (general or {}).items() for n in range(1, 7)}
     for unit_id, points in sorted((general or {}).items()):
         unit = units[unit_id]
-        units[unit_id] = replace(unit, reinforced=(*unit.reinforced, (point, 0, points)))
+        units[unit_id] = evolve(unit, reinforced=(*unit.reinforced, (point, 0, points)))
         events.append(Event("reinforced", unit.owner, unit_id, {"general": points}))
     for shot in given:
         firer = units[shot.unit.id]
-        units[firer.id] = replace(firer, fired=(*firer.fired, (point, shot.mount.id)),
+        units[firer.id] = evolve(firer, fired=(*firer.fired, (point, shot.mount.id)),
                                   overloads=(*firer.overloads, (point, shot.mount.id)) if shot.overload
                                   else firer.overloads)
         events.append(fire_event(shot, point))
@@ -273,4 +274,4 @@ def resolve(state: TacticalState, point: Point, given: Sequence[Shot], rolls: Ma
         units[unit_id], event = destroy(units[unit_id], point, by)
         events.append(event)
     after = state.with_units(units, point)
-    return (replace(after, hits=(*state.hits, *scored)) if scored else after), events
+    return (evolve(after, hits=(*state.hits, *scored)) if scored else after), events

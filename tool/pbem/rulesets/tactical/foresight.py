@@ -20,7 +20,8 @@ guess) has only its impulse chart judged from then on, not its turn and slip cou
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from pbem.formats.records import evolve
 from typing import Any, Mapping, Sequence
 
 from pbem.rulesets.base import Action, Point
@@ -50,11 +51,11 @@ def own_step(view: OwnView, point: Point, given: Sequence[Action]) -> OwnView:
     """The view after `point`, from the player's own actions there (moves, speeds, HETs, launches, systems)."""
     known, speeds_open = view.others_known, view.speeds_open
     if point[2] == FIRE:
-        return view if not known else replace(view, others_known=False)
+        return view if not known else evolve(view, others_known=False)
     if point[2] in (ALLOC, ACTIVITY):
         speeds_open = True
     if point[2] == ALLOC and view.state.speeds_sealed:
-        view = replace(view, speeds_sealed=True)
+        view = evolve(view, speeds_sealed=True)
     elif point[2] == MOVE and known:
         known = not speeds_open and not any(
             u.active and (u.seeking is not None or (u.owner != view.player and movement.moves_in(u.speed, point[1])))
@@ -64,7 +65,7 @@ def own_step(view: OwnView, point: Point, given: Sequence[Action]) -> OwnView:
             u.owner == view.player and u.active and movement.moves_in(u.speed, point[1]) for u in view.state.units)):
         if known == view.others_known and speeds_open == view.speeds_open:
             return view  # nothing of his changes here, nor what he can know
-        return replace(view, others_known=known, speeds_open=speeds_open)  # nothing of his changes here
+        return evolve(view, others_known=known, speeds_open=speeds_open)  # nothing of his changes here
     after, _ = actions.resolve(view.state, point, mine)
     planned = {a.unit for a in given if a.source == "plan" and a.unit is not None}
     return OwnView(after, view.player, view.guessed | planned if planned else view.guessed, known, speeds_open,

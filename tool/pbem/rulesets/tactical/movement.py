@@ -19,7 +19,8 @@ the map takes the unit off the map (it disengages); units move simultaneously, s
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from pbem.formats.records import evolve
 from typing import Any, Mapping
 
 from pbem.rulesets.base import Point
@@ -89,10 +90,10 @@ def move(state: TacticalState, unit: Unit, how: str) -> Step:
         direction = hexmap.turn_right(unit.facing)
         since_slip = 0
     target = hexmap.neighbour(unit.hex, direction)
-    moved = replace(unit, facing=facing, since_turn=since_turn, since_slip=since_slip, came_from=unit.hex)
+    moved = evolve(unit, facing=facing, since_turn=since_turn, since_slip=since_slip, came_from=unit.hex)
     if not hexmap.on_map(target, state.columns, state.rows):
-        return Step(replace(moved, hex=None, status=DISENGAGED), unit.hex, None, unit.facing, how)
-    return Step(replace(moved, hex=target), unit.hex, target, unit.facing, how)
+        return Step(evolve(moved, hex=None, status=DISENGAGED), unit.hex, None, unit.facing, how)
+    return Step(evolve(moved, hex=target), unit.hex, target, unit.facing, how)
 
 
 def why_not_het(unit: Unit, facing: int, turn: int) -> str | None:
@@ -106,7 +107,7 @@ def why_not_het(unit: Unit, facing: int, turn: int) -> str | None:
 
 def het(unit: Unit, facing: int, point: Point) -> Unit:
     """The unit after a high energy turn to `facing` at `point` (recorded for the energy audit)."""
-    return replace(unit, facing=facing, het_turn=point[0], since_turn=0, hets=(*unit.hets, point))
+    return evolve(unit, facing=facing, het_turn=point[0], since_turn=0, hets=(*unit.hets, point))
 
 
 def landing(state: TacticalState, unit: Unit, how: str) -> hexmap.Hex:

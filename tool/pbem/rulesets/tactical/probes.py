@@ -14,7 +14,7 @@ meets `{fire: {}}` conditions (seed §6.D.4: any utilization of a weapon that ca
 
 from __future__ import annotations
 
-from dataclasses import replace
+from pbem.formats.records import evolve
 from typing import Any, Mapping
 
 from pbem.rulesets.base import Event, Point, Withheld
@@ -99,7 +99,7 @@ def resolve(before: TacticalState, units: dict[str, Unit], point: Point, found: 
         target = units[value["target"]]
         when = f"{format_time(point)} {unit.id} probe at {target.id}"
         if value["as"] == "info":
-            units[unit.id] = replace(me, gear=replace(me.gear, probes=me.gear.probes - 1,
+            units[unit.id] = evolve(me, gear=evolve(me.gear, probes=me.gear.probes - 1,
                                                       locks=(*me.gear.locks, (point[0], target.id))))
             lost = destroyed(target)  # to raids and to internal damage
             working = [m.id for m in target.weapons if m.id not in lost]
@@ -110,7 +110,7 @@ def resolve(before: TacticalState, units: dict[str, Unit], point: Point, found: 
                          f"{', '.join(lost) or 'nothing'}, {target.gear.parties} boarding parties; "
                          f"locked on for turn {point[0]}")
             continue
-        units[unit.id] = replace(me, gear=replace(me.gear, probes=me.gear.probes - 1))
+        units[unit.id] = evolve(me, gear=evolve(me.gear, probes=me.gear.probes - 1))
         roll = rolls.get(ref(point, unit.id))
         if isinstance(roll, Withheld):
             lines.append(f"{when}: missed: {roll.text()}")

@@ -20,7 +20,7 @@ protocol also ends it after the last turn's final step.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from pbem.formats.records import evolve
 from typing import Any, Mapping, Sequence
 
 from pbem.rulesets.base import (Action, Ambiguous, Armed, Audit, Capabilities, Declared, Dice, Event, Foresight, Plans,
@@ -152,7 +152,8 @@ class TacticalRuleset(Capabilities):
         """What the next action of the same step is judged against once `action` is accepted there (a state, or
         its author's view): its energy use counts with the others of the step (actions.spend)."""
         if isinstance(judged, foresight.OwnView):
-            return replace(judged, state=actions.spend(judged.state, action))
+            spent = actions.spend(judged.state, action)
+            return judged if spent is judged.state else evolve(judged, state=spent)
         return actions.spend(judged, action)
 
     def slot_of(self, do: Mapping[str, Any]) -> tuple[str, ...] | None:

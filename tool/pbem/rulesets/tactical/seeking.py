@@ -27,7 +27,8 @@ internal damage destroys it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from pbem.formats.records import evolve
 from typing import Any, Mapping
 
 from pbem.rulesets.base import Event, Point, Refusal
@@ -125,7 +126,7 @@ def launch(launch: Launch, launcher: Unit, point: Point) -> tuple[Unit, Unit]:
         setup_speed=kind.speed,
         seeking=Seeker(kind.name, launcher.id, launch.mount.id, kind.warhead, point),
     )
-    return replace(launcher, fired=(*launcher.fired, (point, launch.mount.id))), flying
+    return evolve(launcher, fired=(*launcher.fired, (point, launch.mount.id))), flying
 
 
 def _candidates(state: TacticalState, unit: Unit) -> list[Unit]:
@@ -172,7 +173,7 @@ def impact(state: TacticalState, seeking_unit: str, target: str) -> tuple[Tactic
     if internal > 0 and damaged.hull == 0 and not deferred:
         damaged, destroyed = fire.destroy(damaged, state.at, flying.owner)
         events.append(destroyed)
-    spent = replace(flying, status=EXPENDED, hex=None, left_at=state.at)
+    spent = evolve(flying, status=EXPENDED, hex=None, left_at=state.at)
     return state.with_units({spent.id: spent, damaged.id: damaged}, state.at), events
 
 
@@ -184,7 +185,7 @@ def vanish(state: TacticalState, seeking_unit: str) -> tuple[TacticalState, list
     if flying is None or flying.seeking is None or not flying.active:
         raise ValueError(f"{seeking_unit!r} is no seeking weapon on the map")
     where = hexmap.format_hex(flying.hex) if flying.hex else None
-    gone = replace(flying, status=DUMMY, hex=None, left_at=state.at)
+    gone = evolve(flying, status=DUMMY, hex=None, left_at=state.at)
     event = Event("dummy", flying.owner, flying.id, {"type": flying.seeking.type, "launcher": flying.seeking.launcher,
                                                      "hex": where})
     return state.with_units({gone.id: gone}, state.at), [event]

@@ -1,7 +1,7 @@
 """The state of a `tactical/1` game: immutable units on an immutable map (DESIGN §7, §7.1).
 
-Everything here is frozen: `apply` builds a new `TacticalState` with `dataclasses.replace`. The setup is read
-into typed fields (shields, hull, weapons as Mounts, systems, the weapon tables as WeaponTypes); the raw setup
+Everything here is frozen: `apply` builds a new `TacticalState` with `evolve` (`dataclasses.replace`, faster).
+The setup is read into typed fields (shields, hull, weapons as Mounts, systems, the weapon tables as WeaponTypes); the raw setup
 stays beside them, deeply frozen (`Unit.extra`: power and the rest; `TacticalState.tables`: weapons, costs).
 
 Choices where the design is silent:
@@ -19,7 +19,8 @@ Choices where the design is silent:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from pbem.formats.records import evolve
 from typing import Any, Iterator, Mapping, Sequence
 
 from pbem.rulesets.base import Point
@@ -182,8 +183,8 @@ class TacticalState:
     def with_units(self, changed: Mapping[str, Unit], at: Point | None, added: Sequence[Unit] = ()) -> TacticalState:
         """A new state with some units replaced (by id) and new ones appended, after step `at`."""
         if not changed and not added:
-            return replace(self, at=at)
-        return replace(self, units=(*(changed.get(u.id, u) for u in self.units), *added), at=at)
+            return evolve(self, at=at)
+        return evolve(self, units=(*(changed.get(u.id, u) for u in self.units), *added), at=at)
 
     def weapon_type(self, mount: Mount) -> WeaponType:
         """The type table of a mounted weapon (checked to exist by initial_state)."""
@@ -340,9 +341,9 @@ def resigned(game: TacticalState, player: str) -> TacticalState:
     """`game` once `player` resigned (docs/tactical.md "Resigning"): his units still in play (ships, shuttles,
     fighters and his seeking weapons) leave the map as `resigned`, neither destroyed nor targetable; his side
     has left, as one that disengaged, for the outcome."""
-    units = tuple(replace(u, status=RESIGNED, hex=None, left_at=game.at) if u.owner == player and u.active else u
+    units = tuple(evolve(u, status=RESIGNED, hex=None, left_at=game.at) if u.owner == player and u.active else u
                   for u in game.units)
-    return replace(game, units=units)
+    return evolve(game, units=units)
 
 
 def gear_summary(unit: Unit) -> dict[str, Any]:

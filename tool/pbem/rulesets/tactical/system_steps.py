@@ -12,7 +12,7 @@ actions.py adds to its kinds, what they declare, the dice they need and how each
 
 from __future__ import annotations
 
-from dataclasses import replace
+from pbem.formats.records import evolve
 from typing import Any, Mapping
 
 from pbem.rulesets.base import Event, Point
@@ -109,7 +109,7 @@ def resolve_fire(before: TacticalState, after: TacticalState, point: Point, pick
 
 
 def _logged(state: TacticalState, point: Point, lines: list[str]) -> TacticalState:
-    return replace(state, doings=(*state.doings, *((point, line) for line in lines))) if lines else state
+    return evolve(state, doings=(*state.doings, *((point, line) for line in lines))) if lines else state
 
 
 def activity(state: TacticalState, changed: dict[str, Unit], point: Point, picked: Picked

@@ -9,7 +9,7 @@ where the design is silent: a target, when given, must be a unit on the map (any
 
 from __future__ import annotations
 
-from dataclasses import replace
+from pbem.formats.records import evolve
 from typing import Any, Mapping
 
 from pbem.rulesets.base import Event, Point, Refusal
@@ -42,4 +42,4 @@ def act(unit: Unit, do: Mapping[str, Any], verb: str, point: Point) -> tuple[Uni
     data: dict[str, Any] = {"kind": verb, "system": do[verb], "at": format_time(point)}
     if "target" in do:
         data["target"] = do["target"]
-    return replace(unit, used=(*unit.used, (point, verb, do[verb]))), Event("system", unit.owner, unit.id, data)
+    return evolve(unit, used=(*unit.used, (point, verb, do[verb]))), Event("system", unit.owner, unit.id, data)

@@ -22,7 +22,7 @@ it (it is let go). Every turn a hold is carried into costs one more use of the t
 
 from __future__ import annotations
 
-from dataclasses import replace
+from pbem.formats.records import evolve
 from typing import Any, Mapping
 
 from pbem.rulesets.base import Event, Point
@@ -133,15 +133,15 @@ def resolve(before: TacticalState, units: dict[str, Unit], point: Point, found: 
 
 
 def _hold(holder: Unit, held: Unit) -> tuple[Unit, Unit]:
-    return (replace(holder, gear=replace(holder.gear, holding=held.id)),
-            replace(held, gear=replace(held.gear, held_by=holder.id)))
+    return (evolve(holder, gear=evolve(holder.gear, holding=held.id)),
+            evolve(held, gear=evolve(held.gear, held_by=holder.id)))
 
 
 def release(one: Unit, other: Unit) -> tuple[Unit, Unit]:
     """Both units out of the beam between them (whichever held the other)."""
     def free(unit: Unit) -> Unit:
         gear = unit.gear
-        return replace(unit, gear=replace(gear, holding=None if gear.holding in (one.id, other.id) else gear.holding,
+        return evolve(unit, gear=evolve(gear, holding=None if gear.holding in (one.id, other.id) else gear.holding,
                                           held_by=None if gear.held_by in (one.id, other.id) else gear.held_by))
     return free(one), free(other)
 
@@ -183,7 +183,7 @@ def drag(state: TacticalState, before: TacticalState, changed: dict[str, Unit], 
                                                             "to": hexmap.format_hex(to), "how": "tractor",
                                                             "facing_before": hexmap.format_facing(held.facing),
                                                             "facing": hexmap.format_facing(held.facing)}))
-        changed[held.id] = replace(held, hex=to, came_from=held.hex)
+        changed[held.id] = evolve(held, hex=to, came_from=held.hex)
     return events, lines
 
 

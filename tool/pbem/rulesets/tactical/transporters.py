@@ -18,7 +18,7 @@ bound die rolled by the transporting unit's owner, ref "T.I.fire/UNIT/transporte
 
 from __future__ import annotations
 
-from dataclasses import replace
+from pbem.formats.records import evolve
 from typing import Any, Mapping
 
 from pbem.rulesets.base import Event, Point, Withheld
@@ -104,7 +104,7 @@ def resolve(before: TacticalState, units: dict[str, Unit], point: Point, found: 
                              f"{ref(point, unit.id)}, got {roll!r}")
         parties = int(value.get("board", 1))
         me = acting.pay(units[unit.id], point, SYSTEM)
-        units[unit.id] = replace(me, gear=replace(me.gear, parties=me.gear.parties - parties))
+        units[unit.id] = evolve(me, gear=evolve(me.gear, parties=me.gear.parties - parties))
         target = units[value["target"]]
         when = f"{format_time(point)} {unit.id} transporter at {target.id}"
         if isinstance(roll, Withheld):
@@ -114,7 +114,7 @@ def resolve(before: TacticalState, units: dict[str, Unit], point: Point, found: 
         if "raid" in value:
             aim = str(value["raid"])
             if roll <= int(numbers["raid"]):
-                units[target.id] = replace(target, gear=replace(target.gear, lost=(*target.gear.lost, aim)))
+                units[target.id] = evolve(target, gear=evolve(target.gear, lost=(*target.gear.lost, aim)))
                 shield = fire.shield_hit(target, fire.attacker_hex(unit, target), target.shields)
                 events.append(fire.damage_event(unit.owner, target, shield, 0, 1, attacker=unit.id, weapon=SYSTEM,
                                                 roll=roll, system=aim))
@@ -128,10 +128,10 @@ def resolve(before: TacticalState, units: dict[str, Unit], point: Point, found: 
         if roll <= int(numbers["board"]):
             killed = min(parties, defenders)
             left = parties - killed
-            target = replace(target, gear=replace(target.gear, parties=defenders - killed))
+            target = evolve(target, gear=evolve(target.gear, parties=defenders - killed))
             text = f"{killed} defenders killed, {left} boarders left"
             if left > 0 and target.gear.parties == 0 and target.active:  # not one destroyed in this same step
-                target = replace(target, status=CAPTURED, hex=None, left_at=point)
+                target = evolve(target, status=CAPTURED, hex=None, left_at=point)
                 text += f": {target.id} captured"
             units[target.id] = target
         else:

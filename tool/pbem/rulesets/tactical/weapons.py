@@ -14,7 +14,8 @@ seeking type needs no brackets.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from pbem.formats.records import evolve
 from typing import Any, Mapping
 
 from pbem.rulesets.base import Point
@@ -173,7 +174,7 @@ def _use(raw: Mapping[str, Any], where: str, kind: WeaponType) -> WeaponType:
     if bool(rows) != ("overload" in arming):
         raise ValueError(f"{where}: an overload needs both arming.overload (its energy) and overload_damage")
     reach = _whole(raw.get("overload_range", kind.max_range), f"{where}.overload_range", 0, kind.max_range)
-    return replace(kind, frequency=frequency, arm_turns=turns,
+    return evolve(kind, frequency=frequency, arm_turns=turns,
                    arm_energy=_energy(arming.get("energy", 0), f"{where}.arming.energy"),
                    hold=_energy(arming.get("hold", 0), f"{where}.arming.hold"), overload=extra,
                    overload_damage=tuple(rows), overload_range=reach)

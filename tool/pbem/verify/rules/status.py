@@ -4,7 +4,7 @@ secret revealed (secret.unrevealed, DESIGN §6)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from pbem.formats.records import evolve
 
 from pbem.errors import Finding
 from pbem.protocol.model import Status, Stop
@@ -43,7 +43,7 @@ def at_start(prev: Verified, game: Game, change: Change) -> list[Finding]:
 def status_findings(expected: Status, written: Status, game: Game | None = None,
                     stop: Stop | None = None) -> list[Finding]:
     """`written` against `expected`, every field but the note."""
-    if replace(expected, note=written.note) == written:
+    if evolve(expected, note=written.note) == written:
         return []  # the usual case, without building both: every field but the note equal gives equal `derived()`
     want, got = expected.derived(), written.derived()
     wrong = [k for k in {**want, **got} if want.get(k) != got.get(k)]  # in the fields' order: the same every run
