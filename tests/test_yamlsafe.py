@@ -296,6 +296,7 @@ NOT_WRITTEN = [  # anything else: the fast reader gives up (the strict builder r
     "- - a\n", "-  a\n", "-\n", "k:\n  \n", "k:\n   a: 1\n", "fed\n", "", "[" * 20 + "]" * 20,
     "a:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, 14)) + "  " * 14 + "v: 1\n",
     "a: x\nb:\n  - 1\n  c: 2\n", "a:\n  - 1\n    - 2\n", "k: \"" + "x" * 1001 + "\"\n",
+    "{a: 1, \"a\": 2}", "k: {x: {y: 1}, \"x\": 2}\n", "k: " + "w" * 1001 + "\n", "k: 12ab\n",
 ]
 
 

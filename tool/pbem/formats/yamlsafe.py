@@ -366,10 +366,21 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 _JSON = json.JSONDecoder(object_pairs_hook=_pairs)
+_JSON_PLAIN = json.JSONDecoder()  # when no key is written twice anywhere in the value: no duplicate to catch
+# A value that is one token whole (most values of a block line): read without splitting it into tokens
+_ONE_TOKEN = re.compile(r'"([^"\\\t]{0,1000})"\Z|([A-Za-z_][A-Za-z0-9_./-]{0,999})\Z|(-?(?:0|[1-9][0-9]{0,17}))\Z')
 
 
 def _flow_value(text: str) -> Any:
     """One value on one line in the writer's flow style, or _Dropped."""
+    one = _ONE_TOKEN.match(text)
+    if one is not None:
+        quoted, word, number = one.groups()
+        if quoted is not None:
+            return quoted
+        if word is not None:
+            return (None if word == "null" else word == "true") if word in _LITERALS else word
+        return int(number)
     tokens = _TOKEN.findall(text)
     if sum(map(len, tokens)) != len(text):
         raise _Dropped  # a character no token takes (another space, an escape, a float, a comment …)
@@ -387,8 +398,9 @@ def _flow_value(text: str) -> Any:
     if text.count("{") + text.count("[") > _FAST_DEPTH:  # brackets in strings count too: no harm
         raise _Dropped
     json_text = "".join([t if t[0] in '"{}[],:-0123456789' or t in _LITERALS else f'"{t}"' for t in tokens])
+    keys = [tokens[i - 1].strip('"') for i in range(1, len(tokens)) if tokens[i] == ": "]  # `a` and `"a"` alike
     try:
-        return _JSON.decode(json_text)
+        return (_JSON_PLAIN if len(set(keys)) == len(keys) else _JSON).decode(json_text)
     except ValueError:  # JSONDecodeError; not JSON once quoted: the strict builder decides
         raise _Dropped from None
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import base64
 import hmac
-from typing import Any, Collection, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, Collection, Iterable
 
 from pbem.crypto import seal, shares
 from pbem.errors import Finding, PbemError

@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, Callable, Collection, Iterable
 
 from pbem.crypto import part as parts
 from pbem.crypto import seal

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from pbem.crypto import sshsig
 from pbem.crypto import whisper as crypto

@@ -17,7 +17,8 @@ services build one per phase from replay (pbem.services.dow.maps).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Iterable
 
 from pbem.render import dow_svg
 from pbem.render.dow_svg import MOMENTS

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any, Collection, Mapping
+from collections.abc import Mapping
+from typing import Any, Collection
 
 from pbem.crypto import dice as dice_crypto
 from pbem.crypto import part as parts

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any, Iterable, Mapping
+from collections.abc import Mapping
+from typing import Any, Iterable
 
 from pbem.errors import Finding, PbemError
 from pbem.formats import times, yamlsafe

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Callable, Mapping, TypedDict
+from collections.abc import Mapping
+from typing import Any, Callable, TypedDict
 
 from pbem.errors import PbemError
 from pbem.render import html_log, tactical_svg

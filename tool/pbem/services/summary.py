@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from pbem.crypto import sshsig
 from pbem.errors import Finding, PbemError

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from pbem.protocol import nmr
 from pbem.protocol.model import Checkpoint, Resolved

@@ -11,7 +11,8 @@ Any of them may add `by: any`. Anything else is refused with a reason (never a s
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, Callable
 
 from pbem.rulesets.base import Event
 from pbem.rulesets.dow import phases

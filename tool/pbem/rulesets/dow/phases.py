@@ -20,7 +20,8 @@ year-2000 centres are counted); "P" exists only in Spring 1901; entries of a yea
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from pbem.rulesets.base import Point
 

@@ -36,7 +36,8 @@ from __future__ import annotations
 import json
 from collections import OrderedDict
 from dataclasses import replace
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from pbem.rulesets.dow import engine, phases, relations
 from pbem.rulesets.base import Refusal

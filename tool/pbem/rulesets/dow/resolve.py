@@ -32,7 +32,8 @@ Events (Event.by is the power that caused it; "" when no power did):
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from pbem.rulesets.base import Action, Event, Point
 from pbem.rulesets.dow import engine, legality, phases, relations

@@ -17,7 +17,8 @@ turkey); any other player id is a seat without a power (a director who does not 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from pbem.rulesets.base import Point
 from pbem.rulesets.dow import engine, invite, phases

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pbem.formats.records import evolve
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, Callable
 
 from pbem.rulesets.base import Action, Event, Point, Refusal, Roll
 from pbem.rulesets.tactical import damage, energy, fire, hexmap, movement, reinforce, seeking, systems
@@ -302,18 +303,16 @@ def own_legal(view: TacticalState, action: Action, course_known: bool = True, sp
 
 
 def _judge(state: TacticalState, action: Action, checks: Mapping[str, Check]) -> str | None:
-    when = format_time(action.at)
     subject = action.unit or action.by
     kind_name, problem = kind_of(action.do)
     if kind_name is None:
-        return f"{subject} at {when}: {problem}"
+        return f"{subject} at {format_time(action.at)}: {problem}"
     if kind_name in REFUSED:
-        return f"{subject} cannot {kind_name} at {when}: {quote(action.do)} is {NOT_AN_ACTION}"
+        return f"{subject} cannot {kind_name} at {format_time(action.at)}: {quote(action.do)} is {NOT_AN_ACTION}"
     kind = KINDS[kind_name]
-    verb = kind.verb(action.do)
 
-    def refuse(why: str) -> str:
-        text = f"{subject} cannot {verb} at {when}: {why}"
+    def refuse(why: str) -> str:  # the words only for a refusal: most actions judged are legal
+        text = f"{subject} cannot {kind.verb(action.do)} at {format_time(action.at)}: {why}"
         return Refusal(text, why.rule) if isinstance(why, Refusal) else text
 
     unit = state.unit(action.unit)

@@ -14,7 +14,8 @@ that a weapon only ever held was never armed, the audit of the whole battle judg
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from pbem.rulesets.tactical.state import TacticalState, Unit
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from dataclasses import fields
 from pbem.formats.records import evolve
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from pbem.rulesets.base import Event, Point, Refusal
 from pbem.rulesets.tactical import acting, energy, weapons

@@ -29,7 +29,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pbem.formats.records import evolve
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from pbem.rulesets.base import Event, Point, SetupError, Withheld
 from pbem.rulesets.tactical import hexmap

@@ -38,7 +38,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pbem.formats.records import evolve
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from pbem.rulesets.base import Point
 from pbem.rulesets.tactical import arming, damage

@@ -32,7 +32,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pbem.formats.records import evolve
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from pbem.rulesets.base import Event, Point, Refusal, Roll, Withheld
 from pbem.rulesets.tactical import arcs, damage, hexmap, reinforce, weapons

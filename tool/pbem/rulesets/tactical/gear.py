@@ -10,7 +10,8 @@ plays exactly as before. This module knows no unit type: it is imported by state
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from pbem.rulesets.base import Point
 from pbem.rulesets.tactical.gametime import IMPULSES

@@ -21,7 +21,8 @@ protocol also ends it after the last turn's final step.
 from __future__ import annotations
 
 from pbem.formats.records import evolve
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from pbem.rulesets.base import (Action, Ambiguous, Armed, Audit, Capabilities, Declared, Dice, Event, Foresight, Plans,
                                 Point, Roll, Sealed, Seats, Seeking, Summary, Uses)

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pbem.formats.records import evolve
-from typing import Any, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, Iterator
 
 from pbem.rulesets.base import Point
 from pbem.rulesets.tactical import gear as gear_of, hexmap, weapons

@@ -13,7 +13,8 @@ actions.py adds to its kinds, what they declare, the dice they need and how each
 from __future__ import annotations
 
 from pbem.formats.records import evolve
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from pbem.rulesets.base import Event, Point
 from pbem.rulesets.tactical import acting, cloak, craft, esg, fire, probes, tractors, transporters

@@ -23,7 +23,8 @@ it (it is let go). Every turn a hold is carried into costs one more use of the t
 from __future__ import annotations
 
 from pbem.formats.records import evolve
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from pbem.rulesets.base import Event, Point
 from pbem.rulesets.tactical import acting, hexmap

@@ -13,7 +13,8 @@ phase voided or forbade and the engine's result codes. Nothing is adjudicated a 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from pbem.errors import PbemError
 from pbem.protocol.replay import start_checkpoint

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from pbem.errors import ILLEGAL, PbemError
 from pbem.formats.freetext import check_texts
