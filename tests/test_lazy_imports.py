@@ -17,9 +17,10 @@ LOADED = ("import atexit, sys; out = sys.argv.pop(1); "
           "atexit.register(lambda: open(out, 'w').write('\\n'.join(sorted(sys.modules)))); "
           "from pbem.cli import main; sys.argv[0] = 'pbem'; main()")
 
-# Never needed to judge a tactical game, nor to print its findings.
+# Never needed to judge a tactical game, nor to print its findings; nor `ssl`, which pygit2 would import to load
+# certificates for a network pbem never reaches through it (store/git.py).
 NEVER = ("typer", "click", "rich", "diplomacy", "pbem.render", "pbem.rulesets.dow", "pbem.services.dow",
-         "pbem.services.workspace", "pbem.cli.application", "pbem.cli.options")
+         "pbem.services.workspace", "pbem.cli.application", "pbem.cli.options", "ssl")
 
 
 def loaded(table: Table, tmp_path: Path, args: list[str], cwd: Path, stdin: str = "",
@@ -65,3 +66,14 @@ def test_the_guard_sees_a_command_group_imported(base_played: Table, tmp_path: P
     done, modules = loaded(base_played, tmp_path, ["verify", "--help"], base_played.repo_dir)
     assert done.returncode == 0, done.stderr
     assert {"typer", "pbem.cli.application", "pbem.cli.report"} <= unwanted(modules)
+
+
+def test_pygit2_is_imported_without_ssl_and_leaves_the_real_one_to_later_imports() -> None:
+    """store/git.py imports pygit2 with a stand-in `ssl`: gone once pygit2 is in, so `import ssl` is Python's."""
+    probe = ("import sys; from pbem.store.git import pygit2; from pbem.store.repo import GameRepo; "
+             "assert 'ssl' not in sys.modules, 'ssl imported'; "
+             "assert pygit2.settings.ssl_cert_file is None; "
+             "import ssl; ssl.create_default_context(); print(pygit2.LIBGIT2_VERSION)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip()

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-import pygit2
+from pbem.store.git import pygit2
 
 from pbem.errors import ILLEGAL, USAGE, PbemError
 from pbem.store.repo import GameRepo
