@@ -77,3 +77,56 @@ def test_pygit2_is_imported_without_ssl_and_leaves_the_real_one_to_later_imports
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip()
+
+
+# The methods dataclasses made for every class of the modules `pbem verify` imports on a tactical game, told apart
+# by everything but where they live in memory; run plainly, then with cli/fast.py's compiled methods.
+METHODS = r"""
+import contextlib, json, re, sys, types
+from pathlib import Path
+from pbem.cli.fast import CompiledMethods
+
+def code(c):
+    return [c.co_code.hex(), [code(k) if isinstance(k, types.CodeType) else repr(k) for k in c.co_consts],
+            c.co_names, c.co_varnames, c.co_freevars, c.co_cellvars, c.co_filename, c.co_qualname, c.co_flags,
+            c.co_argcount, c.co_kwonlyargcount, c.co_firstlineno, c.co_linetable.hex()]
+
+def shown(value):
+    return re.sub(r" at 0x[0-9a-f]+", "", repr(value))
+
+def methods():
+    out = {}
+    for name, module in sorted(sys.modules.items()):
+        for cls in vars(module).values() if name.startswith("pbem.") else ():
+            if isinstance(cls, type) and "__dataclass_fields__" in vars(cls) and cls.__module__ == name:
+                for attr, f in sorted(vars(cls).items()):
+                    if isinstance(f, types.FunctionType) and f.__code__.co_filename == "<string>":
+                        out[f"{cls.__qualname__}.{attr}"] = [
+                            code(f.__code__), f.__qualname__, shown(f.__annotations__), shown(f.__defaults__),
+                            shown(f.__kwdefaults__), [type(c.cell_contents).__name__ for c in f.__closure__ or ()]]
+                out[f"{cls.__qualname__}.__doc__"] = cls.__doc__
+                out[f"{cls.__qualname__}.__match_args__"] = repr(getattr(cls, "__match_args__", None))
+    return out
+
+cache = sys.argv[1]
+compiled = CompiledMethods(Path(cache)) if cache else None
+with compiled.active() if compiled else contextlib.nullcontext():
+    import pbem.services.gitstate, pbem.services.ranges, pbem.services.report, pbem.rulesets.tactical.ruleset
+print(json.dumps({"methods": methods(), "new": compiled.new if compiled else None}))
+"""
+
+
+def test_compiled_dataclass_methods_are_those_dataclasses_compiles(tmp_path: Path) -> None:
+    """Every method made with the compiled methods (the cache empty, then filled) is the one `dataclasses` makes."""
+    import json
+
+    def run(cache: str) -> dict[str, object]:
+        done = subprocess.run([sys.executable, "-c", METHODS, cache], capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    cache = str(tmp_path / "methods.marshal")
+    plain, cold, warm = run(""), run(cache), run(cache)
+    assert len(plain["methods"]) > 300  # type: ignore[arg-type]
+    assert cold["methods"] == plain["methods"] and warm["methods"] == plain["methods"]
+    assert cold["new"] > 300 and warm["new"] == 0  # type: ignore[operator]
