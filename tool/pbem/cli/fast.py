@@ -165,8 +165,7 @@ class CompiledMethods:
             yield
             return
         try:
-            with self.path.open("rb") as handle:
-                loaded = marshal.load(handle)
+            loaded = marshal.loads(self.path.read_bytes())  # marshal.load(a file) reads object by object: 5x slower
             if isinstance(loaded, dict):
                 self.known = loaded
         except (OSError, ValueError, EOFError, TypeError):
