@@ -4,6 +4,7 @@ game does not name. Each case runs the real command once in a subprocess and rea
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -130,3 +131,38 @@ def test_compiled_dataclass_methods_are_those_dataclasses_compiles(tmp_path: Pat
     assert len(plain["methods"]) > 300  # type: ignore[arg-type]
     assert cold["methods"] == plain["methods"] and warm["methods"] == plain["methods"]
     assert cold["new"] > 300 and warm["new"] == 0  # type: ignore[operator]
+
+
+def test_kept_validators_are_found_by_the_schema_files_stats(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A validator compiled once is found again without reading a schema file (formats/schemas.py `_stamp`);
+    a schema file changed since is read, and its new validator used."""
+    import os
+    import shutil
+
+    from pbem.errors import PbemError
+    from pbem.formats import resources, schemas
+
+    folder = tmp_path / "schemas"
+    shutil.copytree(resources.schemas_dir(), folder)
+    monkeypatch.setattr(schemas, "schemas_dir", lambda: folder)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(schemas, "_CROSSCHECK", False)  # the suite's second opinion reads every file
+    part = "pbem/report/1#/$defs/entry"
+    entry = {"at": "1.1.move", "by": "fed", "do": {"pass": True}}
+    try:
+        schemas.reset()
+        schemas.validate(part, entry, file="f.yaml")
+        assert schemas._files.cache_info().currsize == 1  # compiled from the files
+        schemas.reset()
+        schemas.validate(part, entry, file="f.yaml")
+        assert schemas._files.cache_info().currsize == 0  # found by the stats: no schema file read
+        report = folder / "report.json"
+        changed = json.loads(report.read_text())
+        changed["$defs"]["entry"]["properties"]["by"] = {"const": "kli"}
+        report.write_text(json.dumps(changed))
+        os.utime(report, ns=(1, 1))  # a time of its own, whatever the clock's resolution
+        schemas.reset()
+        with pytest.raises(PbemError):
+            schemas.validate(part, entry, file="f.yaml")
+    finally:
+        schemas.reset()
