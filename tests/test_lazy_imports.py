@@ -45,6 +45,7 @@ def test_verify_of_a_tactical_game_imports_only_what_it_needs(base_played: Table
     assert done.returncode == 0, done.stderr
     assert "pbem.rulesets.tactical.ruleset" in modules and "pbem.verify.history" in modules  # it did judge
     assert unwanted(modules) == set()
+    assert "subprocess" not in modules  # it runs no git and signs nothing (services/gitstate.py, store/signer.py)
 
 
 def test_the_pre_receive_hook_imports_only_what_it_needs(base_played: Table, tmp_path: Path) -> None:
