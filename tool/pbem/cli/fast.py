@@ -131,7 +131,7 @@ class CompiledMethods:
     "<string>"), so every class and method is what it was; only the compiling is skipped. Best effort: an
     unreadable or foreign file is an empty cache, and one that cannot be written is no harm."""
 
-    LIMIT = 4096  # methods kept; past it a process keeps only those it used (the code they came from has moved on)
+    LIMIT = 1024  # methods kept (verify and the hooks use some 450); past it a process keeps only those it used
 
     def __init__(self, path: Path) -> None:
         self.path = path
