@@ -37,7 +37,8 @@ def _import_without_tls() -> None:
     sys.modules["ssl"] = stand_in
     try:
         import pygit2  # noqa: F401
-    except ImportError:  # a pygit2 that wants more of `ssl`: forget what it half imported; imported as it is below
+    except Exception:  # noqa: BLE001 - a pygit2 that wants more of `ssl`, a TLS backend that refuses the folder:
+        # forget what it half imported; it is imported as it is below
         for name in [n for n in sys.modules if n == "pygit2" or n.startswith("pygit2.")]:
             del sys.modules[name]
     finally:
@@ -45,7 +46,7 @@ def _import_without_tls() -> None:
             del sys.modules["ssl"]
 
 
-if "pygit2" not in sys.modules and "ssl" not in sys.modules:
+if "pygit2" not in sys.modules and "ssl" not in sys.modules and os.path.isdir(_CERT_DIR):
     _import_without_tls()
 
 import pygit2  # noqa: E402 - after the stand-in's import above, this only names the module it loaded
