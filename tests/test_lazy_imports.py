@@ -45,7 +45,8 @@ def test_verify_of_a_tactical_game_imports_only_what_it_needs(base_played: Table
     assert done.returncode == 0, done.stderr
     assert "pbem.rulesets.tactical.ruleset" in modules and "pbem.verify.history" in modules  # it did judge
     assert unwanted(modules) == set()
-    assert "subprocess" not in modules  # it runs no git and signs nothing (services/gitstate.py, store/signer.py)
+    # it runs no git, signs nothing and makes no key (services/gitstate.py, store/signer.py, crypto/keys.py)
+    assert not {"subprocess", "secrets", "random"} & modules
 
 
 def test_the_pre_receive_hook_imports_only_what_it_needs(base_played: Table, tmp_path: Path) -> None:
