@@ -4,6 +4,7 @@ game does not name. Each case runs the real command once in a subprocess and rea
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -17,9 +18,10 @@ LOADED = ("import atexit, sys; out = sys.argv.pop(1); "
           "atexit.register(lambda: open(out, 'w').write('\\n'.join(sorted(sys.modules)))); "
           "from pbem.cli import main; sys.argv[0] = 'pbem'; main()")
 
-# Never needed to judge a tactical game, nor to print its findings.
+# Never needed to judge a tactical game, nor to print its findings; nor `ssl`, which pygit2 would import to load
+# certificates for a network pbem never reaches through it (store/git.py).
 NEVER = ("typer", "click", "rich", "diplomacy", "pbem.render", "pbem.rulesets.dow", "pbem.services.dow",
-         "pbem.services.workspace", "pbem.cli.application", "pbem.cli.options")
+         "pbem.services.workspace", "pbem.cli.application", "pbem.cli.options", "ssl")
 
 
 def loaded(table: Table, tmp_path: Path, args: list[str], cwd: Path, stdin: str = "",
@@ -43,6 +45,8 @@ def test_verify_of_a_tactical_game_imports_only_what_it_needs(base_played: Table
     assert done.returncode == 0, done.stderr
     assert "pbem.rulesets.tactical.ruleset" in modules and "pbem.verify.history" in modules  # it did judge
     assert unwanted(modules) == set()
+    # it runs no git, signs nothing and makes no key (services/gitstate.py, store/signer.py, crypto/keys.py)
+    assert not {"subprocess", "secrets", "random"} & modules
 
 
 def test_the_pre_receive_hook_imports_only_what_it_needs(base_played: Table, tmp_path: Path) -> None:
@@ -65,3 +69,102 @@ def test_the_guard_sees_a_command_group_imported(base_played: Table, tmp_path: P
     done, modules = loaded(base_played, tmp_path, ["verify", "--help"], base_played.repo_dir)
     assert done.returncode == 0, done.stderr
     assert {"typer", "pbem.cli.application", "pbem.cli.report"} <= unwanted(modules)
+
+
+def test_pygit2_is_imported_without_ssl_and_leaves_the_real_one_to_later_imports() -> None:
+    """store/git.py imports pygit2 with a stand-in `ssl`: gone once pygit2 is in, so `import ssl` is Python's."""
+    probe = ("import sys; from pbem.store.git import pygit2; from pbem.store.repo import GameRepo; "
+             "assert 'ssl' not in sys.modules, 'ssl imported'; "
+             "assert pygit2.settings.ssl_cert_file is None; "
+             "import ssl; ssl.create_default_context(); print(pygit2.LIBGIT2_VERSION)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip()
+
+
+# The methods dataclasses made for every class of the modules `pbem verify` imports on a tactical game, told apart
+# by everything but where they live in memory; run plainly, then with cli/fast.py's compiled methods.
+METHODS = r"""
+import contextlib, json, re, sys, types
+from pathlib import Path
+from pbem.cli.fast import CompiledMethods
+
+def code(c):
+    return [c.co_code.hex(), [code(k) if isinstance(k, types.CodeType) else repr(k) for k in c.co_consts],
+            c.co_names, c.co_varnames, c.co_freevars, c.co_cellvars, c.co_filename, c.co_qualname, c.co_flags,
+            c.co_argcount, c.co_kwonlyargcount, c.co_firstlineno, c.co_linetable.hex()]
+
+def shown(value):
+    return re.sub(r" at 0x[0-9a-f]+", "", repr(value))
+
+def methods():
+    out = {}
+    for name, module in sorted(sys.modules.items()):
+        for cls in vars(module).values() if name.startswith("pbem.") else ():
+            if isinstance(cls, type) and "__dataclass_fields__" in vars(cls) and cls.__module__ == name:
+                for attr, f in sorted(vars(cls).items()):
+                    if isinstance(f, types.FunctionType) and f.__code__.co_filename == "<string>":
+                        out[f"{cls.__qualname__}.{attr}"] = [
+                            code(f.__code__), f.__qualname__, shown(f.__annotations__), shown(f.__defaults__),
+                            shown(f.__kwdefaults__), [type(c.cell_contents).__name__ for c in f.__closure__ or ()]]
+                out[f"{cls.__qualname__}.__doc__"] = cls.__doc__
+                out[f"{cls.__qualname__}.__match_args__"] = repr(getattr(cls, "__match_args__", None))
+    return out
+
+cache = sys.argv[1]
+compiled = CompiledMethods(Path(cache)) if cache else None
+with compiled.active() if compiled else contextlib.nullcontext():
+    import pbem.services.gitstate, pbem.services.ranges, pbem.services.report, pbem.rulesets.tactical.ruleset
+print(json.dumps({"methods": methods(), "new": compiled.new if compiled else None}))
+"""
+
+
+def test_compiled_dataclass_methods_are_those_dataclasses_compiles(tmp_path: Path) -> None:
+    """Every method made with the compiled methods (the cache empty, then filled) is the one `dataclasses` makes."""
+    import json
+
+    def run(cache: str) -> dict[str, object]:
+        done = subprocess.run([sys.executable, "-c", METHODS, cache], capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    cache = str(tmp_path / "methods.marshal")
+    plain, cold, warm = run(""), run(cache), run(cache)
+    assert len(plain["methods"]) > 300  # type: ignore[arg-type]
+    assert cold["methods"] == plain["methods"] and warm["methods"] == plain["methods"]
+    assert cold["new"] > 300 and warm["new"] == 0  # type: ignore[operator]
+
+
+def test_kept_validators_are_found_by_the_schema_files_stats(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A validator compiled once is found again without reading a schema file (formats/schemas.py `_stamp`);
+    a schema file changed since is read, and its new validator used."""
+    import os
+    import shutil
+
+    from pbem.errors import PbemError
+    from pbem.formats import resources, schemas
+
+    folder = tmp_path / "schemas"
+    shutil.copytree(resources.schemas_dir(), folder)
+    monkeypatch.setattr(schemas, "schemas_dir", lambda: folder)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(schemas, "_CROSSCHECK", False)  # the suite's second opinion reads every file
+    part = "pbem/report/1#/$defs/entry"
+    entry = {"at": "1.1.move", "by": "fed", "do": {"pass": True}}
+    try:
+        schemas.reset()
+        schemas.validate(part, entry, file="f.yaml")
+        assert schemas._files.cache_info().currsize == 1  # compiled from the files
+        schemas.reset()
+        schemas.validate(part, entry, file="f.yaml")
+        assert schemas._files.cache_info().currsize == 0  # found by the stats: no schema file read
+        report = folder / "report.json"
+        changed = json.loads(report.read_text())
+        changed["$defs"]["entry"]["properties"]["by"] = {"const": "kli"}
+        report.write_text(json.dumps(changed))
+        os.utime(report, ns=(1, 1))  # a time of its own, whatever the clock's resolution
+        schemas.reset()
+        with pytest.raises(PbemError):
+            schemas.validate(part, entry, file="f.yaml")
+    finally:
+        schemas.reset()

@@ -146,3 +146,39 @@ def test_a_long_games_kept_state_is_frozen_once_loaded_and_verifies_the_same(
     assert [c.oid for c in frozen.commits] == [tip] and frozen.cached_commits == plain.cached_commits
     assert frozen.findings() == plain.findings() == [] and frozen.last is not None and plain.last is not None
     assert frozen.last.status == plain.last.status
+
+
+def test_the_kept_state_is_the_state_with_the_entries_strings_written_once(repo: GameRepo) -> None:
+    """What `save` writes loads back equal to the state kept, field by field, with each `do` mapping shared as
+    before, and the equal strings of the report entries one object each (cache._Pickler)."""
+    from pbem.protocol.model import Entry
+
+    result = verify_history(repo, cached=True)
+    kept_state = cache.load(repo.git_dir, repo.head_oid())
+    assert kept_state is not None and result.last is not None
+    verified = kept_state[0]
+    assert verified == result.last and verified.status == result.last.status
+
+    def entries(root: object) -> list[Entry]:
+        found, seen, stack = [], set(), [root]
+        while stack:
+            item = stack.pop()
+            if id(item) in seen or isinstance(item, (str, bytes, int, float, type(None))):
+                continue
+            seen.add(id(item))
+            if isinstance(item, Entry):
+                found.append(item)
+            elif isinstance(item, dict):
+                stack.extend(item.values())
+            elif isinstance(item, (list, tuple, set, frozenset)):
+                stack.extend(item)
+            elif hasattr(item, "__dict__"):
+                stack.extend(vars(item).values())
+        return found
+
+    kept, live = entries(verified), entries(result.last)
+    assert len(kept) == len(live) > 5
+    for mine, theirs in zip(kept, live):
+        assert vars(mine) == vars(theirs) and mine is not theirs
+    assert len({id(e.by) for e in kept}) == len({e.by for e in kept}) < len(kept)
+    assert len({id(k) for e in kept for k in e.do}) == len({k for e in kept for k in e.do})

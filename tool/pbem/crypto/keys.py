@@ -12,7 +12,6 @@ import binascii
 import hashlib
 import os
 import re
-import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -136,6 +135,8 @@ class PrivateKey:
     @classmethod
     def generate(cls, comment: str = "") -> PrivateKey:
         """A fresh key from the OS random source."""
+        import secrets  # here and below, not at the top: `pbem verify` reads public keys only (random, hmac)
+
         return cls.from_seed(secrets.token_bytes(32), comment)
 
     @classmethod
@@ -143,6 +144,8 @@ class PrivateKey:
         """The key for a given 32-byte seed (tests and derived keys)."""
         if len(seed) != 32:
             raise _malformed("private key", f"expected a 32-byte seed, got {len(seed)}")
+        import secrets
+
         raw = bytes(nacl.signing.SigningKey(seed).verify_key)
         return cls(seed, PublicKey(raw, comment), secrets.randbits(32))
 

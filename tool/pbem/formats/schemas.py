@@ -79,7 +79,7 @@ def _agree_once(schema_id: str, data: Any) -> None:
 
 def reset() -> None:
     """Forget every loaded and compiled schema (tests that swap the schema folder)."""
-    for cached in (_files, _catalog, _part_validator, _fast):
+    for cached in (_files, _catalog, _part_validator, _fast, _stamp):
         cached.cache_clear()
     _VALID.clear()
     _AGREED.clear()
@@ -205,18 +205,23 @@ def _agree(schema_id: str, data: Any) -> None:
 
 @lru_cache(maxsize=None)
 def _fast(schema_id: str) -> Any:
-    """The compiled validator of one schema (or part), built on first use: a process compiles only what it reads."""
-    root, _, pointer = schema_id.partition("#")
-    try:
-        part = _resolve(root, pointer)
-    except (KeyError, TypeError, IndexError):
-        _validator(schema_id)  # words the "unknown schema" error
-        raise
-    schema = {"$schema": _DRAFT7, **_inline(part, root)}
-    try:
-        code = _compiled(schema_id, schema)
-    except fastjsonschema.JsonSchemaDefinitionException as exc:
-        raise _broken(f"{schema_id}: {exc}") from None
+    """The compiled validator of one schema (or part), built on first use: a process compiles only what it reads.
+    Once built, it is found again by the schema files' stats (`_stamped`), without reading any of them."""
+    stamped = _stamped(schema_id)
+    code = _kept(stamped)
+    if code is None:
+        root, _, pointer = schema_id.partition("#")
+        try:
+            part = _resolve(root, pointer)
+        except (KeyError, TypeError, IndexError):
+            _validator(schema_id)  # words the "unknown schema" error
+            raise
+        schema = {"$schema": _DRAFT7, **_inline(part, root)}
+        try:
+            code = _compiled(schema_id, schema)
+        except fastjsonschema.JsonSchemaDefinitionException as exc:
+            raise _broken(f"{schema_id}: {exc}") from None
+        _keep(stamped, code)
     namespace: dict[str, Any] = {}
     exec(code, namespace)  # noqa: S102 - code fastjsonschema generated from our own schema files
     return namespace["validate"]
@@ -229,20 +234,52 @@ def _compiled(schema_id: str, schema: Any) -> Any:
     text = json.dumps(schema, sort_keys=True)
     key = hashlib.sha256("\0".join((fastjsonschema.VERSION, sys.version, text)).encode()).hexdigest()[:32]
     path = _cache_dir() / f"{key}.marshal"
+    code = _kept(path)
+    if code is None:
+        source = fastjsonschema.compile_to_code(schema, use_default=False, use_formats=False)
+        code = compile(source, f"<pbem schema {schema_id}>", "exec")
+        _keep(path, code)
+    return code
+
+
+def _stamped(schema_id: str) -> Path:
+    """Where the compiled validator of `schema_id` is kept under the stats of the schema files (`_stamp`)."""
+    key = hashlib.sha256(f"{_stamp()}\0{schema_id}".encode()).hexdigest()[:32]
+    return _cache_dir() / f"stat-{key}.marshal"
+
+
+@lru_cache(maxsize=1)
+def _stamp() -> str:
+    """fastjsonschema's and Python's versions and the name, size and modification time of every schema file: a
+    validator inlines parts of other schemas, and any checkout or install that changes a file rewrites it (as
+    verify/cache.py keys a kept verdict). A stat each instead of reading and inlining all 30 files and hashing
+    the result: some 7 ms of one new commit. A file that changed is read whole again, and checked (`_files`)."""
+    digest = hashlib.sha256("\0".join((fastjsonschema.VERSION, sys.version)).encode())
+    with os.scandir(schemas_dir()) as entries:
+        for entry in sorted(entries, key=lambda e: e.name):
+            if entry.name.endswith(".json"):
+                stat = entry.stat()
+                digest.update(f"{entry.name}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
+    return digest.hexdigest()
+
+
+def _kept(path: Path) -> Any:
+    """The code object kept at `path`, or None."""
     try:
         return marshal.loads(path.read_bytes())
     except (OSError, ValueError, EOFError, TypeError):
-        pass
-    source = fastjsonschema.compile_to_code(schema, use_default=False, use_formats=False)
-    code = compile(source, f"<pbem schema {schema_id}>", "exec")
+        return None
+
+
+def _keep(path: Path, code: Any) -> None:
+    """Keep a code object at `path`; best effort: no cache folder, no harm."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temp = path.with_name(f".{key}.{os.getpid()}.tmp")
+        temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         temp.write_bytes(marshal.dumps(code))
         os.replace(temp, path)
     except OSError:
         pass
-    return code
 
 
 def _cache_dir() -> Path:

@@ -29,7 +29,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-import pygit2
+from pbem.store.git import pygit2
 
 from pbem import text as escape
 from pbem.errors import USAGE, Finding, PbemError

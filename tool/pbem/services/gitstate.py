@@ -17,16 +17,18 @@ The upstream of the branch and fetching it are here too, shared by `pbem pull` a
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
-import pygit2
+from pbem.store.git import pygit2
 
 from pbem.errors import ILLEGAL, USAGE, PbemError
 from pbem.store.repo import GameRepo
+
+if TYPE_CHECKING:  # imported where git is run: `pbem verify` runs none (signal, threading and selectors with it)
+    import subprocess
 
 Git = Callable[[Sequence[str], Path], "subprocess.CompletedProcess[str]"]
 
@@ -42,6 +44,8 @@ _IN_PROGRESS = (
 
 def run_git(args: Sequence[str], cwd: Path) -> "subprocess.CompletedProcess[str]":
     """The git binary (network, credentials and the remote's hooks are git's business, not ours)."""
+    import subprocess
+
     try:
         return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
     except OSError as exc:

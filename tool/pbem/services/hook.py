@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, TextIO
 
-import pygit2
+from pbem.store.git import pygit2
 
 import pbem
 from pbem.errors import ILLEGAL, USAGE, Finding, PbemError

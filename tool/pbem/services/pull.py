@@ -81,7 +81,7 @@ def pull(ws: Workspace, remote: str | None = None, git: Git = run_git) -> PullOu
 
 def _count(ws: Workspace, tip: str, hidden: str) -> int:
     """Commits reachable from `tip` and not from `hidden` (git's own count, no walk of the whole history)."""
-    import pygit2
+    from pbem.store.git import pygit2
 
     return int(ws.repo.repo.ahead_behind(pygit2.Oid(hex=tip), pygit2.Oid(hex=hidden))[0])
 

@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
-import pygit2
+from pbem.store.git import pygit2
 
 from pbem.crypto import sshsig
 from pbem.errors import ILLEGAL, Finding, PbemError

@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 from typing import Mapping
 
-import pygit2
+from pbem.store.git import pygit2
 
 from pbem.store.repo import GameRepo
 from pbem.files.layout import is_game_path

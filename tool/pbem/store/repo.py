@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-import pygit2
+from pbem.store.git import pygit2
 from pygit2.enums import FileMode, ObjectType, ReferenceType, ResetMode
 
 from pbem.errors import ILLEGAL, USAGE, PbemError

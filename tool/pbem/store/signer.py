@@ -5,7 +5,6 @@ Either way the result is the armored SSHSIG without its final newline, ready for
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Protocol
 
@@ -69,6 +68,8 @@ class SshKeygenSigner:
             raise PbemError("key.unreadable", f"cannot read {pub}: {exc}") from None
 
     def sign(self, payload: bytes, namespace: str = sshsig.NAMESPACE) -> str:
+        import subprocess  # here, not at the top: `pbem verify` and the hooks sign nothing
+
         command = [self.program, "-Y", "sign", "-n", namespace, "-f", str(self.path)]
         try:
             # stdin carries the payload; a passphrase prompt goes to the terminal, not to these pipes.
