@@ -189,23 +189,28 @@ def _rows(data: bytes) -> list[str]:
 
 def _line_entry(row: str, file: str, number: int, ruleset: Ruleset, lines: ParseCache | None) -> Entry:
     period = file[len("report/"):-len(".yaml")]
+    made: list[Entry] = []  # the entry read now, if the line's text was not kept: it stands at this very line
+
+    def read() -> tuple[Any, Any, bytes, Mapping[str, Any]]:
+        entry, item = _read_entry_line(row, file, number, ruleset, period)
+        made.append(entry)
+        return entry.at, item, entry.key, entry.notes
+
     if lines is None:
-        at, item, key, notes = _read_entry_line(row, file, number, ruleset, period)
-    else:
-        at, item, key, notes = lines.get((row, ruleset.name, period),
-                                         lambda: _read_entry_line(row, file, number, ruleset, period),
-                                         LINE_BYTES * len(row))
+        return _read_entry_line(row, file, number, ruleset, period)[0]
+    at, item, key, notes = lines.get((row, ruleset.name, period), read, LINE_BYTES * len(row))
+    if made:
+        return made[0]
     return Entry(at, item["at"], item["by"], item.get("unit"), item["do"], file, number, key, notes)
 
 
-def _read_entry_line(row: str, file: str, number: int, ruleset: Ruleset,
-                     period: str) -> tuple[Any, Any, bytes, Mapping[str, Any]]:
-    """Parse and check one `  - {…}` line as if it stood in the whole file (same loader, same schemas)."""
+def _read_entry_line(row: str, file: str, number: int, ruleset: Ruleset, period: str) -> tuple[Entry, Any]:
+    """Parse and check one `  - {…}` line as if it stood in the whole file (same loader, same schemas); the
+    entry and the mapping it was read from."""
     doc = _load_line(row, file, number)
     shifted: Any = _ShiftedDoc(doc, number)  # stands for a document: only its line_of is asked
     schemas.validate("pbem/report/1#/$defs/entry", doc.data, file=file, doc=shifted)
-    entry = _entry(doc.data, file, number, ruleset, period, shifted, ())
-    return entry.at, doc.data, entry.key, entry.notes
+    return _entry(doc.data, file, number, ruleset, period, shifted, ()), doc.data
 
 
 class _ShiftedDoc:

@@ -108,16 +108,19 @@ def _play(prev: Verified, change: Change) -> tuple[list[Finding], Verified]:
     assert prev.stop is not None and prev.status is not None
     findings = run(PLAYED, prev, change)
     game = change.game
-    unchanged = Verified(game, prev.stop, prev.founder, None, prev.status, prev.last_yielder, gone_at=prev.gone_at,
-                         nmrs=prev.nmrs)
+
+    def unchanged() -> Verified:
+        return Verified(game, prev.stop, prev.founder, None, prev.status, prev.last_yielder, gone_at=prev.gone_at,
+                        nmrs=prev.nmrs)
+
     if change.player is None:
-        return findings + control.signer(prev, game, change), unchanged
+        return findings + control.signer(prev, game, change), unchanged()
     if prev.status.over:
-        return findings + control.game_over(prev, game, change), unchanged
+        return findings + control.game_over(prev, game, change), unchanged()
     change.kind = classify(prev, change)
     findings += run(RULES[change.kind], prev, change)
     if change.kind == REFUSED:
-        return findings, unchanged
+        return findings, unchanged()
     return findings, _after(prev, change)
 
 

@@ -247,9 +247,29 @@ def slot_of(do: Mapping[str, Any]) -> Slot | None:
     return KINDS[kind].slot(do) if kind in KINDS else None
 
 
+# `legal` is asked about the same action in the same state several times a step (gathering the step's actions,
+# choosing those that count, declaring them, the auction): the last answers are kept by the identity of the state
+# and of the action's `do`, both immutable; only at, by, unit and do are judged. Each kept state is held, so its
+# id is not reused while it is kept.
+_LEGAL: dict[tuple[int, int, Point, str, str | None], tuple[TacticalState, Any, str | None]] = {}
+_LEGAL_KEPT = 256
+
+
 def legal(state: TacticalState, action: Action) -> str | None:
     """None if `action` may be taken in `state` at its step, else the reason, quoting the action."""
-    return _judge(state, action, {})
+    do = action.do
+    key = (id(state), id(do), action.at, action.by, action.unit)
+    try:
+        kept = _LEGAL.get(key)
+    except TypeError:  # an unhashable game time or unit: judged, not kept
+        return _judge(state, action, {})
+    if kept is not None and kept[0] is state and kept[1] is do:
+        return kept[2]
+    reason = _judge(state, action, {})
+    if len(_LEGAL) >= _LEGAL_KEPT:
+        _LEGAL.clear()
+    _LEGAL[key] = (state, do, reason)
+    return reason
 
 
 def _own_fire(state: TacticalState, unit: Unit, do: Mapping[str, Any], at: Point) -> str | None:
