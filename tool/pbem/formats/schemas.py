@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # jsonschema is imported when an error needs wording: a clean
     from referencing import Registry
 
 from pbem.errors import ILLEGAL, USAGE, PbemError
-from pbem.formats.resources import schemas_dir
+from pbem.formats.resources import fold_file_stats, schemas_dir
 from pbem.formats.yamlsafe import Document
 
 _CROSSCHECK = os.environ.get("PBEM_CROSSCHECK") == "1"  # the test suite's: both validators, every new value
@@ -255,11 +255,7 @@ def _stamp() -> str:
     verify/cache.py keys a kept verdict). A stat each instead of reading and inlining all 30 files and hashing
     the result: some 7 ms of one new commit. A file that changed is read whole again, and checked (`_files`)."""
     digest = hashlib.sha256("\0".join((fastjsonschema.VERSION, sys.version)).encode())
-    with os.scandir(schemas_dir()) as entries:
-        for entry in sorted(entries, key=lambda e: e.name):
-            if entry.name.endswith(".json"):
-                stat = entry.stat()
-                digest.update(f"{entry.name}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
+    fold_file_stats(digest, schemas_dir(), ".json", below=False)  # the files `_files` reads
     return digest.hexdigest()
 
 

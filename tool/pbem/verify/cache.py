@@ -34,24 +34,9 @@ def _fingerprint() -> str:
     any checkout or install that changes one of them rewrites it (a stat each, not a read: some 8 ms of one new
     commit)."""
     digest = hashlib.sha256(pbem.__version__.encode())
-    for folder, suffix in ((resources.schemas_dir(), ".json"), (Path(pbem.__file__).parent, ".py")):
-        top = len(str(folder)) + 1  # the path below the folder: where it is installed does not count
-        for path, stat in sorted(_files(str(folder), suffix)):
-            digest.update(f"{path[top:]}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
+    resources.fold_file_stats(digest, resources.schemas_dir(), ".json")
+    resources.fold_file_stats(digest, Path(pbem.__file__).parent, ".py")
     return digest.hexdigest()[:20]
-
-
-def _files(folder: str, suffix: str) -> list[tuple[str, os.stat_result]]:
-    """(path, stat) of every file under `folder` whose name ends in `suffix`."""
-    found = []
-    with os.scandir(folder) as entries:
-        for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                if entry.name != "__pycache__":
-                    found.extend(_files(entry.path, suffix))
-            elif entry.name.endswith(suffix):
-                found.append((entry.path, entry.stat()))
-    return found
 
 
 def _folder(git_dir: str | os.PathLike[str]) -> Path:
