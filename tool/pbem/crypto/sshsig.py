@@ -107,18 +107,11 @@ def _middle(namespace: str) -> bytes:
     return wire.string(namespace.encode("ascii")) + wire.string(b"") + wire.string(HASH.encode()) + _SIG_HEAD
 
 
-_MIDDLE: dict[str, bytes] = {}  # by namespace: the callers' few constants
-
-
 def _canonical(armored: str, namespace: str) -> tuple[bytes, bytes] | None:
     """The raw key and signature of a blob in the one accepted shape for `namespace`, else None."""
-    middle = _MIDDLE.get(namespace)
-    if middle is None:
-        if not namespace.isascii() or len(_MIDDLE) >= 16:
-            return None
-        middle = _MIDDLE[namespace] = _middle(namespace)
-    if not isinstance(armored, str):
+    if not isinstance(armored, str) or not namespace.isascii():
         return None
+    middle = _middle(namespace)
     try:
         blob = wire.unarmor_strict(armored, LABEL)
     except wire.WireError:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 
 from pbem.errors import PbemError
 from pbem.files.parsecache import LINE_BYTES, ParseCache
@@ -189,28 +189,20 @@ def _rows(data: bytes) -> list[str]:
 
 def _line_entry(row: str, file: str, number: int, ruleset: Ruleset, lines: ParseCache | None) -> Entry:
     period = file[len("report/"):-len(".yaml")]
-    made: list[Entry] = []  # the entry read now, if the line's text was not kept: it stands at this very line
-
-    def read() -> tuple[Any, Any, bytes, Mapping[str, Any]]:
-        entry, item = _read_entry_line(row, file, number, ruleset, period)
-        made.append(entry)
-        return entry.at, item, entry.key, entry.notes
-
     if lines is None:
-        return _read_entry_line(row, file, number, ruleset, period)[0]
-    at, item, key, notes = lines.get((row, ruleset.name, period), read, LINE_BYTES * len(row))
-    if made:
-        return made[0]
-    return Entry(at, item["at"], item["by"], item.get("unit"), item["do"], file, number, key, notes)
+        return _read_entry_line(row, file, number, ruleset, period)
+    # kept by its text in its file: the same line is the same entry wherever in the file it stands
+    kept: Entry = lines.get((row, ruleset.name, file), lambda: _read_entry_line(row, file, number, ruleset, period),
+                            LINE_BYTES * len(row))
+    return kept.at_line(number)
 
 
-def _read_entry_line(row: str, file: str, number: int, ruleset: Ruleset, period: str) -> tuple[Entry, Any]:
-    """Parse and check one `  - {…}` line as if it stood in the whole file (same loader, same schemas); the
-    entry and the mapping it was read from."""
+def _read_entry_line(row: str, file: str, number: int, ruleset: Ruleset, period: str) -> Entry:
+    """Parse and check one `  - {…}` line as if it stood in the whole file (same loader, same schemas)."""
     doc = _load_line(row, file, number)
     shifted: Any = _ShiftedDoc(doc, number)  # stands for a document: only its line_of is asked
     schemas.validate("pbem/report/1#/$defs/entry", doc.data, file=file, doc=shifted)
-    return _entry(doc.data, file, number, ruleset, period, shifted, ()), doc.data
+    return _entry(doc.data, file, number, ruleset, period, shifted, ())
 
 
 class _ShiftedDoc:

@@ -15,10 +15,10 @@ carries from commit to commit (and in status.yaml's pending breaks), never in th
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pbem.formats.records import evolve
 from typing import Callable, Sequence
 
 from pbem.errors import Finding
+from pbem.formats.records import evolve
 from pbem.protocol.model import Break, Entry
 from pbem.rulesets.base import Point
 

@@ -3,8 +3,8 @@ holds control, who starts, where replay stops after a commit and the status.yaml
 
 from __future__ import annotations
 
-from pbem.protocol import kinds
 from pbem.formats.records import evolve
+from pbem.protocol import kinds
 from typing import Any, Mapping
 
 from pbem.crypto.keys import PublicKey

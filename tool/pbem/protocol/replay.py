@@ -11,12 +11,11 @@ of the game, in turn").
 
 from __future__ import annotations
 
-from pbem.formats.records import evolve
-
 from typing import Any, Callable, Mapping, Sequence
 
 from pbem.errors import Finding
 from pbem.formats.canonical import dumps as canonical_dumps
+from pbem.formats.records import evolve
 from pbem.protocol.model import (AT, CLARIFY, CONDITION, HORIZON, READY, REPLY, ROLL, SEALED, Break, Checkpoint,
                                  Entry, Inputs, Message, Resolved, Stop, Void)
 from pbem.protocol.auction import Auction, open_or_go_on

@@ -16,8 +16,8 @@ services build one per phase from replay (pbem.services.dow.maps).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Iterable
 
 from pbem.render import dow_svg

@@ -19,8 +19,8 @@ A large map is cropped to the units, their rings and the step's marks, with a ma
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 

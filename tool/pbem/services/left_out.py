@@ -22,8 +22,8 @@ is never left out: push refuses it as before (`push.rebase-illegal`).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from pbem.crypto import whisper as sealed_press

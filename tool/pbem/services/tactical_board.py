@@ -19,8 +19,8 @@ next map replays only from there; only the last impulses are kept, so the memo s
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field, replace
 from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pbem.protocol import nmr

@@ -128,7 +128,7 @@ def _parse(raw: bytes) -> RawCommit:
         return _parse_lines(raw)
     parents = tuple(line[7:].decode() for line in match[2].split(b"\n")[:-1])
     message = raw[match.end():]
-    payload = raw[:match.start(5) - len(_SIG_HEADER) - 2] + b"\n\n" + message
+    payload = raw[:match.start(5) - len(b"\ngpgsig ")] + b"\n\n" + message  # the headers before gpgsig
     return RawCommit(match[1].decode(), parents, author, committer, match[5].replace(b"\n ", b"\n").decode("ascii"),
                      message, payload)
 

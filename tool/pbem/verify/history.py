@@ -205,6 +205,7 @@ def _fetched_first(blobs: Mapping[str, bytes], read: Callable[[str], bytes]) -> 
 # game and writing a few MB: some 30 ms on a long game), not after every commit: each run then spends at most
 # about that again. Only time is at stake; what is kept is the same either way.
 SAVE_AFTER_SECONDS = 0.03
+WALK_GC_THRESHOLD = 50_000  # allocations between collections of the youngest generation during a walk
 
 _CROSSCHECK = os.environ.get("PBEM_CROSSCHECK") == "1"  # the test suite's: every fast path against the plain one
 
@@ -251,8 +252,6 @@ def verify_history(repo: GameRepo, tip: str | None = None, on_commit: Callable[[
     finally:
         gc.set_threshold(*thresholds)
 
-
-WALK_GC_THRESHOLD = 50_000
 
 
 def _verify_history(repo: GameRepo, tip: str, on_commit: Callable[[int], None] | None, cached: bool,

@@ -35,8 +35,8 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from dataclasses import replace
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pbem.rulesets.dow import engine, phases, relations

@@ -31,8 +31,8 @@ Events (Event.by is the power that caused it; "" when no power did):
 
 from __future__ import annotations
 
-from dataclasses import replace
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pbem.rulesets.base import Action, Event, Point

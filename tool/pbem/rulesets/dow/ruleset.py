@@ -38,8 +38,8 @@ plaintext of its sealed orders), orders in the engine's syntax ("A PAR - BUR", "
 
 from __future__ import annotations
 
-from dataclasses import replace
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pbem.rulesets.base import Action, Capabilities, Event, Orders, Point, Positions, Press, Refusal, Roll, Sealed, Seats

@@ -16,8 +16,8 @@ turkey); any other player id is a seat without a power (a director who does not 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pbem.rulesets.base import Point

@@ -11,10 +11,10 @@ is audited at the end (energy.py); a unit without `power` is never refused for e
 
 from __future__ import annotations
 
-from pbem.formats.records import evolve
 from collections.abc import Mapping
 from typing import Any
 
+from pbem.formats.records import evolve
 from pbem.rulesets.base import Point, Refusal
 from pbem.rulesets.tactical import damage, hexmap
 from pbem.rulesets.tactical.gametime import ACTIVITY, ALLOC

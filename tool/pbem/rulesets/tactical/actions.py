@@ -26,11 +26,11 @@ Choices where the design is silent:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pbem.formats.records import evolve
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Callable
 
+from pbem.formats.records import evolve
 from pbem.rulesets.base import Action, Event, Point, Refusal, Roll
 from pbem.rulesets.tactical import damage, energy, fire, hexmap, movement, reinforce, seeking, systems
 from pbem.rulesets.tactical import craft, probes, system_steps, tractors, transporters

@@ -21,8 +21,8 @@ more as more are opened (the verifier reports what a reveal adds).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pbem.rulesets.base import SetupError

@@ -11,7 +11,6 @@ T.0.alloc it is carried into. Both give the usual `system` event.
 from __future__ import annotations
 
 from pbem.formats.records import evolve
-
 from pbem.rulesets.base import Point
 from pbem.rulesets.tactical import acting
 from pbem.rulesets.tactical.state import TacticalState, Unit

@@ -34,8 +34,8 @@ player's own events only then). The catalog, read liberally as seed §6.D asks:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from pbem.rulesets.base import Event

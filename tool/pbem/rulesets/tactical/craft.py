@@ -17,11 +17,11 @@ Both give a `system` event {kind: launch|land, system: KIND, craft} for `{system
 
 from __future__ import annotations
 
-from dataclasses import fields
-from pbem.formats.records import evolve
 from collections.abc import Mapping
+from dataclasses import fields
 from typing import Any
 
+from pbem.formats.records import evolve
 from pbem.rulesets.base import Event, Point, Refusal
 from pbem.rulesets.tactical import acting, energy, weapons
 from pbem.rulesets.tactical.gametime import format_time

@@ -27,11 +27,11 @@ the hull, never as no damage (a damaged player must not gain by leaving his own 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pbem.formats.records import evolve
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from pbem.formats.records import evolve
 from pbem.rulesets.base import Event, Point, SetupError, Withheld
 from pbem.rulesets.tactical import hexmap
 from pbem.rulesets.tactical.gametime import ALLOC, format_time

@@ -36,11 +36,11 @@ returns the reasons, empty when the allocation pays for everything.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pbem.formats.records import evolve
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from pbem.formats.records import evolve
 from pbem.rulesets.base import Point
 from pbem.rulesets.tactical import arming, damage
 from pbem.rulesets.tactical.gametime import ACTIVITY, ALLOC, format_time

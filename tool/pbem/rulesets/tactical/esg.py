@@ -11,7 +11,6 @@ shields or hull, is destroyed). Each unit is struck once per field. `{cease: esg
 from __future__ import annotations
 
 from pbem.formats.records import evolve
-
 from pbem.rulesets.base import Event, Point
 from pbem.rulesets.tactical import acting, fire, hexmap
 from pbem.rulesets.tactical.gametime import format_time

@@ -30,11 +30,11 @@ silent:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pbem.formats.records import evolve
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from pbem.formats.records import evolve
 from pbem.rulesets.base import Event, Point, Refusal, Roll, Withheld
 from pbem.rulesets.tactical import arcs, damage, hexmap, reinforce, weapons
 from pbem.rulesets.tactical.damage import destroy

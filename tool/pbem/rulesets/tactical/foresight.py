@@ -20,11 +20,11 @@ guess) has only its impulse chart judged from then on, not its turn and slip cou
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pbem.formats.records import evolve
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from pbem.formats.records import evolve
 from pbem.rulesets.base import Action, Point
 from pbem.rulesets.tactical import actions, movement, seeking
 from pbem.rulesets.tactical.gametime import ACTIVITY, ALLOC, FIRE, MOVE, format_time

@@ -9,8 +9,8 @@ plays exactly as before. This module knows no unit type: it is imported by state
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pbem.rulesets.base import Point

@@ -20,9 +20,9 @@ the map takes the unit off the map (it disengages); units move simultaneously, s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pbem.formats.records import evolve
 from typing import Any, Mapping
 
+from pbem.formats.records import evolve
 from pbem.rulesets.base import Point
 from pbem.rulesets.tactical import hexmap
 from pbem.rulesets.tactical.state import DISENGAGED, TacticalState, Unit

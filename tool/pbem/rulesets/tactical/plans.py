@@ -28,8 +28,8 @@ player's or is off the map, when TARGET is not on the map, or when no enemy is; 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from pbem.rulesets.base import Action, Ambiguous, Event, Point

@@ -14,9 +14,9 @@ meets `{fire: {}}` conditions (seed §6.D.4: any utilization of a weapon that ca
 
 from __future__ import annotations
 
-from pbem.formats.records import evolve
 from typing import Any, Mapping
 
+from pbem.formats.records import evolve
 from pbem.rulesets.base import Event, Point, Withheld
 from pbem.rulesets.tactical import acting, fire, hexmap
 from pbem.rulesets.tactical.gametime import format_time

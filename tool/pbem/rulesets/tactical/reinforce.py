@@ -17,8 +17,8 @@ a simultaneous step gives a `reply` break at that same step, before the damage i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pbem.rulesets.base import Point

@@ -20,10 +20,10 @@ protocol also ends it after the last turn's final step.
 
 from __future__ import annotations
 
-from pbem.formats.records import evolve
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pbem.formats.records import evolve
 from pbem.rulesets.base import (Action, Ambiguous, Armed, Audit, Capabilities, Declared, Dice, Event, Foresight, Plans,
                                 Point, Roll, Sealed, Seats, Seeking, Summary, Uses)
 from pbem.rulesets.tactical import (actions, audit_battle, conditions, craft, damage, energy, foresight, gametime,

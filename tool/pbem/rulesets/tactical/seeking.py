@@ -27,11 +27,11 @@ internal damage destroys it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pbem.formats.records import evolve
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from pbem.formats.records import evolve
 from pbem.rulesets.base import Event, Point, Refusal
 from pbem.rulesets.tactical import damage, fire, hexmap, weapons
 from pbem.rulesets.tactical.gametime import format_time

@@ -19,11 +19,11 @@ Choices where the design is silent:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pbem.formats.records import evolve
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Iterator
 
+from pbem.formats.records import evolve
 from pbem.rulesets.base import Point
 from pbem.rulesets.tactical import gear as gear_of, hexmap, weapons
 from pbem.rulesets.tactical.gametime import MAX_TURNS, turns_of

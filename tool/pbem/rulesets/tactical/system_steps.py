@@ -12,10 +12,10 @@ actions.py adds to its kinds, what they declare, the dice they need and how each
 
 from __future__ import annotations
 
-from pbem.formats.records import evolve
 from collections.abc import Mapping
 from typing import Any
 
+from pbem.formats.records import evolve
 from pbem.rulesets.base import Event, Point
 from pbem.rulesets.tactical import acting, cloak, craft, esg, fire, probes, tractors, transporters
 from pbem.rulesets.tactical.gametime import format_time

@@ -9,9 +9,9 @@ where the design is silent: a target, when given, must be a unit on the map (any
 
 from __future__ import annotations
 
-from pbem.formats.records import evolve
 from typing import Any, Mapping
 
+from pbem.formats.records import evolve
 from pbem.rulesets.base import Event, Point, Refusal
 from pbem.rulesets.tactical import damage
 from pbem.rulesets.tactical.gametime import format_time

@@ -22,10 +22,10 @@ it (it is let go). Every turn a hold is carried into costs one more use of the t
 
 from __future__ import annotations
 
-from pbem.formats.records import evolve
 from collections.abc import Mapping
 from typing import Any
 
+from pbem.formats.records import evolve
 from pbem.rulesets.base import Event, Point
 from pbem.rulesets.tactical import acting, hexmap
 from pbem.rulesets.tactical.gametime import format_time

@@ -18,9 +18,9 @@ bound die rolled by the transporting unit's owner, ref "T.I.fire/UNIT/transporte
 
 from __future__ import annotations
 
-from pbem.formats.records import evolve
 from typing import Any, Mapping
 
+from pbem.formats.records import evolve
 from pbem.rulesets.base import Event, Point, Withheld
 from pbem.rulesets.tactical import acting, fire
 from pbem.rulesets.tactical.gametime import format_time

@@ -14,11 +14,11 @@ seeking type needs no brackets.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pbem.formats.records import evolve
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from pbem.formats.records import evolve
 from pbem.rulesets.base import Point
 from pbem.rulesets.tactical import hexmap
 from pbem.rulesets.tactical.gametime import IMPULSES, format_time

@@ -12,8 +12,8 @@ phase voided or forbade and the engine's result codes. Nothing is adjudicated a 
 
 from __future__ import annotations
 
-from dataclasses import replace
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from pbem.errors import PbemError

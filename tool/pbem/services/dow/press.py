@@ -5,8 +5,8 @@ file, dated with the phase open now, judged by the ruleset's `press.recognise` b
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pbem.errors import ILLEGAL, PbemError

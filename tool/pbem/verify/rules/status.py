@@ -4,9 +4,8 @@ secret revealed (secret.unrevealed, DESIGN §6)."""
 
 from __future__ import annotations
 
-from pbem.formats.records import evolve
-
 from pbem.errors import Finding
+from pbem.formats.records import evolve
 from pbem.protocol.model import Status, Stop
 from pbem.protocol.verified import Verified
 from pbem.protocol.ways_out import ended
