@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import random
 import subprocess
+from unittest import mock
 from pathlib import Path
 from typing import Any, Callable
 
@@ -36,6 +37,7 @@ from pbem.crypto.keys import PrivateKey, load_private_key
 from pbem.errors import PbemError
 from pbem.store.commits import parse_commit, with_signature
 from pbem.store.repo import GameRepo
+from pbem.verify import fetch
 from pbem.verify.history import verify_history
 
 Files = dict[str, tuple[str, int]]  # path -> (blob id, mode)
@@ -236,13 +238,18 @@ def test_fuzz_verify_history_on_a_corrupted_game(game: Game, kind: str, depth: i
 
 @settings(max_examples=8 * SCALE, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
-@given(kind=st.sampled_from(KINDS), depth=st.integers(0, 30), seed=st.integers(0, 2**32 - 1), payload=YAML_VALUES)
-def test_the_fetching_process_changes_no_verdict(game: Game, kind: str, depth: int, seed: int, payload: Any) -> None:
+@given(kind=st.sampled_from(KINDS), depth=st.integers(0, 30), seed=st.integers(0, 2**32 - 1), payload=YAML_VALUES,
+       lead=st.sampled_from([-1, fetch.LEAD]))
+def test_the_fetching_process_changes_no_verdict(game: Game, kind: str, depth: int, seed: int, payload: Any,
+                                                 lead: int) -> None:
     """verify.fetch: with commits fetched by a second process the verifier finds exactly what it finds alone,
-    commit by commit, on corrupted histories too (bad signatures, unreadable trees, stray files)."""
+    commit by commit, on corrupted histories too (bad signatures, unreadable trees, stray files), whether the
+    helper also reads status.yaml and the appended report lines (it does while ahead of the judge by more than
+    its lead: -1, always) or leaves them to the judge (a game this short never lets it get that far ahead)."""
     position = len(game.chain) - 1 - depth
     tip = corrupt(game, kind, position, random.Random(seed), payload)
-    assert every_finding(game, tip, pipeline=True) == every_finding(game, tip, pipeline=False)
+    with mock.patch.object(fetch, "LEAD", lead):  # the helper is forked: it sees the parent's value
+        assert every_finding(game, tip, pipeline=True) == every_finding(game, tip, pipeline=False)
 
 
 def test_the_uncorrupted_game_verifies(game: Game) -> None:

@@ -192,9 +192,40 @@ def _line_entry(row: str, file: str, number: int, ruleset: Ruleset, lines: Parse
     if lines is None:
         return _read_entry_line(row, file, number, ruleset, period)
     # kept by its text in its file: the same line is the same entry wherever in the file it stands
-    kept: Entry = lines.get((row, ruleset.name, file), lambda: _read_entry_line(row, file, number, ruleset, period),
-                            LINE_BYTES * len(row))
+    kept: Entry = lines.get(_line_key(row, ruleset.name, file),
+                            lambda: _read_entry_line(row, file, number, ruleset, period), LINE_BYTES * len(row))
     return kept.at_line(number)
+
+
+LineKey = tuple[str, str, str]  # a report line's text, the ruleset it was read by, its file
+
+
+def _line_key(row: str, ruleset: str, file: str) -> LineKey:
+    return row, ruleset, file
+
+
+def entries_ahead(file: str, before: bytes, more: bytes, ruleset: Ruleset) -> dict[LineKey, Entry]:
+    """The entries of the lines `more` appends to the report file `before`, read ahead of the judge by the
+    fetching process (verify.fetch), under the keys the line cache keeps them by. A line that does not read
+    is left out: the judge reads it itself and meets its finding there."""
+    out: dict[LineKey, Entry] = {}
+    if not before.endswith(b"\n") or len(before) + len(more) > yamlsafe.MAX_BYTES:
+        return out  # not read line by line (`read_lines`)
+    for number, row in enumerate(_rows(more), start=before.count(b"\n") + 1):
+        if ENTRY_LINE.match(row):
+            try:
+                out[_line_key(row, ruleset.name, file)] = _line_entry(row, file, number, ruleset, None)
+            except PbemError:
+                continue
+    return out
+
+
+def keep_entries(lines: ParseCache | None, entries: dict[LineKey, Entry]) -> None:
+    """Entries read ahead (`entries_ahead`) put in the line cache, where reading their lines finds them."""
+    if lines is None:
+        return
+    for key, entry in entries.items():
+        lines.get(key, lambda entry=entry: entry, LINE_BYTES * len(key[0]))  # type: ignore[misc]
 
 
 def _read_entry_line(row: str, file: str, number: int, ruleset: Ruleset, period: str) -> Entry:

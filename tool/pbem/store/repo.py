@@ -219,6 +219,27 @@ class GameRepo:
         chain.reverse()
         return chain
 
+    def linear_chain(self, tip: str) -> list[str] | None:
+        """The commits from `tip` back to the root, newest first, read by libgit2's walker in one pass, when
+        there is no merge among them; None when there is one, when any commit does not read or the clone is
+        shallow: the caller then walks commit by commit and names what it meets (`parents`)."""
+        if self.repo.is_shallow:
+            return None
+        chain: list[str] = []
+        try:
+            walker = self.repo.walk(tip, pygit2.enums.SortMode.NONE)
+            walker.simplify_first_parent()
+            expected: pygit2.Oid | None = pygit2.Oid(hex=tip)
+            for commit in walker:
+                parents = commit.parent_ids
+                if commit.id != expected or len(parents) > 1:
+                    return None
+                chain.append(str(commit.id))
+                expected = parents[0] if parents else None
+        except (pygit2.GitError, KeyError, ValueError):
+            return None
+        return chain if expected is None else None  # else the walk stopped short of the root
+
     def tree_files(self, commit_oid: str) -> dict[str, tuple[str, int]]:
         """Every non-tree entry of the commit's tree, recursively: `path -> (oid, filemode)`.
 

@@ -4,9 +4,10 @@ Verifying a long history is two kinds of work. Checking a commit's signature, li
 reading the changed blobs depend on nothing but the commit and the tree before it; reading the files and
 judging the turn depend on everything before. The first kind runs in a second process, a chunk of commits
 ahead of the second: the judge receives, per commit, what `check_signature` found, the paths that changed and
-their contents (a report file that grew as its growth; status.yaml already read while the helper is ahead, so
-the work shares itself out), and does the rest itself, exactly as without a helper. If the helper stops early,
-for any reason, the judge goes on alone from where it got to.
+their contents (a report file that grew as its growth), and does the rest itself, exactly as without a helper.
+While the helper is far enough ahead (`LEAD`), it also reads status.yaml and the lines appended to report
+files, which the judge then takes as read, so the work shares itself out between the two cores. If the helper
+stops early, for any reason, the judge goes on alone from where it got to.
 
 Only worth it for long histories (starting a process costs some milliseconds); below `PIPELINE_MIN` commits a
 thread checks the signatures ahead instead (`signatures_ahead`).
@@ -19,7 +20,7 @@ import pickle
 from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
 from pbem.crypto import sshsig
 from pbem.crypto.keys import PublicKey
@@ -28,15 +29,21 @@ from pbem.store.commits import parse_commit
 from pbem.store.repo import GameRepo
 from pbem.store.trees import TreeWalker
 from pbem.protocol.model import Status
-from pbem.files.layout import REPORT_RE, STATUS
-from pbem.files.readers import read_status
+from pbem.files.layout import GAME, REPORT_RE, STATUS
+from pbem.files.lines import LineKey, entries_ahead
+from pbem.files.readers import read_manifest, read_status
+from pbem.protocol.model import Entry
+from pbem.rulesets.base import Ruleset
 
 PIPELINE_MIN = int(os.environ.get("PBEM_PIPELINE_MIN", "1000"))  # tests lower it to run the pipeline on small games
 CHUNK = 64
+PIPE_BYTES = 1 << 20  # Linux's most for a pipe by default (/proc/sys/fs/pipe-max-size)
+LEAD = 2 * CHUNK  # commits the helper keeps ahead of the judge before it takes on more of the work (`_helper`)
 SENT = 32  # status.yaml versions the helper remembers having sent
 
 Signed = tuple[str, Optional[str], Optional[PublicKey], Optional[Finding]]  # summary, tree, signer, finding
 Files = Mapping[str, tuple[str, int]]
+RulesetOf = Callable[[Files], Optional[Ruleset]]  # the ruleset a tree's game.yaml names, None if it does not read
 
 
 @dataclass
@@ -53,6 +60,7 @@ class Fetched:
     # the earlier version's blob id, the appended bytes). Most of a commit's bytes are its report file.
     grown: dict[str, tuple[str, str, bytes]] = field(default_factory=dict)
     statuses: dict[str, Status] = field(default_factory=dict)  # status.yaml read, by blob id (if it reads)
+    lines: dict[LineKey, Entry] = field(default_factory=dict)  # the entries of the lines a report file appended
 
 
 def check_signature(repo: GameRepo, oid: str) -> Signed:
@@ -72,9 +80,11 @@ def check_signature(repo: GameRepo, oid: str) -> Signed:
 
 
 def fetch(repo: GameRepo, walker: TreeWalker, oid: str, reports: dict[str, tuple[str, bytes]] | None = None,
-          read_status_too: bool = True, sent: dict[str, None] | None = None) -> Fetched:
+          read_status_too: bool = True, sent: dict[str, None] | None = None,
+          rules: RulesetOf | None = None) -> Fetched:
     """One commit's `Fetched`, moving `walker` on to its tree (it stays put when the tree cannot be read).
-    `reports`: the report files as last fetched (path -> (blob id, content)), to send only their growth;
+    `reports`: the report files as last fetched (path -> (blob id, content)), to send only their growth, and
+    with `rules`, the entries of the lines they appended as read by the ruleset of the commit's game.yaml;
     `read_status_too`: read status.yaml here as well, unless it is a version among `sent` (the last ones read
     and sent: the judge keeps what it was sent by blob id, and most commits rewrite status.yaml into a version
     a commit shortly before had)."""
@@ -96,6 +106,9 @@ def fetch(repo: GameRepo, walker: TreeWalker, oid: str, reports: dict[str, tuple
         before = reports.get(path) if report else None  # type: ignore[union-attr]
         if before is not None and len(data) > len(before[1]) and data.startswith(before[1]):
             fetched.grown[blob] = (path, before[0], data[len(before[1]):])
+            ruleset = rules(files) if rules is not None else None
+            if ruleset is not None:  # the lines the judge would read now, read here while it judges
+                fetched.lines.update(entries_ahead(path, before[1], data[len(before[1]):], ruleset))
         else:
             fetched.blobs[blob] = data
         if report:
@@ -126,7 +139,8 @@ def fetched_ahead(repo: GameRepo, oids: list[str], start: Files) -> Iterator[Fet
 
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
-    taken = context.Value("q", 0, lock=False)  # commits the judge has taken: how far ahead the helper is
+    _widen(send)
+    taken = context.Value("q", 0, lock=False)  # commits the judge has judged: how far ahead the helper is
     helper = context.Process(target=_helper, args=(repo, oids, dict(start), send, taken), daemon=True)
     helper.start()
     send.close()
@@ -137,14 +151,26 @@ def fetched_ahead(repo: GameRepo, oids: list[str], start: Files) -> Iterator[Fet
                 chunk = pickle.loads(receive.recv_bytes())  # noqa: S301 - our own child, through our own pipe
             except (EOFError, OSError, pickle.UnpicklingError):
                 return
-            done += len(chunk)
-            taken.value = done
-            yield from chunk
+            for item in chunk:
+                yield item
+                done += 1  # asked for the next: this one is judged
+                taken.value = done
     finally:
         receive.close()
         helper.join(timeout=1)
         if helper.is_alive():
             helper.terminate()
+
+
+def _widen(pipe: object) -> None:
+    """Room in the pipe for some chunks (Linux's default holds about one), so that the helper can get far enough
+    ahead to take work off the judge (`LEAD`); elsewhere it stays as it is."""
+    import fcntl
+
+    try:
+        fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, PIPE_BYTES)  # type: ignore[attr-defined]
+    except (AttributeError, OSError):
+        pass
 
 
 def _helper(parent: GameRepo, oids: list[str], start: dict, send: object, taken: object) -> None:
@@ -154,16 +180,39 @@ def _helper(parent: GameRepo, oids: list[str], start: dict, send: object, taken:
         walker.files = start
         reports: dict[str, tuple[str, bytes]] = {}
         sent: dict[str, None] = {}
-        for i in range(0, len(oids), CHUNK):
-            # The work is shared out as it goes: the helper reads status.yaml too while it is more than a chunk
-            # ahead of the judge (the judge being the slower), and leaves it to the judge otherwise.
-            spare = i - taken.value > CHUNK  # type: ignore[attr-defined]
-            chunk = [fetch(repo, walker, oid, reports, spare, sent) for oid in oids[i:i + CHUNK]]
-            send.send_bytes(pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL))  # type: ignore[attr-defined]
+        rules = ruleset_of(repo)
+        chunk: list[Fetched] = []
+        for i, oid in enumerate(oids):
+            # The work is shared out as it goes, commit by commit: the helper reads status.yaml and the appended
+            # report lines too while it is more than `LEAD` commits ahead of the judge (the judge being the
+            # slower), and leaves them to the judge otherwise.
+            spare = i - taken.value > LEAD  # type: ignore[attr-defined]
+            chunk.append(fetch(repo, walker, oid, reports, spare, sent, rules if spare else None))
+            if len(chunk) == CHUNK or i == len(oids) - 1:
+                send.send_bytes(pickle.dumps(chunk, protocol=pickle.HIGHEST_PROTOCOL))  # type: ignore[attr-defined]
+                chunk = []
     except BaseException:  # noqa: BLE001 - the judge notices the early end and goes on alone
         pass
     finally:
         os._exit(0)  # a forked child: no atexit handlers, no flushing of the parent's buffers
+
+
+def ruleset_of(repo: GameRepo) -> RulesetOf:
+    """`RulesetOf` for the trees of `repo`, reading game.yaml again only when it changed."""
+    known: dict[str, Optional[Ruleset]] = {}
+
+    def of(files: Files) -> Optional[Ruleset]:
+        game = files.get(GAME)
+        if game is None:
+            return None
+        if game[0] not in known:
+            known.clear()
+            try:
+                known[game[0]] = read_manifest(repo.read_blob(game[0])).ruleset
+            except PbemError:
+                known[game[0]] = None
+        return known[game[0]]
+    return of
 
 
 def signatures_ahead(repo: GameRepo, oids: list[str], chunk: int = 256) -> Iterator[Signed]:

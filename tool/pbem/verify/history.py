@@ -23,6 +23,7 @@ from pbem.verify.fetch import (PIPELINE_MIN, Fetched, Signed, can_fetch_ahead, c
                                signatures_ahead)
 from pbem.files.game import read_changes, read_game, seed_cache
 from pbem.files.layout import layout_findings
+from pbem.files.lines import keep_entries
 from pbem.files.parsecache import ParseCache, whole_files
 from pbem.protocol.game import Game
 from pbem.protocol.verified import Verified
@@ -69,6 +70,11 @@ def turn_sequence(repo: GameRepo, tip: str,
 
     With `known`, the walk back stops at the first turn `known` accepts with no merge waiting for its first
     parent further back: the sequence then starts at that turn (a clean state kept for it, verify.cache)."""
+    if known is None:
+        linear = repo.linear_chain(tip)  # most games: one pass of libgit2's, not two reads of each commit here
+        if linear is not None:
+            linear.reverse()
+            return linear, []
     sequence: list[str] = []
     findings: list[Finding] = []
     awaited: dict[str, str] = {}  # first parent of a merge -> the merge: must show up further back
@@ -140,6 +146,8 @@ class Verifier:
         blob = self.repo.read_blob if fetched is None else _fetched_first(self._fetched_blobs(fetched),
                                                                            self.repo.read_blob)
         statuses = fetched.statuses if fetched is not None else None
+        if fetched is not None and fetched.lines:
+            keep_entries(self.cache.lines, fetched.lines)
         if walked is not self.files:  # the walker moved past a commit not judged: compare with the last judged
             changed = {p for p in set(files) | set(self.files) if files.get(p) != self.files.get(p)}
         added = {p for p in changed if p not in self.files}
