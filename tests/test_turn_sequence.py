@@ -5,14 +5,17 @@ history shapes, each compared with the commit-by-commit walk, which names what i
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Callable
+from unittest import mock
 
 import pytest
 
+from conftest import Table
 from pbem.store.repo import GameRepo
-from pbem.verify.history import turn_sequence
+from pbem.verify.history import turn_sequence, verify_history
 
 ENV = {**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@x", "GIT_COMMITTER_NAME": "a",
        "GIT_COMMITTER_EMAIL": "a@x", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull}
@@ -114,3 +117,16 @@ def test_a_shallow_clone_is_walked_commit_by_commit(tmp_path: Path) -> None:
     tip = repo.head_oid()
     assert tip is not None and repo.linear_chain(tip) is None
     assert turn_sequence(repo, tip) == turn_sequence(repo, tip, known=lambda _: False)
+
+
+def test_a_first_verification_reads_the_chain_in_one_pass(played: Table) -> None:
+    """With no state kept yet, the walk does not look for one commit by commit (DESIGN §11: `pbem verify` of a
+    long game starts judging after one pass over its history); with one kept, it stops there."""
+    repo = GameRepo.open(str(played.repo_dir))
+    shutil.rmtree(Path(repo.git_dir) / "pbem", ignore_errors=True)  # what the turns played kept
+    one_by_one = mock.patch.object(GameRepo, "parents", side_effect=AssertionError("read commit by commit"))
+    with one_by_one:
+        first = verify_history(repo, cached=True)
+    assert not first.findings() and first.cached_commits == 0
+    again = verify_history(repo, cached=True)  # kept now: the walk back stops at it
+    assert again.cached_commits == first.total and not again.commits

@@ -265,12 +265,12 @@ def verify_history(repo: GameRepo, tip: str | None = None, on_commit: Callable[[
 def _verify_history(repo: GameRepo, tip: str, on_commit: Callable[[int], None] | None, cached: bool,
                     whole_sequence: bool, statuses: bool, pipeline: bool | None) -> HistoryResult:
     kept, start = None, 0
-    if cached and not whole_sequence:
-        known = verified_cache.kept(repo.git_dir).__contains__
-        sequence, history_findings = turn_sequence(repo, tip, known)
+    listed = verified_cache.kept(repo.git_dir) if cached and not whole_sequence else frozenset()
+    if listed:
+        sequence, history_findings = turn_sequence(repo, tip, listed.__contains__)
         if not history_findings:
             kept, start = _latest_kept(repo, sequence)
-        if kept is None and sequence and known(sequence[0]):  # the walk stopped early, in vain: walk it all
+        if kept is None and sequence and sequence[0] in listed:  # the walk stopped early, in vain: walk it all
             sequence, history_findings = turn_sequence(repo, tip)
     else:
         sequence, history_findings = turn_sequence(repo, tip)
