@@ -1,16 +1,18 @@
-"""The fetching helper (verify.fetch) reads the lines a commit appends to a report file ahead of the judge, by the
-ruleset game.yaml names, and the judge takes them from it instead of reading them again: each is the entry the
-whole-file reader reads at that line, and a line that does not read is left to the judge, who names its finding."""
+"""The fetching helper (verify.fetch) reads the lines a commit appends to a report file and the players files it
+changes ahead of the judge, by the ruleset game.yaml names, and the judge takes them from it instead of reading them
+again: each line is the entry the whole-file reader reads at that line, and a line that does not read is left to
+the judge, who names its finding."""
 
 from __future__ import annotations
 
+from typing import Any
 from unittest import mock
 
 import pytest
 
 from conftest import DemoGames
 from demo_games import DEMOS, commits, demo
-from pbem.files import lines
+from pbem.files import lines, readers
 from pbem.files.layout import GAME
 from pbem.files.lines import ENTRY_LINE, entries_ahead, read_report
 from pbem.files.readers import read_manifest
@@ -44,25 +46,38 @@ def test_every_line_read_ahead_is_the_entry_the_whole_file_reader_reads(demo_gam
 
 
 @pytest.mark.parametrize("game", DEMOS)
-def test_the_judge_reads_none_of_the_lines_read_ahead_and_finds_the_same(demo_games: DemoGames, game: str) -> None:
+def test_the_judge_reads_nothing_read_ahead_and_finds_the_same(demo_games: DemoGames, game: str) -> None:
+    """Neither the report lines nor the players files the helper read (each commit of a tactical game moves a
+    horizon in one) are read again by the judge, and what it finds is what it finds alone."""
     repo = GameRepo.open(str(demo(game, demo_games) / "game"))
     oids = commits(demo(game, demo_games))
     alone, helped = Verifier(repo), Verifier(repo)
-    parsed: list[str] = []
-    real = lines._read_entry_line
+    rows: list[str] = []
+    paths: list[str] = []
+    real_line, real_players = lines._read_entry_line, readers.read_players
 
-    def noted(row: str, *args: object) -> object:
-        parsed.append(row)
-        return real(row, *args)  # type: ignore[arg-type]
+    def line_read(row: str, *args: Any) -> Any:
+        rows.append(row)
+        return real_line(row, *args)
 
+    def players_read(data: bytes, path: str, ruleset: Any) -> Any:
+        paths.append(path)
+        return real_players(data, path, ruleset)
+
+    ahead = 0
     for oid, got in zip(oids, fetched_all(repo, oids)):
         expected = alone.step(oid)
-        parsed.clear()
-        with mock.patch.object(lines, "_read_entry_line", noted):
+        rows.clear()
+        paths.clear()
+        with mock.patch.object(lines, "_read_entry_line", line_read), \
+                mock.patch.object(readers, "read_players", players_read):
             result = helped.step(oid, fetched=got)
-        assert not set(parsed) & {row for row, _, _ in got.lines}, oid
+        assert not set(rows) & {row for row, _, _ in got.lines}, oid
+        assert not set(paths) & {path for _, path, _ in got.players}, oid
+        ahead += len(got.players)
         assert (result.actor, result.status, [f.text() for f in result.findings]) == \
             (expected.actor, expected.status, [f.text() for f in expected.findings])
+    assert ahead > 0 or game == "dow"  # dow's game has no players files
 
 
 def test_a_line_that_does_not_read_is_left_to_the_judge(demo_games: DemoGames) -> None:

@@ -18,7 +18,7 @@ from pbem.files.readers import read_manifest, read_status
 from pbem.protocol.books import dice_book, in_commit_order, press_after, press_book, sealed_book, table_order, \
     target_book
 from pbem.protocol.game import Game, Manifest
-from pbem.protocol.model import Inputs, Status
+from pbem.protocol.model import Inputs, PlayerInputs, Status
 
 _INPUTS = ("files", "per_player")  # the collections of `Inputs`; the others are `Game`'s
 
@@ -96,12 +96,14 @@ def read_changes(
     blob: Callable[[str], bytes],
     cache: ParseCache | None = None,
     statuses: Mapping[str, Status] | None = None,
+    players: Mapping[tuple[str, str, str], PlayerInputs] | None = None,
 ) -> Game:
     """The game after a commit that changed `changed`, read on top of `base`, the game as read at its parent:
     only the changed files are read, a report file in pbem's layout only in the lines that changed, and a
     changed game.yaml with the same ruleset only checked against the files read (who sits may change).
     Gives what `read_game(files)` gives, and raises what it raises for the changed files. `statuses`:
-    status.yaml files read already, by blob id (verify.fetch)."""
+    status.yaml files read already, by blob id; `players`: players files read already, by blob id, path and
+    the name of the ruleset they were read by (verify.fetch)."""
     if GAME not in files:
         return in_commit_order(base, read_game(files, blob, cache))
     manifest = base.manifest
@@ -142,7 +144,9 @@ def read_changes(
             continue
         if kind.admit is not None:
             kind.admit(match, manifest)
-        value = kind.read(blob(new), path, ruleset, lines, before)
+        value = players.get((new, path, manifest.ruleset_name)) if players and kind.field == "per_player" else None
+        if value is None:
+            value = kind.read(blob(new), path, ruleset, lines, before)
         if kind.seated is not None:
             kind.seated(value, before, manifest.players, not reseated)
         held[kind.key(match, value)] = value

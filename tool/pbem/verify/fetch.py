@@ -5,9 +5,9 @@ reading the changed blobs depend on nothing but the commit and the tree before i
 judging the turn depend on everything before. The first kind runs in a second process, a chunk of commits
 ahead of the second: the judge receives, per commit, what `check_signature` found, the paths that changed and
 their contents (a report file that grew as its growth), and does the rest itself, exactly as without a helper.
-While the helper is far enough ahead (`LEAD`), it also reads status.yaml and the lines appended to report
-files, which the judge then takes as read, so the work shares itself out between the two cores. If the helper
-stops early, for any reason, the judge goes on alone from where it got to.
+While the helper is far enough ahead (`LEAD`), it also reads status.yaml, the players files and the lines
+appended to report files, which the judge then takes as read, so the work shares itself out between the two
+cores. If the helper stops early, for any reason, the judge goes on alone from where it got to.
 
 Only worth it for long histories (starting a process costs some milliseconds); below `PIPELINE_MIN` commits a
 thread checks the signatures ahead instead (`signatures_ahead`).
@@ -29,10 +29,10 @@ from pbem.store.commits import parse_commit
 from pbem.store.repo import GameRepo
 from pbem.store.trees import TreeWalker
 from pbem.protocol.model import Status
-from pbem.files.layout import GAME, REPORT_RE, STATUS
+from pbem.files.layout import GAME, PLAYERS_RE, REPORT_RE, STATUS
 from pbem.files.lines import LineKey, entries_ahead
-from pbem.files.readers import read_manifest, read_status
-from pbem.protocol.model import Entry
+from pbem.files.readers import read_manifest, read_players, read_status
+from pbem.protocol.model import Entry, PlayerInputs
 from pbem.rulesets.base import Ruleset
 
 PIPELINE_MIN = int(os.environ.get("PBEM_PIPELINE_MIN", "1000"))  # tests lower it to run the pipeline on small games
@@ -61,6 +61,7 @@ class Fetched:
     grown: dict[str, tuple[str, str, bytes]] = field(default_factory=dict)
     statuses: dict[str, Status] = field(default_factory=dict)  # status.yaml read, by blob id (if it reads)
     lines: dict[LineKey, Entry] = field(default_factory=dict)  # the entries of the lines a report file appended
+    players: dict[tuple[str, str, str], PlayerInputs] = field(default_factory=dict)  # by blob, path, ruleset
 
 
 def check_signature(repo: GameRepo, oid: str) -> Signed:
@@ -83,8 +84,9 @@ def fetch(repo: GameRepo, walker: TreeWalker, oid: str, reports: dict[str, tuple
           read_status_too: bool = True, sent: dict[str, None] | None = None,
           rules: RulesetOf | None = None) -> Fetched:
     """One commit's `Fetched`, moving `walker` on to its tree (it stays put when the tree cannot be read).
-    `reports`: the report files as last fetched (path -> (blob id, content)), to send only their growth, and
-    with `rules`, the entries of the lines they appended as read by the ruleset of the commit's game.yaml;
+    `reports`: the report files as last fetched (path -> (blob id, content)), to send only their growth;
+    with `rules`, the entries of the lines they appended and the players files, as read by the ruleset of the
+    commit's game.yaml;
     `read_status_too`: read status.yaml here as well, unless it is a version among `sent` (the last ones read
     and sent: the judge keeps what it was sent by blob id, and most commits rewrite status.yaml into a version
     a commit shortly before had)."""
@@ -111,6 +113,12 @@ def fetch(repo: GameRepo, walker: TreeWalker, oid: str, reports: dict[str, tuple
                 fetched.lines.update(entries_ahead(path, before[1], data[len(before[1]):], ruleset))
         else:
             fetched.blobs[blob] = data
+            ruleset = rules(files) if rules is not None and PLAYERS_RE.match(path) else None
+            if ruleset is not None:  # a player's horizon: most commits move one
+                try:
+                    fetched.players[(blob, path, ruleset.name)] = read_players(data, path, ruleset)
+                except PbemError:
+                    pass  # the judge reads it again and meets the same finding there
         if report:
             reports[path] = (blob, data)  # type: ignore[index]
         if path == STATUS and read_status_too and (sent is None or blob not in sent):
@@ -183,8 +191,8 @@ def _helper(parent: GameRepo, oids: list[str], start: dict, send: object, taken:
         rules = ruleset_of(repo)
         chunk: list[Fetched] = []
         for i, oid in enumerate(oids):
-            # The work is shared out as it goes, commit by commit: the helper reads status.yaml and the appended
-            # report lines too while it is more than `LEAD` commits ahead of the judge (the judge being the
+            # The work is shared out as it goes, commit by commit: the helper reads status.yaml, the players
+            # files and the appended report lines too while it is more than `LEAD` commits ahead of the judge (the judge being the
             # slower), and leaves them to the judge otherwise.
             spare = i - taken.value > LEAD  # type: ignore[attr-defined]
             chunk.append(fetch(repo, walker, oid, reports, spare, sent, rules if spare else None))

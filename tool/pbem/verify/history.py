@@ -146,6 +146,7 @@ class Verifier:
         blob = self.repo.read_blob if fetched is None else _fetched_first(self._fetched_blobs(fetched),
                                                                            self.repo.read_blob)
         statuses = fetched.statuses if fetched is not None else None
+        players = fetched.players if fetched is not None else None
         if fetched is not None and fetched.lines:
             keep_entries(self.cache.lines, fetched.lines)
         if walked is not self.files:  # the walker moved past a commit not judged: compare with the last judged
@@ -156,7 +157,7 @@ class Verifier:
             if self.read is None:
                 game = read_game(files, blob, self.cache)
             else:
-                game = read_changes(self.read, files, changed, blob, self.cache, statuses)
+                game = read_changes(self.read, files, changed, blob, self.cache, statuses, players)
             if _CROSSCHECK:
                 _agree(self.repo, oid, files, game)
         except PbemError as exc:
