@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pbem.formats import records
-from pbem.formats.records import evolve
+from pbem.formats.records import evolve, once
 
 
 @dataclass(frozen=True)
@@ -71,3 +71,19 @@ def test_the_records_judging_copies_most_take_the_short_road() -> None:
 
     for cls in (TacticalState, Unit, OwnView, Status, Checkpoint, Auction):
         assert records._plain_fields(cls) is not None, cls
+
+
+def test_once_computes_a_property_at_its_first_read_and_keeps_it() -> None:
+    calls: list[int] = []
+
+    class Counted:
+        @once
+        def value(self) -> int:
+            calls.append(1)
+            return len(calls) * 10
+
+    first, second = Counted(), Counted()
+    assert (first.value, first.value, second.value) == (10, 10, 20) and len(calls) == 2
+    assert vars(first) == {"value": 10}  # kept in the instance: read after as any attribute
+    assert isinstance(vars(Counted)["value"], cached_property)  # `evolve` knows a copy would carry it stale
+    assert Counted.value is vars(Counted)["value"]

@@ -6,6 +6,9 @@ each field through `object.__setattr__`: some 5 to 10 µs a copy, several times 
 `__init__` only stores its fields (no `__post_init__`, no `InitVar`, no cached properties that a copy would
 carry stale) is the same once its fields are copied and the changed ones set, so `evolve` does that; any other
 class goes to `dataclasses.replace`.
+
+`once`: `functools.cached_property` without the lock it takes at each first read before Python 3.12 (the judge
+reads a dozen such properties of each commit's change once each).
 """
 
 from __future__ import annotations
@@ -15,6 +18,18 @@ from functools import cached_property
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+class once(cached_property):  # type: ignore[type-arg]
+    """A property computed at its first read and kept in the instance (then read as any attribute). Two threads
+    reading it first at once may both compute it, as `cached_property` does since Python 3.12: the values here
+    are pure."""
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.attrname] = self.func(instance)
+        return value
+
 
 _PLAIN: dict[type, frozenset[str] | None] = {}  # class -> its field names if copying them is enough, else None
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from functools import cached_property
 from typing import Any, Mapping
 
 from pbem.crypto.keys import PublicKey
@@ -27,6 +26,7 @@ from pbem.protocol.verified import Verified
 from pbem.protocol.ways_out import (agreement_effect, completed, consent_table, errata_agreed, nmr_completed,
                                     settled_now)
 from pbem.files.layout import AGREEMENT_RE
+from pbem.formats.records import once
 from pbem.files.layout import DICE_RE, GAME, PLAYERS_RE, PRESS_RE, REPORT_RE, SECRET_RE, STATUS
 from pbem.protocol.game import Game
 
@@ -66,11 +66,11 @@ class Change:
 
     # -- paths by kind
 
-    @cached_property
+    @once
     def reports(self) -> set[str]:
         return set(self.by_kind["report"])
 
-    @cached_property
+    @once
     def in_report_folder(self) -> bool:
         """Whether any path under report/ changed (a name the layout refuses counts too)."""
         return any(p.startswith("report/") for p in self.paths)
@@ -80,7 +80,7 @@ class Change:
     press = property(lambda self: self.by_kind["press"], doc="the press files it changed")
     agreements = property(lambda self: self.by_kind["agreement"], doc="the agreements it changed")
 
-    @cached_property
+    @once
     def press_only(self) -> bool:
         """Whether it changes press files only, besides status.yaml (DESIGN §4.8: press is no turn)."""
         rest = self.paths - {STATUS}
@@ -88,16 +88,16 @@ class Change:
 
     # -- who made it
 
-    @cached_property
+    @once
     def player(self) -> str | None:
         """The seat (or the escrow) the signer holds before the commit."""
         return who(self.prev.game, self.signer)
 
-    @cached_property
+    @once
     def founder(self) -> bool:
         return self.prev.founder is not None and self.prev.founder.same_key(self.signer)
 
-    @cached_property
+    @once
     def claimed(self) -> list[Any]:
         """The seats of the new game.yaml that hold the signer's key (a join claims one)."""
         return [s for s in self.read.manifest.seats if s.key is not None and s.key.same_key(self.signer)]
@@ -107,7 +107,7 @@ class Change:
         """Before the start: signed by a key that holds no seat and is not the founder's (pbem join)."""
         return self.player is None and not self.founder
 
-    @cached_property
+    @once
     def actor(self) -> str | None:
         """Before the start: the seat the signer holds, before or (a join, the founder) after the commit."""
         if self.joining:
@@ -117,7 +117,7 @@ class Change:
             return now.id if now else None
         return self.player
 
-    @cached_property
+    @once
     def mine(self) -> list[Break]:
         """What the signer owes out of turn now (dice, reveals, sealed inputs, his word): none for an agreement
         commit, which settles nothing of its own."""
@@ -130,13 +130,13 @@ class Change:
                                        self.player or "", self.prev.status.pending)
         return owed
 
-    @cached_property
+    @once
     def takes_turn(self) -> bool:
         return self.player is not None and takes_turn(self.prev, self.player)
 
     # -- the documents before and after
 
-    @cached_property
+    @once
     def game(self) -> Game:
         """The game as judged: once started, game.yaml changes only as a completed agreement says; any other
         change is refused (protected.changed) and never takes effect, at this commit or any later one, or an
@@ -148,7 +148,7 @@ class Change:
             return replace(read, manifest=prev.game.manifest)
         return read
 
-    @cached_property
+    @once
     def entries(self) -> tuple[list[Entry], list[Entry]]:
         """(removed, added) over the report files it changed."""
         return entry_changes(self.prev.game.inputs, self.game.inputs, self.reports)
@@ -161,7 +161,7 @@ class Change:
     def added(self) -> list[Entry]:
         return list(self.entries[1])
 
-    @cached_property
+    @once
     def _documents(self) -> tuple[dict[str, Batch | Secret], dict[str, Batch | Secret]]:
         def by_file(game: Game) -> dict[str, Batch | Secret]:
             out: dict[str, Batch | Secret] = {}
@@ -186,12 +186,12 @@ class Change:
 
     # -- what the agreements it completes do (DESIGN §4.8)
 
-    @cached_property
+    @once
     def table(self) -> Table:
         """The consent table before the commit: the keys that sign, who owes, who resigned."""
         return consent_table(self.prev.game, True, self.prev.status)
 
-    @cached_property
+    @once
     def effect(self) -> dict | None:
         """game.yaml as an amend or seat agreement this commit completes says it must read, or None."""
         assert self.prev.status is not None
@@ -199,43 +199,43 @@ class Change:
             return None
         return agreement_effect(self.prev, self.read, self.paths, self.player or "")
 
-    @cached_property
+    @once
     def agreed(self) -> bool:
         """Whether game.yaml changed exactly as such an agreement says."""
         return GAME in self.paths and self.effect is not None and self.effect == self.read.manifest.raw
 
-    @cached_property
+    @once
     def upgrades(self) -> list[Agreement]:
         """The upgrade agreements it completes: the workflow changes only by one."""
         return completed(self.prev, self.read, upgrade.UPGRADE, self.table) if self.agreements else []
 
-    @cached_property
+    @once
     def upgraded(self) -> bool:
         return bool(self.upgrades) and not upgrade.effect_findings(self.upgrades, self.read.workflow)
 
-    @cached_property
+    @once
     def corrections(self) -> list[Any]:
         """The erratum agreements it completes, as errata."""
         return errata_agreed(self.prev, self.game)
 
-    @cached_property
+    @once
     def settled(self) -> dict[str, str]:
         """Player -> the nmr or resign it completes that settles what he owes."""
         return settled_now(self.prev, self.game)
 
-    @cached_property
+    @once
     def nmr(self) -> tuple[str, str] | None:
         """(the absent player, the nmr's id) for an nmr it completes, or None."""
         return nmr_completed(self.prev, self.game)
 
     # -- where replay stops
 
-    @cached_property
+    @once
     def expected(self) -> tuple[Stop, Status]:
         """Where replay stops once the commit is in, and the status it must write."""
         return expected_after(self.prev, self.game, self.player or "")
 
-    @cached_property
+    @once
     def start_roll(self) -> tuple[Batch | None, str | None]:
         """The start commit: the batch that decides who starts or the table order, and whom its die chose (None
         when it rolls the table order only)."""
@@ -244,7 +244,7 @@ class Change:
             return batch, start_choice(batch, self.game.manifest.players)
         return batch, None
 
-    @cached_property
+    @once
     def start(self) -> tuple[Stop, Status]:
         """The start commit: where replay stops and the status it must write (seed 000 §2.A)."""
         assert self.game.status is not None and self.game.status.control is not None
