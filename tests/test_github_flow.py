@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 
@@ -327,3 +327,42 @@ def test_review_on_a_plain_remote_pushes_the_branch_and_says_how_it_lands(race: 
     assert server_main(server) == landed
     assert subprocess.run(["git", "rev-parse", "pbem/kli"], cwd=server, capture_output=True,
                           text=True).stdout.strip() == mine
+
+
+
+@pytest.mark.parametrize("merged_by_then", [True, False])
+def test_a_merge_made_between_two_looks_is_told_as_the_merge(tmp_path: Path, merged_by_then: bool) -> None:
+    """The pull request is looked at (open), then the shared branch is found moved. By this very merge, made in
+    between: `pbem push` must say merged (and then pull), never "main moved" and, on its next try, "nothing to
+    push: main is ahead of you", which left the clone behind the game it had just landed in. By another one,
+    the pull request still open: that is a move, and the push replays onto it."""
+    from types import SimpleNamespace
+
+    from pbem.services import landing
+    from pbem.services.gitstate import Upstream
+
+    tip, theirs, moved_to = "a" * 40, "b" * 40, "c" * 40
+    looks: list[int] = []
+
+    class Client:
+        def pull(self, number: int) -> dict[str, object]:
+            looks.append(number)
+            merged = merged_by_then and len(looks) > 1
+            return {"merged": merged, "state": "closed" if merged else "open", "head": {"sha": tip}}
+
+        def check(self, sha: str) -> None:
+            return None
+
+    def git(args: list[str], root: Path) -> subprocess.CompletedProcess[str]:
+        assert args[0] == "ls-remote", args
+        return subprocess.CompletedProcess(args, 0, f"{moved_to}\trefs/heads/main\n", "")
+
+    ws: Any = SimpleNamespace(root=tmp_path)  # _await reads only where the clone is
+    client: Any = Client()
+    landed = landing._await(ws, Upstream("refs/heads/main", "origin", "main"), client, 7, tip, theirs, "pushed",
+                            60.0, git, lambda seconds: None)
+    assert looks == [7, 7]
+    if merged_by_then:
+        assert landed.merged and not landed.moved and "merged by GitHub" in landed.message, landed
+    else:
+        assert landed.moved and not landed.merged, landed

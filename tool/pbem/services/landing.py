@@ -165,10 +165,11 @@ def _await(ws: Workspace, up: Upstream, client: github.Client, number: int, tip:
     """Look at the pull request until GitHub merged it, the check failed, the shared branch moved under it, or
     `wait` seconds passed."""
     deadline = time.monotonic() + wait
+    merged = Landed(f"pushed {tip[:10]} through pull request #{number}, merged by GitHub", merged=True)
     for look in range(10_000):
         state = client.pull(number)
         if state.get("merged"):
-            return Landed(f"pushed {tip[:10]} through pull request #{number}, merged by GitHub", merged=True)
+            return merged
         if state.get("state") == "closed":
             return Landed(f"not pushed: pull request #{number} was closed without a merge; your commits stay "
                           "here, unpublished: `pbem push` opens a new one", ILLEGAL)
@@ -180,6 +181,8 @@ def _await(ws: Workspace, up: Upstream, client: github.Client, number: int, tip:
             return Landed(f"not merged: {github.CHECK} failed on pull request #{number} ({check[1] or check[0]}); "
                           f"{set_aside(ws, up, tip, theirs)}", ILLEGAL)
         if gitstate.remote_tip(ws.root, up, git) != theirs:
+            if client.pull(number).get("merged"):  # it moved by this very merge, made since the look above
+                return merged
             return Landed(f"{up.where} moved while pull request #{number} waited", moved=True)
         if time.monotonic() >= deadline:
             break
