@@ -329,7 +329,6 @@ def test_review_on_a_plain_remote_pushes_the_branch_and_says_how_it_lands(race: 
                           text=True).stdout.strip() == mine
 
 
-
 @pytest.mark.parametrize("merged_by_then", [True, False])
 def test_a_merge_made_between_two_looks_is_told_as_the_merge(tmp_path: Path, merged_by_then: bool) -> None:
     """The pull request is looked at (open), then the shared branch is found moved. By this very merge, made in

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
+
 class once(cached_property):  # type: ignore[type-arg]
     """A property computed at its first read and kept in the instance (then read as any attribute). Two threads
     reading it first at once may both compute it, as `cached_property` does since Python 3.12: the values here

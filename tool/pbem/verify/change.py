@@ -26,9 +26,9 @@ from pbem.protocol.verified import Verified
 from pbem.protocol.ways_out import (agreement_effect, completed, consent_table, errata_agreed, nmr_completed,
                                     settled_now)
 from pbem.files.layout import AGREEMENT_RE
-from pbem.formats.records import once
 from pbem.files.layout import DICE_RE, GAME, PLAYERS_RE, PRESS_RE, REPORT_RE, SECRET_RE, STATUS
 from pbem.protocol.game import Game
+from pbem.formats.records import once
 
 # The kinds of path a commit may change besides the fixed files, each recognised once (files/layout.py's patterns)
 PATH_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
