@@ -150,7 +150,8 @@ def test_a_long_games_kept_state_is_frozen_once_loaded_and_verifies_the_same(
 
 def test_the_kept_state_is_the_state_with_the_entries_strings_written_once(repo: GameRepo) -> None:
     """What `save` writes loads back equal to the state kept, field by field, with each `do` mapping shared as
-    before, and the equal strings of the report entries one object each (cache._Pickler)."""
+    before, and the equal strings of the report entries one object each, as the reader made them
+    (files/lines.py `_shared`), so that pickle writes each once."""
     from pbem.protocol.model import Entry
 
     result = verify_history(repo, cached=True)
@@ -182,3 +183,5 @@ def test_the_kept_state_is_the_state_with_the_entries_strings_written_once(repo:
         assert vars(mine) == vars(theirs) and mine is not theirs
     assert len({id(e.by) for e in kept}) == len({e.by for e in kept}) < len(kept)
     assert len({id(k) for e in kept for k in e.do}) == len({k for e in kept for k in e.do})
+    assert len({id(e.by) for e in live}) == len({e.by for e in live})
+    assert len({id(e.file) for e in live}) == len({e.file for e in live}) < len(live)

@@ -10,6 +10,7 @@ differ only in their key, their cap and how one item is read (`LineFormat`)."""
 from __future__ import annotations
 
 import re
+import sys
 from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any, Callable
@@ -254,7 +255,21 @@ def _entry(item: dict, file: str, line: int, ruleset: Ruleset, period: str, doc:
     if ruleset.period_of(at) != period:
         raise PbemError("report.wrong-file", f"entry at {item['at']} belongs in "
                         f"report/{ruleset.period_of(at)}.yaml, not {file}", file=file, line=line, exit_code=1)
-    return Entry(at, item["at"], item["by"], item.get("unit"), item["do"], file, line, notes=notes_of(item))
+    return Entry(at, _shared(item["at"]), _shared(item["by"]), _shared(item.get("unit")), _shared_in(item["do"]),
+                 _shared(file), line, notes=_shared_in(notes_of(item)))
+
+
+def _shared(value: Any) -> Any:
+    """A string as the one object every entry holds for it (sys.intern: freed with its last holder). A long
+    game's entries repeat a few strings (author, unit, file, the names in `do`) tens of thousands of times: held
+    once, the state kept after a verification (verify/cache.py) is written and loaded with each once, by
+    pickle's own memo."""
+    return sys.intern(value) if type(value) is str else value
+
+
+def _shared_in(mapping: dict) -> dict:
+    """`mapping` with its keys and string values shared (`_shared`)."""
+    return {_shared(k): _shared(v) for k, v in mapping.items()}
 
 
 def _read_report_whole(data: bytes, file: str, ruleset: Ruleset) -> ReportFile:

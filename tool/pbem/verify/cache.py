@@ -11,7 +11,6 @@ only once judging on top of it took longer than keeping one (SAVE_AFTER_SECONDS)
 
 from __future__ import annotations
 
-import copyreg
 import gc
 import hashlib
 import os
@@ -22,7 +21,6 @@ from typing import Any, Mapping
 
 import pbem
 from pbem.formats import resources
-from pbem.protocol.model import Entry
 
 KEEP = 4  # entries kept: the tips a player or a server verified last
 FREEZE_BYTES = 1 << 20  # a kept state this large (a game of some thousand commits) is frozen once loaded (`load`)
@@ -81,47 +79,6 @@ def kept(git_dir: str | os.PathLike[str]) -> frozenset[str]:
         return frozenset()
 
 
-_NEWOBJ = copyreg.__newobj__  # type: ignore[attr-defined]  # what pickle writes as its NEWOBJ instruction
-
-
-class _Pickler(pickle.Pickler):
-    """The kept state as pickle writes it, with the equal strings of the report entries written once.
-
-    Each entry read from a report line holds strings of its own (its author, unit, file and the names in its
-    `do`), equal to those of thousands of other entries: 40,000 of the state's 50,000 strings at 10,000 commits.
-    Written once and referred to after (pickle's memo), loading makes a quarter fewer objects: some 15 ms of one
-    new commit, for some 70 ms once at saving. The entries come back as they were written, field by field, by
-    pickle's own instructions (no function of ours runs while loading); their `do` and `x-` mappings are copies
-    with shared strings, one per mapping, shared by the entries that shared it (an entry moved to another line
-    shares its original's)."""
-
-    def __init__(self, handle: Any) -> None:
-        super().__init__(handle, protocol=pickle.HIGHEST_PROTOCOL)
-        self.strings: dict[str, str] = {}
-        self.mappings: dict[int, tuple[dict[Any, Any], Any]] = {}  # id -> (the copy, the original kept alive)
-
-    def reducer_override(self, obj: Any) -> Any:
-        if type(obj) is not Entry or "__getstate__" in vars(Entry):  # anything else as pickle writes it
-            return NotImplemented
-        state = {}
-        for name, value in obj.__dict__.items():
-            if type(value) is str:
-                value = self.strings.setdefault(value, value)
-            elif type(value) is dict:
-                value = self._mapping(value)
-            state[name] = value
-        return _NEWOBJ, (Entry,), state
-
-    def _mapping(self, value: dict[Any, Any]) -> dict[Any, Any]:
-        copied = self.mappings.get(id(value))
-        if copied is None:
-            strings = self.strings
-            copied = self.mappings[id(value)] = (
-                {strings.setdefault(k, k) if type(k) is str else k: strings.setdefault(v, v) if type(v) is str else v
-                 for k, v in value.items()}, value)
-        return copied[0]
-
-
 def save(git_dir: str | os.PathLike[str], oid: str, verified: Any, files: Mapping[str, tuple[str, int]],
          read: Any, count: int) -> None:
     """Keep the state after a clean `oid`; best effort (a read-only repository simply keeps nothing)."""
@@ -130,7 +87,9 @@ def save(git_dir: str | os.PathLike[str], oid: str, verified: Any, files: Mappin
         folder.mkdir(parents=True, exist_ok=True)
         temp = folder / f".{oid}.{os.getpid()}.tmp"
         with temp.open("wb") as handle:
-            _Pickler(handle).dump((oid, verified, dict(files), read, count))
+            # the entries' repeated strings are one object each (files/lines.py `_shared`): pickle's memo writes
+            # each once, and loading makes them once
+            pickle.dump((oid, verified, dict(files), read, count), handle, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(temp, folder / f"{oid}.pickle")
         kept = sorted(folder.glob("*.pickle"), key=lambda p: p.stat().st_mtime, reverse=True)
         for old in kept[KEEP:]:
