@@ -145,13 +145,15 @@ def fetched_ahead(repo: GameRepo, oids: list[str], start: Files) -> Iterator[Fet
     Ends early (yielding fewer than `oids`) if the helper stops; the caller goes on alone."""
     import multiprocessing
 
+    rules = ruleset_of(repo)
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
     _widen(send)
     taken = context.Value("q", 0, lock=False)  # commits the judge has judged: how far ahead the helper is
-    helper = context.Process(target=_helper, args=(repo, oids, dict(start), send, taken), daemon=True)
+    helper = context.Process(target=_helper, args=(repo, oids, dict(start), send, taken, rules), daemon=True)
     helper.start()
     send.close()
+    _first_ruleset(repo, rules, oids[0], start)
     try:
         done = 0
         while done < len(oids):
@@ -181,14 +183,25 @@ def _widen(pipe: object) -> None:
         pass
 
 
-def _helper(parent: GameRepo, oids: list[str], start: dict, send: object, taken: object) -> None:
+def _first_ruleset(repo: GameRepo, rules: RulesetOf, oid: str, start: Files) -> None:
+    """The ruleset of the first commit's game, read by the judge while the helper fetches the first chunk: its
+    modules, the YAML loader and the manifest's schema (some 25 ms) are then imported while the judge would
+    otherwise wait, not at its first commit. Anything that does not read is left to the judge to name."""
+    try:
+        files = start if GAME in start else repo.tree_files(oid)
+    except PbemError:
+        return
+    rules(files)
+
+
+def _helper(parent: GameRepo, oids: list[str], start: dict, send: object, taken: object,
+            rules: RulesetOf) -> None:
     try:
         repo = parent.reopen()
         walker = TreeWalker(repo)
         walker.files = start
         reports: dict[str, tuple[str, bytes]] = {}
         sent: dict[str, None] = {}
-        rules = ruleset_of(repo)
         chunk: list[Fetched] = []
         for i, oid in enumerate(oids):
             # The work is shared out as it goes, commit by commit: the helper reads status.yaml, the players
