@@ -168,3 +168,36 @@ def test_kept_validators_are_found_by_the_schema_files_stats(tmp_path: Path, mon
             schemas.validate(part, entry, file="f.yaml")
     finally:
         schemas.reset()
+
+
+# Runs `pbem ARGS...` as the console script does, with an exit handler, and telling when the process is ended at once.
+ENDING = ("import atexit, os, sys\n"
+          "exit_now = os._exit\n"
+          "os._exit = lambda code: (os.write(1, b'ended at once\\n'), exit_now(code))\n"
+          "atexit.register(lambda: sys.stdout.write('exit handler ran\\n'))\n"
+          "from pbem.cli import main; sys.argv[0] = 'pbem'; main()")
+
+
+@pytest.mark.parametrize("args, code", [(["verify"], 0), (["verify", "--format", "json"], 0),
+                                        (["verify", "no-such-revision"], 2)], ids=str)
+def test_a_served_command_ends_without_the_interpreter_s_teardown(base_played: Table, args: list[str],
+                                                                  code: int) -> None:
+    """`pbem verify` ends its process at once once it has answered (cli/fast.py `leave`: the judged game is not
+    freed object by object): its exit code and output as ever, its exit handlers run first."""
+    done = subprocess.run([sys.executable, "-c", ENDING, *args], cwd=base_played.repo_dir,
+                          env=base_played.env("fed"), capture_output=True, text=True, check=False)
+    assert done.returncode == code, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[-2:] == ["exit handler ran", "ended at once"]
+    if code == 0:
+        assert lines[0].startswith("ok: ") if args == ["verify"] else json.loads("\n".join(lines[:-2])) is not None
+    else:
+        assert done.stderr.startswith("pbem: ")
+
+
+def test_a_command_of_the_full_app_ends_as_python_ends(base_played: Table) -> None:
+    """Only the served commands end at once: the others end through `sys.exit`."""
+    done = subprocess.run([sys.executable, "-c", ENDING, "log"], cwd=base_played.repo_dir,
+                          env=base_played.env("fed"), capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "exit handler ran"

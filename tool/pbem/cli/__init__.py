@@ -44,9 +44,10 @@ def main(argv: Optional[List[str]] = None) -> None:
             reconfigure(errors="backslashreplace")
     from pbem.errors import ILLEGAL, USAGE, PbemError, os_error
 
+    served = None
     try:
         try:
-            code = fast.served(sys.argv[1:] if argv is None else argv)
+            code = served = fast.served(sys.argv[1:] if argv is None else argv)
             if code is None:
                 from pbem.cli.application import app
 
@@ -62,6 +63,8 @@ def main(argv: Optional[List[str]] = None) -> None:
             sys.stderr.write(f"pbem: {os_error(exc, fast.STDOUT)}\n")
         sys.exit(USAGE)
     fast.frozen()
+    if served is not None and argv is None:  # the console script's own process, about to end
+        fast.leave(served)
     sys.exit(code)
 
 

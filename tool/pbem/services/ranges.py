@@ -11,6 +11,7 @@ from pbem.store.repo import GameRepo
 
 if TYPE_CHECKING:  # `pbem verify` needs no workspace, and none of what it imports
     from pbem.services.workspace import Workspace
+    from pbem.verify.history import HistoryResult
 
 
 def commits_in_range(repo: GameRepo, spec: str) -> tuple[str, set[str]]:
@@ -23,9 +24,10 @@ def commits_in_range(repo: GameRepo, spec: str) -> tuple[str, set[str]]:
     return tip_oid, set(repo.reachable(tip_oid)) - hidden
 
 
-def verify_range(repo: GameRepo, spec: str | None) -> tuple[list[Finding], int]:
+def verify_range(repo: GameRepo, spec: str | None) -> tuple[list[Finding], int, "HistoryResult"]:
     """Verify the whole history to the range's tip; report the findings of the range's commits only, since
-    each is checked against the full state before it (DESIGN §9 pull requests)."""
+    each is checked against the full state before it (DESIGN §9 pull requests). Also the judged history
+    itself, for a caller that keeps it (cli/fast.py: freeing it is work a process about to end need not do)."""
     if spec:
         tip, only = commits_in_range(repo, spec)
     else:
@@ -38,7 +40,7 @@ def verify_range(repo: GameRepo, spec: str | None) -> tuple[list[Finding], int]:
     result = verify_history(repo, tip, cached=True, whole_sequence=only is not None, statuses=False)
     findings = result.findings(only)
     count = result.total if only is None else sum(1 for oid in result.sequence if oid in only)
-    return findings, count
+    return findings, count, result
 
 
 def signer_keys(ws: "Workspace") -> list[tuple[str, PublicKey]]:
