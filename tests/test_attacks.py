@@ -6682,3 +6682,96 @@ def test_fair20_craft__a_reply_shuttle_after_passing_is_refused(f20_craft: Table
     f20_craft.edit("fed", entries=[F20_FED_CRAFT])
     bad = sneak_as(f20_craft, "fed", "fed: my shuttle at 1.5 after all")
     assert "firm.changed" in rejected(f20_craft, bad, "firm.changed", ANY)
+
+
+# --- dice of a step resolved before an open auction (tests/test_no_deadlock.py `moot-batch-in-auction`) --------
+# While an action auction is open, the dice of a batch whose every ref is at a step resolved before the auction's
+# land (they tell the bidders nothing: that step resolved, with them or without them). What a player could try to
+# slip through that opening:
+
+from test_no_deadlock import moot_batch_in_auction  # noqa: E402
+
+
+def _moot_findings(base_three: Path, player: str, edit: Callable[[Any, dict[str, bytes]], None],
+                   asked: bool = False) -> list[str]:
+    """The rules `player`'s commit of `edit` breaks in the auction with bob's open batch of the resolved step;
+    `asked`: once the dice owed to that batch so far are in and carol alone is asked in the auction."""
+    from stuck_game import least
+
+    play = moot_batch_in_auction(base_three)
+    while asked and [(b.player, b.kind) for b in play.head.status.pending] != [("carol", "auction")]:
+        who = play.acting()[0]
+        assert not play.commit(who, lambda files, w=who: least(play, w, files), "settles")
+    findings, _verified, _files = play.try_commit(player, lambda files: edit(play, files), settle=False)
+    return [f.rule for f in findings]
+
+
+def _hand_written(play: Any, files: dict[str, bytes], refs: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """carol's batch for `refs`, written past pbem roll's own refusals (as by hand)."""
+    from pbem.services import chance
+
+    monkeypatch.setattr(chance, "_check_binding", lambda *args: None)
+    chance.announce(files, play.game_of(files), play.keys["carol"], "carol", list(refs), list(refs), 6)
+
+
+def test_moot_batch__carol_adds_fire_and_rolls_for_it_while_the_auction_goes_on(
+        base_three: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Threat: asked in the auction, carol adds her own shot at 1.5.fire and rolls its die in the same commit,
+    so that bob, asked again, decides knowing it. Defence: only dice whose every ref is before the auction's step
+    land while it is open (dice.auction-open)."""
+    from stuck_game import REPORT
+
+    def fire_and_roll(play: Any, files: dict[str, bytes]) -> None:
+        from pbem.formats.writer import dump_report
+
+        entries = list(play.data(REPORT)["entries"])
+        entries.append({"at": "1.5.fire", "by": "carol", "unit": "S2", "do": {"fire": {"weapon": "ph1",
+                                                                                       "target": "S1"}}})
+        files[REPORT] = dump_report(entries).encode()
+        _hand_written(play, files, ["1.5.fire/S2/ph1"], monkeypatch)
+
+    rules = _moot_findings(base_three, "carol", fire_and_roll, asked=True)
+    assert "dice.auction-open" in rules, rules
+
+
+def test_moot_batch__carol_rolls_bob_s_die_of_the_auction_step(base_three: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Threat: carol, asked in the auction, passes and announces the die of bob's 1.5.fire shot in the same
+    commit (her pass closes the auction, so its dice may be rolled now), to pick its secret herself. Defence:
+    only the firer rolls his shot's die (dice.wrong-roller, DESIGN §5 "Who rolls")."""
+    rules = _moot_findings(base_three, "carol", lambda play, files: _hand_written(
+        play, files, ["1.5.fire/S1/ph2"], monkeypatch), asked=True)
+    assert "dice.wrong-roller" in rules, rules
+
+
+def test_moot_batch__carol_re_rolls_the_void_shot(base_three: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Threat: a new batch for the resolved 1.3.fire shot, which the opening for earlier steps lets through the
+    auction rule. Defence: a batch rolls only for refs owed now, by their firer (DESIGN §5 "Binding", "Who
+    rolls")."""
+    rules = _moot_findings(base_three, "carol", lambda play, files: _hand_written(
+        play, files, ["1.3.fire/S1/ph1"], monkeypatch), asked=True)
+    assert any(rule.startswith("dice.") for rule in rules) and "dice.auction-open" not in rules, rules
+
+
+def test_moot_batch__carol_voids_bob_s_open_batch(base_three: Path) -> None:
+    """Threat: carol voids bob's open batch of the resolved step instead of contributing to it. Defence: a
+    batch whose step is resolved is never voided (dice.bad-void)."""
+    from pbem.services import chance
+
+    rules = _moot_findings(base_three, "carol", lambda play, files: chance.void(
+        files, play.game_of(files), "bob-0001", "a better die", {}))
+    assert "dice.bad-void" in rules, rules
+
+
+def test_moot_batch__carol_contributes_in_plain_before_committing(base_three: Path) -> None:
+    """Threat: carol writes her contribution to bob's batch in plain at once, skipping the commitment that every
+    contributor owes first at a table of three. Defence: the dice protocol's order holds in the auction too."""
+    from pbem.services import chance
+
+    def plain(play: Any, files: dict[str, bytes]) -> None:
+        batch = play.game.batches["bob-0001"]
+        raw = {**batch.raw, "contributions": {"carol": "ab" * 32}}
+        files[batch.file] = dump_mapping(chance._ordered(raw)).encode()
+
+    rules = _moot_findings(base_three, "carol", plain)
+    assert any(rule.startswith("dice.") for rule in rules) and "dice.auction-open" not in rules, rules

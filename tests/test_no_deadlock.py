@@ -97,18 +97,27 @@ def three(base_three: Path) -> Path:
     return base_three
 
 
-def _to_auction(three: Path) -> Any:
-    """alice fires at bob at 1.3.fire; bob and carol break on any fire: the auction asks bob, then carol."""
-    from stuck_game import REPORT, Play, least
+def _sealed_orders(three: Path, first: str) -> Any:
+    """Every seat orders to break on any fire, `first` through 1.2.damage and the others through the turn; the
+    seals are committed: `first` is asked next."""
+    from stuck_game import Play, least
 
     play = Play.open(three)
     for seat in ("alice", "bob", "carol"):
-        through = "1.2.damage" if seat == "alice" else "1.32.final"
+        through = "1.2.damage" if seat == first else "1.32.final"
         assert not play.commit(seat, lambda files, s=seat, t=through: files.__setitem__(
             f"players/{s}.yaml", dump_mapping({"through": t, "breaks": [{"fire": {}}]}).encode()), "orders")
     while any(b.kind == "sealed" for b in play.head.status.pending):
         who = next(b.player for b in play.head.status.pending if b.kind == "sealed")
         assert not play.commit(who, lambda files, w=who: least(play, w, files), "seals")
+    return play
+
+
+def _to_auction(three: Path) -> Any:
+    """alice fires at bob at 1.3.fire; bob and carol break on any fire: the auction asks bob, then carol."""
+    from stuck_game import REPORT
+
+    play = _sealed_orders(three, first="alice")
     shot = {"at": "1.3.fire", "by": "alice", "unit": "S0", "do": {"fire": {"weapon": "ph1", "target": "S1"}}}
     assert [b.player for b in play.head.status.pending] == ["alice"]
 
@@ -160,3 +169,54 @@ def test_lost_batch__the_roller_resigns_before_anyone_contributes(base_armed: Ta
     assert not stuck(play)
     while not play.over:
         assert not play.commit("kli", lambda files: None, "yields"), play.head.status.pending
+
+
+def moot_batch_in_auction(three: Path) -> Any:
+    """bob's die for his shot at alice's ship at 1.3.fire announced, alice resigned before anyone contributed:
+    the shot is void, 1.3.fire resolved without it, bob's batch still open, and his shot at carol at 1.5.fire
+    opens an action auction that asks carol."""
+    from stuck_game import REPORT, announce, sign_agreement
+
+    play = _sealed_orders(three, first="bob")
+    assert [b.player for b in play.head.status.pending] == ["bob"]
+    shots = [{"at": "1.3.fire", "by": "bob", "unit": "S1", "do": {"fire": {"weapon": "ph1", "target": "S0"}}},
+             {"at": "1.5.fire", "by": "bob", "unit": "S1", "do": {"fire": {"weapon": "ph2", "target": "S2"}}}]
+
+    def fire(files: dict[str, bytes]) -> None:
+        files[REPORT] = dump_report(shots).encode()
+        files["players/bob.yaml"] = dump_mapping({"through": "1.8.damage", "breaks": [{"fire": {}}]}).encode()
+
+    assert not play.commit("bob", fire, "fires")
+    while [b.kind for b in play.head.status.pending][:1] == ["auction"]:
+        who = play.head.status.pending[0].player
+        assert not play.commit(who, lambda files: None, "passes")
+    assert [(b.player, b.kind) for b in play.head.status.pending] == [("bob", "roll")]
+    assert not play.commit("bob", lambda files: announce(play, "bob", files), "rolls")
+    assert {b.player for b in play.head.status.pending if b.kind == "dice"} >= {"alice", "carol"}
+    assert not sign_agreement(play, "alice", "resign", {})
+    return play
+
+
+def test_moot_batch_in_auction__contributions_to_a_batch_whose_shot_went_void_land_in_a_later_auction(
+        three: Path) -> None:
+    """`moot-batch-in-auction` (found by bench/stuck_search.py): bob's shot at alice's ship at 1.3.fire waits for
+    its die; alice resigns before anyone contributes, her ship leaves the map, the shot is void and 1.3.fire
+    resolves without it, and bob's shot at carol at 1.5.fire opens an action auction. bob's batch is still
+    open (a batch whose step is resolved is never voided), so carol owes her contribution to it, and `pbem yield`
+    wrote it with her pass: it was refused (dice.auction-open) and she could never commit again. Dice whose
+    every ref is at a step resolved before the auction's tell its bidders nothing: they land."""
+    from stuck_game import least, stuck
+
+    play = moot_batch_in_auction(three)
+    status = play.head.status
+    assert status.firm == "1.5.fire", status
+    assert ("carol", "auction") in [(b.player, b.kind) for b in status.pending], status.pending
+    assert ("carol", "dice") in [(b.player, b.kind) for b in status.pending], status.pending
+    assert not stuck(play)
+    for _ in range(12):  # the auction closes, the dice of both batches are rolled, 1.5.fire resolves
+        if play.over or play.head.status.firm != "1.5.fire":
+            break
+        who = play.acting()[0]
+        assert not play.commit(who, lambda files, w=who: least(play, w, files), "least"), play.head.status.pending
+    assert play.over or play.head.status.firm != "1.5.fire", play.head.status.pending
+    assert play.game.batches["bob-0001"].results is not None  # the moot batch is done, its dice count for nothing

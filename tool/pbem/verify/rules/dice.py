@@ -38,7 +38,9 @@ def auction(prev: Verified, game: Game, change: Change) -> list[Finding]:
     What resolves a step before the auction's is no part of it: the auction opens only once that step is
     resolved, so its dice and the reveals owed there must land (DESIGN §4.2: else the player who owes them could
     never commit). Those are the batches whose every ref is at an earlier step, and the reveals owed before this
-    commit while the firm point was before the auction's step."""
+    commit while the firm point was before the auction's step. Such a batch lands also while the auction stays
+    open after a later commit: its step resolved, with its dice or without them (a shot that went void when
+    its target left), so nothing it tells counts for the bidders, and it stays owed until it is done."""
     if not change.dice and not change.secrets:
         return []
     assert prev.stop is not None
@@ -52,7 +54,7 @@ def auction(prev: Verified, game: Game, change: Change) -> list[Finding]:
     changed: list[tuple[str, int | None]] = []
     for batch_id in sorted(game.batches):
         batch, old = game.batches[batch_id], prev.game.batches.get(batch_id)
-        if earlier and point is not None and _all_before(ruleset, batch, point):
+        if point is not None and _all_before(ruleset, batch, point):
             continue
         if old is None or old.raw != batch.raw:
             key = "rolls" if old is None else next((k for k in batch.raw if batch.raw.get(k) != old.raw.get(k)),
